@@ -1,0 +1,331 @@
+//! The level document: terrain, initial water, sources, sinks, boundaries, parameters and placed
+//! bodies. `Level` is what the editor edits, what `spillway bake` writes and what a game loads.
+//! The on-disk form (RON plus a checksummed binary sidecar) lives in [`file`].
+
+pub mod file;
+mod validate;
+
+use serde::{Deserialize, Serialize};
+
+use crate::grid::Grid;
+
+pub use validate::{Limits, ValidationError};
+
+/// The level file format version written by this crate.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A complete level: everything needed to start the simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Level {
+    /// Human-readable name shown in the editor.
+    pub name: String,
+    /// Edge length of one square cell, in metres.
+    pub cell_size: f32,
+    /// Terrain height of each cell, in metres.
+    pub terrain: Grid,
+    /// Water depth of each cell, in metres (initial state, or the baked state).
+    pub water: Grid,
+    /// Saved flow state (after a bake), so a game starts with rivers already flowing.
+    pub flow: Option<FlowState>,
+    /// Water sources.
+    pub sources: Vec<Source>,
+    /// Water sinks.
+    pub sinks: Vec<Sink>,
+    /// Boundary conditions along edge segments; edge cells not covered use `params.default_boundary`.
+    pub boundaries: Vec<Boundary>,
+    /// Simulation parameters.
+    pub params: Params,
+    /// Placed rigid bodies.
+    pub bodies: Vec<Body>,
+}
+
+impl Level {
+    /// A flat level of `nx × ny` cells at height `height`, dry, walled, with default parameters.
+    pub fn flat(nx: usize, ny: usize, cell_size: f32, height: f32) -> Self {
+        Self {
+            name: "untitled".into(),
+            cell_size,
+            terrain: Grid::filled(nx, ny, height),
+            water: Grid::filled(nx, ny, 0.0),
+            flow: None,
+            sources: Vec::new(),
+            sinks: Vec::new(),
+            boundaries: Vec::new(),
+            params: Params::default(),
+            bodies: Vec::new(),
+        }
+    }
+
+    /// Number of cells along x.
+    pub fn nx(&self) -> usize {
+        self.terrain.nx
+    }
+
+    /// Number of cells along y.
+    pub fn ny(&self) -> usize {
+        self.terrain.ny
+    }
+
+    /// Total water volume of the initial state, in cubic metres.
+    pub fn water_volume(&self) -> f64 {
+        self.water.sum() * (self.cell_size as f64).powi(2)
+    }
+}
+
+/// Which solver integrates the water.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SolverKind {
+    /// Virtual pipes on a staggered grid (thesis §4.5): fast and robust.
+    #[default]
+    Pipes,
+    /// Full shallow-water equations with semi-Lagrangian velocity advection (thesis §4.3).
+    Swe,
+}
+
+/// How the pipes solver sets the cross-section of the pipe between two cells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CrossSection {
+    /// Depth of the upwind cell (the one with the higher surface): waves travel at sqrt(g·h).
+    #[default]
+    Upwind,
+    /// Hydrostatic face depth `max(surface) - max(terrain)`: the depth of water that can pass.
+    FaceDepth,
+    /// Mean depth of the two cells.
+    Mean,
+    /// A fixed 1 m² pipe per metre of cell, as in the classic pipe method (wave speed ignores depth).
+    Constant,
+}
+
+/// Simulation parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Params {
+    /// The solver used for this level.
+    pub solver: SolverKind,
+    /// Pipe cross-section rule for the pipes solver.
+    pub cross_section: CrossSection,
+    /// Gravitational acceleration, m/s².
+    pub gravity: f32,
+    /// Requested time step in seconds; steps over the CFL limit are sub-stepped automatically.
+    pub dt: f32,
+    /// Fraction of flow lost to friction per second (0 = no friction, must be below 1).
+    pub friction: f32,
+    /// Courant number used to choose sub-steps (0 < cfl <= 1).
+    pub cfl: f32,
+    /// Rain over the whole level, in millimetres per hour.
+    pub rain_mm_per_hour: f32,
+    /// Boundary used for edge cells that no `Boundary` segment covers.
+    pub default_boundary: BoundaryKind,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            solver: SolverKind::Pipes,
+            cross_section: CrossSection::Upwind,
+            gravity: 9.81,
+            dt: 0.02,
+            friction: 0.02,
+            cfl: 0.5,
+            rain_mm_per_hour: 0.0,
+            default_boundary: BoundaryKind::Wall,
+        }
+    }
+}
+
+/// The area a source or sink covers, in world metres (x right, y down the rows).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Shape {
+    /// The single cell containing the point.
+    Point {
+        /// World x, metres.
+        x: f32,
+        /// World y, metres.
+        y: f32,
+    },
+    /// Cells whose centres lie within `radius` of the point (at least the cell containing it).
+    Circle {
+        /// Centre x, metres.
+        x: f32,
+        /// Centre y, metres.
+        y: f32,
+        /// Radius, metres.
+        radius: f32,
+    },
+    /// Cells whose centres lie inside the axis-aligned box (at least the cell containing its centre).
+    Box {
+        /// Minimum x, metres.
+        x0: f32,
+        /// Minimum y, metres.
+        y0: f32,
+        /// Maximum x, metres.
+        x1: f32,
+        /// Maximum y, metres.
+        y1: f32,
+    },
+}
+
+/// What a source does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SourceKind {
+    /// Adds water at a fixed rate, spread evenly over the covered cells.
+    Rate {
+        /// Cubic metres per second.
+        m3_per_s: f32,
+    },
+    /// Fills covered cells up to a surface level, adding at most `max_m3_per_s`.
+    Level {
+        /// Target water surface height, metres.
+        surface: f32,
+        /// Capacity: the largest inflow, cubic metres per second.
+        max_m3_per_s: f32,
+    },
+}
+
+/// A place where water enters the level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// Name shown in the editor and used by game triggers.
+    pub name: String,
+    /// Covered area.
+    pub shape: Shape,
+    /// Rate or target level.
+    pub kind: SourceKind,
+    /// Whether the source is running.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+/// What a sink does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SinkKind {
+    /// Removes water at up to a fixed rate, spread over the covered cells (never below dry).
+    Rate {
+        /// Cubic metres per second.
+        m3_per_s: f32,
+    },
+    /// Drains covered cells down to a surface level, removing at most `max_m3_per_s`.
+    Level {
+        /// Surface height the sink drains down to, metres.
+        surface: f32,
+        /// Capacity: the largest outflow, cubic metres per second.
+        max_m3_per_s: f32,
+    },
+}
+
+/// A place where water leaves the level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sink {
+    /// Name shown in the editor.
+    pub name: String,
+    /// Covered area.
+    pub shape: Shape,
+    /// Rate or level.
+    pub kind: SinkKind,
+    /// Whether the sink is running.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One of the four edges of the map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Edge {
+    /// x = 0 (left); segments run along y.
+    West,
+    /// x = max (right); segments run along y.
+    East,
+    /// y = 0 (first row); segments run along x.
+    North,
+    /// y = max (last row); segments run along x.
+    South,
+}
+
+impl Edge {
+    /// All four edges.
+    pub const ALL: [Edge; 4] = [Edge::West, Edge::East, Edge::North, Edge::South];
+}
+
+/// The condition on an edge segment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum BoundaryKind {
+    /// No flow through the edge.
+    Wall,
+    /// Waves and water leave freely (Müller's ghost-column radiation rule).
+    Open,
+    /// The water outside stands at a fixed surface height; water flows in or out to meet it.
+    FixedLevel {
+        /// Outside surface height, metres.
+        surface: f32,
+    },
+    /// A fixed discharge into the level, spread along the segment.
+    Inflow {
+        /// Cubic metres per second through the whole segment.
+        m3_per_s: f32,
+    },
+}
+
+/// A boundary condition on cells `start..end` along one edge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Boundary {
+    /// Which edge.
+    pub edge: Edge,
+    /// First cell along the edge (inclusive).
+    pub start: u32,
+    /// Last cell along the edge (exclusive).
+    pub end: u32,
+    /// The condition.
+    pub kind: BoundaryKind,
+}
+
+/// How a rigid body interacts with the water.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Coupling {
+    /// Chosen from the density: blockers if denser than water, else floaters.
+    #[default]
+    Auto,
+    /// Floats: buoyancy and drag, pushes the surface down.
+    Floater,
+    /// Blocks water (two-layer blocking): water passes under and over it.
+    Blocker,
+}
+
+/// A placed rigid body from a glTF file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Body {
+    /// Name shown in the editor.
+    pub name: String,
+    /// glTF file, relative to the level file.
+    pub gltf: String,
+    /// Position, metres (x, y on the map, z up).
+    pub translation: [f32; 3],
+    /// Orientation quaternion (x, y, z, w).
+    pub rotation: [f32; 4],
+    /// Scale per axis.
+    pub scale: [f32; 3],
+    /// Density, kg/m³ (water is 1000).
+    pub density: f32,
+    /// Whether physics moves the body.
+    pub dynamic: bool,
+    /// Coupling mode.
+    #[serde(default)]
+    pub coupling: Coupling,
+}
+
+/// Saved solver state beyond depth, so a baked level continues exactly where it stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowState {
+    /// The solver that wrote the state; another solver ignores it.
+    pub solver: SolverKind,
+    /// Face values on x-faces, `(nx + 1) × ny` (pipes: discharge m³/s; SWE: velocity m/s).
+    pub flow_x: Vec<f32>,
+    /// Face values on y-faces, `nx × (ny + 1)`.
+    pub flow_y: Vec<f32>,
+    /// Ghost-column surface heights of open edges, in the order West, East, North, South.
+    pub ghost: Vec<f32>,
+    /// Simulated time at which the state was saved, seconds.
+    pub time: f64,
+}

@@ -1,0 +1,210 @@
+//! Edge conditions: walls, open (absorbing) edges, fixed outside levels and inflows.
+//!
+//! Each edge cell has one condition. Open and fixed-level edges put a ghost cell outside the
+//! map whose terrain equals the edge cell's; the border face between them is accelerated like
+//! an interior pipe. An open edge's ghost surface follows Müller's radiation rule (seed 004):
+//! `g_new = (c·dt·u + g·dx) / (dx + c·dt)` with `c = sqrt(g·h)`, so waves leave the map.
+
+use crate::level::{BoundaryKind, CrossSection, Edge, Level};
+
+use super::pipes::section;
+
+/// The condition of one edge cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum EdgeCell {
+    /// No flow.
+    Wall,
+    /// Absorbing edge with a ghost column.
+    Open,
+    /// Outside water stands at this surface height.
+    Fixed(f32),
+    /// Fixed discharge into the map through this cell's border face, m³/s.
+    Inflow(f32),
+}
+
+/// Conditions, ghost surfaces and border-face discharges of the four edges, in the order
+/// West, East, North, South (`Edge::ALL`).
+#[derive(Clone, Debug)]
+pub(crate) struct Edges {
+    pub cells: [Vec<EdgeCell>; 4],
+    /// Ghost surface height per edge cell (used by open edges).
+    pub ghost: [Vec<f32>; 4],
+    /// Limited border discharges of the last step, positive along +x / +y.
+    pub q: [Vec<f32>; 4],
+    /// Accelerated, unlimited border discharges for the step under way.
+    pub faces: [Vec<f32>; 4],
+}
+
+/// The edge cell `k` of `edge` as a grid cell index.
+#[inline]
+pub(crate) fn edge_cell(edge: usize, k: usize, nx: usize, ny: usize) -> usize {
+    match edge {
+        0 => k * nx,
+        1 => k * nx + nx - 1,
+        2 => k,
+        _ => (ny - 1) * nx + k,
+    }
+}
+
+/// Sign that turns a discharge into the map into a +x / +y discharge on this edge.
+#[inline]
+fn inward(edge: usize) -> f32 {
+    if edge == 0 || edge == 2 { 1.0 } else { -1.0 }
+}
+
+fn edge_index(e: Edge) -> usize {
+    match e {
+        Edge::West => 0,
+        Edge::East => 1,
+        Edge::North => 2,
+        Edge::South => 3,
+    }
+}
+
+fn condition(kind: &BoundaryKind, cells_in_segment: usize) -> EdgeCell {
+    match kind {
+        BoundaryKind::Wall => EdgeCell::Wall,
+        BoundaryKind::Open => EdgeCell::Open,
+        BoundaryKind::FixedLevel { surface } => EdgeCell::Fixed(*surface),
+        BoundaryKind::Inflow { m3_per_s } => EdgeCell::Inflow(*m3_per_s / cells_in_segment as f32),
+    }
+}
+
+impl Edges {
+    /// Builds the edge conditions of `level`, starting ghosts at the current surface unless a
+    /// saved ghost state of the right length is given.
+    pub fn new(level: &Level, depth: &[f32], saved_ghost: Option<&[f32]>) -> Self {
+        let (nx, ny) = (level.nx(), level.ny());
+        let lens = [ny, ny, nx, nx];
+        let default = condition(&level.params.default_boundary, 1);
+        let mut cells: [Vec<EdgeCell>; 4] = lens.map(|n| vec![default; n]);
+        for b in &level.boundaries {
+            let e = edge_index(b.edge);
+            let end = (b.end as usize).min(lens[e]);
+            let start = (b.start as usize).min(end);
+            let c = condition(&b.kind, end - start);
+            for cell in &mut cells[e][start..end] {
+                *cell = c;
+            }
+        }
+        let mut ghost: [Vec<f32>; 4] = lens.map(|n| vec![0.0; n]);
+        let total: usize = lens.iter().sum();
+        let mut saved = saved_ghost.filter(|g| g.len() == total).map(|g| g.iter());
+        for e in 0..4 {
+            for k in 0..lens[e] {
+                let c = edge_cell(e, k, nx, ny);
+                let surface = level.terrain.data[c] + depth[c];
+                ghost[e][k] = saved.as_mut().and_then(|s| s.next().copied()).unwrap_or(surface);
+            }
+        }
+        Self {
+            cells,
+            ghost,
+            q: lens.map(|n| vec![0.0; n]),
+            faces: lens.map(|n| vec![0.0; n]),
+        }
+    }
+
+    /// Ghost surfaces flattened in edge order, for saving.
+    pub fn ghost_flat(&self) -> Vec<f32> {
+        self.ghost.iter().flatten().copied().collect()
+    }
+
+    /// Takes the border discharges from saved face arrays, so a saved state continues exactly.
+    pub fn load_border_flows(&mut self, qx: &[f32], qy: &[f32], nx: usize, ny: usize) {
+        for k in 0..ny {
+            self.q[0][k] = qx[k * (nx + 1)];
+            self.q[1][k] = qx[k * (nx + 1) + nx];
+        }
+        for k in 0..nx {
+            self.q[2][k] = qy[k];
+            self.q[3][k] = qy[ny * nx + k];
+        }
+    }
+
+    /// Accelerates the border faces for a step of `dt` seconds.
+    #[allow(clippy::too_many_arguments)]
+    pub fn accelerate(
+        &mut self,
+        terrain: &[f32],
+        depth: &[f32],
+        nx: usize,
+        ny: usize,
+        g_dt: f32,
+        fric: f32,
+        cs: CrossSection,
+    ) {
+        for e in 0..4 {
+            let s = inward(e);
+            for k in 0..self.cells[e].len() {
+                let c = edge_cell(e, k, nx, ny);
+                self.faces[e][k] = match self.cells[e][k] {
+                    EdgeCell::Wall => 0.0,
+                    EdgeCell::Inflow(q) => s * q,
+                    EdgeCell::Open | EdgeCell::Fixed(_) => {
+                        let b = terrain[c];
+                        let h_in = b + depth[c];
+                        let h_out = match self.cells[e][k] {
+                            EdgeCell::Fixed(level) => level.max(b),
+                            _ => self.ghost[e][k].max(b),
+                        };
+                        // Outside → inside along +x/+y on West/North, the reverse on East/South.
+                        let (hl, hr, dl, dr) = if s > 0.0 {
+                            (h_out, h_in, h_out - b, depth[c])
+                        } else {
+                            (h_in, h_out, depth[c], h_out - b)
+                        };
+                        let a = section(cs, hl, hr, dl, dr, b, b);
+                        self.q[e][k] * fric + g_dt * a * (hl - hr)
+                    }
+                };
+            }
+        }
+    }
+
+    /// After a pass: keeps the limited border flows, relaxes open ghosts toward the new surface
+    /// and returns the volumes that entered and left through the edges in `dt` seconds.
+    #[allow(clippy::too_many_arguments)]
+    pub fn finish(
+        &mut self,
+        qx: &[f32],
+        qy: &[f32],
+        terrain: &[f32],
+        depth: &[f32],
+        nx: usize,
+        ny: usize,
+        gravity: f32,
+        dt: f32,
+        dx: f32,
+    ) -> (f64, f64) {
+        let (mut inflow, mut outflow) = (0.0f64, 0.0f64);
+        for e in 0..4 {
+            let s = inward(e);
+            for k in 0..self.cells[e].len() {
+                let q = match e {
+                    0 => qx[k * (nx + 1)],
+                    1 => qx[k * (nx + 1) + nx],
+                    2 => qy[k],
+                    _ => qy[ny * nx + k],
+                };
+                self.q[e][k] = q;
+                let into = (s * q) as f64 * dt as f64;
+                if into > 0.0 {
+                    inflow += into;
+                } else {
+                    outflow -= into;
+                }
+                if self.cells[e][k] == EdgeCell::Open {
+                    let c_i = edge_cell(e, k, nx, ny);
+                    let b = terrain[c_i];
+                    let u = b + depth[c_i];
+                    let g = self.ghost[e][k];
+                    let h = depth[c_i].max(g - b).max(0.0);
+                    let c = (gravity * h).sqrt();
+                    self.ghost[e][k] = (c * dt * u + g * dx) / (dx + c * dt);
+                }
+            }
+        }
+        (inflow, outflow)
+    }
+}

@@ -1,0 +1,205 @@
+//! The fused flow-limit-depth pass shared by both solvers.
+//!
+//! Given accelerated, not yet limited face discharges (from [`FaceAccel`]), every face is scaled
+//! by the outflow-limiting factor of its upwind cell, so no cell gives more water than it holds,
+//! and depths are updated from the limited flows. Rows are processed in bands with rolling row
+//! buffers, so each face is accelerated once per band and the pass streams the grids once:
+//! it reads terrain, depth and old flows and writes new flows and new depth (28 bytes per cell).
+//! Every value depends only on its inputs, never on the band split, so results are bit-identical
+//! for any thread count.
+
+use rayon::prelude::*;
+
+/// Produces accelerated, unlimited face discharges (m³/s, positive along +x or +y).
+pub(crate) trait FaceAccel: Sync {
+    /// Fills `out[0..=nx]` with the x-faces of row `j` (faces 0 and nx are the borders).
+    fn x_row(&self, j: usize, out: &mut [f32]);
+    /// Fills `out[0..nx]` with the y-faces of face row `j` (0..=ny; 0 and ny are the borders).
+    fn y_row(&self, j: usize, out: &mut [f32]);
+}
+
+/// What the pass saw: the deepest cell, and the first cell that went non-finite.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PassReport {
+    /// Largest new depth, metres.
+    pub max_depth: f32,
+    /// Index of a cell whose new depth was not finite (a blow-up), if any.
+    pub blow_up: Option<usize>,
+}
+
+/// Grid geometry and time step of one pass.
+#[derive(Clone, Copy)]
+pub(crate) struct PassGrid {
+    pub nx: usize,
+    pub ny: usize,
+    pub dt: f32,
+    pub dx: f32,
+}
+
+/// Runs the limit-and-update pass, writing `qx_new` (`(nx+1)·ny`), `qy_new` (`nx·(ny+1)`) and
+/// `d_new` (`nx·ny`) from `d_old` and the accelerations.
+pub(crate) fn limit_and_update(
+    acc: &impl FaceAccel,
+    g: PassGrid,
+    d_old: &[f32],
+    qx_new: &mut [f32],
+    qy_new: &mut [f32],
+    d_new: &mut [f32],
+) -> PassReport {
+    let PassGrid { nx, ny, .. } = g;
+    let threads = rayon::current_num_threads().max(1);
+    let band = (ny / (threads * 4)).clamp(8, 64).min(ny);
+    // Split the outputs into bands of rows; the last band also owns the south border face row.
+    let mut bands = Vec::new();
+    let (mut qx_rest, mut qy_rest, mut d_rest) = (qx_new, qy_new, d_new);
+    let mut j0 = 0;
+    while j0 < ny {
+        let j1 = (j0 + band).min(ny);
+        let rows = j1 - j0;
+        let face_rows = if j1 == ny { rows + 1 } else { rows };
+        let (qx_b, qx_r) = std::mem::take(&mut qx_rest).split_at_mut(rows * (nx + 1));
+        let (qy_b, qy_r) = std::mem::take(&mut qy_rest).split_at_mut(face_rows * nx);
+        let (d_b, d_r) = std::mem::take(&mut d_rest).split_at_mut(rows * nx);
+        bands.push((j0, j1, qx_b, qy_b, d_b));
+        (qx_rest, qy_rest, d_rest) = (qx_r, qy_r, d_r);
+        j0 = j1;
+    }
+    let reports: Vec<PassReport> = bands
+        .into_par_iter()
+        .map(|(j0, j1, qx_b, qy_b, d_b)| run_band(acc, g, d_old, j0, j1, qx_b, qy_b, d_b))
+        .collect();
+    reports.iter().fold(PassReport::default(), |a, r| PassReport {
+        max_depth: a.max_depth.max(r.max_depth),
+        blow_up: a.blow_up.or(r.blow_up),
+    })
+}
+
+/// Outflow-limiting factors of one row: the share of each cell's accelerated outflow it can
+/// actually supply this step.
+#[inline]
+fn limits(ax: &[f32], ay_top: &[f32], ay_bot: &[f32], d: &[f32], vol_rate: f32, k: &mut [f32]) {
+    for i in 0..k.len() {
+        let out = (-ax[i]).max(0.0) + ax[i + 1].max(0.0) + (-ay_top[i]).max(0.0) + ay_bot[i].max(0.0);
+        let vol = d[i] * vol_rate;
+        k[i] = if out > vol { vol / out } else { 1.0 };
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_band(
+    acc: &impl FaceAccel,
+    g: PassGrid,
+    d_old: &[f32],
+    j0: usize,
+    j1: usize,
+    qx_b: &mut [f32],
+    qy_b: &mut [f32],
+    d_b: &mut [f32],
+) -> PassReport {
+    let PassGrid { nx, ny, dt, dx } = g;
+    let vol_rate = dx * dx / dt;
+    let c = dt / (dx * dx);
+    let mut ax = vec![0.0f32; nx + 1];
+    let mut ay_top = vec![0.0f32; nx];
+    let mut ay_bot = vec![0.0f32; nx];
+    let mut k_prev = vec![1.0f32; nx];
+    let mut k_cur = vec![1.0f32; nx];
+    let mut fy_top = vec![0.0f32; nx]; // limited flows of face row j
+    let mut fy_prev = vec![0.0f32; nx]; // limited flows of face row j - 1
+    let mut report = PassReport::default();
+
+    acc.y_row(j0, &mut ay_top);
+    if j0 > 0 {
+        // Halo: limiting factors of the row above the band.
+        acc.x_row(j0 - 1, &mut ax);
+        acc.y_row(j0 - 1, &mut ay_bot);
+        let row = &d_old[(j0 - 1) * nx..j0 * nx];
+        limits(&ax, &ay_bot, &ay_top, row, vol_rate, &mut k_prev);
+    }
+    let last = if j1 < ny { j1 } else { ny - 1 };
+    for j in j0..=last {
+        acc.x_row(j, &mut ax);
+        acc.y_row(j + 1, &mut ay_bot);
+        let d_row = &d_old[j * nx..(j + 1) * nx];
+        limits(&ax, &ay_top, &ay_bot, d_row, vol_rate, &mut k_cur);
+        for i in 0..nx {
+            let q = ay_top[i];
+            let f = if q > 0.0 {
+                if j == 0 { 1.0 } else { k_prev[i] }
+            } else {
+                k_cur[i]
+            };
+            fy_top[i] = q * f;
+        }
+        if j < j1 {
+            let local = j - j0;
+            qy_b[local * nx..(local + 1) * nx].copy_from_slice(&fy_top);
+            let qx_row = &mut qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
+            for i in 0..=nx {
+                let q = ax[i];
+                let f = if q > 0.0 {
+                    if i == 0 { 1.0 } else { k_cur[i - 1] }
+                } else if i == nx {
+                    1.0
+                } else {
+                    k_cur[i]
+                };
+                qx_row[i] = q * f;
+            }
+        }
+        if j > j0 {
+            update_row(j - 1, j0, nx, c, d_old, qx_b, &fy_prev, &fy_top, d_b, &mut report);
+        }
+        if j == ny - 1 {
+            // South border face row: outflow limited by this row, inflow from outside unlimited.
+            let local = ny - j0;
+            let south = &mut qy_b[local * nx..(local + 1) * nx];
+            for i in 0..nx {
+                let q = ay_bot[i];
+                south[i] = if q > 0.0 { q * k_cur[i] } else { q };
+            }
+            let south = south.to_vec();
+            update_row(j, j0, nx, c, d_old, qx_b, &fy_top, &south, d_b, &mut report);
+        }
+        std::mem::swap(&mut k_prev, &mut k_cur);
+        std::mem::swap(&mut ay_top, &mut ay_bot);
+        std::mem::swap(&mut fy_prev, &mut fy_top);
+    }
+    report
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn update_row(
+    r: usize,
+    j0: usize,
+    nx: usize,
+    c: f32,
+    d_old: &[f32],
+    qx_b: &[f32],
+    fy_in: &[f32],
+    fy_out: &[f32],
+    d_b: &mut [f32],
+    report: &mut PassReport,
+) {
+    let local = r - j0;
+    let qx = &qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
+    let old = &d_old[r * nx..(r + 1) * nx];
+    let new = &mut d_b[local * nx..(local + 1) * nx];
+    let mut max = report.max_depth;
+    let mut finite = true;
+    for i in 0..nx {
+        let v = old[i] + (qx[i] - qx[i + 1] + fy_in[i] - fy_out[i]) * c;
+        finite &= v.is_finite();
+        let v = v.max(0.0);
+        max = max.max(v);
+        new[i] = v;
+    }
+    report.max_depth = max;
+    if !finite && report.blow_up.is_none() {
+        let i = (0..nx)
+            .find(|&i| !(old[i] + (qx[i] - qx[i + 1] + fy_in[i] - fy_out[i]) * c).is_finite())
+            .unwrap_or(0);
+        report.blow_up = Some(r * nx + i);
+    }
+}

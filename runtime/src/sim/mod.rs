@@ -1,0 +1,344 @@
+//! The CPU water simulation: a `Simulation` built from a `Level`, stepped by either solver.
+//!
+//! One step: sources, sinks and rain ([`forcing`]) → border faces ([`boundary`]) → momentum
+//! (pipes: [`pipes`]; shallow water: [`swe`]) → the fused limit-and-depth pass ([`kernel`]) →
+//! ghost columns and the volume ledger. Steps longer than the CFL limit are sub-stepped.
+//! All passes are multi-threaded with rayon and bit-reproducible for any thread count.
+
+mod boundary;
+mod forcing;
+mod kernel;
+mod pipes;
+mod query;
+mod swe;
+
+use thiserror::Error;
+
+use crate::level::{FlowState, Level, SolverKind};
+
+use boundary::Edges;
+use forcing::Patch;
+use kernel::{PassGrid, limit_and_update};
+
+/// Volume and health figures of a running simulation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Simulated time, seconds.
+    pub time: f64,
+    /// Steps taken (sub-steps counted separately in `substeps`).
+    pub steps: u64,
+    /// Sub-steps taken.
+    pub substeps: u64,
+    /// Water volume at the start, m³.
+    pub volume_initial: f64,
+    /// Water volume now, m³.
+    pub volume: f64,
+    /// Cumulative water added by sources, rain and edges, m³.
+    pub inflow: f64,
+    /// Cumulative water removed by sinks and edges, m³.
+    pub outflow: f64,
+    /// `(volume - (volume_initial + inflow - outflow)) / max(volume_initial + inflow, 1e-9)`.
+    pub balance_error: f64,
+    /// Largest depth, metres.
+    pub max_depth: f32,
+    /// Number of cells deeper than 1 mm.
+    pub wet_cells: usize,
+}
+
+/// A step that went wrong: the state is left as it was before the step.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum StepError {
+    /// The solver produced a non-finite value.
+    #[error("the water blew up at cell (x={x}, y={y}) at t={time:.3} s; the step was undone")]
+    BlowUp {
+        /// Cell column.
+        x: usize,
+        /// Cell row.
+        y: usize,
+        /// Simulated time of the failed step, seconds.
+        time: f64,
+    },
+    /// The requested step length is not a positive finite number.
+    #[error("the time step {0} s is not a positive finite number")]
+    BadTimeStep(f32),
+}
+
+/// Why a level cannot be simulated.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum SimError {
+    /// A grid does not match the level's size.
+    #[error("grid `{0}` does not match the level's size")]
+    GridSize(&'static str),
+    /// The level is smaller than 2×2 cells.
+    #[error("the level must be at least 2×2 cells")]
+    TooSmall,
+}
+
+/// A water simulation on the CPU.
+pub struct Simulation {
+    nx: usize,
+    ny: usize,
+    dx: f32,
+    params: crate::level::Params,
+    terrain: Vec<f32>,
+    depth: Vec<f32>,
+    depth_next: Vec<f32>,
+    /// Limited face discharges of the last step, m³/s.
+    qx: Vec<f32>,
+    qy: Vec<f32>,
+    qx_next: Vec<f32>,
+    qy_next: Vec<f32>,
+    /// Face velocities of the shallow-water solver (empty for pipes).
+    swe: Option<swe::Velocities>,
+    edges: Edges,
+    patches: Vec<Patch>,
+    time: f64,
+    steps: u64,
+    substeps: u64,
+    volume_initial: f64,
+    inflow: f64,
+    outflow: f64,
+    max_depth: f32,
+}
+
+impl Simulation {
+    /// Builds a simulation of `level`, continuing from its saved flow state if it has one for
+    /// the level's solver.
+    pub fn new(level: &Level) -> Result<Self, SimError> {
+        let (nx, ny) = (level.nx(), level.ny());
+        if nx < 2 || ny < 2 {
+            return Err(SimError::TooSmall);
+        }
+        if level.terrain.data.len() != nx * ny {
+            return Err(SimError::GridSize("terrain"));
+        }
+        if level.water.nx != nx || level.water.ny != ny || level.water.data.len() != nx * ny {
+            return Err(SimError::GridSize("water"));
+        }
+        let depth: Vec<f32> = level.water.data.iter().map(|d| d.max(0.0)).collect();
+        let saved = level.flow.as_ref().filter(|f| f.solver == level.params.solver);
+        if let Some(f) = saved
+            && (f.flow_x.len() != (nx + 1) * ny || f.flow_y.len() != nx * (ny + 1))
+        {
+            return Err(SimError::GridSize("flow"));
+        }
+        let mut edges = Edges::new(level, &depth, saved.map(|f| f.ghost.as_slice()));
+        let dx = level.cell_size;
+        let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
+        let swe = match level.params.solver {
+            SolverKind::Pipes => {
+                if let Some(f) = saved {
+                    qx.copy_from_slice(&f.flow_x);
+                    qy.copy_from_slice(&f.flow_y);
+                    edges.load_border_flows(&qx, &qy, nx, ny);
+                }
+                None
+            }
+            SolverKind::Swe => Some(match saved {
+                Some(f) => swe::Velocities::from_saved(nx, ny, &f.flow_x, &f.flow_y),
+                None => swe::Velocities::zero(nx, ny),
+            }),
+        };
+        let mut sim = Self {
+            nx,
+            ny,
+            dx,
+            params: level.params.clone(),
+            terrain: level.terrain.data.clone(),
+            depth_next: vec![0.0; nx * ny],
+            depth,
+            qx_next: qx.clone(),
+            qy_next: qy.clone(),
+            qx,
+            qy,
+            swe,
+            edges,
+            patches: forcing::patches(level),
+            time: saved.map_or(0.0, |f| f.time),
+            steps: 0,
+            substeps: 0,
+            volume_initial: 0.0,
+            inflow: 0.0,
+            outflow: 0.0,
+            max_depth: 0.0,
+        };
+        sim.volume_initial = sim.volume();
+        sim.max_depth = sim.depth.iter().fold(0.0f32, |a, &b| a.max(b));
+        Ok(sim)
+    }
+
+    /// Cells along x.
+    pub fn nx(&self) -> usize {
+        self.nx
+    }
+
+    /// Cells along y.
+    pub fn ny(&self) -> usize {
+        self.ny
+    }
+
+    /// Cell size, metres.
+    pub fn cell_size(&self) -> f32 {
+        self.dx
+    }
+
+    /// The parameters in use.
+    pub fn params(&self) -> &crate::level::Params {
+        &self.params
+    }
+
+    /// Water depth per cell, row-major, metres.
+    pub fn depth(&self) -> &[f32] {
+        &self.depth
+    }
+
+    /// Terrain height per cell, row-major, metres.
+    pub fn terrain(&self) -> &[f32] {
+        &self.terrain
+    }
+
+    /// Limited face discharges of the last step, m³/s: x-faces `(nx+1)·ny`, y-faces `nx·(ny+1)`.
+    pub fn discharges(&self) -> (&[f32], &[f32]) {
+        (&self.qx, &self.qy)
+    }
+
+    /// Total water volume now, m³ (summed in a fixed order).
+    pub fn volume(&self) -> f64 {
+        let s: f64 = self.depth.chunks(4096).map(|c| c.iter().map(|&d| d as f64).sum::<f64>()).sum();
+        s * (self.dx as f64) * (self.dx as f64)
+    }
+
+    /// Volume and health figures.
+    pub fn stats(&self) -> Stats {
+        let volume = self.volume();
+        let expected = self.volume_initial + self.inflow - self.outflow;
+        Stats {
+            time: self.time,
+            steps: self.steps,
+            substeps: self.substeps,
+            volume_initial: self.volume_initial,
+            volume,
+            inflow: self.inflow,
+            outflow: self.outflow,
+            balance_error: (volume - expected) / (self.volume_initial + self.inflow).max(1e-9),
+            max_depth: self.max_depth,
+            wet_cells: self.depth.iter().filter(|&&d| d > 1e-3).count(),
+        }
+    }
+
+    /// The longest stable step for the current state (CFL with the level's Courant number).
+    pub fn stable_dt(&self) -> f32 {
+        let speed = (self.params.gravity * self.max_depth).sqrt() + self.swe.as_ref().map_or(0.0, |v| v.max_speed);
+        if speed > 0.0 { self.params.cfl * self.dx / speed } else { f32::INFINITY }
+    }
+
+    /// Advances by `dt` seconds, sub-stepping to stay within the CFL limit. On a blow-up the
+    /// sub-step that failed is undone and an error returned.
+    pub fn step(&mut self, dt: f32) -> Result<(), StepError> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(StepError::BadTimeStep(dt));
+        }
+        let n = (dt / self.stable_dt()).ceil().clamp(1.0, 10_000.0) as u32;
+        let sub = dt / n as f32;
+        for _ in 0..n {
+            self.substep(sub)?;
+        }
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Advances by `seconds` in steps of the level's `dt`; returns the number of steps.
+    pub fn advance(&mut self, seconds: f64) -> Result<u64, StepError> {
+        let dt = self.params.dt;
+        let n = (seconds / dt as f64).round().max(0.0) as u64;
+        for _ in 0..n {
+            self.step(dt)?;
+        }
+        Ok(n)
+    }
+
+    fn substep(&mut self, dt: f32) -> Result<(), StepError> {
+        let p = &self.params;
+        let rain = p.rain_mm_per_hour / 1000.0 / 3600.0;
+        let (added, removed) = forcing::apply(&self.patches, rain, &self.terrain, &mut self.depth, dt, self.dx);
+        let fric = (1.0 - p.friction).powf(dt);
+        let g_dt = p.gravity * dt;
+        let grid = PassGrid { nx: self.nx, ny: self.ny, dt, dx: self.dx };
+        let report = match &mut self.swe {
+            None => {
+                self.edges.accelerate(&self.terrain, &self.depth, self.nx, self.ny, g_dt, fric, p.cross_section);
+                let acc = pipes::PipesAccel {
+                    nx: self.nx,
+                    ny: self.ny,
+                    terrain: &self.terrain,
+                    depth: &self.depth,
+                    qx: &self.qx,
+                    qy: &self.qy,
+                    edges: &self.edges,
+                    g_dt,
+                    fric,
+                    cs: p.cross_section,
+                };
+                limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next)
+            }
+            Some(vel) => {
+                // The edges use the pipes rule on the border faces with upwind sections.
+                self.edges.accelerate(
+                    &self.terrain,
+                    &self.depth,
+                    self.nx,
+                    self.ny,
+                    g_dt,
+                    fric,
+                    crate::level::CrossSection::Upwind,
+                );
+                vel.advect(grid);
+                let acc = swe::SweAccel { grid, terrain: &self.terrain, depth: &self.depth, vel, edges: &self.edges, g_dt, fric };
+                let r = limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next);
+                vel.store(grid, &self.depth, &self.qx_next, &self.qy_next);
+                r
+            }
+        };
+        if let Some(c) = report.blow_up {
+            return Err(StepError::BlowUp { x: c % self.nx, y: c / self.nx, time: self.time });
+        }
+        std::mem::swap(&mut self.depth, &mut self.depth_next);
+        std::mem::swap(&mut self.qx, &mut self.qx_next);
+        std::mem::swap(&mut self.qy, &mut self.qy_next);
+        let (e_in, e_out) = self.edges.finish(
+            &self.qx,
+            &self.qy,
+            &self.terrain,
+            &self.depth,
+            self.nx,
+            self.ny,
+            self.params.gravity,
+            dt,
+            self.dx,
+        );
+        self.inflow += added + e_in;
+        self.outflow += removed + e_out;
+        self.max_depth = report.max_depth;
+        self.time += dt as f64;
+        self.substeps += 1;
+        Ok(())
+    }
+
+    /// The level with the current water and flow state, ready to save as a baked level.
+    pub fn bake_into(&self, level: &Level) -> Level {
+        let mut out = level.clone();
+        out.water.data.copy_from_slice(&self.depth);
+        let (flow_x, flow_y) = match &self.swe {
+            None => (self.qx.clone(), self.qy.clone()),
+            Some(v) => (v.u.clone(), v.v.clone()),
+        };
+        out.flow = Some(FlowState {
+            solver: self.params.solver,
+            flow_x,
+            flow_y,
+            ghost: self.edges.ghost_flat(),
+            time: self.time,
+        });
+        out
+    }
+}
