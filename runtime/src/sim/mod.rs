@@ -5,6 +5,7 @@
 //! ghost columns and the volume ledger. Steps longer than the CFL limit are sub-stepped.
 //! All passes are multi-threaded with rayon and bit-reproducible for any thread count.
 
+mod advect;
 mod boundary;
 mod forcing;
 mod kernel;
@@ -90,6 +91,8 @@ pub struct Simulation {
     qy_next: Vec<f32>,
     /// Face velocities of the shallow-water solver (empty for pipes).
     swe: Option<swe::Velocities>,
+    /// Scratch velocities of the pipes solver with momentum advection.
+    pipe_momentum: Option<swe::Velocities>,
     edges: Edges,
     patches: Vec<Patch>,
     time: f64,
@@ -152,6 +155,7 @@ impl Simulation {
             qx,
             qy,
             swe,
+            pipe_momentum: None,
             edges,
             patches: forcing::patches(level),
             time: saved.map_or(0.0, |f| f.time),
@@ -228,7 +232,8 @@ impl Simulation {
 
     /// The longest stable step for the current state (CFL with the level's Courant number).
     pub fn stable_dt(&self) -> f32 {
-        let speed = (self.params.gravity * self.max_depth).sqrt() + self.swe.as_ref().map_or(0.0, |v| v.max_speed);
+        let advected = self.swe.as_ref().or(self.pipe_momentum.as_ref());
+        let speed = (self.params.gravity * self.max_depth).sqrt() + advected.map_or(0.0, |v| v.max_speed);
         if speed > 0.0 { self.params.cfl * self.dx / speed } else { f32::INFINITY }
     }
 
@@ -267,13 +272,22 @@ impl Simulation {
         let report = match &mut self.swe {
             None => {
                 self.edges.accelerate(&self.terrain, &self.depth, self.nx, self.ny, g_dt, fric, p.cross_section);
+                let (qx, qy) = if p.pipe_advection {
+                    let m = self.pipe_momentum.get_or_insert_with(|| swe::Velocities::zero(self.nx, self.ny));
+                    m.store(grid, &self.depth, &self.qx, &self.qy, false);
+                    m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
+                    m.advected_discharges(grid, &self.depth);
+                    (&m.u, &m.v)
+                } else {
+                    (&self.qx, &self.qy)
+                };
                 let acc = pipes::PipesAccel {
                     nx: self.nx,
                     ny: self.ny,
                     terrain: &self.terrain,
                     depth: &self.depth,
-                    qx: &self.qx,
-                    qy: &self.qy,
+                    qx,
+                    qy,
                     edges: &self.edges,
                     g_dt,
                     fric,
@@ -292,10 +306,13 @@ impl Simulation {
                     fric,
                     crate::level::CrossSection::Upwind,
                 );
-                vel.advect(grid);
+                match p.advection {
+                    crate::level::Advection::Conservative => vel.advect_conservative(grid, &self.depth, &self.qx, &self.qy),
+                    crate::level::Advection::SemiLagrangian => vel.advect_semi_lagrangian(grid),
+                }
                 let acc = swe::SweAccel { grid, terrain: &self.terrain, depth: &self.depth, vel, edges: &self.edges, g_dt, fric };
                 let r = limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next);
-                vel.store(grid, &self.depth, &self.qx_next, &self.qy_next);
+                vel.store(grid, &self.depth, &self.qx_next, &self.qy_next, p.advection == crate::level::Advection::SemiLagrangian);
                 r
             }
         };

@@ -10,7 +10,7 @@ use super::boundary::Edges;
 use super::kernel::{FaceAccel, PassGrid};
 
 /// Depth below which a face is treated as dry (no velocity).
-const DRY: f32 = 1e-6;
+pub(crate) const DRY: f32 = 1e-6;
 
 /// Face velocities (m/s) and their advected copies.
 pub(crate) struct Velocities {
@@ -18,8 +18,8 @@ pub(crate) struct Velocities {
     pub u: Vec<f32>,
     /// y-face velocities, `nx·(ny+1)`.
     pub v: Vec<f32>,
-    u_adv: Vec<f32>,
-    v_adv: Vec<f32>,
+    pub(crate) u_adv: Vec<f32>,
+    pub(crate) v_adv: Vec<f32>,
     /// Largest face speed after the last step, m/s.
     pub max_speed: f32,
 }
@@ -43,7 +43,7 @@ impl Velocities {
     }
 
     /// Semi-Lagrangian advection of both velocity components over `g.dt`.
-    pub fn advect(&mut self, g: PassGrid) {
+    pub fn advect_semi_lagrangian(&mut self, g: PassGrid) {
         let PassGrid { nx, ny, dt, dx } = g;
         let s = dt / dx;
         let (u, v) = (&self.u, &self.v);
@@ -69,44 +69,101 @@ impl Velocities {
     }
 
     /// Keeps the velocities implied by the limited discharges `qx`, `qy` and the depths
-    /// `d_old` they were computed from.
-    pub fn store(&mut self, g: PassGrid, d_old: &[f32], qx: &[f32], qy: &[f32]) {
+    /// `d_old` they were computed from. With `extend_fronts` (for semi-Lagrangian advection)
+    /// they are extended one face into the dry side of each wet front, so a front carries its
+    /// speed forward in the next back-trace.
+    pub fn store(&mut self, g: PassGrid, d_old: &[f32], qx: &[f32], qy: &[f32], extend_fronts: bool) {
         let PassGrid { nx, ny, dx, .. } = g;
         let vel = |q: f32, dl: f32, dr: f32| {
             let h = if q > 0.0 { dl } else { dr };
             if h > DRY { q / (h * dx) } else { 0.0 }
         };
+        self.u_adv.par_chunks_mut(nx + 1).enumerate().for_each(|(j, row)| {
+            for (i, out) in row.iter_mut().enumerate() {
+                let dl = d_old[j * nx + i.saturating_sub(1).min(nx - 1)];
+                let dr = d_old[j * nx + i.min(nx - 1)];
+                *out = vel(qx[j * (nx + 1) + i], dl, dr);
+            }
+        });
+        self.v_adv.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            for (i, out) in row.iter_mut().enumerate() {
+                let dl = d_old[j.saturating_sub(1).min(ny - 1) * nx + i];
+                let dr = d_old[j.min(ny - 1) * nx + i];
+                *out = vel(qy[j * nx + i], dl, dr);
+            }
+        });
+        // A still face takes the velocity of the face behind it when that one flows toward it.
+        let extend = |here: f32, behind: f32, ahead: f32| {
+            if here != 0.0 || !extend_fronts {
+                here
+            } else if behind > 0.0 {
+                behind
+            } else if ahead < 0.0 {
+                ahead
+            } else {
+                0.0
+            }
+        };
+        let ua = &self.u_adv;
         let mu = self
             .u
             .par_chunks_mut(nx + 1)
             .enumerate()
             .map(|(j, row)| {
+                let src = &ua[j * (nx + 1)..(j + 1) * (nx + 1)];
                 let mut m = 0.0f32;
-                for (i, out) in row.iter_mut().enumerate() {
-                    let dl = d_old[j * nx + i.saturating_sub(1).min(nx - 1)];
-                    let dr = d_old[j * nx + i.min(nx - 1)];
-                    *out = vel(qx[j * (nx + 1) + i], dl, dr);
-                    m = m.max(out.abs());
+                for i in 0..=nx {
+                    let behind = if i > 0 { src[i - 1] } else { 0.0 };
+                    let ahead = if i < nx { src[i + 1] } else { 0.0 };
+                    row[i] = if i == 0 || i == nx { src[i] } else { extend(src[i], behind, ahead) };
+                    m = m.max(src[i].abs());
                 }
                 m
             })
             .reduce(|| 0.0, f32::max);
+        let va = &self.v_adv;
         let mv = self
             .v
             .par_chunks_mut(nx)
             .enumerate()
             .map(|(j, row)| {
                 let mut m = 0.0f32;
-                for (i, out) in row.iter_mut().enumerate() {
-                    let dl = d_old[j.saturating_sub(1).min(ny - 1) * nx + i];
-                    let dr = d_old[j.min(ny - 1) * nx + i];
-                    *out = vel(qy[j * nx + i], dl, dr);
-                    m = m.max(out.abs());
+                for i in 0..nx {
+                    let here = va[j * nx + i];
+                    row[i] = if j == 0 || j == ny {
+                        here
+                    } else {
+                        extend(here, va[(j - 1) * nx + i], va[(j + 1) * nx + i])
+                    };
+                    m = m.max(here.abs());
                 }
                 m
             })
             .reduce(|| 0.0, f32::max);
         self.max_speed = mu.max(mv);
+    }
+}
+
+impl Velocities {
+    /// Replaces `u`, `v` by the upwind discharges (m³/s) of the advected velocities, for the
+    /// pipes solver with momentum advection.
+    pub fn advected_discharges(&mut self, g: PassGrid, depth: &[f32]) {
+        let PassGrid { nx, ny, dx, .. } = g;
+        let (ua, va) = (&self.u_adv, &self.v_adv);
+        self.u.par_chunks_mut(nx + 1).enumerate().for_each(|(j, row)| {
+            for (i, out) in row.iter_mut().enumerate() {
+                let u = ua[j * (nx + 1) + i];
+                let c = if u > 0.0 { i.saturating_sub(1) } else { i.min(nx - 1) };
+                *out = u * depth[j * nx + c] * dx;
+            }
+        });
+        self.v.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            for (i, out) in row.iter_mut().enumerate() {
+                let v = va[j * nx + i];
+                let r = if v > 0.0 { j.saturating_sub(1) } else { j.min(ny - 1) };
+                *out = v * depth[r * nx + i] * dx;
+            }
+        });
     }
 }
 

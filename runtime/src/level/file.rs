@@ -1,0 +1,381 @@
+//! The on-disk level format: RON plus a checksummed binary sidecar.
+//!
+//! A level `NAME.ron` is a pretty-printed RON document a designer can read and diff. It holds
+//! the format version, the parameters, the objects and, for each grid, a reference into the
+//! binary sidecar `NAME.<crc32>.grids` in the same folder:
+//!
+//! ```ron
+//! (
+//!     format_version: 1,
+//!     name: "dam break valley",
+//!     cell_size: 1.0,
+//!     size: (nx: 512, ny: 512),
+//!     params: (solver: Pipes, gravity: 9.81, dt: 0.02, /* ... */),
+//!     sources: [], sinks: [], boundaries: [], bodies: [],
+//!     terrain: (file: "level.5c3e9a01.grids", offset: 8, len: 1048576, crc32: 2712847316, encoding: F32Le),
+//!     water: (file: "level.5c3e9a01.grids", offset: 1048584, len: 1048576, crc32: 558161692, encoding: F32Le),
+//!     flow: None,
+//! )
+//! ```
+//!
+//! The sidecar is the magic bytes `SPWGRID1` followed by the grids as raw little-endian `f32`.
+//! Its name carries a checksum of its content, so [`save`] never overwrites the sidecar that the
+//! current level file references: it writes the new sidecar, then replaces the level file
+//! atomically, then deletes the old sidecar. A crash at any point leaves a loadable level.
+
+#[path = "sidecar.rs"]
+mod sidecar;
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Body, Boundary, FORMAT_VERSION, FlowState, Level, Params, Sink, SolverKind, Source};
+use super::{Limits, ValidationError};
+use crate::error::LevelError;
+use crate::grid::Grid;
+use sidecar::{GridRef, GridRequest, TempFile};
+
+/// Largest level file (the RON text, not the sidecar) that [`load`] reads.
+const MAX_RON_BYTES: u64 = 256 << 20;
+
+/// Reads just the version, whatever else the file holds.
+#[derive(Deserialize)]
+struct VersionProbe {
+    format_version: u32,
+}
+
+/// The RON document of format version 1 (the current one).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LevelFile {
+    format_version: u32,
+    name: String,
+    cell_size: f32,
+    size: Size,
+    #[serde(default)]
+    params: Params,
+    #[serde(default)]
+    sources: Vec<Source>,
+    #[serde(default)]
+    sinks: Vec<Sink>,
+    #[serde(default)]
+    boundaries: Vec<Boundary>,
+    #[serde(default)]
+    bodies: Vec<Body>,
+    terrain: GridRef,
+    water: GridRef,
+    #[serde(default)]
+    flow: Option<FlowFile>,
+}
+
+/// Grid size in cells.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Size {
+    nx: u64,
+    ny: u64,
+}
+
+/// Saved solver state: small values inline, face arrays in the sidecar.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlowFile {
+    solver: SolverKind,
+    time: f64,
+    ghost: Vec<f32>,
+    flow_x: GridRef,
+    flow_y: GridRef,
+}
+
+/// Loads the level at `path` (a `.ron` file with its sidecar beside it), checking it against
+/// [`Limits::default`].
+pub fn load(path: &Path) -> Result<Level, LevelError> {
+    load_with_limits(path, &Limits::default())
+}
+
+/// Loads the level at `path`, refusing anything larger than `limits`. The declared size is
+/// checked before any grid memory is allocated, every grid's checksum is verified, and the
+/// result is [validated](Level::validate).
+pub fn load_with_limits(path: &Path, limits: &Limits) -> Result<Level, LevelError> {
+    let text = read_text(path)?;
+    let file = parse(path, &text)?;
+    into_level(path, file, limits)
+}
+
+/// Saves `level` to `path` (`NAME.ron`) and a sidecar `NAME.<crc32>.grids` beside it,
+/// atomically: both are written to temporary files and synced, the sidecar is renamed into
+/// place first and the level file last, then the level's older sidecars are removed. The level
+/// is validated first (without size limits), so a file that would not load is never written.
+pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
+    level
+        .validate(&Limits::unlimited())
+        .map_err(|e| invalid(path, e))?;
+    let dir = folder_of(path);
+    let Some(file_name) = path.file_name().and_then(|s| s.to_str()) else {
+        return Err(invalid(
+            path,
+            ValidationError::new("(file name)", "must be valid UTF-8 text"),
+        ));
+    };
+    // `level.ron` gets sidecars `level.<crc>.grids`; any other name keeps its extension, so
+    // `level.ron` and `level.bak` in one folder never remove each other's sidecars.
+    let stem = file_name
+        .strip_suffix(".ron")
+        .filter(|s| !s.is_empty())
+        .unwrap_or(file_name);
+
+    let mut grids: Vec<&[f32]> = vec![&level.terrain.data, &level.water.data];
+    if let Some(flow) = &level.flow {
+        grids.extend([flow.flow_x.as_slice(), flow.flow_y.as_slice()]);
+    }
+    let written = sidecar::write_sidecar(&dir, stem, &grids)?;
+    let mut refs = written.refs.into_iter();
+    let mut next_ref = || {
+        refs.next().ok_or_else(|| LevelError::Io {
+            path: path.to_path_buf(),
+            action: "write the grid sidecar",
+            source: io::Error::other("sidecar returned fewer grids than written"),
+        })
+    };
+
+    let file = LevelFile {
+        format_version: FORMAT_VERSION,
+        name: level.name.clone(),
+        cell_size: level.cell_size,
+        size: Size {
+            nx: level.nx() as u64,
+            ny: level.ny() as u64,
+        },
+        params: level.params.clone(),
+        sources: level.sources.clone(),
+        sinks: level.sinks.clone(),
+        boundaries: level.boundaries.clone(),
+        bodies: level.bodies.clone(),
+        terrain: next_ref()?,
+        water: next_ref()?,
+        flow: match &level.flow {
+            None => None,
+            Some(flow) => Some(FlowFile {
+                solver: flow.solver,
+                time: flow.time,
+                ghost: flow.ghost.clone(),
+                flow_x: next_ref()?,
+                flow_y: next_ref()?,
+            }),
+        },
+    };
+    let text = to_ron(&file).map_err(|e| LevelError::Io {
+        path: path.to_path_buf(),
+        action: "write the level as RON",
+        source: io::Error::other(e),
+    })?;
+
+    let io_err = |p: &Path, action, source| LevelError::Io {
+        path: p.to_path_buf(),
+        action,
+        source,
+    };
+    let mut temp = TempFile::create(&dir, file_name)
+        .map_err(|e| io_err(&dir, "create a temporary file", e))?;
+    temp.file()
+        .and_then(|f| {
+            f.write_all(text.as_bytes())?;
+            f.sync_all()
+        })
+        .map_err(|e| io_err(temp.path(), "write the level file", e))?;
+    temp.persist(path)
+        .map_err(|e| io_err(path, "rename the level file into place", e))?;
+    sidecar::sync_dir(&dir);
+    sidecar::remove_stale_sidecars(&dir, stem, &written.file_name);
+    Ok(())
+}
+
+/// The pretty RON text of a level file.
+fn to_ron(file: &LevelFile) -> Result<String, ron::Error> {
+    let pretty = ron::ser::PrettyConfig::new()
+        .new_line("\n")
+        .indentor("    ")
+        .compact_arrays(true);
+    let mut text = ron::ser::to_string_pretty(file, pretty)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// The folder holding `path` (`.` for a bare file name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn invalid(path: &Path, e: ValidationError) -> LevelError {
+    LevelError::Invalid {
+        path: path.to_path_buf(),
+        field: e.field,
+        reason: e.reason,
+    }
+}
+
+/// Reads the level file's text, refusing files over [`MAX_RON_BYTES`].
+fn read_text(path: &Path) -> Result<String, LevelError> {
+    let io_err = |source| LevelError::Io {
+        path: path.to_path_buf(),
+        action: "read the level file",
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let len = file.metadata().map_err(io_err)?.len();
+    if len > MAX_RON_BYTES {
+        return Err(invalid(
+            path,
+            ValidationError::new(
+                "(file)",
+                format!("the level file is {len} bytes, more than the {MAX_RON_BYTES}-byte limit"),
+            ),
+        ));
+    }
+    let mut text = String::with_capacity(len as usize);
+    file.take(MAX_RON_BYTES)
+        .read_to_string(&mut text)
+        .map_err(io_err)?;
+    Ok(text)
+}
+
+/// Converts a RON error to a [`LevelError::Ron`] at its position, quoting the offending line.
+fn ron_error(path: &Path, text: &str, e: ron::error::SpannedError) -> LevelError {
+    let line = e.span.start.line;
+    let mut message = e.code.to_string().replace(['\n', '\r'], " ");
+    let excerpt = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .unwrap_or("")
+        .trim();
+    if !excerpt.is_empty() {
+        let short: String = excerpt.chars().take(80).collect();
+        let more = if short.len() < excerpt.len() {
+            "…"
+        } else {
+            ""
+        };
+        message = format!("{message} (in `{short}{more}`)");
+    }
+    LevelError::Ron {
+        path: path.to_path_buf(),
+        line,
+        column: e.span.start.col,
+        message,
+    }
+}
+
+/// Parses the RON text of any supported version into the current [`LevelFile`].
+fn parse(path: &Path, text: &str) -> Result<LevelFile, LevelError> {
+    let probe: VersionProbe = ron::from_str(text).map_err(|e| ron_error(path, text, e))?;
+    match probe.format_version {
+        FORMAT_VERSION => ron::from_str(text).map_err(|e| ron_error(path, text, e)),
+        // When the format changes, keep the old document as `LevelFileV1`, add an arm
+        // `1 => ron::from_str::<LevelFileV1>(text).map(migrate_v1)`, and bump FORMAT_VERSION.
+        found if found > FORMAT_VERSION => Err(LevelError::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found,
+            supported: FORMAT_VERSION,
+        }),
+        found => Err(invalid(
+            path,
+            ValidationError::new(
+                "format_version",
+                format!("{found} is not a format version (the first is 1)"),
+            ),
+        )),
+    }
+}
+
+/// Checks the declared sizes against `limits`, reads the grids and validates the level.
+fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, LevelError> {
+    let side = |field: &str, n: u64| {
+        usize::try_from(n).map_err(|_| {
+            invalid(
+                path,
+                ValidationError::new(field, format!("{n} is too large")),
+            )
+        })
+    };
+    let (nx, ny) = (
+        side("size.nx", file.size.nx)?,
+        side("size.ny", file.size.ny)?,
+    );
+    limits
+        .check_size(nx, ny)
+        .and_then(|()| {
+            limits.check_counts(
+                file.sources.len(),
+                file.sinks.len(),
+                file.boundaries.len(),
+                file.bodies.len(),
+            )
+        })
+        .map_err(|e| invalid(path, e))?;
+    let too_big = || invalid(path, ValidationError::new("size", "grid size overflows"));
+    let cells = nx.checked_mul(ny).ok_or_else(too_big)?;
+    let faces_x = (nx + 1).checked_mul(ny).ok_or_else(too_big)?;
+    let faces_y = nx.checked_mul(ny + 1).ok_or_else(too_big)?;
+
+    let mut requests = vec![
+        GridRequest {
+            name: "terrain",
+            grid: &file.terrain,
+            cells,
+        },
+        GridRequest {
+            name: "water",
+            grid: &file.water,
+            cells,
+        },
+    ];
+    if let Some(flow) = &file.flow {
+        requests.push(GridRequest {
+            name: "flow.flow_x",
+            grid: &flow.flow_x,
+            cells: faces_x,
+        });
+        requests.push(GridRequest {
+            name: "flow.flow_y",
+            grid: &flow.flow_y,
+            cells: faces_y,
+        });
+    }
+    let mut grids = sidecar::read_grids(path, &folder_of(path), &requests)?.into_iter();
+    let mut next = || grids.next().unwrap_or_default();
+
+    let level = Level {
+        name: file.name,
+        cell_size: file.cell_size,
+        terrain: Grid {
+            nx,
+            ny,
+            data: next(),
+        },
+        water: Grid {
+            nx,
+            ny,
+            data: next(),
+        },
+        flow: file.flow.map(|flow| FlowState {
+            solver: flow.solver,
+            flow_x: next(),
+            flow_y: next(),
+            ghost: flow.ghost,
+            time: flow.time,
+        }),
+        sources: file.sources,
+        sinks: file.sinks,
+        boundaries: file.boundaries,
+        params: file.params,
+        bodies: file.bodies,
+    };
+    level.validate(limits).map_err(|e| invalid(path, e))?;
+    Ok(level)
+}

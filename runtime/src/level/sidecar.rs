@@ -1,0 +1,466 @@
+//! The binary grid sidecar: `NAME.<crc32>.grids` beside `NAME.ron`, holding the magic bytes
+//! `SPWGRID1` followed by the grids as raw little-endian `f32`, one after another. The level
+//! file references each grid by byte offset, byte length and CRC-32.
+//!
+//! Also the atomic-write helpers the saver uses: temporary files in the target folder that are
+//! removed unless renamed into place.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{LevelError, SidecarProblem};
+
+/// First bytes of every sidecar file.
+pub(super) const MAGIC: &[u8; 8] = b"SPWGRID1";
+
+/// Extension of sidecar files.
+const EXTENSION: &str = "grids";
+
+/// Values converted per write call when saving.
+const WRITE_CHUNK: usize = 1 << 16;
+
+/// Values read and converted per read call when loading.
+const READ_CHUNK: usize = 1 << 16;
+
+/// Where one grid's values are stored, as written in the level file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct GridRef {
+    /// Sidecar file name, in the level file's folder.
+    pub file: String,
+    /// Byte offset of the first value in the sidecar.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// CRC-32 (IEEE) of those bytes.
+    pub crc32: u32,
+    /// How the values are encoded.
+    pub encoding: Encoding,
+}
+
+/// Encoding of a grid's values in the sidecar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum Encoding {
+    /// Raw little-endian IEEE-754 `f32`, row by row.
+    F32Le,
+}
+
+/// One grid to load: its name in messages, its reference and the number of values it must hold.
+pub(super) struct GridRequest<'a> {
+    /// Field name, e.g. `terrain` or `flow.flow_x`.
+    pub name: &'static str,
+    /// The reference from the level file.
+    pub grid: &'a GridRef,
+    /// Number of `f32` values expected.
+    pub cells: usize,
+}
+
+/// Whether `name` is a plain file name (no folder, no `..`, no drive or root).
+fn is_plain_file_name(name: &str) -> bool {
+    if name.is_empty() || name.contains(['/', '\\', ':', '\0']) {
+        return false;
+    }
+    let mut components = Path::new(name).components();
+    matches!(
+        (components.next(), components.next()),
+        (Some(Component::Normal(_)), None)
+    )
+}
+
+/// Reads and checks the requested grids from their sidecars in `dir`. Every declared length is
+/// checked against the grid size, and every sidecar's length against the declared ranges, before
+/// any grid memory is allocated. Grids are read, checksummed and converted in parallel.
+pub(super) fn read_grids(
+    level_path: &Path,
+    dir: &Path,
+    requests: &[GridRequest<'_>],
+) -> Result<Vec<Vec<f32>>, LevelError> {
+    let fail = |req: &GridRequest<'_>, problem| LevelError::Sidecar {
+        path: level_path.to_path_buf(),
+        grid: req.name.to_string(),
+        sidecar: req.grid.file.clone(),
+        problem,
+    };
+
+    // Check references and sidecar lengths first: nothing is allocated before this passes.
+    let mut file_lens: HashMap<&str, u64> = HashMap::new();
+    for req in requests {
+        let grid = req.grid;
+        if !is_plain_file_name(&grid.file) {
+            return Err(fail(req, SidecarProblem::OutsideFolder));
+        }
+        let cells = req.cells as u64;
+        let expected = cells.saturating_mul(4);
+        if grid.len != expected {
+            return Err(fail(
+                req,
+                SidecarProblem::WrongLength {
+                    len: grid.len,
+                    cells,
+                    expected,
+                },
+            ));
+        }
+        let file_len = match file_lens.get(grid.file.as_str()) {
+            Some(&len) => len,
+            None => {
+                let sidecar = dir.join(&grid.file);
+                let len = check_header(&sidecar).map_err(|e| match e {
+                    HeaderError::Problem(p) => fail(req, p),
+                    HeaderError::Io(source) => LevelError::Io {
+                        path: sidecar.clone(),
+                        action: "read the grid sidecar",
+                        source,
+                    },
+                })?;
+                file_lens.insert(&grid.file, len);
+                len
+            }
+        };
+        let end = grid.offset.saturating_add(grid.len);
+        if end > file_len {
+            return Err(fail(
+                req,
+                SidecarProblem::Truncated {
+                    start: grid.offset,
+                    end,
+                    file_len,
+                },
+            ));
+        }
+    }
+
+    requests
+        .par_iter()
+        .map(|req| {
+            let grid = req.grid;
+            let sidecar = dir.join(&grid.file);
+            let (values, actual) =
+                read_grid(&sidecar, grid.offset, req.cells).map_err(|source| {
+                    if source.kind() == io::ErrorKind::UnexpectedEof {
+                        let file_len = fs::metadata(&sidecar).map(|m| m.len()).unwrap_or(0);
+                        fail(
+                            req,
+                            SidecarProblem::Truncated {
+                                start: grid.offset,
+                                end: grid.offset.saturating_add(grid.len),
+                                file_len,
+                            },
+                        )
+                    } else {
+                        LevelError::Io {
+                            path: sidecar.clone(),
+                            action: "read the grid sidecar",
+                            source,
+                        }
+                    }
+                })?;
+            if actual != grid.crc32 {
+                return Err(fail(
+                    req,
+                    SidecarProblem::ChecksumMismatch {
+                        expected: grid.crc32,
+                        actual,
+                    },
+                ));
+            }
+            Ok(values)
+        })
+        .collect()
+}
+
+enum HeaderError {
+    Problem(SidecarProblem),
+    Io(io::Error),
+}
+
+/// Opens a sidecar, checks its magic bytes and returns its length.
+fn check_header(sidecar: &Path) -> Result<u64, HeaderError> {
+    let mut file = File::open(sidecar).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            HeaderError::Problem(SidecarProblem::Missing(sidecar.to_path_buf()))
+        } else {
+            HeaderError::Io(e)
+        }
+    })?;
+    let len = file.metadata().map_err(HeaderError::Io)?.len();
+    let mut magic = [0u8; MAGIC.len()];
+    if len < MAGIC.len() as u64 {
+        return Err(HeaderError::Problem(SidecarProblem::BadMagic));
+    }
+    file.read_exact(&mut magic).map_err(HeaderError::Io)?;
+    if &magic != MAGIC {
+        return Err(HeaderError::Problem(SidecarProblem::BadMagic));
+    }
+    Ok(len)
+}
+
+/// Reads `cells` little-endian `f32` values at `offset` (the length was checked by the
+/// caller) and returns them with the CRC-32 of their bytes. Reads through a cache-sized buffer,
+/// checksumming and converting as it goes, so only the result is allocated at full size.
+fn read_grid(path: &Path, offset: u64, cells: usize) -> io::Result<(Vec<f32>, u32)> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut values = Vec::with_capacity(cells);
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; READ_CHUNK * 4];
+    while values.len() < cells {
+        let n = (cells - values.len()).min(READ_CHUNK) * 4;
+        let bytes = &mut buf[..n];
+        file.read_exact(bytes)?;
+        hasher.update(bytes);
+        let (chunks, _) = bytes.as_chunks::<4>();
+        values.extend(chunks.iter().map(|&b| f32::from_le_bytes(b)));
+    }
+    Ok((values, hasher.finalize()))
+}
+
+/// A sidecar that has been written and renamed into place.
+pub(super) struct WrittenSidecar {
+    /// Its file name, in the level's folder.
+    pub file_name: String,
+    /// References to the grids, in the order they were given.
+    pub refs: Vec<GridRef>,
+}
+
+/// Writes `grids` to a new sidecar named after `stem` and its content checksum, atomically:
+/// a temporary file is written and synced, then renamed to `STEM.<crc32>.grids`. A sidecar of
+/// that name with identical content is reused; one with different content is left alone and a
+/// `STEM.<crc32>-N.grids` name is used instead, so a sidecar that a level file references is
+/// never overwritten.
+pub(super) fn write_sidecar(
+    dir: &Path,
+    stem: &str,
+    grids: &[&[f32]],
+) -> Result<WrittenSidecar, LevelError> {
+    let io_err = |path: &Path, action, source| LevelError::Io {
+        path: path.to_path_buf(),
+        action,
+        source,
+    };
+    let mut temp = TempFile::create(dir, &format!("{stem}.{EXTENSION}"))
+        .map_err(|e| io_err(dir, "create a temporary sidecar", e))?;
+    let mut total = crc32fast::Hasher::new();
+    let mut offsets = Vec::with_capacity(grids.len());
+    let written = (|| -> io::Result<()> {
+        let file = temp.file()?;
+        file.write_all(MAGIC)?;
+        total.update(MAGIC);
+        let mut offset = MAGIC.len() as u64;
+        let mut buf = Vec::with_capacity(WRITE_CHUNK * 4);
+        for grid in grids {
+            let mut hasher = crc32fast::Hasher::new();
+            for chunk in grid.chunks(WRITE_CHUNK) {
+                buf.clear();
+                buf.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
+                hasher.update(&buf);
+                file.write_all(&buf)?;
+            }
+            let len = grid.len() as u64 * 4;
+            total.combine(&hasher);
+            offsets.push((offset, len, hasher.finalize()));
+            offset += len;
+        }
+        file.sync_all()
+    })();
+    written.map_err(|e| io_err(temp.path(), "write the grid sidecar", e))?;
+
+    let hash = total.finalize();
+    let mut file_name = String::new();
+    for n in 0u32.. {
+        file_name = match n {
+            0 => format!("{stem}.{hash:08x}.{EXTENSION}"),
+            n => format!("{stem}.{hash:08x}-{n}.{EXTENSION}"),
+        };
+        let target = dir.join(&file_name);
+        match same_content(temp.path(), &target) {
+            Ok(Some(true)) => break, // identical sidecar already there: keep it, drop ours
+            Ok(Some(false)) if n < 1000 => continue,
+            Ok(None) => {
+                temp.persist(&target)
+                    .map_err(|e| io_err(&target, "rename the grid sidecar into place", e))?;
+                break;
+            }
+            Ok(Some(false)) => {
+                let e = io::Error::new(io::ErrorKind::AlreadyExists, "too many checksum twins");
+                return Err(io_err(&target, "choose a sidecar name", e));
+            }
+            Err(e) => return Err(io_err(&target, "compare with the existing sidecar", e)),
+        }
+    }
+
+    let refs = offsets
+        .into_iter()
+        .map(|(offset, len, crc32)| GridRef {
+            file: file_name.clone(),
+            offset,
+            len,
+            crc32,
+            encoding: Encoding::F32Le,
+        })
+        .collect();
+    Ok(WrittenSidecar { file_name, refs })
+}
+
+/// `None` if `b` does not exist, else whether the two files hold the same bytes.
+fn same_content(a: &Path, b: &Path) -> io::Result<Option<bool>> {
+    let mut fb = match File::open(b) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut fa = File::open(a)?;
+    if fa.metadata()?.len() != fb.metadata()?.len() {
+        return Ok(Some(false));
+    }
+    let (mut ba, mut bb) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
+    loop {
+        let n = fa.read(&mut ba)?;
+        if n == 0 {
+            return Ok(Some(true));
+        }
+        fb.read_exact(&mut bb[..n])?;
+        if ba[..n] != bb[..n] {
+            return Ok(Some(false));
+        }
+    }
+}
+
+/// Whether `name` is a sidecar this module names for the level stem `stem`:
+/// `STEM.<8 hex>.grids` or `STEM.<8 hex>-N.grids`.
+fn is_own_sidecar(name: &str, stem: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix(stem)
+        .and_then(|r| r.strip_prefix('.'))
+        .and_then(|r| r.strip_suffix(".grids"))
+    else {
+        return false;
+    };
+    let (hash, twin) = match rest.split_once('-') {
+        Some((h, n)) => (h, Some(n)),
+        None => (rest, None),
+    };
+    hash.len() == 8
+        && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        && twin.is_none_or(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Removes this level's sidecars other than `keep` (best effort: a stale sidecar left behind
+/// only costs disk space).
+pub(super) fn remove_stale_sidecars(dir: &Path, stem: &str, keep: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name != keep && is_own_sidecar(name, stem) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A temporary file in the target folder, removed on drop unless persisted.
+pub(super) struct TempFile {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl TempFile {
+    /// Creates `.BASE.<pid>.<time>.<n>.tmp` in `dir`, failing rather than reusing a file.
+    pub(super) fn create(dir: &Path, base: &str) -> io::Result<Self> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".{base}.{}.{nanos}.{n}.tmp", std::process::id()));
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        Ok(Self {
+            path,
+            file: Some(file),
+        })
+    }
+
+    /// The temporary path.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file (present until persisted).
+    pub(super) fn file(&mut self) -> io::Result<&mut File> {
+        self.file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("temporary file already closed"))
+    }
+
+    /// Closes the file and renames it to `target`, replacing any file there.
+    pub(super) fn persist(mut self, target: &Path) -> io::Result<()> {
+        drop(self.file.take());
+        fs::rename(&self.path, target)?;
+        self.path = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        drop(self.file.take());
+        if !self.path.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Makes renames in `dir` durable (no-op where folders cannot be synced).
+pub(super) fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_names_only() {
+        assert!(is_plain_file_name("level.0a1b2c3d.grids"));
+        for bad in [
+            "",
+            ".",
+            "..",
+            "../x.grids",
+            "/x.grids",
+            "a/b.grids",
+            "a\\b",
+            "C:x",
+        ] {
+            assert!(!is_plain_file_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn own_sidecars() {
+        assert!(is_own_sidecar("lvl.0a1b2c3d.grids", "lvl"));
+        assert!(is_own_sidecar("lvl.0a1b2c3d-2.grids", "lvl"));
+        assert!(!is_own_sidecar("lvl.b.0a1b2c3d.grids", "lvl"));
+        assert!(!is_own_sidecar("lvl.0a1b2c3.grids", "lvl"));
+        assert!(!is_own_sidecar("lvl.0a1b2c3d-.grids", "lvl"));
+        assert!(!is_own_sidecar("other.0a1b2c3d.grids", "lvl"));
+    }
+}

@@ -1,0 +1,434 @@
+//! Validation of a level against limits, so hostile files cannot allocate unbounded memory.
+//!
+//! [`Level::validate`] checks sizes, that every number is finite and in range, and that objects
+//! fit the map. The first problem found is reported as a [`ValidationError`] whose `field` is a
+//! path into the level such as `sources[2].shape.radius`, `params.dt` or `terrain(x=3, y=7)`.
+
+use std::fmt;
+use std::path::{Component, Path};
+
+use super::{
+    Body, Boundary, BoundaryKind, Edge, FlowState, Level, Params, Shape, SinkKind, SourceKind,
+};
+use crate::grid::Grid;
+
+/// Largest sizes a level may declare. Loading checks the declared size against these before it
+/// allocates anything, so a hostile file cannot make a game allocate unbounded memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most cells in one grid (`nx × ny`).
+    pub max_cells: usize,
+    /// Most cells along one side.
+    pub max_side: usize,
+    /// Most water sources.
+    pub max_sources: usize,
+    /// Most water sinks.
+    pub max_sinks: usize,
+    /// Most boundary segments.
+    pub max_boundaries: usize,
+    /// Most placed rigid bodies.
+    pub max_bodies: usize,
+}
+
+impl Default for Limits {
+    /// 8192 × 8192 cells, 16384 cells a side, 10 000 objects of each kind.
+    fn default() -> Self {
+        Self {
+            max_cells: 8192 * 8192,
+            max_side: 16384,
+            max_sources: 10_000,
+            max_sinks: 10_000,
+            max_boundaries: 10_000,
+            max_bodies: 10_000,
+        }
+    }
+}
+
+impl Limits {
+    /// No size limits: only the content checks apply. Used when saving a level already in
+    /// memory; never use it to load files from untrusted sources.
+    pub fn unlimited() -> Self {
+        Self {
+            max_cells: usize::MAX,
+            max_side: usize::MAX,
+            max_sources: usize::MAX,
+            max_sinks: usize::MAX,
+            max_boundaries: usize::MAX,
+            max_bodies: usize::MAX,
+        }
+    }
+
+    /// Checks a declared grid size `nx × ny` (at least 2 × 2, within the limits).
+    pub fn check_size(&self, nx: usize, ny: usize) -> Result<(), ValidationError> {
+        for (field, n) in [("size.nx", nx), ("size.ny", ny)] {
+            if n < 2 {
+                return Err(ValidationError::new(
+                    field,
+                    format!("{n} cells, need at least 2"),
+                ));
+            }
+            if n > self.max_side {
+                return Err(ValidationError::new(
+                    field,
+                    format!("{n} cells, more than the limit of {} a side", self.max_side),
+                ));
+            }
+        }
+        match nx.checked_mul(ny) {
+            Some(cells) if cells <= self.max_cells => Ok(()),
+            _ => Err(ValidationError::new(
+                "size",
+                format!(
+                    "{nx} × {ny} cells is more than the limit of {} cells",
+                    self.max_cells
+                ),
+            )),
+        }
+    }
+
+    /// Checks the number of sources, sinks, boundaries and bodies against the limits.
+    pub fn check_counts(
+        &self,
+        sources: usize,
+        sinks: usize,
+        boundaries: usize,
+        bodies: usize,
+    ) -> Result<(), ValidationError> {
+        for (field, n, max) in [
+            ("sources", sources, self.max_sources),
+            ("sinks", sinks, self.max_sinks),
+            ("boundaries", boundaries, self.max_boundaries),
+            ("bodies", bodies, self.max_bodies),
+        ] {
+            if n > max {
+                return Err(ValidationError::new(
+                    field,
+                    format!("{n} entries, more than the limit of {max}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The first problem found in a level: where it is and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationError {
+    /// Path to the offending value, e.g. `sources[2].shape.radius` or `terrain(x=3, y=7)`.
+    pub field: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl ValidationError {
+    /// An error at `field` for `reason`.
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid `{}`: {}", self.field, self.reason)
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+type Check = Result<(), ValidationError>;
+
+impl Level {
+    /// Checks the whole level: sizes within `limits`, every grid `nx × ny` and every flow array
+    /// the right length, every number finite and in range, objects inside the map.
+    pub fn validate(&self, limits: &Limits) -> Result<(), ValidationError> {
+        let (nx, ny) = (self.nx(), self.ny());
+        limits.check_size(nx, ny)?;
+        limits.check_counts(
+            self.sources.len(),
+            self.sinks.len(),
+            self.boundaries.len(),
+            self.bodies.len(),
+        )?;
+        positive("cell_size", self.cell_size)?;
+        check_params(&self.params)?;
+
+        check_grid("terrain", &self.terrain, nx, ny, false)?;
+        check_grid("water", &self.water, nx, ny, true)?;
+        if let Some(flow) = &self.flow {
+            check_flow(flow, nx, ny)?;
+        }
+
+        for (i, source) in self.sources.iter().enumerate() {
+            let at = format!("sources[{i}]");
+            check_shape(&at, &source.shape)?;
+            match source.kind {
+                SourceKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), m3_per_s)?,
+                SourceKind::Level {
+                    surface,
+                    max_m3_per_s,
+                } => {
+                    finite(&format!("{at}.kind.surface"), surface)?;
+                    rate(&format!("{at}.kind.max_m3_per_s"), max_m3_per_s)?;
+                }
+            }
+        }
+        for (i, sink) in self.sinks.iter().enumerate() {
+            let at = format!("sinks[{i}]");
+            check_shape(&at, &sink.shape)?;
+            match sink.kind {
+                SinkKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), m3_per_s)?,
+                SinkKind::Level {
+                    surface,
+                    max_m3_per_s,
+                } => {
+                    finite(&format!("{at}.kind.surface"), surface)?;
+                    rate(&format!("{at}.kind.max_m3_per_s"), max_m3_per_s)?;
+                }
+            }
+        }
+        for (i, boundary) in self.boundaries.iter().enumerate() {
+            check_boundary(&format!("boundaries[{i}]"), boundary, nx, ny)?;
+        }
+        for (i, body) in self.bodies.iter().enumerate() {
+            check_body(&format!("bodies[{i}]"), body)?;
+        }
+        Ok(())
+    }
+}
+
+fn finite(field: &str, v: f32) -> Check {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            field,
+            format!("{v} is not a finite number"),
+        ))
+    }
+}
+
+fn positive(field: &str, v: f32) -> Check {
+    finite(field, v)?;
+    if v > 0.0 {
+        Ok(())
+    } else {
+        Err(ValidationError::new(
+            field,
+            format!("{v} must be greater than 0"),
+        ))
+    }
+}
+
+fn rate(field: &str, v: f32) -> Check {
+    finite(field, v)?;
+    if v >= 0.0 {
+        Ok(())
+    } else {
+        Err(ValidationError::new(field, format!("{v} is negative")))
+    }
+}
+
+fn check_boundary_kind(at: &str, kind: &BoundaryKind) -> Check {
+    match *kind {
+        BoundaryKind::Wall | BoundaryKind::Open => Ok(()),
+        BoundaryKind::FixedLevel { surface } => finite(&format!("{at}.surface"), surface),
+        BoundaryKind::Inflow { m3_per_s } => rate(&format!("{at}.m3_per_s"), m3_per_s),
+    }
+}
+
+fn check_params(p: &Params) -> Check {
+    positive("params.gravity", p.gravity)?;
+    positive("params.dt", p.dt)?;
+    if p.dt > 10.0 {
+        return Err(ValidationError::new(
+            "params.dt",
+            format!("{} s is longer than the 10 s maximum", p.dt),
+        ));
+    }
+    finite("params.friction", p.friction)?;
+    if !(0.0..1.0).contains(&p.friction) {
+        return Err(ValidationError::new(
+            "params.friction",
+            format!("{} is outside 0 ≤ friction < 1", p.friction),
+        ));
+    }
+    positive("params.cfl", p.cfl)?;
+    if p.cfl > 1.0 {
+        return Err(ValidationError::new(
+            "params.cfl",
+            format!("{} is outside 0 < cfl ≤ 1", p.cfl),
+        ));
+    }
+    rate("params.rain_mm_per_hour", p.rain_mm_per_hour)?;
+    check_boundary_kind("params.default_boundary", &p.default_boundary)
+}
+
+/// Checks a cell grid's size and values; `depth` also requires every value to be ≥ 0.
+fn check_grid(name: &str, grid: &Grid, nx: usize, ny: usize, depth: bool) -> Check {
+    if grid.nx != nx || grid.ny != ny {
+        return Err(ValidationError::new(
+            name,
+            format!(
+                "grid is {} × {} cells but the level is {nx} × {ny}",
+                grid.nx, grid.ny
+            ),
+        ));
+    }
+    check_values(name, &grid.data, nx, ny, depth)
+}
+
+/// Checks that a row-major `w × h` array has `w·h` finite values (and none negative if `depth`).
+fn check_values(name: &str, data: &[f32], w: usize, h: usize, depth: bool) -> Check {
+    let expected = w.saturating_mul(h);
+    if data.len() != expected {
+        return Err(ValidationError::new(
+            name,
+            format!("has {} values but needs {w} × {h} = {expected}", data.len()),
+        ));
+    }
+    let bad = if depth {
+        data.iter().position(|&v| !(v.is_finite() && v >= 0.0))
+    } else {
+        data.iter().position(|&v| !v.is_finite())
+    };
+    match bad {
+        None => Ok(()),
+        Some(i) => {
+            let v = data[i];
+            let reason = if v.is_finite() {
+                format!("depth {v} is negative")
+            } else {
+                format!("{v} is not a finite number")
+            };
+            Err(ValidationError::new(
+                format!("{name}(x={}, y={})", i % w, i / w),
+                reason,
+            ))
+        }
+    }
+}
+
+fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
+    check_values("flow.flow_x", &flow.flow_x, nx + 1, ny, false)?;
+    check_values("flow.flow_y", &flow.flow_y, nx, ny + 1, false)?;
+    if let Some(i) = flow.ghost.iter().position(|v| !v.is_finite()) {
+        return Err(ValidationError::new(
+            format!("flow.ghost[{i}]"),
+            format!("{} is not a finite number", flow.ghost[i]),
+        ));
+    }
+    if !(flow.time.is_finite() && flow.time >= 0.0) {
+        return Err(ValidationError::new(
+            "flow.time",
+            format!("{} must be a finite number ≥ 0", flow.time),
+        ));
+    }
+    Ok(())
+}
+
+fn check_shape(at: &str, shape: &Shape) -> Check {
+    let f = |name: &str, v: f32| finite(&format!("{at}.shape.{name}"), v);
+    match *shape {
+        Shape::Point { x, y } => {
+            f("x", x)?;
+            f("y", y)
+        }
+        Shape::Circle { x, y, radius } => {
+            f("x", x)?;
+            f("y", y)?;
+            rate(&format!("{at}.shape.radius"), radius)
+        }
+        Shape::Box { x0, y0, x1, y1 } => {
+            f("x0", x0)?;
+            f("y0", y0)?;
+            f("x1", x1)?;
+            f("y1", y1)?;
+            if x1 < x0 {
+                return Err(ValidationError::new(
+                    format!("{at}.shape.x1"),
+                    format!("maximum x {x1} is less than minimum x {x0}"),
+                ));
+            }
+            if y1 < y0 {
+                return Err(ValidationError::new(
+                    format!("{at}.shape.y1"),
+                    format!("maximum y {y1} is less than minimum y {y0}"),
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_boundary(at: &str, b: &Boundary, nx: usize, ny: usize) -> Check {
+    let edge_len = match b.edge {
+        Edge::West | Edge::East => ny,
+        Edge::North | Edge::South => nx,
+    };
+    if b.start >= b.end {
+        return Err(ValidationError::new(
+            format!("{at}.end"),
+            format!(
+                "segment {}..{} is empty (end must be greater than start)",
+                b.start, b.end
+            ),
+        ));
+    }
+    if b.end as usize > edge_len {
+        return Err(ValidationError::new(
+            format!("{at}.end"),
+            format!(
+                "{} is past the {:?} edge, which is {edge_len} cells long",
+                b.end, b.edge
+            ),
+        ));
+    }
+    check_boundary_kind(&format!("{at}.kind"), &b.kind)
+}
+
+fn check_body(at: &str, body: &Body) -> Check {
+    check_gltf_path(&format!("{at}.gltf"), &body.gltf)?;
+    for (i, &v) in body.translation.iter().enumerate() {
+        finite(&format!("{at}.translation[{i}]"), v)?;
+    }
+    for (i, &v) in body.rotation.iter().enumerate() {
+        finite(&format!("{at}.rotation[{i}]"), v)?;
+    }
+    let norm2: f32 = body.rotation.iter().map(|v| v * v).sum();
+    if !(norm2 > 0.0 && norm2.is_finite()) {
+        return Err(ValidationError::new(
+            format!("{at}.rotation"),
+            "quaternion has zero (or unrepresentable) length",
+        ));
+    }
+    for (i, &v) in body.scale.iter().enumerate() {
+        positive(&format!("{at}.scale[{i}]"), v)?;
+    }
+    positive(&format!("{at}.density"), body.density)
+}
+
+fn check_gltf_path(field: &str, gltf: &str) -> Check {
+    let err = |reason: &str| Err(ValidationError::new(field, reason));
+    if gltf.trim().is_empty() {
+        return err("glTF path is empty");
+    }
+    if gltf.contains('\0') {
+        return err("glTF path contains a NUL character");
+    }
+    let bytes = gltf.as_bytes();
+    let windows_absolute = gltf.starts_with('\\')
+        || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':');
+    let path = Path::new(gltf);
+    if windows_absolute
+        || path.is_absolute()
+        || path
+            .components()
+            .any(|c| matches!(c, Component::RootDir | Component::Prefix(_)))
+    {
+        return err("glTF path must be relative to the level file");
+    }
+    Ok(())
+}

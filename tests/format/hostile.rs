@@ -1,0 +1,155 @@
+//! Hostile files (absurd sizes, lengths past the file) are refused fast, before allocating.
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use spillway::LevelError;
+use spillway::error::SidecarProblem;
+use spillway::level::Limits;
+use spillway::level::file::{load, load_with_limits};
+
+use crate::{load_err, take_largest_alloc};
+
+/// A hand-written level file declaring `nx × ny` cells whose grids claim `len` bytes each.
+fn hostile_ron(nx: u64, ny: u64, len: u64) -> String {
+    format!(
+        r#"(
+    format_version: 1,
+    name: "evil",
+    cell_size: 1.0,
+    size: (nx: {nx}, ny: {ny}),
+    terrain: (file: "evil.grids", offset: 8, len: {len}, crc32: 0, encoding: F32Le),
+    water: (file: "evil.grids", offset: 8, len: {len}, crc32: 0, encoding: F32Le),
+)
+"#
+    )
+}
+
+fn write_hostile(dir: &Path, nx: u64, ny: u64, len: u64) -> std::path::PathBuf {
+    let path = dir.join("evil.ron");
+    fs::write(&path, hostile_ron(nx, ny, len)).expect("write");
+    fs::write(dir.join("evil.grids"), b"SPWGRID1\0\0\0\0\0\0\0\0").expect("write");
+    path
+}
+
+/// Asserts `f` finishes quickly and allocates nothing near the declared size.
+fn quick_and_small<T>(f: impl FnOnce() -> T) -> T {
+    take_largest_alloc();
+    let start = Instant::now();
+    let out = f();
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        start.elapsed()
+    );
+    let largest = take_largest_alloc();
+    assert!(largest < 16 << 20, "allocated {largest} bytes at once");
+    out
+}
+
+#[test]
+fn million_by_million_grid_is_refused_before_allocating() {
+    let dir = tempfile::tempdir().expect("dir");
+    let n = 1_000_000u64;
+    let path = write_hostile(dir.path(), n, n, n * n * 4);
+    quick_and_small(|| {
+        let err = load_err(&path, &["`size", "limit"]);
+        assert!(matches!(err, LevelError::Invalid { .. }), "{err:?}");
+    });
+}
+
+#[test]
+fn without_limits_the_sidecar_length_still_stops_allocation() {
+    let dir = tempfile::tempdir().expect("dir");
+    let n = 1_000_000u64;
+    let path = write_hostile(dir.path(), n, n, n * n * 4);
+    let err = quick_and_small(|| load_with_limits(&path, &Limits::unlimited()))
+        .expect_err("must be refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("evil.ron") && msg.contains("truncated"),
+        "{msg}"
+    );
+    assert!(
+        matches!(
+            err,
+            LevelError::Sidecar {
+                problem: SidecarProblem::Truncated { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn declared_length_must_match_the_grid_size() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = write_hostile(dir.path(), 4, 4, u64::MAX);
+    let err = quick_and_small(|| load_err(&path, &["`terrain`", "length"]));
+    assert!(
+        matches!(
+            err,
+            LevelError::Sidecar {
+                problem: SidecarProblem::WrongLength { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn offset_overflow_is_truncation_not_a_panic() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("evil.ron");
+    let text = hostile_ron(2, 2, 16).replacen("offset: 8", &format!("offset: {}", u64::MAX), 1);
+    fs::write(&path, text).expect("write");
+    fs::write(
+        dir.path().join("evil.grids"),
+        [b"SPWGRID1".as_slice(), &[0; 32]].concat(),
+    )
+    .expect("write");
+    load_err(&path, &["`terrain`", "truncated"]);
+}
+
+#[test]
+fn oversized_side_and_tiny_grids_are_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    for (nx, ny, field) in [
+        (20_000, 2, "`size.nx`"),
+        (2, 1, "`size.ny`"),
+        (0, 0, "`size.nx`"),
+    ] {
+        let path = write_hostile(dir.path(), nx, ny, nx * ny * 4);
+        load_err(&path, &[field]);
+    }
+}
+
+#[test]
+fn custom_limits_apply() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = write_hostile(dir.path(), 64, 64, 64 * 64 * 4);
+    let limits = Limits {
+        max_cells: 1000,
+        ..Limits::default()
+    };
+    let err = load_with_limits(&path, &limits).expect_err("over the cell limit");
+    assert!(err.to_string().contains("1000 cells"), "{err}");
+}
+
+#[test]
+fn deeply_nested_ron_is_refused_without_overflowing_the_stack() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("deep.ron");
+    let depth = 100_000;
+    let text = format!(
+        "(format_version: 1, name: {}{})",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    fs::write(&path, text).expect("write");
+    let err = load(&path).expect_err("refused");
+    assert!(err.to_string().contains("deep.ron:1:"), "{err}");
+}

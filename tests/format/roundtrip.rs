@@ -1,0 +1,164 @@
+//! Save → load gives back the same level bit for bit; saves are atomic and files compact.
+
+use std::fs;
+
+use spillway::Level;
+use spillway::level::file::{load, save};
+
+use crate::{files_in, rich_level, saved};
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn assert_bit_exact(a: &Level, b: &Level) {
+    assert_eq!(a, b);
+    assert_eq!(bits(&a.terrain.data), bits(&b.terrain.data));
+    assert_eq!(bits(&a.water.data), bits(&b.water.data));
+    let (fa, fb) = (
+        a.flow.as_ref().expect("flow"),
+        b.flow.as_ref().expect("flow"),
+    );
+    assert_eq!(bits(&fa.flow_x), bits(&fb.flow_x));
+    assert_eq!(bits(&fa.flow_y), bits(&fb.flow_y));
+    assert_eq!(bits(&fa.ghost), bits(&fb.ghost));
+    assert_eq!(fa.time.to_bits(), fb.time.to_bits());
+    assert_eq!(a.cell_size.to_bits(), b.cell_size.to_bits());
+    assert_eq!(a.params.dt.to_bits(), b.params.dt.to_bits());
+}
+
+#[test]
+fn round_trip_is_bit_exact_with_flow_and_every_object_kind() {
+    let level = rich_level(37, 23);
+    let (_dir, path) = saved(&level);
+    let back = load(&path).expect("load");
+    assert_bit_exact(&level, &back);
+}
+
+#[test]
+fn round_trip_without_flow_state() {
+    let mut level = Level::flat(4, 3, 2.0, 1.5);
+    level.flow = None;
+    let (_dir, path) = saved(&level);
+    assert_eq!(load(&path).expect("load"), level);
+    let text = fs::read_to_string(&path).expect("read");
+    assert!(text.contains("flow: None"), "{text}");
+}
+
+#[test]
+fn level_file_is_readable_ron_with_a_version() {
+    let (_dir, path) = saved(&rich_level(8, 8));
+    let text = fs::read_to_string(&path).expect("read");
+    assert!(text.starts_with("(\n    format_version: 1,\n"), "{text}");
+    for needle in [
+        "name: \"river",
+        "params: (",
+        "sources: [",
+        "encoding: F32Le",
+        "ghost: [",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+    assert!(text.lines().count() > 50, "not pretty-printed:\n{text}");
+}
+
+#[test]
+fn resave_keeps_one_sidecar_and_removes_stale_ones() {
+    let mut level = rich_level(16, 16);
+    let (dir, path) = saved(&level);
+    let first = files_in(dir.path());
+    assert_eq!(first.len(), 2, "{first:?}");
+
+    // Saving the same content again reuses the same sidecar name: no diff in the level file.
+    let text = fs::read_to_string(&path).expect("read");
+    save(&level, &path).expect("save again");
+    assert_eq!(files_in(dir.path()), first);
+    assert_eq!(fs::read_to_string(&path).expect("read"), text);
+
+    // Changed grids get a new sidecar; the old one is removed after the level file is replaced.
+    level.water.set(3, 3, 9.0);
+    save(&level, &path).expect("save changed");
+    let second = files_in(dir.path());
+    assert_eq!(second.len(), 2, "{second:?}");
+    assert_ne!(second, first);
+    assert_eq!(load(&path).expect("load"), level);
+}
+
+#[test]
+fn interrupted_save_leaves_the_previous_level_loadable() {
+    let old = rich_level(16, 12);
+    let (dir, path) = saved(&old);
+
+    // Simulate a save that died after writing its sidecar and a temporary level file but before
+    // renaming the level file into place: the new sidecar (another name) and temp files lie around.
+    let mut new = old.clone();
+    new.terrain.set(1, 1, 42.0);
+    let (other_dir, other_path) = saved(&new);
+    for name in files_in(other_dir.path()) {
+        if name.ends_with(".grids") {
+            fs::copy(other_dir.path().join(&name), dir.path().join(&name)).expect("copy");
+        }
+    }
+    fs::copy(&other_path, dir.path().join(".level.ron.4242.1.0.tmp")).expect("copy");
+    fs::write(
+        dir.path().join(".level.grids.4242.1.1.tmp"),
+        b"SPWGRID1 half writ",
+    )
+    .expect("w");
+    assert_eq!(load(&path).expect("old level still loads"), old);
+
+    // The next save succeeds, and loading gives the newly saved level.
+    save(&new, &path).expect("save after crash");
+    assert_eq!(load(&path).expect("load"), new);
+    let grids: Vec<_> = files_in(dir.path())
+        .into_iter()
+        .filter(|n| n.ends_with(".grids"))
+        .collect();
+    assert_eq!(grids.len(), 1, "stale sidecars left: {grids:?}");
+}
+
+#[test]
+fn failed_save_does_not_touch_the_previous_level() {
+    let old = rich_level(8, 8);
+    let (dir, path) = saved(&old);
+    let before = files_in(dir.path());
+    let mut bad = old.clone();
+    bad.water.set(2, 5, -1.0);
+    let err = save(&bad, &path).expect_err("negative depth must not be saved");
+    assert!(err.to_string().contains("water(x=2, y=5)"), "{err}");
+    assert_eq!(files_in(dir.path()), before);
+    assert_eq!(load(&path).expect("load"), old);
+}
+
+#[test]
+fn files_are_at_most_one_and_a_half_times_the_raw_grids() {
+    let (nx, ny) = (512, 512);
+    let level = rich_level(nx, ny);
+    let (dir, _path) = saved(&level);
+    let raw = 4 * (2 * nx * ny + (nx + 1) * ny + nx * (ny + 1));
+    let total: u64 = fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").metadata().expect("meta").len())
+        .sum();
+    assert!(
+        total as f64 <= 1.5 * raw as f64,
+        "files total {total} bytes for {raw} raw grid bytes"
+    );
+}
+
+#[test]
+fn levels_sharing_a_folder_keep_their_own_sidecars() {
+    let a = rich_level(6, 6);
+    let mut b = a.clone();
+    b.terrain.set(0, 0, 3.0);
+    let (dir, path) = saved(&a);
+    let backup = dir.path().join("level.bak");
+    let other = dir.path().join("level2.ron");
+    save(&b, &backup).expect("save backup");
+    save(&b, &other).expect("save other");
+    save(&a, &path).expect("save again");
+    assert_eq!(load(&path).expect("load"), a);
+    assert_eq!(load(&backup).expect("load backup"), b);
+    assert_eq!(load(&other).expect("load other"), b);
+    assert_eq!(files_in(dir.path()).len(), 6, "{:?}", files_in(dir.path()));
+}

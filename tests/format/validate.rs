@@ -1,0 +1,211 @@
+//! `Level::validate` finds the first bad value and names it with a field path.
+
+use spillway::Grid;
+use spillway::level::{BoundaryKind, FlowState, Level, Limits, Shape, SolverKind};
+
+use crate::rich_level;
+
+/// The field path `validate` reports after `edit`, or `None` if the level is valid.
+fn field_after(edit: impl FnOnce(&mut Level)) -> Option<String> {
+    let mut level = rich_level(12, 9);
+    edit(&mut level);
+    level.validate(&Limits::default()).err().map(|e| e.field)
+}
+
+fn assert_field(edit: impl FnOnce(&mut Level), field: &str) {
+    assert_eq!(field_after(edit).as_deref(), Some(field));
+}
+
+#[test]
+fn valid_levels_pass() {
+    assert_eq!(field_after(|_| {}), None);
+    assert!(
+        Level::flat(2, 2, 1.0, 0.0)
+            .validate(&Limits::default())
+            .is_ok()
+    );
+}
+
+#[test]
+fn sizes() {
+    let small = Level::flat(1, 5, 1.0, 0.0);
+    assert_eq!(
+        small
+            .validate(&Limits::default())
+            .expect_err("1 wide")
+            .field,
+        "size.nx"
+    );
+    let limits = Limits {
+        max_side: 10,
+        ..Limits::default()
+    };
+    let err = rich_level(12, 9).validate(&limits).expect_err("too wide");
+    assert_eq!(err.field, "size.nx");
+    assert!(err.reason.contains("limit"), "{}", err.reason);
+    let limits = Limits {
+        max_cells: 100,
+        ..Limits::default()
+    };
+    assert_eq!(
+        rich_level(12, 9)
+            .validate(&limits)
+            .expect_err("too many")
+            .field,
+        "size"
+    );
+    let limits = Limits {
+        max_bodies: 1,
+        ..Limits::default()
+    };
+    assert_eq!(
+        rich_level(12, 9)
+            .validate(&limits)
+            .expect_err("bodies")
+            .field,
+        "bodies"
+    );
+    assert_field(|l| l.water = Grid::filled(12, 8, 0.0), "water");
+    assert_field(
+        |l| {
+            l.terrain.data.pop();
+        },
+        "terrain",
+    );
+    assert_field(
+        |l| {
+            l.flow = Some(FlowState {
+                solver: SolverKind::Pipes,
+                flow_x: vec![0.0; 12 * 9],
+                flow_y: vec![0.0; 12 * 10],
+                ghost: Vec::new(),
+                time: 0.0,
+            })
+        },
+        "flow.flow_x",
+    );
+}
+
+#[test]
+fn cells_are_named_by_coordinates() {
+    assert_field(|l| l.terrain.set(3, 7, f32::NAN), "terrain(x=3, y=7)");
+    assert_field(|l| l.water.set(11, 0, -1e-9), "water(x=11, y=0)");
+    assert_field(|l| l.water.set(0, 8, f32::INFINITY), "water(x=0, y=8)");
+    assert_field(
+        |l| l.flow.as_mut().expect("flow").flow_y[12 * 9 + 5] = f32::NAN,
+        "flow.flow_y(x=5, y=9)",
+    );
+    assert_field(
+        |l| l.flow.as_mut().expect("flow").ghost[2] = f32::NAN,
+        "flow.ghost[2]",
+    );
+    assert_field(|l| l.flow.as_mut().expect("flow").time = -1.0, "flow.time");
+}
+
+#[test]
+fn scalars_and_parameters() {
+    assert_field(|l| l.cell_size = 0.0, "cell_size");
+    assert_field(|l| l.cell_size = f32::NAN, "cell_size");
+    assert_field(|l| l.params.gravity = -9.81, "params.gravity");
+    assert_field(|l| l.params.dt = 0.0, "params.dt");
+    assert_field(|l| l.params.dt = 10.5, "params.dt");
+    assert!(field_after(|l| l.params.dt = 10.0).is_none());
+    assert_field(|l| l.params.friction = 1.0, "params.friction");
+    assert_field(|l| l.params.friction = -0.1, "params.friction");
+    assert!(field_after(|l| l.params.friction = 0.0).is_none());
+    assert_field(|l| l.params.cfl = 0.0, "params.cfl");
+    assert_field(|l| l.params.cfl = 1.01, "params.cfl");
+    assert_field(
+        |l| l.params.rain_mm_per_hour = -1.0,
+        "params.rain_mm_per_hour",
+    );
+    assert_field(
+        |l| l.params.default_boundary = BoundaryKind::FixedLevel { surface: f32::NAN },
+        "params.default_boundary.surface",
+    );
+}
+
+#[test]
+fn objects() {
+    assert_field(
+        |l| {
+            l.sources[1].shape = Shape::Circle {
+                x: 1.0,
+                y: 1.0,
+                radius: -2.0,
+            }
+        },
+        "sources[1].shape.radius",
+    );
+    assert_field(
+        |l| {
+            l.sources[0].shape = Shape::Point {
+                x: f32::NAN,
+                y: 0.0,
+            }
+        },
+        "sources[0].shape.x",
+    );
+    assert_field(
+        |l| {
+            l.sinks[0].shape = Shape::Box {
+                x0: 2.0,
+                y0: 0.0,
+                x1: 1.0,
+                y1: 1.0,
+            }
+        },
+        "sinks[0].shape.x1",
+    );
+    assert_field(
+        |l| l.sources[0].kind = spillway::level::SourceKind::Rate { m3_per_s: -1.0 },
+        "sources[0].kind.m3_per_s",
+    );
+    assert_field(
+        |l| {
+            l.sinks[1].kind = spillway::level::SinkKind::Level {
+                surface: 0.0,
+                max_m3_per_s: f32::NAN,
+            }
+        },
+        "sinks[1].kind.max_m3_per_s",
+    );
+    assert_field(|l| l.boundaries[1].end = 10, "boundaries[1].end"); // East edge is ny = 9 long
+    assert!(field_after(|l| l.boundaries[1].end = 9).is_none());
+    assert_field(|l| l.boundaries[2].end = 0, "boundaries[2].end"); // start 0 == end 0
+    assert_field(
+        |l| l.boundaries[3].kind = BoundaryKind::Inflow { m3_per_s: -3.0 },
+        "boundaries[3].kind.m3_per_s",
+    );
+    assert_field(|l| l.bodies[0].scale[2] = 0.0, "bodies[0].scale[2]");
+    assert_field(|l| l.bodies[1].density = -1.0, "bodies[1].density");
+    assert_field(|l| l.bodies[0].rotation = [0.0; 4], "bodies[0].rotation");
+    assert_field(
+        |l| l.bodies[0].rotation[3] = f32::NAN,
+        "bodies[0].rotation[3]",
+    );
+    assert_field(
+        |l| l.bodies[0].translation[1] = f32::INFINITY,
+        "bodies[0].translation[1]",
+    );
+    assert_field(|l| l.bodies[1].gltf = String::new(), "bodies[1].gltf");
+    assert_field(
+        |l| l.bodies[1].gltf = "/abs/rock.glb".into(),
+        "bodies[1].gltf",
+    );
+    assert_field(
+        |l| l.bodies[1].gltf = "C:\\rock.glb".into(),
+        "bodies[1].gltf",
+    );
+}
+
+#[test]
+fn error_displays_field_and_reason() {
+    let mut level = rich_level(12, 9);
+    level.params.dt = 11.0;
+    let err = level.validate(&Limits::default()).expect_err("dt");
+    assert_eq!(
+        err.to_string(),
+        "invalid `params.dt`: 11 s is longer than the 10 s maximum"
+    );
+}

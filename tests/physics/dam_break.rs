@@ -1,0 +1,123 @@
+//! 1-D dam breaks against the exact solutions: Ritter (dry bed) and Stoker (wet bed).
+
+use spillway::level::{CrossSection, SolverKind};
+use spillway::Simulation;
+use spillway_tests::*;
+
+const DX: f32 = 0.5;
+const N: usize = 800;
+const X0: f64 = 200.0;
+const H0: f64 = 1.0;
+const T: f64 = 30.0;
+
+/// Runs a dam break with downstream depth `h1` and returns the depth profile at time `T`.
+fn run(solver: SolverKind, section: CrossSection, h1: f32) -> Vec<f64> {
+    let mut level = channel(N, DX, solver, |x| if (x as f64) < X0 { H0 as f32 } else { h1 });
+    level.params.cross_section = section;
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(T).unwrap();
+    assert!((sim.stats().time - T).abs() < 1e-3);
+    assert_healthy(&sim);
+    profile(&sim)
+}
+
+fn ritter_error(h: &[f64]) -> f64 {
+    let c0 = (G * H0).sqrt();
+    l1_error(h, DX as f64, X0 - 1.2 * c0 * T, X0 + 2.2 * c0 * T, |x| ritter(x, X0, H0, T))
+}
+
+fn stoker_error(h: &[f64], h1: f64) -> f64 {
+    let c0 = (G * H0).sqrt();
+    let (_, _, s) = stoker_state(H0, h1);
+    l1_error(h, DX as f64, X0 - 1.2 * c0 * T, X0 + 1.2 * s * T, |x| stoker(x, X0, H0, h1, T))
+}
+
+/// Volume per unit width that has passed the dam site.
+fn passed(h: &[f64]) -> f64 {
+    h.iter()
+        .enumerate()
+        .filter(|(i, _)| (*i as f64 + 0.5) * DX as f64 > X0)
+        .map(|(_, v)| v * DX as f64)
+        .sum()
+}
+
+#[test]
+fn ritter_swe_matches_exact_profile_and_discharge() {
+    let h = run(SolverKind::Swe, CrossSection::Upwind, 0.0);
+    let err = ritter_error(&h);
+    let exact = 8.0 / 27.0 * H0 * (G * H0).sqrt() * T;
+    let vol = passed(&h);
+    println!("Ritter SWE: L1 {:.2}%, passed {vol:.3} vs exact {exact:.3}", err * 100.0);
+    assert!(err <= 0.05, "SWE Ritter L1 error {err}");
+    assert!((vol - exact).abs() / exact <= 0.05, "passed volume {vol} vs {exact}");
+}
+
+#[test]
+fn ritter_pipes_within_15_percent_and_sections_compared() {
+    let mut results = Vec::new();
+    for cs in SECTIONS {
+        let h = run(SolverKind::Pipes, cs, 0.0);
+        let err = ritter_error(&h);
+        println!("Ritter pipes, cross-section {cs:?}: L1 {:.2}%", err * 100.0);
+        results.push((cs, err));
+    }
+    let default = results.iter().find(|(cs, _)| *cs == CrossSection::default()).unwrap().1;
+    assert!(default <= 0.15, "pipes Ritter L1 error {default}");
+    // The depth-aware default must beat the classic constant pipe.
+    let constant = results.iter().find(|(cs, _)| *cs == CrossSection::Constant).unwrap().1;
+    assert!(default < constant, "upwind {default} vs constant {constant}");
+}
+
+#[test]
+fn stoker_swe_matches_exact_profile() {
+    for h1 in [0.1f32, 0.3] {
+        let h = run(SolverKind::Swe, CrossSection::Upwind, h1);
+        let err = stoker_error(&h, h1 as f64);
+        println!("Stoker SWE h1={h1}: L1 {:.2}%", err * 100.0);
+        assert!(err <= 0.05, "SWE Stoker L1 error {err} (h1 = {h1})");
+    }
+}
+
+#[test]
+fn stoker_pipes_within_15_percent() {
+    for h1 in [0.1f32, 0.3] {
+        let h = run(SolverKind::Pipes, CrossSection::default(), h1);
+        let err = stoker_error(&h, h1 as f64);
+        println!("Stoker pipes h1={h1}: L1 {:.2}%", err * 100.0);
+        assert!(err <= 0.15, "pipes Stoker L1 error {err} (h1 = {h1})");
+    }
+}
+
+#[test]
+fn debug_profile() {
+    let mut level = channel(N, DX, SolverKind::Swe, |x| if (x as f64) < X0 { H0 as f32 } else { 0.0 });
+    level.params.cfl = std::env::var("CFL").map(|v| v.parse().unwrap()).unwrap_or(0.5);
+    let mut sim = Simulation::new(&level).unwrap();
+    for step in 0..3 {
+        sim.advance(10.0).unwrap();
+        let h = profile(&sim);
+        let t = 10.0 * (step + 1) as f64;
+        let front = h.iter().rposition(|&v| v > 1e-4).unwrap();
+        let mut s = String::new();
+        for i in (300..front + 3).step_by(10) {
+            let x = (i as f64 + 0.5) * 0.5;
+            let xi = (x - X0) / t;
+            let c0 = (G * H0).sqrt();
+            s += &format!("{x}:{:.3}/{:.3} u {:.2}/{:.2}| ", h[i], ritter(x, X0, H0, t), sim.cell_velocity(i, 1).0, 2.0 / 3.0 * (c0 + xi));
+        }
+        println!("t={t} front {} exact {} | {s}", (front as f64 + 0.5) * 0.5, X0 + 2.0 * (G * H0).sqrt() * t);
+    }
+}
+
+#[test]
+fn debug_tiny() {
+    let level = channel(20, 0.5, SolverKind::Swe, |x| if x < 5.0 { 1.0 } else { 0.0 });
+    let mut sim = Simulation::new(&level).unwrap();
+    for _ in 0..8 {
+        sim.step(0.05).unwrap();
+        let h = profile(&sim);
+        let s: Vec<String> = h[6..20].iter().map(|v| format!("{v:.3}")).collect();
+        let u: Vec<String> = (6..20).map(|i| format!("{:.2}", sim.cell_velocity(i, 1).0)).collect();
+        println!("h {}\nu {}", s.join(" "), u.join(" "));
+    }
+}

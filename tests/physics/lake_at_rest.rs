@@ -1,0 +1,1 @@
+//! lake_at_rest

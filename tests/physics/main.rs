@@ -1,0 +1,10 @@
+//! Physics validation of the CPU solvers: analytic dam breaks (Ritter, Stoker), lake at rest,
+//! wave speed, volume balance, open edges, forcing, stability and determinism.
+
+mod boundaries;
+mod dam_break;
+mod determinism;
+mod forcing;
+mod lake_at_rest;
+mod stability;
+mod wave_speed;

@@ -1,0 +1,126 @@
+//! Shared scenes and measurements for the integration tests: 1-D channels, exact dam-break
+//! solutions and energy measures.
+
+use spillway::level::{Boundary, BoundaryKind, CrossSection, Edge, Level, SolverKind};
+use spillway::{Grid, Simulation};
+
+/// Gravity used by every test scene, m/s².
+pub const G: f64 = 9.81;
+
+/// A flat-bottomed channel `n` cells long and 4 wide (walls on the long sides), cell size `dx`,
+/// with depth `depth(x)` at each cell centre `x` (metres from the west end).
+pub fn channel(n: usize, dx: f32, solver: SolverKind, depth: impl Fn(f32) -> f32) -> Level {
+    let mut level = Level::flat(n, 4, dx, 0.0);
+    level.water = Grid::from_fn(n, 4, |i, _| depth((i as f32 + 0.5) * dx));
+    level.params.solver = solver;
+    level.params.friction = 0.0;
+    level.params.dt = 0.05;
+    level
+}
+
+/// Makes the west and east ends of a channel open (absorbing).
+pub fn open_ends(level: &mut Level) {
+    let ny = level.ny() as u32;
+    for edge in [Edge::West, Edge::East] {
+        level.boundaries.push(Boundary { edge, start: 0, end: ny, kind: BoundaryKind::Open });
+    }
+}
+
+/// The depth profile along a channel: the mean over its width of each column.
+pub fn profile(sim: &Simulation) -> Vec<f64> {
+    let (nx, ny) = (sim.nx(), sim.ny());
+    (0..nx)
+        .map(|i| (0..ny).map(|j| sim.depth()[j * nx + i] as f64).sum::<f64>() / ny as f64)
+        .collect()
+}
+
+/// Ritter's exact dry-bed dam-break depth at `x` (dam at `x0`, upstream depth `h0`) at time `t`.
+pub fn ritter(x: f64, x0: f64, h0: f64, t: f64) -> f64 {
+    let c0 = (G * h0).sqrt();
+    let xi = (x - x0) / t;
+    if xi <= -c0 {
+        h0
+    } else if xi <= 2.0 * c0 {
+        (2.0 * c0 - xi).powi(2) / (9.0 * G)
+    } else {
+        0.0
+    }
+}
+
+/// Stoker's wet-bed dam-break solution: returns (middle depth, middle velocity, shock speed).
+pub fn stoker_state(h0: f64, h1: f64) -> (f64, f64, f64) {
+    let c0 = (G * h0).sqrt();
+    let f = |hm: f64| {
+        let um_rare = 2.0 * (c0 - (G * hm).sqrt());
+        let um_shock = (hm - h1) * (G * (hm + h1) / (2.0 * hm * h1)).sqrt();
+        um_rare - um_shock
+    };
+    let (mut lo, mut hi) = (h1, h0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    let hm = 0.5 * (lo + hi);
+    let um = 2.0 * (c0 - (G * hm).sqrt());
+    (hm, um, hm * um / (hm - h1))
+}
+
+/// Stoker's exact wet-bed dam-break depth at `x` at time `t`.
+pub fn stoker(x: f64, x0: f64, h0: f64, h1: f64, t: f64) -> f64 {
+    let (hm, um, s) = stoker_state(h0, h1);
+    let c0 = (G * h0).sqrt();
+    let cm = (G * hm).sqrt();
+    let xi = (x - x0) / t;
+    if xi <= -c0 {
+        h0
+    } else if xi <= um - cm {
+        (2.0 * c0 - xi).powi(2) / (9.0 * G)
+    } else if xi <= s {
+        hm
+    } else {
+        h1
+    }
+}
+
+/// Relative L1 error `Σ|h - e| / Σ|e|` over cells whose centres lie in `[lo, hi]` metres.
+pub fn l1_error(h: &[f64], dx: f64, lo: f64, hi: f64, exact: impl Fn(f64) -> f64) -> f64 {
+    let (mut err, mut norm) = (0.0, 0.0);
+    for (i, &v) in h.iter().enumerate() {
+        let x = (i as f64 + 0.5) * dx;
+        if x >= lo && x <= hi {
+            let e = exact(x);
+            err += (v - e).abs();
+            norm += e.abs();
+        }
+    }
+    err / norm
+}
+
+/// Wave energy of a channel per unit width: potential `½·g·η²` about `rest` plus kinetic
+/// `½·h·u²`, summed over cells.
+pub fn energy(sim: &Simulation, rest: f32) -> f64 {
+    let (nx, ny) = (sim.nx(), sim.ny());
+    let dx = sim.cell_size() as f64;
+    let mut e = 0.0;
+    for j in 0..ny {
+        for i in 0..nx {
+            let c = j * nx + i;
+            let eta = (sim.terrain()[c] + sim.depth()[c] - rest) as f64;
+            let (u, v) = sim.cell_velocity(i, j);
+            let h = sim.depth()[c] as f64;
+            e += 0.5 * G * eta * eta + 0.5 * h * ((u * u + v * v) as f64);
+        }
+    }
+    e * dx / ny as f64
+}
+
+/// Every cross-section rule of the pipes solver, for comparisons.
+pub const SECTIONS: [CrossSection; 4] =
+    [CrossSection::Upwind, CrossSection::FaceDepth, CrossSection::Mean, CrossSection::Constant];
+
+/// Asserts every depth is finite and non-negative.
+pub fn assert_healthy(sim: &Simulation) {
+    for (c, &d) in sim.depth().iter().enumerate() {
+        assert!(d.is_finite() && d >= 0.0, "bad depth {d} at cell {c}");
+    }
+}
