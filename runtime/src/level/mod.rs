@@ -85,10 +85,13 @@ pub enum SolverKind {
 /// How the pipes solver sets the cross-section of the pipe between two cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CrossSection {
-    /// Depth of the upwind cell (the one with the higher surface): waves travel at sqrt(g·h).
-    #[default]
+    /// Depth of the upwind cell (the one with the higher surface): waves travel at sqrt(g·h),
+    /// but the asymmetry pumps water into shallow shore cells of a lake at rest.
     Upwind,
-    /// Hydrostatic face depth `max(surface) - max(terrain)`: the depth of water that can pass.
+    /// Depth of water at the interface, `max(surface) - max(terrain)`: the upwind surface over
+    /// the higher of the two terrain heights. Waves travel at sqrt(g·h), the same for either
+    /// flow direction, so still water stays still over any terrain (well balanced).
+    #[default]
     FaceDepth,
     /// Mean depth of the two cells.
     Mean,
@@ -139,7 +142,7 @@ impl Default for Params {
     fn default() -> Self {
         Self {
             solver: SolverKind::Pipes,
-            cross_section: CrossSection::Upwind,
+            cross_section: CrossSection::FaceDepth,
             advection: Advection::Conservative,
             pipe_advection: true,
             gravity: 9.81,

@@ -7,6 +7,7 @@
 
 use crate::level::{BoundaryKind, CrossSection, Edge, Level};
 
+use super::kernel::PassGrid;
 use super::pipes::section;
 
 /// The condition of one edge cell.
@@ -123,17 +124,8 @@ impl Edges {
     }
 
     /// Accelerates the border faces for a step of `dt` seconds.
-    #[allow(clippy::too_many_arguments)]
-    pub fn accelerate(
-        &mut self,
-        terrain: &[f32],
-        depth: &[f32],
-        nx: usize,
-        ny: usize,
-        g_dt: f32,
-        fric: f32,
-        cs: CrossSection,
-    ) {
+    pub fn accelerate(&mut self, terrain: &[f32], depth: &[f32], grid: PassGrid, g_dt: f32, fric: f32, cs: CrossSection) {
+        let PassGrid { nx, ny, .. } = grid;
         for e in 0..4 {
             let s = inward(e);
             for k in 0..self.cells[e].len() {

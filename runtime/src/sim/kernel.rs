@@ -38,6 +38,10 @@ pub(crate) struct PassGrid {
 
 /// Runs the limit-and-update pass, writing `qx_new` (`(nx+1)·ny`), `qy_new` (`nx·(ny+1)`) and
 /// `d_new` (`nx·ny`) from `d_old` and the accelerations.
+///
+/// `carry` holds, per cell, the part of past depth changes that `f32` could not represent
+/// (compensated summation): a lake that rises by less than half an ulp per step still fills,
+/// and volume is conserved to far better than `f32` rounding.
 pub(crate) fn limit_and_update(
     acc: &impl FaceAccel,
     g: PassGrid,
@@ -45,13 +49,14 @@ pub(crate) fn limit_and_update(
     qx_new: &mut [f32],
     qy_new: &mut [f32],
     d_new: &mut [f32],
+    carry: &mut [f32],
 ) -> PassReport {
     let PassGrid { nx, ny, .. } = g;
     let threads = rayon::current_num_threads().max(1);
     let band = (ny / (threads * 4)).clamp(8, 64).min(ny);
     // Split the outputs into bands of rows; the last band also owns the south border face row.
     let mut bands = Vec::new();
-    let (mut qx_rest, mut qy_rest, mut d_rest) = (qx_new, qy_new, d_new);
+    let (mut qx_rest, mut qy_rest, mut d_rest, mut c_rest) = (qx_new, qy_new, d_new, carry);
     let mut j0 = 0;
     while j0 < ny {
         let j1 = (j0 + band).min(ny);
@@ -60,8 +65,9 @@ pub(crate) fn limit_and_update(
         let (qx_b, qx_r) = std::mem::take(&mut qx_rest).split_at_mut(rows * (nx + 1));
         let (qy_b, qy_r) = std::mem::take(&mut qy_rest).split_at_mut(face_rows * nx);
         let (d_b, d_r) = std::mem::take(&mut d_rest).split_at_mut(rows * nx);
-        bands.push((j0, j1, qx_b, qy_b, d_b));
-        (qx_rest, qy_rest, d_rest) = (qx_r, qy_r, d_r);
+        let (c_b, c_r) = std::mem::take(&mut c_rest).split_at_mut(rows * nx);
+        bands.push((j0, j1, qx_b, qy_b, Rows { depth: d_b, carry: c_b }));
+        (qx_rest, qy_rest, d_rest, c_rest) = (qx_r, qy_r, d_r, c_r);
         j0 = j1;
     }
     let reports: Vec<PassReport> = bands
@@ -72,6 +78,12 @@ pub(crate) fn limit_and_update(
         max_depth: a.max_depth.max(r.max_depth),
         blow_up: a.blow_up.or(r.blow_up),
     })
+}
+
+/// The new depths and carries of a band of rows.
+struct Rows<'a> {
+    depth: &'a mut [f32],
+    carry: &'a mut [f32],
 }
 
 /// Outflow-limiting factors of one row: the share of each cell's accelerated outflow it can
@@ -94,7 +106,7 @@ fn run_band(
     j1: usize,
     qx_b: &mut [f32],
     qy_b: &mut [f32],
-    d_b: &mut [f32],
+    mut d_b: Rows,
 ) -> PassReport {
     let PassGrid { nx, ny, dt, dx } = g;
     let vol_rate = dx * dx / dt;
@@ -148,7 +160,7 @@ fn run_band(
             }
         }
         if j > j0 {
-            update_row(j - 1, j0, nx, c, d_old, qx_b, &fy_prev, &fy_top, d_b, &mut report);
+            update_row(j - 1, j0, nx, c, d_old, qx_b, &fy_prev, &fy_top, &mut d_b, &mut report);
         }
         if j == ny - 1 {
             // South border face row: outflow limited by this row, inflow from outside unlimited.
@@ -159,7 +171,7 @@ fn run_band(
                 south[i] = if q > 0.0 { q * k_cur[i] } else { q };
             }
             let south = south.to_vec();
-            update_row(j, j0, nx, c, d_old, qx_b, &fy_top, &south, d_b, &mut report);
+            update_row(j, j0, nx, c, d_old, qx_b, &fy_top, &south, &mut d_b, &mut report);
         }
         std::mem::swap(&mut k_prev, &mut k_cur);
         std::mem::swap(&mut ay_top, &mut ay_bot);
@@ -179,19 +191,21 @@ fn update_row(
     qx_b: &[f32],
     fy_in: &[f32],
     fy_out: &[f32],
-    d_b: &mut [f32],
+    d_b: &mut Rows,
     report: &mut PassReport,
 ) {
     let local = r - j0;
     let qx = &qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
     let old = &d_old[r * nx..(r + 1) * nx];
-    let new = &mut d_b[local * nx..(local + 1) * nx];
+    let new = &mut d_b.depth[local * nx..(local + 1) * nx];
+    let carry = &mut d_b.carry[local * nx..(local + 1) * nx];
     let mut max = report.max_depth;
     let mut finite = true;
     for i in 0..nx {
-        let v = old[i] + (qx[i] - qx[i + 1] + fy_in[i] - fy_out[i]) * c;
-        finite &= v.is_finite();
-        let v = v.max(0.0);
+        let t = (qx[i] - qx[i + 1] + fy_in[i] - fy_out[i]) * c + carry[i];
+        let v = (old[i] + t).max(0.0);
+        finite &= t.is_finite();
+        carry[i] = t - (v - old[i]);
         max = max.max(v);
         new[i] = v;
     }

@@ -21,6 +21,9 @@ use boundary::Edges;
 use forcing::Patch;
 use kernel::{PassGrid, limit_and_update};
 
+/// The most sub-steps one step may take before the water counts as running away.
+pub const MAX_SUBSTEPS: u32 = 1000;
+
 /// Volume and health figures of a running simulation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stats {
@@ -59,6 +62,15 @@ pub enum StepError {
         /// Simulated time of the failed step, seconds.
         time: f64,
     },
+    /// Waves or currents became so fast that one step would need more than `MAX_SUBSTEPS`
+    /// sub-steps.
+    #[error("the water ran away (wave plus flow speed {speed:.1} m/s) at t={time:.3} s; the step was not taken")]
+    Runaway {
+        /// Wave plus flow speed, m/s.
+        speed: f32,
+        /// Simulated time, seconds.
+        time: f64,
+    },
     /// The requested step length is not a positive finite number.
     #[error("the time step {0} s is not a positive finite number")]
     BadTimeStep(f32),
@@ -84,6 +96,8 @@ pub struct Simulation {
     terrain: Vec<f32>,
     depth: Vec<f32>,
     depth_next: Vec<f32>,
+    /// Per-cell depth change that `f32` could not hold yet (compensated summation).
+    carry: Vec<f32>,
     /// Limited face discharges of the last step, m³/s.
     qx: Vec<f32>,
     qy: Vec<f32>,
@@ -149,13 +163,15 @@ impl Simulation {
             params: level.params.clone(),
             terrain: level.terrain.data.clone(),
             depth_next: vec![0.0; nx * ny],
+            carry: vec![0.0; nx * ny],
             depth,
             qx_next: qx.clone(),
             qy_next: qy.clone(),
             qx,
             qy,
             swe,
-            pipe_momentum: None,
+            pipe_momentum: (level.params.solver == SolverKind::Pipes && level.params.pipe_advection)
+                .then(|| swe::Velocities::zero(nx, ny)),
             edges,
             patches: forcing::patches(level),
             time: saved.map_or(0.0, |f| f.time),
@@ -167,6 +183,10 @@ impl Simulation {
             max_depth: 0.0,
         };
         sim.volume_initial = sim.volume();
+        let grid = PassGrid { nx, ny, dt: sim.params.dt, dx };
+        if let Some(m) = sim.pipe_momentum.as_mut() {
+            m.store(grid, &sim.depth, &sim.qx, &sim.qy, false);
+        }
         sim.max_depth = sim.depth.iter().fold(0.0f32, |a, &b| a.max(b));
         Ok(sim)
     }
@@ -243,7 +263,12 @@ impl Simulation {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(StepError::BadTimeStep(dt));
         }
-        let n = (dt / self.stable_dt()).ceil().clamp(1.0, 10_000.0) as u32;
+        let needed = (dt / self.stable_dt()).ceil().max(1.0);
+        if needed > MAX_SUBSTEPS as f32 {
+            let speed = self.params.cfl * self.dx / self.stable_dt();
+            return Err(StepError::Runaway { speed, time: self.time });
+        }
+        let n = needed as u32;
         let sub = dt / n as f32;
         for _ in 0..n {
             self.substep(sub)?;
@@ -271,15 +296,14 @@ impl Simulation {
         let grid = PassGrid { nx: self.nx, ny: self.ny, dt, dx: self.dx };
         let report = match &mut self.swe {
             None => {
-                self.edges.accelerate(&self.terrain, &self.depth, self.nx, self.ny, g_dt, fric, p.cross_section);
-                let (qx, qy) = if p.pipe_advection {
-                    let m = self.pipe_momentum.get_or_insert_with(|| swe::Velocities::zero(self.nx, self.ny));
-                    m.store(grid, &self.depth, &self.qx, &self.qy, false);
-                    m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
-                    m.advected_discharges(grid, &self.depth);
-                    (&m.u, &m.v)
-                } else {
-                    (&self.qx, &self.qy)
+                self.edges.accelerate(&self.terrain, &self.depth, grid, g_dt, fric, p.cross_section);
+                let (qx, qy) = match self.pipe_momentum.as_mut() {
+                    Some(m) => {
+                        m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
+                        m.advected_discharges(grid, &self.depth);
+                        (&m.u, &m.v)
+                    }
+                    None => (&self.qx, &self.qy),
                 };
                 let acc = pipes::PipesAccel {
                     nx: self.nx,
@@ -293,25 +317,21 @@ impl Simulation {
                     fric,
                     cs: p.cross_section,
                 };
-                limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next)
+                let r = limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next, &mut self.carry);
+                if let Some(m) = self.pipe_momentum.as_mut() {
+                    m.store(grid, &self.depth, &self.qx_next, &self.qy_next, false);
+                }
+                r
             }
             Some(vel) => {
                 // The edges use the pipes rule on the border faces with upwind sections.
-                self.edges.accelerate(
-                    &self.terrain,
-                    &self.depth,
-                    self.nx,
-                    self.ny,
-                    g_dt,
-                    fric,
-                    crate::level::CrossSection::Upwind,
-                );
+                self.edges.accelerate(&self.terrain, &self.depth, grid, g_dt, fric, crate::level::CrossSection::Upwind);
                 match p.advection {
                     crate::level::Advection::Conservative => vel.advect_conservative(grid, &self.depth, &self.qx, &self.qy),
                     crate::level::Advection::SemiLagrangian => vel.advect_semi_lagrangian(grid),
                 }
                 let acc = swe::SweAccel { grid, terrain: &self.terrain, depth: &self.depth, vel, edges: &self.edges, g_dt, fric };
-                let r = limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next);
+                let r = limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next, &mut self.carry);
                 vel.store(grid, &self.depth, &self.qx_next, &self.qy_next, p.advection == crate::level::Advection::SemiLagrangian);
                 r
             }

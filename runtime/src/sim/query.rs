@@ -17,11 +17,12 @@ impl Simulation {
         bilinear(&self.terrain, self.nx, self.ny, fx, fy) + self.depth_at(x, y)
     }
 
-    /// Depth-averaged water velocity `(vx, vy)` in m/s of cell `(i, j)`; zero where dry.
+    /// Depth-averaged water velocity `(vx, vy)` in m/s of cell `(i, j)`; zero where the water
+    /// is a film under 1 mm deep, whose speed means nothing to a game.
     pub fn cell_velocity(&self, i: usize, j: usize) -> (f32, f32) {
         let nx = self.nx;
         let h = self.depth[j * nx + i];
-        if h <= 1e-4 {
+        if h <= 1e-3 {
             return (0.0, 0.0);
         }
         let qx = 0.5 * (self.qx[j * (nx + 1) + i] + self.qx[j * (nx + 1) + i + 1]);

@@ -12,6 +12,9 @@ use super::kernel::{FaceAccel, PassGrid};
 /// Depth below which a face is treated as dry (no velocity).
 pub(crate) const DRY: f32 = 1e-6;
 
+/// Depth below which a border face carries no velocity (its outside depth is unknown).
+const BORDER_FILM: f32 = 0.01;
+
 /// Face velocities (m/s) and their advected copies.
 pub(crate) struct Velocities {
     /// x-face velocities, `(nx+1)·ny`.
@@ -78,18 +81,27 @@ impl Velocities {
             let h = if q > 0.0 { dl } else { dr };
             if h > DRY { q / (h * dx) } else { 0.0 }
         };
+        // A border face's outside depth is unknown here: take the edge cell's, and no speed
+        // at all over a film thinner than `BORDER_FILM`.
+        let border = |q: f32, d: f32| if d > BORDER_FILM { q / (d * dx) } else { 0.0 };
         self.u_adv.par_chunks_mut(nx + 1).enumerate().for_each(|(j, row)| {
             for (i, out) in row.iter_mut().enumerate() {
-                let dl = d_old[j * nx + i.saturating_sub(1).min(nx - 1)];
-                let dr = d_old[j * nx + i.min(nx - 1)];
-                *out = vel(qx[j * (nx + 1) + i], dl, dr);
+                let q = qx[j * (nx + 1) + i];
+                *out = if i == 0 || i == nx {
+                    border(q, d_old[j * nx + i.min(nx - 1)])
+                } else {
+                    vel(q, d_old[j * nx + i - 1], d_old[j * nx + i])
+                };
             }
         });
         self.v_adv.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
             for (i, out) in row.iter_mut().enumerate() {
-                let dl = d_old[j.saturating_sub(1).min(ny - 1) * nx + i];
-                let dr = d_old[j.min(ny - 1) * nx + i];
-                *out = vel(qy[j * nx + i], dl, dr);
+                let q = qy[j * nx + i];
+                *out = if j == 0 || j == ny {
+                    border(q, d_old[j.min(ny - 1) * nx + i])
+                } else {
+                    vel(q, d_old[(j - 1) * nx + i], d_old[j * nx + i])
+                };
             }
         });
         // A still face takes the velocity of the face behind it when that one flows toward it.
