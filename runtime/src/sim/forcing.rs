@@ -88,11 +88,16 @@ pub(crate) fn patches(level: &Level) -> Vec<Patch> {
 }
 
 /// Applies the patches and rain for `dt` seconds; returns the exact volumes added and removed.
+///
+/// Added water goes into `carry`, the per-cell compensation the depth pass folds in, so even
+/// additions far below `f32` resolution of the depth are kept; sinks take from the depth
+/// itself (never more than there is).
 pub(crate) fn apply(
     patches: &[Patch],
     rain_m_per_s: f32,
     terrain: &[f32],
     depth: &mut [f32],
+    carry: &mut [f32],
     dt: f32,
     dx: f32,
 ) -> (f64, f64) {
@@ -121,27 +126,27 @@ pub(crate) fn apply(
         for &c in &p.cells {
             let c = c as usize;
             let w = want(c, depth) * scale;
-            let old = depth[c];
-            let new = if p.adds { old + w } else { (old - w).max(0.0) };
-            depth[c] = new;
-            let change = (new as f64 - old as f64) * area;
-            if change > 0.0 {
-                added += change;
+            if p.adds {
+                let old = carry[c];
+                carry[c] = old + w;
+                added += (carry[c] as f64 - old as f64) * area;
             } else {
-                removed -= change;
+                let old = depth[c];
+                depth[c] = (old - w).max(0.0);
+                removed += (old as f64 - depth[c] as f64) * area;
             }
         }
     }
     if rain_m_per_s > 0.0 {
         let r = rain_m_per_s * dt;
-        let gained: f64 = depth
+        let gained: f64 = carry
             .par_chunks_mut(4096)
             .map(|chunk| {
                 let mut s = 0.0f64;
-                for d in chunk {
-                    let old = *d;
-                    *d = old + r;
-                    s += *d as f64 - old as f64;
+                for c in chunk {
+                    let old = *c;
+                    *c = old + r;
+                    s += *c as f64 - old as f64;
                 }
                 s
             })

@@ -162,7 +162,7 @@ fn run_band(
         if j > j0 {
             update_row(j - 1, j0, nx, c, d_old, qx_b, &fy_prev, &fy_top, &mut d_b, &mut report);
         }
-        if j == ny - 1 {
+        if j == ny - 1 && j < j1 {
             // South border face row: outflow limited by this row, inflow from outside unlimited.
             let local = ny - j0;
             let south = &mut qy_b[local * nx..(local + 1) * nx];

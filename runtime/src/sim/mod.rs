@@ -290,7 +290,7 @@ impl Simulation {
     fn substep(&mut self, dt: f32) -> Result<(), StepError> {
         let p = &self.params;
         let rain = p.rain_mm_per_hour / 1000.0 / 3600.0;
-        let (added, removed) = forcing::apply(&self.patches, rain, &self.terrain, &mut self.depth, dt, self.dx);
+        let (added, removed) = forcing::apply(&self.patches, rain, &self.terrain, &mut self.depth, &mut self.carry, dt, self.dx);
         let fric = (1.0 - p.friction).powf(dt);
         let g_dt = p.gravity * dt;
         let grid = PassGrid { nx: self.nx, ny: self.ny, dt, dx: self.dx };
