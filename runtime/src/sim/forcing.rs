@@ -26,18 +26,14 @@ pub(crate) fn rasterise(shape: &Shape, nx: usize, ny: usize, dx: f32) -> Vec<u32
         let cy = ((y / dx).floor().max(0.0) as usize).min(ny - 1);
         (cy * nx + cx) as u32
     };
-    let (cx, cy, inside): (f32, f32, Box<dyn Fn(f32, f32) -> bool>) = match *shape {
-        Shape::Point { x, y } => (x, y, Box::new(|_, _| false)),
-        Shape::Circle { x, y, radius } => (
-            x,
-            y,
-            Box::new(move |px: f32, py: f32| (px - x).powi(2) + (py - y).powi(2) <= radius * radius),
-        ),
-        Shape::Box { x0, y0, x1, y1 } => (
-            0.5 * (x0 + x1),
-            0.5 * (y0 + y1),
-            Box::new(move |px: f32, py: f32| px >= x0.min(x1) && px <= x0.max(x1) && py >= y0.min(y1) && py <= y0.max(y1)),
-        ),
+    let (cx, cy) = match *shape {
+        Shape::Point { x, y } | Shape::Circle { x, y, .. } => (x, y),
+        Shape::Box { x0, y0, x1, y1 } => (0.5 * (x0 + x1), 0.5 * (y0 + y1)),
+    };
+    let inside = |px: f32, py: f32| match *shape {
+        Shape::Point { .. } => false,
+        Shape::Circle { x, y, radius } => (px - x).powi(2) + (py - y).powi(2) <= radius * radius,
+        Shape::Box { x0, y0, x1, y1 } => px >= x0.min(x1) && px <= x0.max(x1) && py >= y0.min(y1) && py <= y0.max(y1),
     };
     let (lo_x, hi_x, lo_y, hi_y) = match *shape {
         Shape::Point { .. } => (0.0, -1.0, 0.0, -1.0),
