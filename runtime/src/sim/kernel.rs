@@ -90,7 +90,9 @@ struct Rows<'a> {
 /// actually supply this step.
 #[inline]
 fn limits(ax: &[f32], ay_top: &[f32], ay_bot: &[f32], d: &[f32], vol_rate: f32, k: &mut [f32]) {
-    for i in 0..k.len() {
+    let n = k.len();
+    let (ax, ay_top, ay_bot, d) = (&ax[..n + 1], &ay_top[..n], &ay_bot[..n], &d[..n]);
+    for i in 0..n {
         let out = (-ax[i]).max(0.0) + ax[i + 1].max(0.0) + (-ay_top[i]).max(0.0) + ay_bot[i].max(0.0);
         let vol = d[i] * vol_rate;
         k[i] = if out > vol { vol / out } else { 1.0 };
@@ -134,29 +136,25 @@ fn run_band(
         acc.y_row(j + 1, &mut ay_bot);
         let d_row = &d_old[j * nx..(j + 1) * nx];
         limits(&ax, &ay_top, &ay_bot, d_row, vol_rate, &mut k_cur);
+        let (kp, kc, ay) = (&k_prev[..nx], &k_cur[..nx], &ay_top[..nx]);
+        let top_k = if j == 0 { 1.0 } else { 0.0 };
         for i in 0..nx {
-            let q = ay_top[i];
-            let f = if q > 0.0 {
-                if j == 0 { 1.0 } else { k_prev[i] }
-            } else {
-                k_cur[i]
-            };
+            let q = ay[i];
+            // From the row above (or from outside the map at j = 0), else from this row.
+            let f = if q > 0.0 { kp[i].max(top_k) } else { kc[i] };
             fy_top[i] = q * f;
         }
         if j < j1 {
             let local = j - j0;
             qy_b[local * nx..(local + 1) * nx].copy_from_slice(&fy_top);
             let qx_row = &mut qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
-            for i in 0..=nx {
-                let q = ax[i];
-                let f = if q > 0.0 {
-                    if i == 0 { 1.0 } else { k_cur[i - 1] }
-                } else if i == nx {
-                    1.0
-                } else {
-                    k_cur[i]
-                };
-                qx_row[i] = q * f;
+            // Border faces: outflow limited by the edge cell, inflow from outside unlimited.
+            qx_row[0] = if ax[0] > 0.0 { ax[0] } else { ax[0] * k_cur[0] };
+            qx_row[nx] = if ax[nx] > 0.0 { ax[nx] * k_cur[nx - 1] } else { ax[nx] };
+            let (inner, kl, kr) = (&ax[1..nx], &k_cur[..nx - 1], &k_cur[1..nx]);
+            for (i, out) in qx_row[1..nx].iter_mut().enumerate() {
+                let q = inner[i];
+                *out = q * if q > 0.0 { kl[i] } else { kr[i] };
             }
         }
         if j > j0 {
@@ -196,19 +194,29 @@ fn update_row(
 ) {
     let local = r - j0;
     let qx = &qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
+    let (ql, qr) = (&qx[..nx], &qx[1..nx + 1]);
+    let (fy_in, fy_out) = (&fy_in[..nx], &fy_out[..nx]);
     let old = &d_old[r * nx..(r + 1) * nx];
     let new = &mut d_b.depth[local * nx..(local + 1) * nx];
     let carry = &mut d_b.carry[local * nx..(local + 1) * nx];
-    let mut max = report.max_depth;
     let mut finite = true;
     for i in 0..nx {
-        let t = (qx[i] - qx[i + 1] + fy_in[i] - fy_out[i]) * c + carry[i];
+        let t = (ql[i] - qr[i] + fy_in[i] - fy_out[i]) * c + carry[i];
         let v = (old[i] + t).max(0.0);
         finite &= t.is_finite();
         carry[i] = t - (v - old[i]);
-        max = max.max(v);
         new[i] = v;
     }
+    // Lane-wise maximum: a plain f32 max fold would not vectorise.
+    let mut lanes = [report.max_depth; 8];
+    let chunks = new.chunks_exact(8);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l = l.max(v);
+        }
+    }
+    let max = rest.iter().chain(&lanes).fold(report.max_depth, |a, &v| a.max(v));
     report.max_depth = max;
     if !finite && report.blow_up.is_none() {
         let i = (0..nx)
