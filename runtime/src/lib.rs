@@ -16,6 +16,8 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod error;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod grid;
 pub mod level;
 pub mod sim;

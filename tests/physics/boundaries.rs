@@ -10,7 +10,9 @@ const SOLVERS: [SolverKind; 2] = [SolverKind::Pipes, SolverKind::Swe];
 fn sloshing_basin(solver: SolverKind) -> Level {
     let (nx, ny) = (32, 24);
     let mut level = Level::flat(nx, ny, 1.0, 0.0);
-    level.terrain = Grid::from_fn(nx, ny, |i, j| 0.05 * i as f32 + 0.3 * ((i + 2 * j) as f32 * 0.4).sin());
+    level.terrain = Grid::from_fn(nx, ny, |i, j| {
+        0.05 * i as f32 + 0.3 * ((i + 2 * j) as f32 * 0.4).sin()
+    });
     level.water = Grid::from_fn(nx, ny, |i, j| {
         let r2 = ((i as f32 - 10.0).powi(2) + (j as f32 - 12.0).powi(2)) / 16.0;
         (1.5 - level.terrain.get(i, j)).max(0.0) + 0.8 * (-r2).exp()
@@ -30,8 +32,15 @@ fn closed_basin_conserves_volume_over_100k_steps() {
             sim.step(level.params.dt).unwrap();
         }
         let s = sim.stats();
-        println!("{solver:?}: closed basin balance error {:e} after {} steps", s.balance_error, s.steps);
-        assert!(s.balance_error.abs() < 1e-6, "{solver:?}: {}", s.balance_error);
+        println!(
+            "{solver:?}: closed basin balance error {:e} after {} steps",
+            s.balance_error, s.steps
+        );
+        assert!(
+            s.balance_error.abs() < 1e-6,
+            "{solver:?}: {}",
+            s.balance_error
+        );
         assert_eq!(s.inflow, 0.0);
         assert_eq!(s.outflow, 0.0);
         assert_healthy(&sim);
@@ -44,7 +53,11 @@ fn ledger_balances_sources_sinks_and_open_edges_over_100k_steps() {
         let mut level = sloshing_basin(solver);
         level.sources.push(spillway::level::Source {
             name: "spring".into(),
-            shape: spillway::level::Shape::Circle { x: 5.0, y: 5.0, radius: 2.0 },
+            shape: spillway::level::Shape::Circle {
+                x: 5.0,
+                y: 5.0,
+                radius: 2.0,
+            },
             kind: spillway::level::SourceKind::Rate { m3_per_s: 0.5 },
             enabled: true,
         });
@@ -54,16 +67,36 @@ fn ledger_balances_sources_sinks_and_open_edges_over_100k_steps() {
             kind: spillway::level::SinkKind::Rate { m3_per_s: 0.2 },
             enabled: true,
         });
-        level.boundaries.push(Boundary { edge: Edge::East, start: 4, end: 20, kind: BoundaryKind::Open });
-        level.boundaries.push(Boundary { edge: Edge::North, start: 0, end: 8, kind: BoundaryKind::Inflow { m3_per_s: 0.3 } });
+        level.boundaries.push(Boundary {
+            edge: Edge::East,
+            start: 4,
+            end: 20,
+            kind: BoundaryKind::Open,
+        });
+        level.boundaries.push(Boundary {
+            edge: Edge::North,
+            start: 0,
+            end: 8,
+            kind: BoundaryKind::Inflow { m3_per_s: 0.3 },
+        });
         let mut sim = Simulation::new(&level).unwrap();
         for _ in 0..100_000 {
             sim.step(level.params.dt).unwrap();
         }
         let s = sim.stats();
-        println!("{solver:?}: open basin in {:.1} out {:.1} m³, balance error {:e}", s.inflow, s.outflow, s.balance_error);
-        assert!(s.inflow > 1000.0 && s.outflow > 100.0, "water must pass through: {s:?}");
-        assert!(s.balance_error.abs() < 1e-6, "{solver:?}: {}", s.balance_error);
+        println!(
+            "{solver:?}: open basin in {:.1} out {:.1} m³, balance error {:e}",
+            s.inflow, s.outflow, s.balance_error
+        );
+        assert!(
+            s.inflow > 1000.0 && s.outflow > 100.0,
+            "water must pass through: {s:?}"
+        );
+        assert!(
+            s.balance_error.abs() < 1e-6,
+            "{solver:?}: {}",
+            s.balance_error
+        );
         assert_healthy(&sim);
     }
 }
@@ -72,7 +105,9 @@ fn ledger_balances_sources_sinks_and_open_edges_over_100k_steps() {
 fn open_edges_absorb_waves() {
     for solver in SOLVERS {
         let (n, dx) = (400, 0.5f32);
-        let mut open = channel(n, dx, solver, |x| 2.0 + 0.05 * (-((x - 100.0) / 5.0).powi(2)).exp());
+        let mut open = channel(n, dx, solver, |x| {
+            2.0 + 0.05 * (-((x - 100.0) / 5.0).powi(2)).exp()
+        });
         let walled = open.clone();
         open_ends(&mut open);
         let mut results = Vec::new();
@@ -83,8 +118,16 @@ fn open_edges_absorb_waves() {
             sim.advance(60.0).unwrap();
             results.push(energy(&sim, 2.0) / e0);
         }
-        println!("{solver:?}: energy left {:.2}% with open ends, {:.2}% with walls", results[0] * 100.0, results[1] * 100.0);
-        assert!(results[0] < 0.10, "{solver:?}: open edges reflected {:.1}% of the energy", results[0] * 100.0);
+        println!(
+            "{solver:?}: energy left {:.2}% with open ends, {:.2}% with walls",
+            results[0] * 100.0,
+            results[1] * 100.0
+        );
+        assert!(
+            results[0] < 0.10,
+            "{solver:?}: open edges reflected {:.1}% of the energy",
+            results[0] * 100.0
+        );
         assert!(results[1] > 0.5, "walls must keep the wave");
     }
 }
@@ -96,7 +139,12 @@ fn fixed_level_edge_fills_to_its_level() {
         level.water = Grid::filled(40, 10, 0.5);
         level.params.solver = solver;
         level.params.friction = 0.3;
-        level.boundaries.push(Boundary { edge: Edge::West, start: 0, end: 10, kind: BoundaryKind::FixedLevel { surface: 1.2 } });
+        level.boundaries.push(Boundary {
+            edge: Edge::West,
+            start: 0,
+            end: 10,
+            kind: BoundaryKind::FixedLevel { surface: 1.2 },
+        });
         let mut sim = Simulation::new(&level).unwrap();
         sim.advance(300.0).unwrap();
         let far = sim.surface_at(38.5, 5.0);
@@ -113,7 +161,12 @@ fn inflow_edge_adds_its_rate() {
         let mut level = Level::flat(20, 20, 1.0, 0.0);
         level.water = Grid::filled(20, 20, 0.2);
         level.params.solver = solver;
-        level.boundaries.push(Boundary { edge: Edge::South, start: 5, end: 15, kind: BoundaryKind::Inflow { m3_per_s: 2.0 } });
+        level.boundaries.push(Boundary {
+            edge: Edge::South,
+            start: 5,
+            end: 15,
+            kind: BoundaryKind::Inflow { m3_per_s: 2.0 },
+        });
         let mut sim = Simulation::new(&level).unwrap();
         let v0 = sim.volume();
         sim.advance(50.0).unwrap();

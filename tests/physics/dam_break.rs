@@ -1,7 +1,7 @@
 //! 1-D dam breaks against the exact solutions: Ritter (dry bed) and Stoker (wet bed).
 
-use spillway::level::{CrossSection, SolverKind};
 use spillway::Simulation;
+use spillway::level::{CrossSection, SolverKind};
 use spillway_tests::*;
 
 const DX: f32 = 0.5;
@@ -15,8 +15,18 @@ fn run(solver: SolverKind, section: CrossSection, h1: f32) -> Vec<f64> {
     run_with(solver, section, h1, |_| {})
 }
 
-fn run_with(solver: SolverKind, section: CrossSection, h1: f32, tweak: impl Fn(&mut spillway::Level)) -> Vec<f64> {
-    let mut level = channel(N, DX, solver, |x| if (x as f64) < X0 { H0 as f32 } else { h1 });
+fn run_with(
+    solver: SolverKind,
+    section: CrossSection,
+    h1: f32,
+    tweak: impl Fn(&mut spillway::Level),
+) -> Vec<f64> {
+    let mut level = channel(
+        N,
+        DX,
+        solver,
+        |x| if (x as f64) < X0 { H0 as f32 } else { h1 },
+    );
     level.params.cross_section = section;
     tweak(&mut level);
     let mut sim = Simulation::new(&level).unwrap();
@@ -28,13 +38,17 @@ fn run_with(solver: SolverKind, section: CrossSection, h1: f32, tweak: impl Fn(&
 
 fn ritter_error(h: &[f64]) -> f64 {
     let c0 = (G * H0).sqrt();
-    l1_error(h, DX as f64, X0 - 1.2 * c0 * T, X0 + 2.2 * c0 * T, |x| ritter(x, X0, H0, T))
+    l1_error(h, DX as f64, X0 - 1.2 * c0 * T, X0 + 2.2 * c0 * T, |x| {
+        ritter(x, X0, H0, T)
+    })
 }
 
 fn stoker_error(h: &[f64], h1: f64) -> f64 {
     let c0 = (G * H0).sqrt();
     let (_, _, s) = stoker_state(H0, h1);
-    l1_error(h, DX as f64, X0 - 1.2 * c0 * T, X0 + 1.2 * s * T, |x| stoker(x, X0, H0, h1, T))
+    l1_error(h, DX as f64, X0 - 1.2 * c0 * T, X0 + 1.2 * s * T, |x| {
+        stoker(x, X0, H0, h1, T)
+    })
 }
 
 /// Volume per unit width that has passed the dam site.
@@ -52,9 +66,15 @@ fn ritter_swe_matches_exact_profile_and_discharge() {
     let err = ritter_error(&h);
     let exact = 8.0 / 27.0 * H0 * (G * H0).sqrt() * T;
     let vol = passed(&h);
-    println!("Ritter SWE: L1 {:.2}%, passed {vol:.3} vs exact {exact:.3}", err * 100.0);
+    println!(
+        "Ritter SWE: L1 {:.2}%, passed {vol:.3} vs exact {exact:.3}",
+        err * 100.0
+    );
     assert!(err <= 0.05, "SWE Ritter L1 error {err}");
-    assert!((vol - exact).abs() / exact <= 0.05, "passed volume {vol} vs {exact}");
+    assert!(
+        (vol - exact).abs() / exact <= 0.05,
+        "passed volume {vol} vs {exact}"
+    );
 }
 
 #[test]
@@ -62,9 +82,14 @@ fn ritter_pipes_within_15_percent_and_sections_compared() {
     let mut results = Vec::new();
     for advect in [true, false] {
         for cs in SECTIONS {
-            let h = run_with(SolverKind::Pipes, cs, 0.0, |l| l.params.pipe_advection = advect);
+            let h = run_with(SolverKind::Pipes, cs, 0.0, |l| {
+                l.params.pipe_advection = advect
+            });
             let err = ritter_error(&h);
-            println!("Ritter pipes, cross-section {cs:?}, momentum advection {advect}: L1 {:.2}%", err * 100.0);
+            println!(
+                "Ritter pipes, cross-section {cs:?}, momentum advection {advect}: L1 {:.2}%",
+                err * 100.0
+            );
             results.push((cs, advect, err));
         }
     }

@@ -17,7 +17,11 @@ fn rate_source_adds_rate_times_time() {
         let mut level = basin(solver);
         level.sources.push(Source {
             name: "spring".into(),
-            shape: Shape::Circle { x: 20.0, y: 20.0, radius: 5.0 },
+            shape: Shape::Circle {
+                x: 20.0,
+                y: 20.0,
+                radius: 5.0,
+            },
             kind: SourceKind::Rate { m3_per_s: 3.0 },
             enabled: true,
         });
@@ -38,16 +42,32 @@ fn level_source_fills_to_its_surface_within_capacity() {
     level.params.friction = 0.5;
     level.sources.push(Source {
         name: "lake feed".into(),
-        shape: Shape::Box { x0: 0.0, y0: 0.0, x1: 60.0, y1: 60.0 },
-        kind: SourceKind::Level { surface: 0.8, max_m3_per_s: 50.0 },
+        shape: Shape::Box {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 60.0,
+            y1: 60.0,
+        },
+        kind: SourceKind::Level {
+            surface: 0.8,
+            max_m3_per_s: 50.0,
+        },
         enabled: true,
     });
     let mut sim = Simulation::new(&level).unwrap();
     sim.advance(1.0).unwrap();
-    assert!(sim.stats().inflow <= 50.0 * 1.0 + 1e-3, "capacity exceeded: {}", sim.stats().inflow);
+    assert!(
+        sim.stats().inflow <= 50.0 * 1.0 + 1e-3,
+        "capacity exceeded: {}",
+        sim.stats().inflow
+    );
     sim.advance(400.0).unwrap();
     // Cells below 0.8 m terrain are filled to 0.8; higher ground stays dry.
-    assert!((sim.surface_at(3.0, 3.0) - 0.8).abs() < 1e-3, "surface {}", sim.surface_at(3.0, 3.0));
+    assert!(
+        (sim.surface_at(3.0, 3.0) - 0.8).abs() < 1e-3,
+        "surface {}",
+        sim.surface_at(3.0, 3.0)
+    );
     assert!(sim.depth_at(57.0, 57.0) < 1e-3);
     assert!(sim.stats().balance_error.abs() < 1e-6);
 }
@@ -63,8 +83,15 @@ fn sinks_remove_water_but_never_below_dry() {
     });
     level.sinks.push(Sink {
         name: "overflow".into(),
-        shape: Shape::Circle { x: 50.0, y: 50.0, radius: 4.0 },
-        kind: SinkKind::Level { surface: 1.0, max_m3_per_s: 10.0 },
+        shape: Shape::Circle {
+            x: 50.0,
+            y: 50.0,
+            radius: 4.0,
+        },
+        kind: SinkKind::Level {
+            surface: 1.0,
+            max_m3_per_s: 10.0,
+        },
         enabled: true,
     });
     let mut sim = Simulation::new(&level).unwrap();
@@ -78,7 +105,11 @@ fn sinks_remove_water_but_never_below_dry() {
     // The level sink drains the cells above 1 m surface: none remain near it after a while.
     sim.advance(600.0).unwrap();
     assert!(sim.stats().balance_error.abs() < 1e-6);
-    assert!(sim.volume() < v0 * 0.01, "the drain empties the basin: {}", sim.volume());
+    assert!(
+        sim.volume() < v0 * 0.01,
+        "the drain empties the basin: {}",
+        sim.volume()
+    );
 }
 
 #[test]
@@ -89,6 +120,10 @@ fn rain_falls_everywhere() {
     sim.advance(10.0).unwrap();
     let s = sim.stats();
     let expected = 0.01 * 10.0 * 60.0 * 60.0;
-    assert!((s.inflow - expected).abs() < expected * 1e-5, "rain {} vs {expected}", s.inflow);
+    assert!(
+        (s.inflow - expected).abs() < expected * 1e-5,
+        "rain {} vs {expected}",
+        s.inflow
+    );
     assert!(s.balance_error.abs() < 1e-6);
 }

@@ -22,7 +22,10 @@ fn hilly_lake(solver: SolverKind) -> Level {
 
 fn check(level: &Level) {
     let islands = level.terrain.data.iter().filter(|&&b| b > LEVEL).count();
-    assert!(islands > 50, "the scene must have islands ({islands} dry cells)");
+    assert!(
+        islands > 50,
+        "the scene must have islands ({islands} dry cells)"
+    );
     let mut sim = Simulation::new(level).unwrap();
     for _ in 0..10_000 {
         sim.step(level.params.dt).unwrap();
@@ -35,13 +38,20 @@ fn check(level: &Level) {
             if level.water.data[c] > 0.0 {
                 surface_err = surface_err.max((sim.terrain()[c] + sim.depth()[c] - LEVEL).abs());
             } else {
-                assert!(sim.depth()[c] < 1e-4, "island cell ({i},{j}) got wet: {}", sim.depth()[c]);
+                assert!(
+                    sim.depth()[c] < 1e-4,
+                    "island cell ({i},{j}) got wet: {}",
+                    sim.depth()[c]
+                );
             }
             let (u, v) = sim.cell_velocity(i, j);
             speed = speed.max(u.hypot(v));
         }
     }
-    println!("{:?}: surface error {surface_err:e} m, speed {speed:e} m/s", level.params.solver);
+    println!(
+        "{:?}: surface error {surface_err:e} m, speed {speed:e} m/s",
+        level.params.solver
+    );
     assert!(surface_err < 1e-4, "surface moved by {surface_err} m");
     assert!(speed < 1e-4, "water moves at {speed} m/s");
 }

@@ -21,21 +21,53 @@ impl Rng {
 fn chaotic_inputs_never_produce_nan_or_negative_depth() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
     for case in 0..24 {
-        let (nx, ny) = (8 + (rng.next() * 40.0) as usize, 8 + (rng.next() * 40.0) as usize);
+        let (nx, ny) = (
+            8 + (rng.next() * 40.0) as usize,
+            8 + (rng.next() * 40.0) as usize,
+        );
         let mut level = Level::flat(nx, ny, 0.1 + rng.next() * 5.0, 0.0);
         // Cliffs, spikes and towers of water next to dry cells.
         level.terrain = Grid::from_fn(nx, ny, |_, _| (rng.next() - 0.5) * 200.0);
-        level.water = Grid::from_fn(nx, ny, |_, _| if rng.next() < 0.5 { 0.0 } else { rng.next() * 50.0 });
-        level.params.solver = if case % 2 == 0 { SolverKind::Pipes } else { SolverKind::Swe };
-        level.params.cross_section = [CrossSection::Upwind, CrossSection::FaceDepth, CrossSection::Mean, CrossSection::Constant][case % 4];
-        level.params.advection = if case % 3 == 0 { Advection::SemiLagrangian } else { Advection::Conservative };
+        level.water = Grid::from_fn(nx, ny, |_, _| {
+            if rng.next() < 0.5 {
+                0.0
+            } else {
+                rng.next() * 50.0
+            }
+        });
+        level.params.solver = if case % 2 == 0 {
+            SolverKind::Pipes
+        } else {
+            SolverKind::Swe
+        };
+        level.params.cross_section = [
+            CrossSection::Upwind,
+            CrossSection::FaceDepth,
+            CrossSection::Mean,
+            CrossSection::Constant,
+        ][case % 4];
+        level.params.advection = if case % 3 == 0 {
+            Advection::SemiLagrangian
+        } else {
+            Advection::Conservative
+        };
         level.params.pipe_advection = case % 5 != 0;
         level.params.friction = rng.next() * 0.99;
         level.params.dt = 0.01 + rng.next() * 2.0; // far beyond the CFL limit
-        let kinds = [BoundaryKind::Open, BoundaryKind::Wall, BoundaryKind::FixedLevel { surface: 30.0 }, BoundaryKind::Inflow { m3_per_s: 100.0 }];
+        let kinds = [
+            BoundaryKind::Open,
+            BoundaryKind::Wall,
+            BoundaryKind::FixedLevel { surface: 30.0 },
+            BoundaryKind::Inflow { m3_per_s: 100.0 },
+        ];
         for (e, edge) in Edge::ALL.into_iter().enumerate() {
             let len = if e < 2 { ny } else { nx } as u32;
-            level.boundaries.push(Boundary { edge, start: 0, end: len / 2, kind: kinds[(case + e) % 4].clone() });
+            level.boundaries.push(Boundary {
+                edge,
+                start: 0,
+                end: len / 2,
+                kind: kinds[(case + e) % 4].clone(),
+            });
         }
         let mut sim = Simulation::new(&level).unwrap();
         for _ in 0..60 {
@@ -47,7 +79,10 @@ fn chaotic_inputs_never_produce_nan_or_negative_depth() {
         }
         assert_healthy(&sim);
         let s = sim.stats();
-        assert!(s.volume.is_finite() && s.balance_error.is_finite(), "case {case}: {s:?}");
+        assert!(
+            s.volume.is_finite() && s.balance_error.is_finite(),
+            "case {case}: {s:?}"
+        );
     }
 }
 

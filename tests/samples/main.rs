@@ -16,7 +16,8 @@ struct Run {
 }
 
 fn run_sample(name: &str) -> Run {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../projects/{name}/level.ron"));
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../projects/{name}/level.ron"));
     let level = file::load(&path).unwrap_or_else(|e| panic!("sample {name} does not load: {e}"));
     let mut sim = Simulation::new(&level).unwrap_or_else(|e| panic!("{name}: {e}"));
     let wet_before = sim.stats().wet_cells;
@@ -24,26 +25,56 @@ fn run_sample(name: &str) -> Run {
     sim.advance(20.0).unwrap_or_else(|e| panic!("{name}: {e}"));
     let stats = sim.stats();
 
-    assert!((stats.time - 20.0).abs() < 1e-3, "{name}: ran {} s, not 20", stats.time);
-    if let Some(i) = sim.depth().iter().position(|d| !(d.is_finite() && *d >= 0.0)) {
-        panic!("{name}: depth {} at cell {i} is not a finite number ≥ 0", sim.depth()[i]);
+    assert!(
+        (stats.time - 20.0).abs() < 1e-3,
+        "{name}: ran {} s, not 20",
+        stats.time
+    );
+    if let Some(i) = sim
+        .depth()
+        .iter()
+        .position(|d| !(d.is_finite() && *d >= 0.0))
+    {
+        panic!(
+            "{name}: depth {} at cell {i} is not a finite number ≥ 0",
+            sim.depth()[i]
+        );
     }
     assert!(
         stats.balance_error.abs() < 1e-5,
         "{name}: mass balance error {:e} (stats {stats:?})",
         stats.balance_error
     );
-    let moved = sim.depth().iter().zip(&before).fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
-    assert!(moved > 0.1, "{name}: the water hardly moved (largest depth change {moved} m)");
-    Run { level, sim, stats, wet_before }
+    let moved = sim
+        .depth()
+        .iter()
+        .zip(&before)
+        .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(
+        moved > 0.1,
+        "{name}: the water hardly moved (largest depth change {moved} m)"
+    );
+    Run {
+        level,
+        sim,
+        stats,
+        wet_before,
+    }
 }
 
 #[test]
 fn dam_break_valley_floods_the_valley_below_the_dam() {
-    let Run { level, sim, stats, wet_before } = run_sample("dam_break_valley");
-    let (w, h) = (level.nx() as f32 * level.cell_size, level.ny() as f32 * level.cell_size);
+    let Run {
+        level,
+        sim,
+        stats,
+        wet_before,
+    } = run_sample("dam_break_valley");
+    let (w, h) = (
+        level.nx() as f32 * level.cell_size,
+        level.ny() as f32 * level.cell_size,
+    );
     let dam_x = 100.0;
-    assert_eq!(sim.region_volume(dam_x, 0.0, w, h), 0.0f64.max(sim.region_volume(dam_x, 0.0, w, h)));
     let initial_below = {
         let mut s = 0.0;
         for j in 0..level.ny() {
@@ -66,22 +97,44 @@ fn dam_break_valley_floods_the_valley_below_the_dam() {
 }
 
 #[test]
-fn river_gorge_inflow_enters_and_runs_down_the_channel() {
-    let Run { level, sim, stats, .. } = run_sample("river_gorge");
+fn river_gorge_spring_feeds_the_river_down_the_channel() {
+    let Run {
+        level, sim, stats, ..
+    } = run_sample("river_gorge");
     assert!(
         (stats.inflow - 40.0 * 20.0).abs() < 0.01 * 800.0,
-        "the inflow edge delivered {:.1} m³ in 20 s, expected 800",
+        "the spring delivered {:.1} m³ in 20 s, expected 800",
         stats.inflow
     );
-    // The river has left the inflow edge: water stands more than 20 m downstream.
-    let upper = sim.region_volume(0.0, 20.0, level.nx() as f32 * level.cell_size, 80.0);
-    assert!(upper > 50.0, "only {upper:.1} m³ in the river 20–80 m below the inflow");
+    // The river has left the inflow edge: rows 10–50 m downstream, dry at the start, are wet
+    // across the channel.
+    let nx = level.nx();
+    for j in 5..25 {
+        let was_dry = (0..nx).all(|i| level.water.get(i, j) == 0.0);
+        let wet = sim.depth()[j * nx..(j + 1) * nx]
+            .iter()
+            .filter(|&&d| d > 1e-3)
+            .count();
+        assert!(
+            was_dry && wet >= 3,
+            "row {j}: {wet} wet cells; the river has not run down"
+        );
+    }
 }
 
 #[test]
 fn flooding_island_sea_rises_over_the_plain() {
-    let Run { level, stats, wet_before, .. } = run_sample("flooding_island");
-    assert!(stats.inflow > 1000.0, "the sea edge let in only {:.1} m³", stats.inflow);
+    let Run {
+        level,
+        stats,
+        wet_before,
+        ..
+    } = run_sample("flooding_island");
+    assert!(
+        stats.inflow > 1000.0,
+        "the sea edge let in only {:.1} m³",
+        stats.inflow
+    );
     let cells = level.nx() * level.ny();
     assert!(
         stats.wet_cells > wet_before + cells / 10,

@@ -22,7 +22,12 @@ pub fn channel(n: usize, dx: f32, solver: SolverKind, depth: impl Fn(f32) -> f32
 pub fn open_ends(level: &mut Level) {
     let ny = level.ny() as u32;
     for edge in [Edge::West, Edge::East] {
-        level.boundaries.push(Boundary { edge, start: 0, end: ny, kind: BoundaryKind::Open });
+        level.boundaries.push(Boundary {
+            edge,
+            start: 0,
+            end: ny,
+            kind: BoundaryKind::Open,
+        });
     }
 }
 
@@ -115,8 +120,12 @@ pub fn energy(sim: &Simulation, rest: f32) -> f64 {
 }
 
 /// Every cross-section rule of the pipes solver, for comparisons.
-pub const SECTIONS: [CrossSection; 4] =
-    [CrossSection::Upwind, CrossSection::FaceDepth, CrossSection::Mean, CrossSection::Constant];
+pub const SECTIONS: [CrossSection; 4] = [
+    CrossSection::Upwind,
+    CrossSection::FaceDepth,
+    CrossSection::Mean,
+    CrossSection::Constant,
+];
 
 /// Asserts every depth is finite and non-negative.
 pub fn assert_healthy(sim: &Simulation) {

@@ -95,7 +95,10 @@ impl Edges {
             for k in 0..lens[e] {
                 let c = edge_cell(e, k, nx, ny);
                 let surface = level.terrain.data[c] + depth[c];
-                ghost[e][k] = saved.as_mut().and_then(|s| s.next().copied()).unwrap_or(surface);
+                ghost[e][k] = saved
+                    .as_mut()
+                    .and_then(|s| s.next().copied())
+                    .unwrap_or(surface);
             }
         }
         Self {
@@ -124,7 +127,15 @@ impl Edges {
     }
 
     /// Accelerates the border faces for a step of `dt` seconds.
-    pub fn accelerate(&mut self, terrain: &[f32], depth: &[f32], grid: PassGrid, g_dt: f32, fric: f32, cs: CrossSection) {
+    pub fn accelerate(
+        &mut self,
+        terrain: &[f32],
+        depth: &[f32],
+        grid: PassGrid,
+        g_dt: f32,
+        fric: f32,
+        cs: CrossSection,
+    ) {
         let PassGrid { nx, ny, .. } = grid;
         for e in 0..4 {
             let s = inward(e);

@@ -33,7 +33,9 @@ pub(crate) fn rasterise(shape: &Shape, nx: usize, ny: usize, dx: f32) -> Vec<u32
     let inside = |px: f32, py: f32| match *shape {
         Shape::Point { .. } => false,
         Shape::Circle { x, y, radius } => (px - x).powi(2) + (py - y).powi(2) <= radius * radius,
-        Shape::Box { x0, y0, x1, y1 } => px >= x0.min(x1) && px <= x0.max(x1) && py >= y0.min(y1) && py <= y0.max(y1),
+        Shape::Box { x0, y0, x1, y1 } => {
+            px >= x0.min(x1) && px <= x0.max(x1) && py >= y0.min(y1) && py <= y0.max(y1)
+        }
     };
     let (lo_x, hi_x, lo_y, hi_y) = match *shape {
         Shape::Point { .. } => (0.0, -1.0, 0.0, -1.0),
@@ -68,17 +70,33 @@ pub(crate) fn patches(level: &Level) -> Vec<Patch> {
         let cells = rasterise(&s.shape, nx, ny, dx);
         let (rate, lvl) = match s.kind {
             SourceKind::Rate { m3_per_s } => (m3_per_s, None),
-            SourceKind::Level { surface, max_m3_per_s } => (0.0, Some((surface, max_m3_per_s))),
+            SourceKind::Level {
+                surface,
+                max_m3_per_s,
+            } => (0.0, Some((surface, max_m3_per_s))),
         };
-        out.push(Patch { cells, rate, level: lvl, adds: true });
+        out.push(Patch {
+            cells,
+            rate,
+            level: lvl,
+            adds: true,
+        });
     }
     for s in level.sinks.iter().filter(|s| s.enabled) {
         let cells = rasterise(&s.shape, nx, ny, dx);
         let (rate, lvl) = match s.kind {
             SinkKind::Rate { m3_per_s } => (m3_per_s, None),
-            SinkKind::Level { surface, max_m3_per_s } => (0.0, Some((surface, max_m3_per_s))),
+            SinkKind::Level {
+                surface,
+                max_m3_per_s,
+            } => (0.0, Some((surface, max_m3_per_s))),
         };
-        out.push(Patch { cells, rate, level: lvl, adds: false });
+        out.push(Patch {
+            cells,
+            rate,
+            level: lvl,
+            adds: false,
+        });
     }
     out
 }
@@ -107,16 +125,30 @@ pub(crate) fn apply(
                 None => p.rate * dt / (n * dx * dx),
                 Some((surface, _)) => {
                     let h = terrain[c] + depth[c];
-                    if p.adds { (surface - h).max(0.0) } else { (h - surface).max(0.0).min(depth[c]) }
+                    if p.adds {
+                        (surface - h).max(0.0)
+                    } else {
+                        (h - surface).max(0.0).min(depth[c])
+                    }
                 }
             }
         };
         let scale = match p.level {
             None => 1.0,
             Some((_, cap)) => {
-                let total: f32 = p.cells.iter().map(|&c| want(c as usize, depth)).sum::<f32>() * dx * dx;
+                let total: f32 = p
+                    .cells
+                    .iter()
+                    .map(|&c| want(c as usize, depth))
+                    .sum::<f32>()
+                    * dx
+                    * dx;
                 let cap = cap * dt;
-                if total > cap && total > 0.0 { cap / total } else { 1.0 }
+                if total > cap && total > 0.0 {
+                    cap / total
+                } else {
+                    1.0
+                }
             }
         };
         for &c in &p.cells {

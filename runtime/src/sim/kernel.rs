@@ -66,7 +66,16 @@ pub(crate) fn limit_and_update(
         let (qy_b, qy_r) = std::mem::take(&mut qy_rest).split_at_mut(face_rows * nx);
         let (d_b, d_r) = std::mem::take(&mut d_rest).split_at_mut(rows * nx);
         let (c_b, c_r) = std::mem::take(&mut c_rest).split_at_mut(rows * nx);
-        bands.push((j0, j1, qx_b, qy_b, Rows { depth: d_b, carry: c_b }));
+        bands.push((
+            j0,
+            j1,
+            qx_b,
+            qy_b,
+            Rows {
+                depth: d_b,
+                carry: c_b,
+            },
+        ));
         (qx_rest, qy_rest, d_rest, c_rest) = (qx_r, qy_r, d_r, c_r);
         j0 = j1;
     }
@@ -74,10 +83,12 @@ pub(crate) fn limit_and_update(
         .into_par_iter()
         .map(|(j0, j1, qx_b, qy_b, d_b)| run_band(acc, g, d_old, j0, j1, qx_b, qy_b, d_b))
         .collect();
-    reports.iter().fold(PassReport::default(), |a, r| PassReport {
-        max_depth: a.max_depth.max(r.max_depth),
-        blow_up: a.blow_up.or(r.blow_up),
-    })
+    reports
+        .iter()
+        .fold(PassReport::default(), |a, r| PassReport {
+            max_depth: a.max_depth.max(r.max_depth),
+            blow_up: a.blow_up.or(r.blow_up),
+        })
 }
 
 /// The new depths and carries of a band of rows.
@@ -93,7 +104,8 @@ fn limits(ax: &[f32], ay_top: &[f32], ay_bot: &[f32], d: &[f32], vol_rate: f32, 
     let n = k.len();
     let (ax, ay_top, ay_bot, d) = (&ax[..n + 1], &ay_top[..n], &ay_bot[..n], &d[..n]);
     for i in 0..n {
-        let out = (-ax[i]).max(0.0) + ax[i + 1].max(0.0) + (-ay_top[i]).max(0.0) + ay_bot[i].max(0.0);
+        let out =
+            (-ax[i]).max(0.0) + ax[i + 1].max(0.0) + (-ay_top[i]).max(0.0) + ay_bot[i].max(0.0);
         let vol = d[i] * vol_rate;
         k[i] = if out > vol { vol / out } else { 1.0 };
     }
@@ -150,7 +162,11 @@ fn run_band(
             let qx_row = &mut qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
             // Border faces: outflow limited by the edge cell, inflow from outside unlimited.
             qx_row[0] = if ax[0] > 0.0 { ax[0] } else { ax[0] * k_cur[0] };
-            qx_row[nx] = if ax[nx] > 0.0 { ax[nx] * k_cur[nx - 1] } else { ax[nx] };
+            qx_row[nx] = if ax[nx] > 0.0 {
+                ax[nx] * k_cur[nx - 1]
+            } else {
+                ax[nx]
+            };
             let (inner, kl, kr) = (&ax[1..nx], &k_cur[..nx - 1], &k_cur[1..nx]);
             for (i, out) in qx_row[1..nx].iter_mut().enumerate() {
                 let q = inner[i];
@@ -158,7 +174,18 @@ fn run_band(
             }
         }
         if j > j0 {
-            update_row(j - 1, j0, nx, c, d_old, qx_b, &fy_prev, &fy_top, &mut d_b, &mut report);
+            update_row(
+                j - 1,
+                j0,
+                nx,
+                c,
+                d_old,
+                qx_b,
+                &fy_prev,
+                &fy_top,
+                &mut d_b,
+                &mut report,
+            );
         }
         if j == ny - 1 && j < j1 {
             // South border face row: outflow limited by this row, inflow from outside unlimited.
@@ -169,7 +196,18 @@ fn run_band(
                 south[i] = if q > 0.0 { q * k_cur[i] } else { q };
             }
             let south = south.to_vec();
-            update_row(j, j0, nx, c, d_old, qx_b, &fy_top, &south, &mut d_b, &mut report);
+            update_row(
+                j,
+                j0,
+                nx,
+                c,
+                d_old,
+                qx_b,
+                &fy_top,
+                &south,
+                &mut d_b,
+                &mut report,
+            );
         }
         std::mem::swap(&mut k_prev, &mut k_cur);
         std::mem::swap(&mut ay_top, &mut ay_bot);
@@ -216,7 +254,10 @@ fn update_row(
             *l = l.max(v);
         }
     }
-    let max = rest.iter().chain(&lanes).fold(report.max_depth, |a, &v| a.max(v));
+    let max = rest
+        .iter()
+        .chain(&lanes)
+        .fold(report.max_depth, |a, &v| a.max(v));
     report.max_depth = max;
     if !finite && report.blow_up.is_none() {
         let i = (0..nx)

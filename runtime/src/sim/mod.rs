@@ -64,7 +64,9 @@ pub enum StepError {
     },
     /// Waves or currents became so fast that one step would need more than `MAX_SUBSTEPS`
     /// sub-steps.
-    #[error("the water ran away (wave plus flow speed {speed:.1} m/s) at t={time:.3} s; the step was not taken")]
+    #[error(
+        "the water ran away (wave plus flow speed {speed:.1} m/s) at t={time:.3} s; the step was not taken"
+    )]
     Runaway {
         /// Wave plus flow speed, m/s.
         speed: f32,
@@ -133,7 +135,10 @@ impl Simulation {
             return Err(SimError::GridSize("water"));
         }
         let depth: Vec<f32> = level.water.data.iter().map(|d| d.max(0.0)).collect();
-        let saved = level.flow.as_ref().filter(|f| f.solver == level.params.solver);
+        let saved = level
+            .flow
+            .as_ref()
+            .filter(|f| f.solver == level.params.solver);
         if let Some(f) = saved
             && (f.flow_x.len() != (nx + 1) * ny || f.flow_y.len() != nx * (ny + 1))
         {
@@ -170,7 +175,8 @@ impl Simulation {
             qx,
             qy,
             swe,
-            pipe_momentum: (level.params.solver == SolverKind::Pipes && level.params.pipe_advection)
+            pipe_momentum: (level.params.solver == SolverKind::Pipes
+                && level.params.pipe_advection)
                 .then(|| swe::Velocities::zero(nx, ny)),
             edges,
             patches: forcing::patches(level),
@@ -183,7 +189,12 @@ impl Simulation {
             max_depth: 0.0,
         };
         sim.volume_initial = sim.volume();
-        let grid = PassGrid { nx, ny, dt: sim.params.dt, dx };
+        let grid = PassGrid {
+            nx,
+            ny,
+            dt: sim.params.dt,
+            dx,
+        };
         if let Some(m) = sim.pipe_momentum.as_mut() {
             m.store(grid, &sim.depth, &sim.qx, &sim.qy, false);
         }
@@ -228,7 +239,11 @@ impl Simulation {
 
     /// Total water volume now, m³ (summed in a fixed order).
     pub fn volume(&self) -> f64 {
-        let s: f64 = self.depth.chunks(4096).map(|c| c.iter().map(|&d| d as f64).sum::<f64>()).sum();
+        let s: f64 = self
+            .depth
+            .chunks(4096)
+            .map(|c| c.iter().map(|&d| d as f64).sum::<f64>())
+            .sum();
         s * (self.dx as f64) * (self.dx as f64)
     }
 
@@ -253,8 +268,13 @@ impl Simulation {
     /// The longest stable step for the current state (CFL with the level's Courant number).
     pub fn stable_dt(&self) -> f32 {
         let advected = self.swe.as_ref().or(self.pipe_momentum.as_ref());
-        let speed = (self.params.gravity * self.max_depth).sqrt() + advected.map_or(0.0, |v| v.max_speed);
-        if speed > 0.0 { self.params.cfl * self.dx / speed } else { f32::INFINITY }
+        let speed =
+            (self.params.gravity * self.max_depth).sqrt() + advected.map_or(0.0, |v| v.max_speed);
+        if speed > 0.0 {
+            self.params.cfl * self.dx / speed
+        } else {
+            f32::INFINITY
+        }
     }
 
     /// Advances by `dt` seconds, sub-stepping to stay within the CFL limit. On a blow-up the
@@ -266,7 +286,10 @@ impl Simulation {
         let needed = (dt / self.stable_dt()).ceil().max(1.0);
         if needed > MAX_SUBSTEPS as f32 {
             let speed = self.params.cfl * self.dx / self.stable_dt();
-            return Err(StepError::Runaway { speed, time: self.time });
+            return Err(StepError::Runaway {
+                speed,
+                time: self.time,
+            });
         }
         let n = needed as u32;
         let sub = dt / n as f32;
@@ -290,13 +313,33 @@ impl Simulation {
     fn substep(&mut self, dt: f32) -> Result<(), StepError> {
         let p = &self.params;
         let rain = p.rain_mm_per_hour / 1000.0 / 3600.0;
-        let (added, removed) = forcing::apply(&self.patches, rain, &self.terrain, &mut self.depth, &mut self.carry, dt, self.dx);
+        let (added, removed) = forcing::apply(
+            &self.patches,
+            rain,
+            &self.terrain,
+            &mut self.depth,
+            &mut self.carry,
+            dt,
+            self.dx,
+        );
         let fric = (1.0 - p.friction).powf(dt);
         let g_dt = p.gravity * dt;
-        let grid = PassGrid { nx: self.nx, ny: self.ny, dt, dx: self.dx };
+        let grid = PassGrid {
+            nx: self.nx,
+            ny: self.ny,
+            dt,
+            dx: self.dx,
+        };
         let report = match &mut self.swe {
             None => {
-                self.edges.accelerate(&self.terrain, &self.depth, grid, g_dt, fric, p.cross_section);
+                self.edges.accelerate(
+                    &self.terrain,
+                    &self.depth,
+                    grid,
+                    g_dt,
+                    fric,
+                    p.cross_section,
+                );
                 let (qx, qy) = match self.pipe_momentum.as_mut() {
                     Some(m) => {
                         m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
@@ -317,7 +360,15 @@ impl Simulation {
                     fric,
                     cs: p.cross_section,
                 };
-                let r = limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next, &mut self.carry);
+                let r = limit_and_update(
+                    &acc,
+                    grid,
+                    &self.depth,
+                    &mut self.qx_next,
+                    &mut self.qy_next,
+                    &mut self.depth_next,
+                    &mut self.carry,
+                );
                 if let Some(m) = self.pipe_momentum.as_mut() {
                     m.store(grid, &self.depth, &self.qx_next, &self.qy_next, false);
                 }
@@ -325,19 +376,54 @@ impl Simulation {
             }
             Some(vel) => {
                 // The edges use the pipes rule on the border faces with upwind sections.
-                self.edges.accelerate(&self.terrain, &self.depth, grid, g_dt, fric, crate::level::CrossSection::Upwind);
+                self.edges.accelerate(
+                    &self.terrain,
+                    &self.depth,
+                    grid,
+                    g_dt,
+                    fric,
+                    crate::level::CrossSection::Upwind,
+                );
                 match p.advection {
-                    crate::level::Advection::Conservative => vel.advect_conservative(grid, &self.depth, &self.qx, &self.qy),
+                    crate::level::Advection::Conservative => {
+                        vel.advect_conservative(grid, &self.depth, &self.qx, &self.qy)
+                    }
                     crate::level::Advection::SemiLagrangian => vel.advect_semi_lagrangian(grid),
                 }
-                let acc = swe::SweAccel { grid, terrain: &self.terrain, depth: &self.depth, vel, edges: &self.edges, g_dt, fric };
-                let r = limit_and_update(&acc, grid, &self.depth, &mut self.qx_next, &mut self.qy_next, &mut self.depth_next, &mut self.carry);
-                vel.store(grid, &self.depth, &self.qx_next, &self.qy_next, p.advection == crate::level::Advection::SemiLagrangian);
+                let acc = swe::SweAccel {
+                    grid,
+                    terrain: &self.terrain,
+                    depth: &self.depth,
+                    vel,
+                    edges: &self.edges,
+                    g_dt,
+                    fric,
+                };
+                let r = limit_and_update(
+                    &acc,
+                    grid,
+                    &self.depth,
+                    &mut self.qx_next,
+                    &mut self.qy_next,
+                    &mut self.depth_next,
+                    &mut self.carry,
+                );
+                vel.store(
+                    grid,
+                    &self.depth,
+                    &self.qx_next,
+                    &self.qy_next,
+                    p.advection == crate::level::Advection::SemiLagrangian,
+                );
                 r
             }
         };
         if let Some(c) = report.blow_up {
-            return Err(StepError::BlowUp { x: c % self.nx, y: c / self.nx, time: self.time });
+            return Err(StepError::BlowUp {
+                x: c % self.nx,
+                y: c / self.nx,
+                time: self.time,
+            });
         }
         std::mem::swap(&mut self.depth, &mut self.depth_next);
         std::mem::swap(&mut self.qx, &mut self.qx_next);

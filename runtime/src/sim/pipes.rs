@@ -10,7 +10,15 @@ use super::kernel::FaceAccel;
 /// Pipe cross-section per metre of face width for surfaces `hl`, `hr`, depths `dl`, `dr` and
 /// terrain `bl`, `br` on the two sides of a face.
 #[inline(always)]
-pub(crate) fn section(cs: CrossSection, hl: f32, hr: f32, dl: f32, dr: f32, bl: f32, br: f32) -> f32 {
+pub(crate) fn section(
+    cs: CrossSection,
+    hl: f32,
+    hr: f32,
+    dl: f32,
+    dr: f32,
+    bl: f32,
+    br: f32,
+) -> f32 {
     match cs {
         CrossSection::Upwind => {
             if hl > hr {
@@ -83,11 +91,21 @@ impl PipesAccel<'_> {
 impl FaceAccel for PipesAccel<'_> {
     fn x_row(&self, j: usize, out: &mut [f32]) {
         let nx = self.nx;
-        let (b, d) = (&self.terrain[j * nx..(j + 1) * nx], &self.depth[j * nx..(j + 1) * nx]);
+        let (b, d) = (
+            &self.terrain[j * nx..(j + 1) * nx],
+            &self.depth[j * nx..(j + 1) * nx],
+        );
         let q = &self.qx[j * (nx + 1)..(j + 1) * (nx + 1)];
         out[0] = self.edges.faces[0][j];
         out[nx] = self.edges.faces[1][j];
-        self.faces(&b[..nx - 1], &d[..nx - 1], &b[1..], &d[1..], &q[1..nx], &mut out[1..nx]);
+        self.faces(
+            &b[..nx - 1],
+            &d[..nx - 1],
+            &b[1..],
+            &d[1..],
+            &q[1..nx],
+            &mut out[1..nx],
+        );
     }
 
     fn y_row(&self, j: usize, out: &mut [f32]) {
@@ -100,7 +118,14 @@ impl FaceAccel for PipesAccel<'_> {
             let (up, down) = ((j - 1) * nx..j * nx, j * nx..(j + 1) * nx);
             let q = &self.qy[j * nx..(j + 1) * nx];
             let (t, d) = (self.terrain, self.depth);
-            self.faces(&t[up.clone()], &d[up], &t[down.clone()], &d[down], q, &mut out[..nx]);
+            self.faces(
+                &t[up.clone()],
+                &d[up],
+                &t[down.clone()],
+                &d[down],
+                q,
+                &mut out[..nx],
+            );
         }
     }
 }

@@ -34,10 +34,18 @@ impl Simulation {
     pub fn velocity_at(&self, x: f32, y: f32) -> (f32, f32) {
         let fx = (x / self.dx - 0.5).clamp(0.0, (self.nx - 1) as f32);
         let fy = (y / self.dx - 0.5).clamp(0.0, (self.ny - 1) as f32);
-        let (i0, j0) = ((fx as usize).min(self.nx - 2), (fy as usize).min(self.ny - 2));
+        let (i0, j0) = (
+            (fx as usize).min(self.nx - 2),
+            (fy as usize).min(self.ny - 2),
+        );
         let (tx, ty) = (fx - i0 as f32, fy - j0 as f32);
         let mut out = (0.0, 0.0);
-        for (di, dj, w) in [(0, 0, (1.0 - tx) * (1.0 - ty)), (1, 0, tx * (1.0 - ty)), (0, 1, (1.0 - tx) * ty), (1, 1, tx * ty)] {
+        for (di, dj, w) in [
+            (0, 0, (1.0 - tx) * (1.0 - ty)),
+            (1, 0, tx * (1.0 - ty)),
+            (0, 1, (1.0 - tx) * ty),
+            (1, 1, tx * ty),
+        ] {
             let (u, v) = self.cell_velocity(i0 + di, j0 + dj);
             out.0 += w * u;
             out.1 += w * v;
@@ -49,9 +57,16 @@ impl Simulation {
     /// `[x0, x1] × [y0, y1]`.
     pub fn region_volume(&self, x0: f32, y0: f32, x1: f32, y1: f32) -> f64 {
         let to_cell = |v: f32, n: usize| ((v / self.dx - 0.5).ceil().max(0.0) as usize).min(n);
-        let to_cell_hi = |v: f32, n: usize| (((v / self.dx - 0.5).floor() + 1.0).max(0.0) as usize).min(n);
-        let (i0, i1) = (to_cell(x0.min(x1), self.nx), to_cell_hi(x0.max(x1), self.nx));
-        let (j0, j1) = (to_cell(y0.min(y1), self.ny), to_cell_hi(y0.max(y1), self.ny));
+        let to_cell_hi =
+            |v: f32, n: usize| (((v / self.dx - 0.5).floor() + 1.0).max(0.0) as usize).min(n);
+        let (i0, i1) = (
+            to_cell(x0.min(x1), self.nx),
+            to_cell_hi(x0.max(x1), self.nx),
+        );
+        let (j0, j1) = (
+            to_cell(y0.min(y1), self.ny),
+            to_cell_hi(y0.max(y1), self.ny),
+        );
         let mut s = 0.0f64;
         for j in j0..j1 {
             for i in i0..i1 {

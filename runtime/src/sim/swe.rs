@@ -50,32 +50,50 @@ impl Velocities {
         let PassGrid { nx, ny, dt, dx } = g;
         let s = dt / dx;
         let (u, v) = (&self.u, &self.v);
-        self.u_adv.par_chunks_mut(nx + 1).enumerate().for_each(|(j, row)| {
-            for (i, out) in row.iter_mut().enumerate() {
-                let uu = u[j * (nx + 1) + i];
-                let il = i.saturating_sub(1).min(nx - 1);
-                let ir = i.min(nx - 1);
-                let vv = 0.25 * (v[j * nx + il] + v[j * nx + ir] + v[(j + 1) * nx + il] + v[(j + 1) * nx + ir]);
-                *out = bilinear(u, nx + 1, ny, i as f32 - uu * s, j as f32 - vv * s);
-            }
-        });
-        self.v_adv.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-            let ja = j.saturating_sub(1).min(ny - 1);
-            let jb = j.min(ny - 1);
-            for (i, out) in row.iter_mut().enumerate() {
-                let vv = v[j * nx + i];
-                let w = nx + 1;
-                let uu = 0.25 * (u[ja * w + i] + u[ja * w + i + 1] + u[jb * w + i] + u[jb * w + i + 1]);
-                *out = bilinear(v, nx, ny + 1, i as f32 - uu * s, j as f32 - vv * s);
-            }
-        });
+        self.u_adv
+            .par_chunks_mut(nx + 1)
+            .enumerate()
+            .for_each(|(j, row)| {
+                for (i, out) in row.iter_mut().enumerate() {
+                    let uu = u[j * (nx + 1) + i];
+                    let il = i.saturating_sub(1).min(nx - 1);
+                    let ir = i.min(nx - 1);
+                    let vv = 0.25
+                        * (v[j * nx + il]
+                            + v[j * nx + ir]
+                            + v[(j + 1) * nx + il]
+                            + v[(j + 1) * nx + ir]);
+                    *out = bilinear(u, nx + 1, ny, i as f32 - uu * s, j as f32 - vv * s);
+                }
+            });
+        self.v_adv
+            .par_chunks_mut(nx)
+            .enumerate()
+            .for_each(|(j, row)| {
+                let ja = j.saturating_sub(1).min(ny - 1);
+                let jb = j.min(ny - 1);
+                for (i, out) in row.iter_mut().enumerate() {
+                    let vv = v[j * nx + i];
+                    let w = nx + 1;
+                    let uu = 0.25
+                        * (u[ja * w + i] + u[ja * w + i + 1] + u[jb * w + i] + u[jb * w + i + 1]);
+                    *out = bilinear(v, nx, ny + 1, i as f32 - uu * s, j as f32 - vv * s);
+                }
+            });
     }
 
     /// Keeps the velocities implied by the limited discharges `qx`, `qy` and the depths
     /// `d_old` they were computed from. With `extend_fronts` (for semi-Lagrangian advection)
     /// they are extended one face into the dry side of each wet front, so a front carries its
     /// speed forward in the next back-trace.
-    pub fn store(&mut self, g: PassGrid, d_old: &[f32], qx: &[f32], qy: &[f32], extend_fronts: bool) {
+    pub fn store(
+        &mut self,
+        g: PassGrid,
+        d_old: &[f32],
+        qx: &[f32],
+        qy: &[f32],
+        extend_fronts: bool,
+    ) {
         let PassGrid { nx, ny, dx, .. } = g;
         let vel = |q: f32, dl: f32, dr: f32| {
             let h = if q > 0.0 { dl } else { dr };
@@ -84,26 +102,32 @@ impl Velocities {
         // A border face's outside depth is unknown here: take the edge cell's, and no speed
         // at all over a film thinner than `BORDER_FILM`.
         let border = |q: f32, d: f32| if d > BORDER_FILM { q / (d * dx) } else { 0.0 };
-        self.u_adv.par_chunks_mut(nx + 1).enumerate().for_each(|(j, row)| {
-            for (i, out) in row.iter_mut().enumerate() {
-                let q = qx[j * (nx + 1) + i];
-                *out = if i == 0 || i == nx {
-                    border(q, d_old[j * nx + i.min(nx - 1)])
-                } else {
-                    vel(q, d_old[j * nx + i - 1], d_old[j * nx + i])
-                };
-            }
-        });
-        self.v_adv.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-            for (i, out) in row.iter_mut().enumerate() {
-                let q = qy[j * nx + i];
-                *out = if j == 0 || j == ny {
-                    border(q, d_old[j.min(ny - 1) * nx + i])
-                } else {
-                    vel(q, d_old[(j - 1) * nx + i], d_old[j * nx + i])
-                };
-            }
-        });
+        self.u_adv
+            .par_chunks_mut(nx + 1)
+            .enumerate()
+            .for_each(|(j, row)| {
+                for (i, out) in row.iter_mut().enumerate() {
+                    let q = qx[j * (nx + 1) + i];
+                    *out = if i == 0 || i == nx {
+                        border(q, d_old[j * nx + i.min(nx - 1)])
+                    } else {
+                        vel(q, d_old[j * nx + i - 1], d_old[j * nx + i])
+                    };
+                }
+            });
+        self.v_adv
+            .par_chunks_mut(nx)
+            .enumerate()
+            .for_each(|(j, row)| {
+                for (i, out) in row.iter_mut().enumerate() {
+                    let q = qy[j * nx + i];
+                    *out = if j == 0 || j == ny {
+                        border(q, d_old[j.min(ny - 1) * nx + i])
+                    } else {
+                        vel(q, d_old[(j - 1) * nx + i], d_old[j * nx + i])
+                    };
+                }
+            });
         // A still face takes the velocity of the face behind it when that one flows toward it.
         let extend = |here: f32, behind: f32, ahead: f32| {
             if here != 0.0 || !extend_fronts {
@@ -127,7 +151,11 @@ impl Velocities {
                 for i in 0..=nx {
                     let behind = if i > 0 { src[i - 1] } else { 0.0 };
                     let ahead = if i < nx { src[i + 1] } else { 0.0 };
-                    row[i] = if i == 0 || i == nx { src[i] } else { extend(src[i], behind, ahead) };
+                    row[i] = if i == 0 || i == nx {
+                        src[i]
+                    } else {
+                        extend(src[i], behind, ahead)
+                    };
                     m = m.max(src[i].abs());
                 }
                 m
@@ -162,17 +190,28 @@ impl Velocities {
     pub fn advected_discharges(&mut self, g: PassGrid, depth: &[f32]) {
         let PassGrid { nx, ny, dx, .. } = g;
         let (ua, va) = (&self.u_adv, &self.v_adv);
-        self.u.par_chunks_mut(nx + 1).enumerate().for_each(|(j, row)| {
-            for (i, out) in row.iter_mut().enumerate() {
-                let u = ua[j * (nx + 1) + i];
-                let c = if u > 0.0 { i.saturating_sub(1) } else { i.min(nx - 1) };
-                *out = u * depth[j * nx + c] * dx;
-            }
-        });
+        self.u
+            .par_chunks_mut(nx + 1)
+            .enumerate()
+            .for_each(|(j, row)| {
+                for (i, out) in row.iter_mut().enumerate() {
+                    let u = ua[j * (nx + 1) + i];
+                    let c = if u > 0.0 {
+                        i.saturating_sub(1)
+                    } else {
+                        i.min(nx - 1)
+                    };
+                    *out = u * depth[j * nx + c] * dx;
+                }
+            });
         self.v.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
             for (i, out) in row.iter_mut().enumerate() {
                 let v = va[j * nx + i];
-                let r = if v > 0.0 { j.saturating_sub(1) } else { j.min(ny - 1) };
+                let r = if v > 0.0 {
+                    j.saturating_sub(1)
+                } else {
+                    j.min(ny - 1)
+                };
                 *out = v * depth[r * nx + i] * dx;
             }
         });

@@ -1,0 +1,326 @@
+//! `Action`: what menus, shortcuts and dropped files ask of the editor, and how each is
+//! carried out. Actions that would replace the document first ask about unsaved changes.
+
+use std::path::{Path, PathBuf};
+
+use spillway::{Grid, Level};
+
+use super::EditorApp;
+use super::dialogs::{Dialog, ExportForm, ImportForm, NewLevelForm};
+use crate::document::{CellRect, GridPatch, Layer, PatchTile, ReplaceLevel};
+use crate::project::heightmap_io::{self, HeightmapFormat};
+
+/// Something the user asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Show the New level dialog.
+    New,
+    /// Replace the document by this new level.
+    Create(Box<Level>),
+    /// Ask for a level file and open it.
+    Open,
+    /// Open this level file.
+    OpenPath(PathBuf),
+    /// Save to the document's file (or ask where).
+    Save,
+    /// Ask where to save, then save.
+    SaveAs,
+    /// Ask for a heightmap file and show the import dialog.
+    Import,
+    /// Show the import dialog for this file.
+    ImportPath(PathBuf),
+    /// Show the export dialog.
+    Export,
+    /// Undo the last edit.
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
+    /// Close the editor.
+    Quit,
+}
+
+impl Action {
+    /// Whether the action throws the current document away.
+    fn replaces_document(&self) -> bool {
+        matches!(
+            self,
+            Action::Create(_) | Action::Open | Action::OpenPath(_) | Action::Quit
+        )
+    }
+}
+
+impl EditorApp {
+    /// Carries out `action`, first asking about unsaved changes if it would lose them.
+    pub(crate) fn request(&mut self, action: Action) {
+        self.repaint = true;
+        if action.replaces_document() && self.document.is_modified() {
+            self.dialog = Some(Dialog::Unsaved { then: action });
+            return;
+        }
+        self.perform_now(action);
+    }
+
+    /// Carries out `action` without asking.
+    pub(crate) fn perform_now(&mut self, action: Action) {
+        match action {
+            Action::New => self.dialog = Some(Dialog::NewLevel(NewLevelForm::default())),
+            Action::Create(level) => {
+                self.discard_recovery();
+                self.set_document(*level, None);
+                self.notify("New level", false);
+            }
+            Action::Open => {
+                let dir = self.start_dir();
+                if let Some(path) = self.dialogs.open_level(dir.as_deref()) {
+                    self.open_path(&path);
+                }
+            }
+            Action::OpenPath(path) => self.open_path(&path),
+            Action::Save => {
+                self.save();
+            }
+            Action::SaveAs => {
+                self.save_as();
+            }
+            Action::Import => {
+                let dir = self.start_dir();
+                if let Some(path) = self.dialogs.open_heightmap(dir.as_deref()) {
+                    self.perform_now(Action::ImportPath(path));
+                }
+            }
+            Action::ImportPath(path) => {
+                self.dialog = Some(Dialog::Import(ImportForm::new(path, self.document.level())));
+            }
+            Action::Export => {
+                self.dialog = Some(Dialog::Export(ExportForm::new(self.document.level())));
+            }
+            Action::Undo => self.undo(),
+            Action::Redo => self.redo(),
+            Action::Quit => {
+                self.discard_recovery();
+                self.quit_confirmed = true;
+                self.close_now = true;
+            }
+        }
+    }
+
+    fn undo(&mut self) {
+        if self.sculpt.stroke.is_some() {
+            return;
+        }
+        let label = self.document.history().undo_label().map(str::to_owned);
+        if self.document.undo() {
+            self.notify(format!("Undid {}", label.unwrap_or_default()), false);
+        }
+    }
+
+    fn redo(&mut self) {
+        if self.sculpt.stroke.is_some() {
+            return;
+        }
+        let label = self.document.history().redo_label().map(str::to_owned);
+        if self.document.redo() {
+            self.notify(format!("Redid {}", label.unwrap_or_default()), false);
+        }
+    }
+
+    /// Forgets the recovery copy of the current document (its changes were saved or dropped).
+    fn discard_recovery(&mut self) {
+        let path = self.document.path().map(Path::to_path_buf);
+        self.recovery.discard(path.as_deref());
+    }
+
+    fn start_dir(&self) -> Option<PathBuf> {
+        self.document
+            .path()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+    }
+
+    /// Opens the level at `path`; on failure shows why and keeps the current document.
+    pub(crate) fn open_path(&mut self, path: &Path) {
+        match spillway::level::file::load(path) {
+            Ok(level) => {
+                self.discard_recovery();
+                self.set_document(level, Some(path.to_path_buf()));
+                self.recent.add(path);
+                self.notify(format!("Opened {}", path.display()), false);
+            }
+            Err(e) => {
+                self.dialog = Some(Dialog::Error {
+                    title: "Could not open the level".into(),
+                    message: e.to_string(),
+                });
+            }
+        }
+    }
+
+    /// Saves to the document's file, or asks where. Returns whether the level was saved.
+    pub(crate) fn save(&mut self) -> bool {
+        match self.document.path().map(Path::to_path_buf) {
+            Some(path) => self.save_to(&path),
+            None => self.save_as(),
+        }
+    }
+
+    /// Asks where to save, then saves. Returns whether the level was saved.
+    pub(crate) fn save_as(&mut self) -> bool {
+        let dir = self.start_dir();
+        let name = self.document.title();
+        let name = if name.ends_with(".ron") {
+            name
+        } else {
+            "level.ron".into()
+        };
+        match self.dialogs.save_level(dir.as_deref(), &name) {
+            Some(mut path) => {
+                if path.extension().is_none() {
+                    path.set_extension("ron");
+                }
+                self.save_to(&path)
+            }
+            None => false,
+        }
+    }
+
+    fn save_to(&mut self, path: &Path) -> bool {
+        match spillway::level::file::save(self.document.level(), path) {
+            Ok(()) => {
+                let old = self.document.path().map(Path::to_path_buf);
+                self.recovery.discard(old.as_deref());
+                self.recovery.discard(Some(path));
+                self.document.mark_saved(path.to_path_buf());
+                self.recent.add(path);
+                self.notify(format!("Saved {}", path.display()), false);
+                true
+            }
+            Err(e) => {
+                self.dialog = Some(Dialog::Error {
+                    title: "Could not save the level".into(),
+                    message: e.to_string(),
+                });
+                false
+            }
+        }
+    }
+
+    /// Imports a heightmap as the terrain, as one undoable command. A heightmap of another
+    /// size resizes the level (water is cleared, edge boundaries are clipped).
+    pub(crate) fn import_heightmap(&mut self, form: &ImportForm) -> Result<(), String> {
+        let grid = heightmap_io::import(&form.path, &form.settings())?;
+        let level = self.document.level();
+        if (grid.nx, grid.ny) == (level.nx(), level.ny()) {
+            let rect = CellRect::whole(grid.nx, grid.ny);
+            let patch = GridPatch::new(
+                "Import heightmap",
+                Layer::Terrain,
+                vec![PatchTile {
+                    rect,
+                    before: level.terrain.data.clone().into(),
+                    after: grid.data.into(),
+                }],
+            );
+            if !patch.is_empty() {
+                self.document.execute(Box::new(patch));
+            }
+        } else {
+            let resized = resized_level(level, grid);
+            resized
+                .validate(&spillway::level::Limits::default())
+                .map_err(|e| {
+                    format!(
+                        "the resized level is not valid: `{}`: {}",
+                        e.field, e.reason
+                    )
+                })?;
+            let before = level.clone();
+            self.document.execute(Box::new(ReplaceLevel::new(
+                "Import heightmap",
+                before,
+                resized,
+            )));
+            self.viewport.frame_on_next_frame();
+        }
+        self.notify(format!("Imported {}", form.path.display()), false);
+        Ok(())
+    }
+
+    /// Asks where to export, then writes the terrain as `form` says.
+    pub(crate) fn export_heightmap(
+        &mut self,
+        form: &ExportForm,
+    ) -> Result<Option<PathBuf>, String> {
+        let dir = self.start_dir();
+        let stem = self
+            .document
+            .path()
+            .and_then(Path::file_stem)
+            .map_or_else(|| "heightmap".into(), |s| s.to_string_lossy().into_owned());
+        let name = format!("{stem}.{}", form.format.extension());
+        let Some(path) = self
+            .dialogs
+            .save_heightmap(dir.as_deref(), &name, form.format)
+        else {
+            return Ok(None);
+        };
+        heightmap_io::export(
+            &path,
+            &self.document.level().terrain,
+            form.format,
+            form.range(),
+        )?;
+        self.notify(format!("Exported {}", path.display()), false);
+        Ok(Some(path))
+    }
+
+    /// Opens dropped levels and offers to import dropped heightmaps.
+    pub(crate) fn handle_dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        // One file at a time: the first that the editor understands.
+        for path in dropped {
+            let is_level = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+            if is_level {
+                self.request(Action::OpenPath(path));
+                return;
+            }
+            if HeightmapFormat::from_path(&path).is_some() {
+                self.perform_now(Action::ImportPath(path));
+                return;
+            }
+            self.notify(
+                format!(
+                    "{}: not a level (.ron) or heightmap (.png, .r16, .raw, .npy)",
+                    path.display()
+                ),
+                true,
+            );
+        }
+    }
+}
+
+/// `level` with `terrain` of another size: dry, without saved flow, boundaries clipped to the
+/// new edges.
+fn resized_level(level: &Level, terrain: Grid) -> Level {
+    let (nx, ny) = (terrain.nx, terrain.ny);
+    let mut out = level.clone();
+    out.water = Grid::filled(nx, ny, 0.0);
+    out.terrain = terrain;
+    out.flow = None;
+    out.boundaries.retain_mut(|b| {
+        let len = match b.edge {
+            spillway::level::Edge::West | spillway::level::Edge::East => ny,
+            _ => nx,
+        } as u32;
+        b.end = b.end.min(len);
+        b.start < b.end
+    });
+    out
+}

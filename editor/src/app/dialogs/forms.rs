@@ -1,0 +1,132 @@
+//! The forms behind the dialogs: new level, heightmap import and heightmap export.
+
+use std::path::PathBuf;
+
+use spillway::Level;
+use spillway::level::Limits;
+
+use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
+
+/// The New level form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewLevelForm {
+    /// Cells along x.
+    pub nx: usize,
+    /// Cells along y.
+    pub ny: usize,
+    /// Cell edge, metres.
+    pub cell_size: f32,
+    /// Initial terrain height, metres.
+    pub height: f32,
+}
+
+impl Default for NewLevelForm {
+    fn default() -> Self {
+        Self {
+            nx: 256,
+            ny: 256,
+            cell_size: 1.0,
+            height: 0.0,
+        }
+    }
+}
+
+impl NewLevelForm {
+    /// The level the form describes, or why it cannot be made.
+    pub fn level(&self) -> Result<Level, String> {
+        Limits::default()
+            .check_size(self.nx, self.ny)
+            .map_err(|e| e.reason)?;
+        if !(self.cell_size > 0.0 && self.cell_size.is_finite()) {
+            return Err("the cell size must be a positive number of metres".into());
+        }
+        if !self.height.is_finite() {
+            return Err("the initial height must be a number".into());
+        }
+        Ok(Level::flat(self.nx, self.ny, self.cell_size, self.height))
+    }
+}
+
+/// The heightmap import form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportForm {
+    /// The file to read.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: HeightmapFormat,
+    /// Height of black / sample 0, metres.
+    pub min: f32,
+    /// Height of white / the largest sample, metres.
+    pub max: f32,
+    /// RAW width in samples.
+    pub raw_width: usize,
+    /// RAW height in samples.
+    pub raw_height: usize,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+}
+
+impl ImportForm {
+    /// A form for `path`, with the format from its extension and the size and height range
+    /// of `level` as defaults.
+    pub fn new(path: PathBuf, level: &Level) -> Self {
+        let format = HeightmapFormat::from_path(&path).unwrap_or(HeightmapFormat::Png16);
+        let (w, h) = heightmap_io::guess_raw_size(&path).unwrap_or((level.nx(), level.ny()));
+        let range = HeightRange::of(&level.terrain);
+        Self {
+            path,
+            format,
+            min: range.min.min(0.0).floor(),
+            max: range.max.max(100.0).ceil(),
+            raw_width: w,
+            raw_height: h,
+            error: None,
+        }
+    }
+
+    /// The import settings the form describes.
+    pub fn settings(&self) -> ImportSettings {
+        ImportSettings {
+            format: self.format,
+            range: HeightRange {
+                min: self.min,
+                max: self.max,
+            },
+            raw_size: (self.raw_width, self.raw_height),
+        }
+    }
+}
+
+/// The heightmap export form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportForm {
+    /// The format to write.
+    pub format: HeightmapFormat,
+    /// Height written as black / 0, metres.
+    pub min: f32,
+    /// Height written as white / the largest sample, metres.
+    pub max: f32,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+}
+
+impl ExportForm {
+    /// A 16-bit PNG over the terrain's own height range.
+    pub fn new(level: &Level) -> Self {
+        let range = HeightRange::of(&level.terrain);
+        Self {
+            format: HeightmapFormat::Png16,
+            min: range.min,
+            max: range.max,
+            error: None,
+        }
+    }
+
+    /// The height range the form describes.
+    pub fn range(&self) -> HeightRange {
+        HeightRange {
+            min: self.min,
+            max: self.max,
+        }
+    }
+}

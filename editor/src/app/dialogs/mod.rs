@@ -1,0 +1,414 @@
+//! Modal dialogs: new level, heightmap import and export, the unsaved-changes question, error
+//! reports and the offer to restore autosaved work.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+mod forms;
+
+use super::EditorApp;
+use super::actions::Action;
+use crate::project::RecoveredWork;
+use crate::project::heightmap_io::{HeightRange, HeightmapFormat};
+pub use forms::{ExportForm, ImportForm, NewLevelForm};
+
+/// A modal dialog.
+#[derive(Clone, Debug)]
+pub enum Dialog {
+    /// Size, cell size and height of a new level.
+    NewLevel(NewLevelForm),
+    /// How to read a heightmap.
+    Import(ImportForm),
+    /// How to write the terrain as a heightmap.
+    Export(ExportForm),
+    /// Unsaved changes would be lost by `then`.
+    Unsaved {
+        /// What to do once answered.
+        then: Action,
+    },
+    /// Something failed.
+    Error {
+        /// What was being done.
+        title: String,
+        /// The error: file, place and reason.
+        message: String,
+    },
+    /// Autosaved work from a session that did not end cleanly.
+    Recover(Vec<RecoveredWork>),
+}
+
+/// What the user did in a dialog this frame.
+enum Outcome {
+    Keep,
+    Close,
+}
+
+/// Shows the open dialog, if any, and carries out what the user chose.
+pub(crate) fn show(app: &mut EditorApp, ctx: &egui::Context) {
+    let Some(mut dialog) = app.dialog.take() else {
+        return;
+    };
+    let kind = match &dialog {
+        Dialog::NewLevel(_) => "new",
+        Dialog::Import(_) => "import",
+        Dialog::Export(_) => "export",
+        Dialog::Unsaved { .. } => "unsaved",
+        Dialog::Error { .. } => "error",
+        Dialog::Recover(_) => "recover",
+    };
+    let outcome = egui::Modal::new(egui::Id::unique(("dialog", kind)))
+        .show(ctx, |ui| {
+            ui.set_max_width(460.0);
+            match &mut dialog {
+                Dialog::NewLevel(form) => new_level(app, ui, form),
+                Dialog::Import(form) => import(app, ui, form),
+                Dialog::Export(form) => export(app, ui, form),
+                Dialog::Unsaved { then } => unsaved(app, ui, then),
+                Dialog::Error { title, message } => error(ui, title, message),
+                Dialog::Recover(list) => recover(app, ui, list),
+            }
+        })
+        .inner;
+    // A dialog's action may have opened another dialog (an error): that one wins.
+    if matches!(outcome, Outcome::Keep) && app.dialog.is_none() {
+        app.dialog = Some(dialog);
+    } else {
+        // Show the result (the next dialog, the new level) without waiting for input.
+        ctx.request_repaint();
+    }
+}
+
+fn buttons(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
+    ui.add_space(8.0);
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), add);
+}
+
+fn cancel_pressed(ui: &egui::Ui) -> bool {
+    ui.input(|i| i.key_pressed(egui::Key::Escape))
+}
+
+fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) -> Outcome {
+    ui.heading("New level");
+    egui::Grid::new("new level").num_columns(2).show(ui, |ui| {
+        ui.label("Cells in x");
+        ui.add(
+            egui::DragValue::new(&mut form.nx)
+                .range(2..=16384)
+                .suffix(" cells"),
+        )
+        .on_hover_text("Cells along x (east)");
+        ui.end_row();
+        ui.label("Cells in y");
+        ui.add(
+            egui::DragValue::new(&mut form.ny)
+                .range(2..=16384)
+                .suffix(" cells"),
+        )
+        .on_hover_text("Cells along y (south)");
+        ui.end_row();
+        ui.label("Cell size");
+        ui.add(
+            egui::DragValue::new(&mut form.cell_size)
+                .range(0.01..=1000.0)
+                .speed(0.05)
+                .suffix(" m"),
+        )
+        .on_hover_text("Edge length of one square cell, metres");
+        ui.end_row();
+        ui.label("Initial height");
+        ui.add(
+            egui::DragValue::new(&mut form.height)
+                .speed(0.5)
+                .suffix(" m"),
+        )
+        .on_hover_text("Terrain height of every cell of the new level, metres");
+        ui.end_row();
+    });
+    let level = form.level();
+    let extent = format!(
+        "{:.0} m × {:.0} m",
+        form.nx as f32 * form.cell_size,
+        form.ny as f32 * form.cell_size
+    );
+    match &level {
+        Ok(_) => ui.weak(extent),
+        Err(e) => ui.colored_label(ui.visuals().error_fg_color, e),
+    };
+    let mut outcome = Outcome::Keep;
+    buttons(ui, |ui| {
+        let create = ui
+            .add_enabled(level.is_ok(), egui::Button::new("Create"))
+            .on_hover_text("Replace the open level by a new flat one");
+        if create.clicked()
+            && let Ok(level) = &level
+        {
+            outcome = Outcome::Close;
+            app.request(Action::Create(Box::new(level.clone())));
+        }
+        if ui
+            .button("Cancel")
+            .on_hover_text("Keep the open level")
+            .clicked()
+            || cancel_pressed(ui)
+        {
+            outcome = Outcome::Close;
+        }
+    });
+    outcome
+}
+
+fn range_fields(ui: &mut egui::Ui, min: &mut f32, max: &mut f32, what: &str) {
+    ui.label("Lowest height");
+    ui.add(egui::DragValue::new(min).speed(0.5).suffix(" m"))
+        .on_hover_text(format!("Height of {what} 0 (black), metres"));
+    ui.end_row();
+    ui.label("Highest height");
+    ui.add(egui::DragValue::new(max).speed(0.5).suffix(" m"))
+        .on_hover_text(format!("Height of the largest {what} (white), metres"));
+    ui.end_row();
+}
+
+fn format_combo(
+    ui: &mut egui::Ui,
+    id: &str,
+    format: &mut HeightmapFormat,
+    choices: &[HeightmapFormat],
+) {
+    egui::ComboBox::from_id_salt(id)
+        .selected_text(format.name())
+        .show_ui(ui, |ui| {
+            for f in choices {
+                ui.selectable_value(format, *f, f.name());
+            }
+        })
+        .response
+        .on_hover_text("File format");
+}
+
+fn import(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ImportForm) -> Outcome {
+    ui.heading("Import heightmap");
+    ui.label(form.path.display().to_string());
+    egui::Grid::new("import").num_columns(2).show(ui, |ui| {
+        ui.label("Format");
+        let choices = [
+            HeightmapFormat::Png16,
+            HeightmapFormat::RawR16,
+            HeightmapFormat::Npy,
+        ];
+        format_combo(ui, "import format", &mut form.format, &choices);
+        ui.end_row();
+        if form.format == HeightmapFormat::RawR16 {
+            ui.label("Samples per row");
+            ui.add(
+                egui::DragValue::new(&mut form.raw_width)
+                    .range(2..=16384)
+                    .suffix(" px"),
+            )
+            .on_hover_text("Samples per row: a RAW file does not store its size");
+            ui.end_row();
+            ui.label("Rows");
+            ui.add(
+                egui::DragValue::new(&mut form.raw_height)
+                    .range(2..=16384)
+                    .suffix(" px"),
+            )
+            .on_hover_text("Rows: a RAW file does not store its size");
+            ui.end_row();
+        }
+        if form.format.needs_range() {
+            range_fields(ui, &mut form.min, &mut form.max, "sample");
+        }
+    });
+    let level = app.document.level();
+    ui.weak(format!(
+        "The terrain is replaced (undoable). A heightmap of another size than {} × {} resizes the level and clears its water.",
+        level.nx(),
+        level.ny()
+    ));
+    if let Some(e) = &form.error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    }
+    let mut outcome = Outcome::Keep;
+    buttons(ui, |ui| {
+        if ui
+            .button("Import")
+            .on_hover_text("Read the file into the terrain")
+            .clicked()
+        {
+            match app.import_heightmap(form) {
+                Ok(()) => outcome = Outcome::Close,
+                Err(e) => form.error = Some(e),
+            }
+        }
+        if ui
+            .button("Cancel")
+            .on_hover_text("Leave the terrain as it is")
+            .clicked()
+            || cancel_pressed(ui)
+        {
+            outcome = Outcome::Close;
+        }
+    });
+    outcome
+}
+
+fn export(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ExportForm) -> Outcome {
+    ui.heading("Export heightmap");
+    egui::Grid::new("export").num_columns(2).show(ui, |ui| {
+        ui.label("Format");
+        format_combo(ui, "export format", &mut form.format, &HeightmapFormat::ALL);
+        ui.end_row();
+        if form.format.needs_range() {
+            range_fields(ui, &mut form.min, &mut form.max, "sample");
+        }
+    });
+    if form.format.needs_range() {
+        let step = form.format.precision(form.range());
+        ui.weak(format!(
+            "One step of the file is {step:.4} m; heights outside the range are clamped."
+        ));
+        if ui
+            .small_button("Fit to terrain")
+            .on_hover_text("Set the range to the terrain's lowest and highest heights")
+            .clicked()
+        {
+            let r = HeightRange::of(&app.document.level().terrain);
+            (form.min, form.max) = (r.min, r.max);
+        }
+    }
+    if let Some(e) = &form.error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    }
+    let mut outcome = Outcome::Keep;
+    buttons(ui, |ui| {
+        if ui
+            .button("Export…")
+            .on_hover_text("Choose a file and write the terrain to it")
+            .clicked()
+        {
+            match app.export_heightmap(form) {
+                Ok(Some(_)) => outcome = Outcome::Close,
+                Ok(None) => {}
+                Err(e) => form.error = Some(e),
+            }
+        }
+        if ui.button("Cancel").on_hover_text("Do not export").clicked() || cancel_pressed(ui) {
+            outcome = Outcome::Close;
+        }
+    });
+    outcome
+}
+
+fn unsaved(app: &mut EditorApp, ui: &mut egui::Ui, then: &Action) -> Outcome {
+    ui.heading("Unsaved changes");
+    ui.label(format!(
+        "{} has changes that are not saved. Save them first?",
+        app.document.title()
+    ));
+    let mut outcome = Outcome::Keep;
+    buttons(ui, |ui| {
+        if ui
+            .button("Save")
+            .on_hover_text("Save the level, then continue")
+            .clicked()
+        {
+            outcome = Outcome::Close;
+            if app.save() {
+                app.perform_now(then.clone());
+            }
+        }
+        if ui
+            .button("Don't save")
+            .on_hover_text("Lose the changes and continue")
+            .clicked()
+        {
+            outcome = Outcome::Close;
+            app.perform_now(then.clone());
+        }
+        if ui
+            .button("Cancel")
+            .on_hover_text("Go back to the level")
+            .clicked()
+            || cancel_pressed(ui)
+        {
+            outcome = Outcome::Close;
+        }
+    });
+    outcome
+}
+
+fn error(ui: &mut egui::Ui, title: &str, message: &str) -> Outcome {
+    ui.heading(title);
+    ui.add(egui::Label::new(egui::RichText::new(message).monospace()).selectable(true));
+    let mut outcome = Outcome::Keep;
+    buttons(ui, |ui| {
+        if ui
+            .button("OK")
+            .on_hover_text("Close this message")
+            .clicked()
+            || cancel_pressed(ui)
+            || ui.input(|i| i.key_pressed(egui::Key::Enter))
+        {
+            outcome = Outcome::Close;
+        }
+    });
+    outcome
+}
+
+fn recover(app: &mut EditorApp, ui: &mut egui::Ui, list: &mut Vec<RecoveredWork>) -> Outcome {
+    let Some(work) = list.first().cloned() else {
+        return Outcome::Close;
+    };
+    ui.heading("Restore unsaved work?");
+    let what = work.origin.as_ref().map_or_else(
+        || "an untitled level".to_owned(),
+        |p| p.display().to_string(),
+    );
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let minutes = now.saturating_sub(work.saved_unix_secs) / 60;
+    ui.label(format!(
+        "Spillway stopped with unsaved changes to {what}. A copy was autosaved {minutes} minute(s) ago."
+    ));
+    let mut outcome = Outcome::Keep;
+    buttons(ui, |ui| {
+        if ui
+            .button("Restore")
+            .on_hover_text("Open the autosaved copy (save it to keep it)")
+            .clicked()
+        {
+            match work.load() {
+                Ok(level) => {
+                    app.set_document(level, work.origin.clone());
+                    app.document.mark_modified();
+                    app.notify("Restored autosaved work: save to keep it", false);
+                }
+                Err(e) => {
+                    app.notify(format!("Could not restore: {e}"), true);
+                    work.discard();
+                }
+            }
+            list.remove(0);
+        }
+        if ui
+            .button("Discard")
+            .on_hover_text("Delete the autosaved copy")
+            .clicked()
+        {
+            work.discard();
+            list.remove(0);
+        }
+        if ui
+            .button("Later")
+            .on_hover_text("Keep the copy and ask again next time")
+            .clicked()
+            || cancel_pressed(ui)
+        {
+            outcome = Outcome::Close;
+        }
+    });
+    if list.is_empty() {
+        outcome = Outcome::Close;
+    }
+    outcome
+}

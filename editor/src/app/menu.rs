@@ -1,0 +1,189 @@
+//! The menu bar: File, Edit and View.
+
+use super::EditorApp;
+use super::actions::Action;
+use super::shortcuts::Shortcut;
+
+fn item(ui: &mut egui::Ui, label: &str, shortcut: Option<Shortcut>, tip: &str) -> bool {
+    let mut button = egui::Button::new(label);
+    if let Some(s) = shortcut {
+        button = button.shortcut_text(ui.ctx().format_shortcut(&s.keys()));
+    }
+    ui.add(button).on_hover_text(tip).clicked()
+}
+
+/// Shows the menu bar.
+pub(crate) fn show(app: &mut EditorApp, ui: &mut egui::Ui) {
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| file_menu(app, ui))
+            .response
+            .on_hover_text("Levels and heightmaps: new, open, save, import, export");
+        ui.menu_button("Edit", |ui| edit_menu(app, ui))
+            .response
+            .on_hover_text("Undo and redo");
+        ui.menu_button("View", |ui| view_menu(app, ui))
+            .response
+            .on_hover_text("Camera and overlays");
+    });
+}
+
+fn file_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
+    if item(
+        ui,
+        "New…",
+        Some(Shortcut::New),
+        "Start a new flat level of a chosen size",
+    ) {
+        app.request(Action::New);
+    }
+    if item(
+        ui,
+        "Open…",
+        Some(Shortcut::Open),
+        "Open a level file (.ron)",
+    ) {
+        app.request(Action::Open);
+    }
+    let recent = app.recent.paths().to_vec();
+    ui.add_enabled_ui(!recent.is_empty(), |ui| {
+        ui.menu_button("Open recent", |ui| {
+            for path in &recent {
+                let name = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                let folder = path
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .map(|n| format!("{}/", n.to_string_lossy()))
+                    .unwrap_or_default();
+                if ui
+                    .button(format!("{folder}{name}"))
+                    .on_hover_text(path.display().to_string())
+                    .clicked()
+                {
+                    if path.is_file() {
+                        app.request(Action::OpenPath(path.clone()));
+                    } else {
+                        app.recent.remove(path);
+                        app.notify(format!("{} no longer exists", path.display()), true);
+                    }
+                }
+            }
+            ui.separator();
+            if ui
+                .button("Clear list")
+                .on_hover_text("Forget the recent files")
+                .clicked()
+            {
+                app.recent.clear();
+            }
+        })
+    })
+    .response
+    .on_hover_text("Levels opened or saved lately")
+    .on_disabled_hover_text("No level has been opened or saved yet");
+    ui.separator();
+    if item(
+        ui,
+        "Save",
+        Some(Shortcut::Save),
+        "Save the level to its file",
+    ) {
+        app.request(Action::Save);
+    }
+    if item(
+        ui,
+        "Save as…",
+        Some(Shortcut::SaveAs),
+        "Save the level to a new file",
+    ) {
+        app.request(Action::SaveAs);
+    }
+    ui.separator();
+    if item(
+        ui,
+        "Import heightmap…",
+        None,
+        "Replace the terrain by a heightmap (16/8-bit PNG, RAW r16, float .npy)",
+    ) {
+        app.request(Action::Import);
+    }
+    if item(
+        ui,
+        "Export heightmap…",
+        None,
+        "Write the terrain as a heightmap (16/8-bit PNG, RAW r16, float .npy)",
+    ) {
+        app.request(Action::Export);
+    }
+    ui.separator();
+    if item(ui, "Quit", Some(Shortcut::Quit), "Close the editor") {
+        app.request(Action::Quit);
+    }
+}
+
+fn edit_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
+    let history = app.document.history();
+    let undo = history.undo_label().map(|l| format!("Undo {l}"));
+    let redo = history.redo_label().map(|l| format!("Redo {l}"));
+    let undo_text = undo.clone().unwrap_or_else(|| "Undo".into());
+    let redo_text = redo.clone().unwrap_or_else(|| "Redo".into());
+    let ctx = ui.ctx().clone();
+    let fmt = |s: Shortcut| ctx.format_shortcut(&s.keys());
+    if ui
+        .add_enabled(
+            undo.is_some(),
+            egui::Button::new(undo_text).shortcut_text(fmt(Shortcut::Undo)),
+        )
+        .on_hover_text("Revert the last edit")
+        .on_disabled_hover_text("Nothing to undo")
+        .clicked()
+    {
+        app.request(Action::Undo);
+    }
+    if ui
+        .add_enabled(
+            redo.is_some(),
+            egui::Button::new(redo_text).shortcut_text(fmt(Shortcut::Redo)),
+        )
+        .on_hover_text("Re-apply the last undone edit")
+        .on_disabled_hover_text("Nothing to redo")
+        .clicked()
+    {
+        app.request(Action::Redo);
+    }
+    ui.separator();
+    let mb = app.document.history().bytes() as f64 / (1 << 20) as f64;
+    ui.weak(format!(
+        "History: {} steps, {mb:.1} MiB",
+        app.document.history().undo_len()
+    ));
+}
+
+fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
+    if item(
+        ui,
+        "Frame level",
+        Some(Shortcut::Frame),
+        "Move the camera to see the whole level",
+    ) {
+        app.viewport.frame_on_next_frame();
+    }
+    if item(
+        ui,
+        "Reset view",
+        Some(Shortcut::ResetView),
+        "Look at the level from the south at the default angle",
+    ) {
+        app.viewport.reset_on_next_frame();
+    }
+    ui.separator();
+    let o = &mut app.viewport.overlays;
+    ui.checkbox(&mut o.contours, "Contour lines")
+        .on_hover_text("Lines of equal height (every fifth is darker)");
+    ui.checkbox(&mut o.grid, "Grid")
+        .on_hover_text("Lines at a regular spacing in metres");
+    ui.checkbox(&mut o.water, "Water depth")
+        .on_hover_text("Tint wet cells blue by their water depth");
+}

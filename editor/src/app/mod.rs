@@ -1,0 +1,397 @@
+//! The editor window: an eframe app laid out as a menu bar, a tool panel, an inspector, a
+//! status bar and the 3D viewport. Each frame runs one way: input (shortcuts, menus, viewport
+//! drags) → commands on the [`Document`] → the document's changes → the renderer.
+//!
+//! [`run`] opens the window; [`EditorApp`] is the app itself, which tests drive with
+//! egui_kittest through [`EditorOptions`] that inject file dialogs and configuration paths.
+
+mod actions;
+mod dialogs;
+mod menu;
+mod panels;
+mod shortcuts;
+mod viewport_panel;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use spillway::Level;
+
+use crate::document::{Document, History};
+use crate::project::{ConfigPaths, FileDialogs, NativeDialogs, RecentFiles, Recovery, recovery};
+use crate::tools::{Brush, Stroke, Tool};
+use crate::viewport::{Camera, Overlays};
+
+pub use actions::Action;
+pub use dialogs::Dialog;
+use viewport_panel::ViewportPanel;
+
+/// The bundled sample project opened when no project is given.
+pub const SAMPLE_PROJECT: &str = "projects/dam_break_valley/level.ron";
+
+/// How the editor starts: what to open, and where it reads and writes per-user files.
+pub struct EditorOptions {
+    /// The level to open (`None`: an empty flat level).
+    pub project: Option<PathBuf>,
+    /// Per-user files (`None`: no recent list, no autosave).
+    pub config: Option<ConfigPaths>,
+    /// How the editor asks for file paths.
+    pub dialogs: Box<dyn FileDialogs>,
+    /// Time between autosaves of unsaved work.
+    pub autosave_interval: Duration,
+    /// Memory budget of the undo history, bytes.
+    pub history_budget: usize,
+}
+
+impl EditorOptions {
+    /// Options for a user's session: native dialogs and the user's configuration folder.
+    pub fn new(project: Option<PathBuf>) -> Self {
+        Self {
+            project,
+            config: ConfigPaths::from_env(),
+            dialogs: Box::new(NativeDialogs),
+            autosave_interval: recovery::DEFAULT_INTERVAL,
+            history_budget: crate::document::history::DEFAULT_BUDGET_BYTES,
+        }
+    }
+}
+
+/// The sculpting state: the active tool, its brush, and the stroke in progress.
+pub(crate) struct Sculpt {
+    pub tool: Tool,
+    pub brush: Brush,
+    pub stroke: Option<Stroke>,
+}
+
+/// A short message in the status bar.
+pub(crate) struct Notice {
+    pub text: String,
+    pub error: bool,
+    pub at: Instant,
+}
+
+/// The editor application.
+pub struct EditorApp {
+    pub(crate) document: Document,
+    pub(crate) sculpt: Sculpt,
+    pub(crate) viewport: ViewportPanel,
+    pub(crate) dialogs: Box<dyn FileDialogs>,
+    pub(crate) recent: RecentFiles,
+    pub(crate) recovery: Recovery,
+    pub(crate) dialog: Option<Dialog>,
+    pub(crate) notice: Option<Notice>,
+    pub(crate) history_budget: usize,
+    /// The user chose to close without saving.
+    pub(crate) quit_confirmed: bool,
+    /// Something changed outside the input that egui saw: draw another frame.
+    pub(crate) repaint: bool,
+    /// The window title last sent.
+    pub(crate) title: String,
+    /// Close the window at the end of this frame.
+    pub(crate) close_now: bool,
+    /// Smoothed time to build one frame and submit its rendering, seconds.
+    pub(crate) frame_time: f32,
+    /// Smoothed time between frames while the editor redraws continuously, seconds.
+    pub(crate) frame_interval: f32,
+}
+
+impl EditorApp {
+    /// An editor with `options`, rendering with the eframe creation context's wgpu state.
+    pub fn new(_cc: &eframe::CreationContext<'_>, options: EditorOptions) -> Self {
+        Self::with_options(options)
+    }
+
+    /// An editor with `options` (the renderer starts on the first frame that has a GPU).
+    pub fn with_options(options: EditorOptions) -> Self {
+        let recent = RecentFiles::load(options.config.as_ref().map(|c| c.recent_files.clone()));
+        let recovery = Recovery::new(
+            options.config.as_ref().map(|c| c.recovery_dir.clone()),
+            options.autosave_interval,
+        );
+        let pending = recovery.pending();
+        let mut app = Self {
+            document: Document::with_history(
+                Level::flat(128, 128, 1.0, 0.0),
+                None,
+                History::new(options.history_budget),
+            ),
+            sculpt: Sculpt {
+                tool: Tool::Raise,
+                brush: Brush::default(),
+                stroke: None,
+            },
+            viewport: ViewportPanel::default(),
+            dialogs: options.dialogs,
+            recent,
+            recovery,
+            dialog: None,
+            notice: None,
+            history_budget: options.history_budget,
+            quit_confirmed: false,
+            close_now: false,
+            title: String::new(),
+            repaint: false,
+            frame_time: 0.0,
+            frame_interval: 0.0,
+        };
+        if let Some(path) = &options.project {
+            app.open_path(path);
+        }
+        if !pending.is_empty() && app.dialog.is_none() {
+            app.dialog = Some(Dialog::Recover(pending));
+        }
+        app
+    }
+
+    /// The open document.
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
+    /// The active tool.
+    pub fn tool(&self) -> Tool {
+        self.sculpt.tool
+    }
+
+    /// Selects the active tool.
+    pub fn set_tool(&mut self, tool: Tool) {
+        self.sculpt.tool = tool;
+    }
+
+    /// The brush settings.
+    pub fn brush(&self) -> &Brush {
+        &self.sculpt.brush
+    }
+
+    /// The brush settings, for changing them.
+    pub fn brush_mut(&mut self) -> &mut Brush {
+        &mut self.sculpt.brush
+    }
+
+    /// The viewport camera.
+    pub fn camera(&self) -> &Camera {
+        &self.viewport.camera
+    }
+
+    /// The viewport overlays.
+    pub fn overlays_mut(&mut self) -> &mut Overlays {
+        &mut self.viewport.overlays
+    }
+
+    /// The viewport's rectangle in the window (points), as laid out in the last frame.
+    pub fn viewport_rect(&self) -> egui::Rect {
+        self.viewport.rect
+    }
+
+    /// The terrain point under window position `pos` (points), if any.
+    pub fn pick(&self, pos: egui::Pos2) -> Option<[f32; 3]> {
+        self.viewport
+            .pick(&self.document, pos)
+            .map(|p| p.to_array())
+    }
+
+    /// The modal dialog shown now, if any.
+    pub fn dialog(&self) -> Option<&Dialog> {
+        self.dialog.as_ref()
+    }
+
+    /// The recent-files list.
+    pub fn recent_files(&self) -> &[PathBuf] {
+        self.recent.paths()
+    }
+
+    /// The last frame of the viewport as RGBA pixels (width, height, bytes), read back from
+    /// the GPU; `None` before the first frame or without a GPU.
+    pub fn viewport_pixels(&self) -> Option<(u32, u32, Vec<u8>)> {
+        self.viewport.pixels()
+    }
+
+    /// Performs `action` as if chosen from a menu (with the unsaved-changes check).
+    pub fn perform(&mut self, action: Action) {
+        self.request(action);
+    }
+
+    /// Writes the autosave recovery copy now, as the timer would.
+    pub fn autosave_now(&mut self) -> Result<PathBuf, String> {
+        self.recovery.save(&self.document)
+    }
+
+    pub(crate) fn notify(&mut self, text: impl Into<String>, error: bool) {
+        self.notice = Some(Notice {
+            text: text.into(),
+            error,
+            at: Instant::now(),
+        });
+    }
+
+    /// Replaces the document (after any unsaved-changes question was answered).
+    pub(crate) fn set_document(&mut self, level: Level, path: Option<PathBuf>) {
+        if let Some(stroke) = self.sculpt.stroke.take() {
+            stroke.cancel(&mut self.document);
+        }
+        self.document = Document::with_history(level, path, History::new(self.history_budget));
+        self.recovery.reset();
+        self.viewport.document_replaced();
+    }
+
+    fn window_title(&self) -> String {
+        let star = if self.document.is_modified() { "*" } else { "" };
+        let place = self
+            .document
+            .path()
+            .and_then(Path::parent)
+            .map(|p| format!(" — {}", p.display()))
+            .unwrap_or_default();
+        format!("{star}{}{place} — Spillway", self.document.title())
+    }
+
+    fn autosave(&mut self, ctx: &egui::Context) {
+        if self.sculpt.stroke.is_some() {
+            return;
+        }
+        let now = Instant::now();
+        match self.recovery.tick(&self.document, now) {
+            Some(Ok(_)) => self.notify("Autosaved a recovery copy", false),
+            Some(Err(e)) => self.notify(format!("Autosave failed: {e}"), true),
+            None => {}
+        }
+        if self.document.is_modified() {
+            ctx.request_repaint_after(self.recovery.due_in(now).max(Duration::from_millis(250)));
+        }
+    }
+
+    fn handle_close_request(&mut self, ctx: &egui::Context) {
+        if !ctx.input(|i| i.viewport().close_requested()) {
+            return;
+        }
+        if self.document.is_modified() && !self.quit_confirmed {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.dialog = Some(Dialog::Unsaved { then: Action::Quit });
+        }
+    }
+}
+
+impl eframe::App for EditorApp {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        let started = Instant::now();
+        let ctx = ui.ctx().clone();
+        self.handle_close_request(&ctx);
+        shortcuts::handle(self, &ctx);
+        self.handle_dropped_files(&ctx);
+
+        egui::Panel::top("menu").show(ui, |ui| menu::show(self, ui));
+        egui::Panel::bottom("status").show(ui, |ui| panels::status_bar(self, ui));
+        egui::Panel::left("tools")
+            .resizable(false)
+            .exact_size(150.0)
+            .show(ui, |ui| panels::tool_panel(self, ui));
+        egui::Panel::right("inspector")
+            .resizable(true)
+            .default_size(260.0)
+            .show(ui, |ui| panels::inspector(self, ui));
+        egui::CentralPanel::no_frame().show(ui, |ui| {
+            self.viewport
+                .show(ui, frame, &mut self.document, &mut self.sculpt);
+        });
+        dialogs::show(self, &ctx);
+        drop_hint(&ctx);
+        self.autosave(&ctx);
+
+        if std::mem::take(&mut self.repaint) {
+            ctx.request_repaint();
+        }
+        if std::mem::take(&mut self.close_now) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+        let title = self.window_title();
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+        let (stable, unstable) = ctx.input(|i| (i.stable_dt, i.unstable_dt));
+        // Equal only when the last frame asked for the next at once: a true frame interval.
+        if stable == unstable && unstable > 0.0 {
+            self.frame_interval = if self.frame_interval == 0.0 {
+                unstable
+            } else {
+                self.frame_interval * 0.9 + unstable * 0.1
+            };
+        }
+        let spent = started.elapsed().as_secs_f32();
+        self.frame_time = if self.frame_time == 0.0 {
+            spent
+        } else {
+            self.frame_time * 0.9 + spent * 0.1
+        };
+    }
+}
+
+/// While files are dragged over the window, says what dropping them does.
+fn drop_hint(ctx: &egui::Context) {
+    if ctx.input(|i| i.raw.hovered_files.is_empty()) {
+        return;
+    }
+    let screen = ctx.content_rect();
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::unique("drop hint"),
+    ));
+    painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
+    painter.text(
+        screen.center(),
+        egui::Align2::CENTER_CENTER,
+        "Drop a level (.ron) to open it, or a heightmap (.png, .r16, .raw, .npy) to import it",
+        egui::FontId::proportional(18.0),
+        egui::Color32::WHITE,
+    );
+}
+
+/// Finds the bundled sample project: relative to the current folder, else beside the
+/// editor's source tree.
+pub fn sample_project() -> Option<PathBuf> {
+    let here = PathBuf::from(SAMPLE_PROJECT);
+    if here.is_file() {
+        return Some(here);
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(SAMPLE_PROJECT);
+    beside.is_file().then_some(beside)
+}
+
+/// Opens the editor window on `project` (or the bundled sample project) and returns when it
+/// closes. Fails with a clear message when there is no display.
+pub fn run(project: Option<PathBuf>) -> Result<(), String> {
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if !has_display {
+        return Err(
+            "the editor needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set \
+             (for a virtual one: `Xvfb :99 & DISPLAY=:99 spillway`); the command-line \
+             tools (`spillway check`, `bake`, ...) work without one"
+                .into(),
+        );
+    }
+    let project = match project {
+        Some(p) => Some(p),
+        None => Some(sample_project().ok_or_else(|| {
+            format!("the sample project {SAMPLE_PROJECT} was not found; pass a level to open")
+        })?),
+    };
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Spillway")
+            .with_inner_size([1280.0, 800.0])
+            .with_min_inner_size([640.0, 400.0])
+            .with_drag_and_drop(true),
+        renderer: eframe::Renderer::Wgpu,
+        ..Default::default()
+    };
+    eframe::run_native(
+        "Spillway",
+        options,
+        Box::new(move |cc| Ok(Box::new(EditorApp::new(cc, EditorOptions::new(project))))),
+    )
+    .map_err(|e| format!("the editor window failed: {e}"))
+}

@@ -1,0 +1,228 @@
+//! The side and bottom panels: tools on the left, the inspector (active tool's settings and
+//! level information) on the right, the status bar at the bottom.
+
+use std::time::Duration;
+
+use super::EditorApp;
+use crate::tools::{MAX_RADIUS, MIN_RADIUS, Tool};
+
+/// How long a status message stays.
+const NOTICE_TIME: Duration = Duration::from_secs(6);
+
+/// The tool panel: one button per sculpting tool.
+pub(crate) fn tool_panel(app: &mut EditorApp, ui: &mut egui::Ui) {
+    ui.add_space(4.0);
+    ui.heading("Sculpt");
+    ui.add_space(4.0);
+    for tool in Tool::ALL {
+        let selected = app.sculpt.tool == tool;
+        let label = format!("{}  {}", tool.digit(), tool.name());
+        let button = egui::Button::selectable(selected, label)
+            .min_size(egui::vec2(ui.available_width(), 26.0));
+        if ui
+            .add(button)
+            .on_hover_text(format!("{} (key {})", tool.help(), tool.digit()))
+            .clicked()
+        {
+            app.sculpt.tool = tool;
+        }
+    }
+    ui.add_space(12.0);
+    ui.separator();
+    ui.weak("Left drag: paint\nShift: invert\n[ ] : brush size\nRight drag: orbit\nShift+right: pan\nMiddle drag: orbit\nWheel: zoom\nRight + WASD/QE: fly\nF: frame level");
+}
+
+/// The inspector: the active tool's settings, then facts about the level.
+pub(crate) fn inspector(app: &mut EditorApp, ui: &mut egui::Ui) {
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.add_space(4.0);
+        let tool = app.sculpt.tool;
+        ui.heading(tool.name());
+        ui.label(tool.help());
+        ui.add_space(6.0);
+        brush_settings(app, ui, tool);
+        ui.add_space(10.0);
+        ui.separator();
+        level_info(app, ui);
+    });
+}
+
+fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
+    let cell = app.document.level().cell_size;
+    let b = &mut app.sculpt.brush;
+    egui::Grid::new("brush").num_columns(2).show(ui, |ui| {
+        ui.label("Radius");
+        ui.add(egui::Slider::new(&mut b.radius, MIN_RADIUS..=MAX_RADIUS).logarithmic(true).suffix(" m"))
+            .on_hover_text(format!(
+                "Brush radius in metres ({:.1} cells); [ and ] change it",
+                b.radius / cell
+            ));
+        ui.end_row();
+        ui.label("Strength");
+        let strength = ui
+            .add_enabled(tool != Tool::Ramp, egui::Slider::new(&mut b.strength, 0.0..=1.0))
+            .on_hover_text("How fast the tool works while the button is held");
+        strength.on_disabled_hover_text("The ramp is built fully when the drag ends");
+        ui.end_row();
+        ui.label("Falloff");
+        ui.add(egui::Slider::new(&mut b.falloff, 0.0..=1.0))
+            .on_hover_text("Share of the radius over which the effect fades out: 0 is a hard edge, 1 fades from the centre");
+        ui.end_row();
+        match tool {
+            Tool::SetHeight => {
+                ui.label("Target height");
+                ui.add(egui::DragValue::new(&mut b.target_height).speed(0.25).suffix(" m"))
+                    .on_hover_text("Height the brush pulls the terrain towards");
+                ui.end_row();
+            }
+            Tool::Terrace => {
+                ui.label("Step height");
+                ui.add(egui::DragValue::new(&mut b.terrace_step).range(0.05..=1000.0).speed(0.05).suffix(" m"))
+                    .on_hover_text("Height of each terrace step");
+                ui.end_row();
+            }
+            Tool::Noise => {
+                ui.label("Feature size");
+                ui.add(egui::DragValue::new(&mut b.noise_scale).range(0.1..=10000.0).speed(0.1).suffix(" m"))
+                    .on_hover_text("Typical distance between bumps");
+                ui.end_row();
+            }
+            _ => {}
+        }
+    });
+    b.sanitize();
+    if tool == Tool::SetHeight
+        && let Some(p) = app.viewport.hover
+        && ui
+            .small_button("Use height under cursor")
+            .on_hover_text("Set the target to the terrain height under the cursor (last seen)")
+            .clicked()
+    {
+        app.sculpt.brush.target_height = p.z;
+    }
+}
+
+fn level_info(app: &mut EditorApp, ui: &mut egui::Ui) {
+    let level = app.document.level();
+    ui.heading("Level");
+    let (lo, hi) = app.viewport.z_range;
+    let rows = [
+        ("Name", level.name.clone(), "The level's name"),
+        (
+            "Path",
+            app.document
+                .path()
+                .map_or_else(|| "not saved yet".into(), |p| p.display().to_string()),
+            "Where the level is saved",
+        ),
+        (
+            "Cells",
+            format!("{} × {}", level.nx(), level.ny()),
+            "Grid size in cells",
+        ),
+        (
+            "Cell size",
+            format!("{} m", level.cell_size),
+            "Edge length of one cell",
+        ),
+        (
+            "Extent",
+            format!(
+                "{:.0} × {:.0} m",
+                level.nx() as f32 * level.cell_size,
+                level.ny() as f32 * level.cell_size
+            ),
+            "Size of the level in metres",
+        ),
+        (
+            "Heights",
+            format!("{lo:.2} to {hi:.2} m"),
+            "Lowest and highest terrain",
+        ),
+        (
+            "Water",
+            format!("{:.0} m³", level.water_volume()),
+            "Initial water volume",
+        ),
+        (
+            "Objects",
+            format!(
+                "{} sources, {} sinks, {} bodies",
+                level.sources.len(),
+                level.sinks.len(),
+                level.bodies.len()
+            ),
+            "Placed water sources, sinks and rigid bodies",
+        ),
+    ];
+    egui::Grid::new("level info").num_columns(2).show(ui, |ui| {
+        for (name, value, tip) in rows {
+            ui.label(name).on_hover_text(tip);
+            ui.add(egui::Label::new(value).truncate())
+                .on_hover_text(tip);
+            ui.end_row();
+        }
+    });
+}
+
+/// The status bar: cursor position, terrain height and water depth under it, frame time,
+/// and the latest message.
+pub(crate) fn status_bar(app: &mut EditorApp, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        match app.viewport.hover {
+            Some(p) => {
+                let level = app.document.level();
+                let cs = level.cell_size;
+                let (cx, cy) = ((p.x / cs) as usize, (p.y / cs) as usize);
+                let depth = if cx < level.nx() && cy < level.ny() {
+                    level.water.get(cx, cy)
+                } else {
+                    0.0
+                };
+                ui.monospace(format!("x {:8.2} m  y {:8.2} m", p.x, p.y))
+                    .on_hover_text(format!("World position under the cursor (cell {cx}, {cy})"));
+                ui.separator();
+                ui.monospace(format!("terrain {:7.2} m", p.z))
+                    .on_hover_text("Terrain height under the cursor");
+                ui.separator();
+                ui.monospace(format!("water {:5.2} m", depth))
+                    .on_hover_text("Water depth under the cursor");
+            }
+            None => {
+                ui.monospace("cursor off the terrain")
+                    .on_hover_text("Point at the terrain to see its position and height");
+            }
+        }
+        ui.separator();
+        let interval = if app.frame_interval > 0.0 {
+            format!("frame {:5.1} ms · ", app.frame_interval * 1000.0)
+        } else {
+            String::new()
+        };
+        ui.monospace(format!("{interval}cpu {:4.1} ms", app.frame_time * 1000.0))
+            .on_hover_text(
+                "Time between frames while the view redraws continuously (sculpting, moving the \
+                 camera), and CPU time to build a frame and submit its rendering (both smoothed)",
+            );
+        if let Some(n) = &app.notice {
+            if n.at.elapsed() < NOTICE_TIME {
+                ui.separator();
+                let colour = if n.error {
+                    ui.visuals().error_fg_color
+                } else {
+                    ui.visuals().weak_text_color()
+                };
+                ui.colored_label(colour, &n.text);
+                ui.ctx().request_repaint_after(NOTICE_TIME);
+            } else {
+                app.notice = None;
+            }
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if app.document.is_modified() {
+                ui.colored_label(egui::Color32::from_rgb(230, 180, 80), "unsaved changes")
+                    .on_hover_text("The level has changes that are not saved");
+            }
+        });
+    });
+}

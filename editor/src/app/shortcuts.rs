@@ -1,0 +1,119 @@
+//! Keyboard shortcuts: the usual file and edit chords, `[`/`]` for the brush size, digits for
+//! tools, `F` to frame and Home to reset the view.
+
+use egui::{Key, KeyboardShortcut, Modifiers};
+
+use super::EditorApp;
+use super::actions::Action;
+use crate::tools::Tool;
+
+/// A named shortcut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shortcut {
+    New,
+    Open,
+    Save,
+    SaveAs,
+    Quit,
+    Undo,
+    Redo,
+    RedoAlt,
+    Frame,
+    ResetView,
+}
+
+impl Shortcut {
+    /// The key chord.
+    pub fn keys(self) -> KeyboardShortcut {
+        let cmd = Modifiers::COMMAND;
+        let cmd_shift = Modifiers::COMMAND | Modifiers::SHIFT;
+        match self {
+            Shortcut::New => KeyboardShortcut::new(cmd, Key::N),
+            Shortcut::Open => KeyboardShortcut::new(cmd, Key::O),
+            Shortcut::Save => KeyboardShortcut::new(cmd, Key::S),
+            Shortcut::SaveAs => KeyboardShortcut::new(cmd_shift, Key::S),
+            Shortcut::Quit => KeyboardShortcut::new(cmd, Key::Q),
+            Shortcut::Undo => KeyboardShortcut::new(cmd, Key::Z),
+            Shortcut::Redo => KeyboardShortcut::new(cmd_shift, Key::Z),
+            Shortcut::RedoAlt => KeyboardShortcut::new(cmd, Key::Y),
+            Shortcut::Frame => KeyboardShortcut::new(Modifiers::NONE, Key::F),
+            Shortcut::ResetView => KeyboardShortcut::new(Modifiers::NONE, Key::Home),
+        }
+    }
+}
+
+/// Chords with a modifier, most specific first (egui matches Ctrl+Shift+Z as Ctrl+Z too).
+const CHORDS: [(Shortcut, fn() -> Action); 8] = [
+    (Shortcut::SaveAs, || Action::SaveAs),
+    (Shortcut::Save, || Action::Save),
+    (Shortcut::Redo, || Action::Redo),
+    (Shortcut::Undo, || Action::Undo),
+    (Shortcut::RedoAlt, || Action::Redo),
+    (Shortcut::Open, || Action::Open),
+    (Shortcut::New, || Action::New),
+    (Shortcut::Quit, || Action::Quit),
+];
+
+const DIGITS: [Key; 9] = [
+    Key::Num1,
+    Key::Num2,
+    Key::Num3,
+    Key::Num4,
+    Key::Num5,
+    Key::Num6,
+    Key::Num7,
+    Key::Num8,
+    Key::Num9,
+];
+
+/// Carries out the shortcuts pressed this frame (none while a dialog is open or a text field
+/// has the keyboard).
+pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
+    if app.dialog.is_some() || ctx.egui_wants_keyboard_input() {
+        return;
+    }
+    let mut actions = Vec::new();
+    ctx.input_mut(|i| {
+        for (shortcut, action) in CHORDS {
+            if i.consume_shortcut(&shortcut.keys()) {
+                actions.push(action());
+            }
+        }
+    });
+    for action in actions {
+        app.request(action);
+    }
+    let flying = ctx.input(|i| i.pointer.secondary_down());
+    let (grow, shrink, frame, reset, escape, digit) = ctx.input_mut(|i| {
+        let digit = DIGITS
+            .iter()
+            .position(|k| i.consume_key(Modifiers::NONE, *k));
+        (
+            i.count_and_consume_key(Modifiers::NONE, Key::CloseBracket),
+            i.count_and_consume_key(Modifiers::NONE, Key::OpenBracket),
+            !flying && i.consume_shortcut(&Shortcut::Frame.keys()),
+            i.consume_shortcut(&Shortcut::ResetView.keys()),
+            i.consume_key(Modifiers::NONE, Key::Escape),
+            digit,
+        )
+    });
+    for _ in 0..grow {
+        app.sculpt.brush.grow();
+    }
+    for _ in 0..shrink {
+        app.sculpt.brush.shrink();
+    }
+    if frame {
+        app.viewport.frame_on_next_frame();
+    }
+    if reset {
+        app.viewport.reset_on_next_frame();
+    }
+    if escape && let Some(stroke) = app.sculpt.stroke.take() {
+        stroke.cancel(&mut app.document);
+        app.notify("Stroke cancelled", false);
+    }
+    if let Some(tool) = digit.and_then(|d| Tool::ALL.get(d)) {
+        app.sculpt.tool = *tool;
+    }
+}

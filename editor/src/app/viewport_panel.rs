@@ -1,0 +1,357 @@
+//! The viewport panel: turns pointer and keyboard input over the viewport into camera moves
+//! and brush strokes, then has the [`TerrainRenderer`] draw the level offscreen and shows the
+//! result as a native egui texture.
+
+use spillway::Level;
+
+use super::Sculpt;
+use crate::document::CellRect;
+use crate::document::{Changes, Document};
+use crate::tools::{Stroke, Tool};
+use crate::viewport::math::Vec3;
+use crate::viewport::render::{level_bounds, terrain::value_range};
+use crate::viewport::{BrushOutline, Camera, Overlays, Scene, TerrainRenderer, pick};
+
+/// Largest side of the offscreen image, pixels.
+const MAX_IMAGE_SIDE: f32 = 8192.0;
+
+/// The viewport's state between frames.
+pub(crate) struct ViewportPanel {
+    pub camera: Camera,
+    pub overlays: Overlays,
+    /// Where the viewport was laid out in the last frame (points).
+    pub rect: egui::Rect,
+    /// The terrain point under the cursor.
+    pub hover: Option<Vec3>,
+    /// Lowest and highest terrain height (exact after each edit ends).
+    pub z_range: (f32, f32),
+    renderer: Option<TerrainRenderer>,
+    texture: Option<egui::TextureId>,
+    /// A right or middle drag that started in the viewport is moving the camera.
+    camera_drag: bool,
+    /// WASD was used during this right-button hold: the mouse looks around the eye.
+    flying: bool,
+    frame_pending: bool,
+    reset_pending: bool,
+}
+
+impl Default for ViewportPanel {
+    fn default() -> Self {
+        Self {
+            camera: Camera::default(),
+            overlays: Overlays::default(),
+            rect: egui::Rect::NOTHING,
+            hover: None,
+            z_range: (0.0, 1.0),
+            renderer: None,
+            texture: None,
+            camera_drag: false,
+            flying: false,
+            frame_pending: false,
+            reset_pending: true,
+        }
+    }
+}
+
+/// Lowest and highest terrain height of the whole level.
+fn full_range(level: &Level) -> (f32, f32) {
+    value_range(&level.terrain, &CellRect::whole(level.nx(), level.ny())).unwrap_or((0.0, 1.0))
+}
+
+impl ViewportPanel {
+    /// A new document is open: look at it afresh.
+    pub fn document_replaced(&mut self) {
+        self.reset_pending = true;
+        self.hover = None;
+    }
+
+    /// Frames the level at the start of the next frame.
+    pub fn frame_on_next_frame(&mut self) {
+        self.frame_pending = true;
+    }
+
+    /// Resets the view at the start of the next frame.
+    pub fn reset_on_next_frame(&mut self) {
+        self.reset_pending = true;
+    }
+
+    /// The terrain point under window position `pos`.
+    pub fn pick(&self, document: &Document, pos: egui::Pos2) -> Option<Vec3> {
+        if !self.rect.contains(pos) {
+            return None;
+        }
+        let ray = self.camera.ray(
+            pos.x - self.rect.min.x,
+            pos.y - self.rect.min.y,
+            self.rect.width(),
+            self.rect.height(),
+        );
+        let level = document.level();
+        pick::pick(&level.terrain, level.cell_size, self.z_range, &ray)
+    }
+
+    /// The last rendered image.
+    pub fn pixels(&self) -> Option<(u32, u32, Vec<u8>)> {
+        self.renderer.as_ref()?.read_pixels().ok()
+    }
+
+    /// Lays out, handles input, renders and shows the viewport.
+    pub fn show(
+        &mut self,
+        ui: &mut egui::Ui,
+        frame: &eframe::Frame,
+        document: &mut Document,
+        sculpt: &mut Sculpt,
+    ) {
+        let rect = ui.available_rect_before_wrap();
+        let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        self.rect = rect;
+        if self.reset_pending || self.frame_pending {
+            self.z_range = full_range(document.level());
+            let bounds = level_bounds(document.level(), self.z_range);
+            let aspect = rect.width().max(1.0) / rect.height().max(1.0);
+            if self.reset_pending {
+                self.camera.reset(&bounds, aspect);
+            } else {
+                self.camera.frame(&bounds, aspect);
+            }
+            self.reset_pending = false;
+            self.frame_pending = false;
+        }
+        self.camera_input(ui, &response, document.level());
+        self.hover = ui
+            .input(|i| i.pointer.latest_pos())
+            .filter(|_| response.contains_pointer() || sculpt.stroke.is_some())
+            .and_then(|p| self.pick(document, p));
+        self.stroke_input(ui, &response, document, sculpt);
+
+        let changes = document.take_changes();
+        self.track_range(document.level(), &changes, sculpt.stroke.is_some());
+        let scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
+        self.draw(ui, frame, rect, document.level(), &changes, &scene);
+        self.overlay_text(ui, rect, sculpt);
+    }
+
+    fn camera_input(&mut self, ui: &egui::Ui, response: &egui::Response, level: &Level) {
+        let bounds = level_bounds(level, self.z_range);
+        let (pressed, down, delta, shift, scroll, dt, keys) = ui.input(|i| {
+            let p = &i.pointer;
+            let pressed = p.button_pressed(egui::PointerButton::Secondary)
+                || p.button_pressed(egui::PointerButton::Middle);
+            let down = p.secondary_down() || p.middle_down();
+            let key = |k| if i.key_down(k) { 1.0 } else { 0.0 };
+            let keys = [
+                key(egui::Key::W) - key(egui::Key::S),
+                key(egui::Key::D) - key(egui::Key::A),
+                key(egui::Key::E) - key(egui::Key::Q),
+            ];
+            (
+                pressed,
+                down,
+                p.delta(),
+                i.modifiers.shift,
+                i.smooth_scroll_delta.y,
+                i.stable_dt.min(0.25),
+                keys,
+            )
+        });
+        if pressed && response.contains_pointer() {
+            self.camera_drag = true;
+            self.flying = false;
+        }
+        if !down {
+            self.camera_drag = false;
+            self.flying = false;
+        }
+        if self.camera_drag {
+            let secondary = ui.input(|i| i.pointer.secondary_down());
+            if secondary && keys.iter().any(|k| *k != 0.0) && !ui.ctx().egui_wants_keyboard_input()
+            {
+                self.flying = true;
+                self.camera
+                    .fly(keys[0], keys[1], keys[2], dt, shift, &bounds);
+            }
+            if delta != egui::Vec2::ZERO {
+                if shift && !self.flying {
+                    self.camera.pan(delta.x, delta.y, self.rect.height());
+                } else if self.flying {
+                    self.camera.look(delta.x, delta.y);
+                } else {
+                    self.camera.orbit(delta.x, delta.y);
+                }
+            }
+            ui.ctx().request_repaint();
+        }
+        if scroll != 0.0 && response.contains_pointer() {
+            self.camera.zoom(scroll, &bounds);
+        }
+    }
+
+    fn stroke_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        document: &mut Document,
+        sculpt: &mut Sculpt,
+    ) {
+        let (pressed, down, shift, dt) = ui.input(|i| {
+            (
+                i.pointer.primary_pressed(),
+                i.pointer.primary_down(),
+                i.modifiers.shift,
+                i.stable_dt.min(0.25),
+            )
+        });
+        if sculpt.stroke.is_none()
+            && pressed
+            && !self.camera_drag
+            && response.hovered()
+            && let Some(p) = self.hover
+        {
+            sculpt.stroke = Some(Stroke::begin(document, sculpt.tool, shift, p.x, p.y));
+        }
+        let Some(stroke) = &mut sculpt.stroke else {
+            return;
+        };
+        stroke.set_invert(shift);
+        if let Some(p) = self.hover {
+            stroke.drag_to(document, &sculpt.brush, p.x, p.y, dt);
+        }
+        if down {
+            ui.ctx().request_repaint();
+        } else if let Some(stroke) = sculpt.stroke.take() {
+            stroke.finish(document, &sculpt.brush);
+        }
+    }
+
+    fn track_range(&mut self, level: &Level, changes: &Changes, stroking: bool) {
+        if changes.whole || (!stroking && changes.terrain.is_some()) {
+            self.z_range = full_range(level);
+        } else if let Some(rect) = changes.terrain
+            && let Some((lo, hi)) = value_range(&level.terrain, &rect)
+        {
+            self.z_range = (self.z_range.0.min(lo), self.z_range.1.max(hi));
+        }
+    }
+
+    fn scene(&self, rect: egui::Rect, ppp: f32, level: &Level, sculpt: &Sculpt) -> Scene {
+        let radius = sculpt.brush.effective_radius(level.cell_size);
+        let core = radius * (1.0 - sculpt.brush.falloff.clamp(0.0, 1.0));
+        let brush = match (&sculpt.stroke, self.hover) {
+            (Some(s), hover) if s.tool() == Tool::Ramp => {
+                let [x0, y0, _] = s.start();
+                let to = hover.map_or(s.last(), |p| [p.x, p.y]);
+                Some(BrushOutline {
+                    from: [x0, y0],
+                    to,
+                    radius,
+                    core,
+                })
+            }
+            (_, Some(p)) if !self.camera_drag => Some(BrushOutline {
+                from: [p.x, p.y],
+                to: [p.x, p.y],
+                radius,
+                core,
+            }),
+            _ => None,
+        };
+        let size = |v: f32| (v * ppp).round().clamp(1.0, MAX_IMAGE_SIDE) as u32;
+        Scene {
+            camera: self.camera,
+            overlays: self.overlays.clone(),
+            brush,
+            size: [size(rect.width()), size(rect.height())],
+        }
+    }
+
+    fn draw(
+        &mut self,
+        ui: &mut egui::Ui,
+        frame: &eframe::Frame,
+        rect: egui::Rect,
+        level: &Level,
+        changes: &Changes,
+        scene: &Scene,
+    ) {
+        let painter = ui.painter_at(rect);
+        let Some(rs) = frame.wgpu_render_state() else {
+            painter.rect_filled(rect, 0.0, egui::Color32::from_gray(30));
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "No GPU renderer: the 3D view is not drawn",
+                egui::FontId::proportional(14.0),
+                egui::Color32::GRAY,
+            );
+            return;
+        };
+        let renderer = self
+            .renderer
+            .get_or_insert_with(|| TerrainRenderer::new(&rs.device, &rs.queue));
+        renderer.sync(level, changes);
+        if let Some(e) = renderer.error() {
+            painter.rect_filled(rect, 0.0, egui::Color32::from_gray(30));
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                e,
+                egui::FontId::proportional(14.0),
+                egui::Color32::LIGHT_RED,
+            );
+            return;
+        }
+        let recreated = renderer.render(level, scene);
+        if let Some(target) = renderer.target() {
+            let mut egui_renderer = rs.renderer.write();
+            match self.texture {
+                Some(id) if recreated => egui_renderer.update_egui_texture_from_wgpu_texture(
+                    &rs.device,
+                    target.colour_view(),
+                    wgpu::FilterMode::Linear,
+                    id,
+                ),
+                Some(_) => {}
+                None => {
+                    self.texture = Some(egui_renderer.register_native_texture(
+                        &rs.device,
+                        target.colour_view(),
+                        wgpu::FilterMode::Linear,
+                    ));
+                }
+            }
+        }
+        if let Some(id) = self.texture {
+            let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+            painter.image(id, rect, uv, egui::Color32::WHITE);
+        }
+    }
+
+    fn overlay_text(&self, ui: &egui::Ui, rect: egui::Rect, sculpt: &Sculpt) {
+        let b = &sculpt.brush;
+        let text = format!(
+            "{}   radius {:.1} m   strength {:.2}   falloff {:.2}",
+            sculpt.tool.name(),
+            b.radius,
+            b.strength,
+            b.falloff
+        );
+        let painter = ui.painter_at(rect);
+        let pos = rect.left_top() + egui::vec2(10.0, 8.0);
+        let font = egui::FontId::proportional(13.0);
+        painter.text(
+            pos + egui::vec2(1.0, 1.0),
+            egui::Align2::LEFT_TOP,
+            &text,
+            font.clone(),
+            egui::Color32::from_black_alpha(160),
+        );
+        painter.text(
+            pos,
+            egui::Align2::LEFT_TOP,
+            text,
+            font,
+            egui::Color32::from_gray(230),
+        );
+    }
+}

@@ -1,0 +1,235 @@
+//! `spillway bench`: times the solver on the exact scene of the peers in
+//! `shared/bench/pipe_array.py` (n × n cells, dx = 1 m, dt = 25 ms, walls, hilly terrain and a
+//! half-filled reservoir, friction factor 0.999 per step) and prints the same table the peers
+//! print, so the numbers can be compared side by side.
+
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use spillway::level::{BoundaryKind, CrossSection};
+use spillway::{Grid, Level, Simulation, SolverKind};
+
+use super::options::Backend;
+use super::{CliError, CliResult, init_threads, note, say, threads_label};
+
+/// Arguments of `spillway bench`.
+#[derive(Clone, Debug, Args)]
+pub struct BenchArgs {
+    /// Where the simulation runs.
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub backend: Backend,
+    /// Grid sizes n (the scene is n × n cells), comma separated.
+    #[arg(long, value_name = "N,N,..", value_delimiter = ',', default_value = "256,512,1024",
+          value_parser = clap::value_parser!(u32).range(2..=16384))]
+    pub sizes: Vec<u32>,
+    /// Steps per timed batch (default: as the peers, max(5, min(500, 2e8 / n²))).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub steps: Option<u64>,
+    /// Print a JSON list instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Pipe cross-section: the peers' constant pipe, or one of the runtime's depth rules.
+    #[arg(long, value_enum, default_value = "constant")]
+    pub section: Section,
+    /// Carry momentum with the flow (the runtime's default); off, as the peers, by default.
+    #[arg(long)]
+    pub pipe_advection: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}
+
+/// The pipe cross-section rule benchmarked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Section {
+    /// A fixed 1 m² pipe, as the peers use.
+    Constant,
+    /// The upwind cell's depth.
+    Upwind,
+    /// The hydrostatic face depth (the runtime's default).
+    FaceDepth,
+}
+
+impl From<Section> for CrossSection {
+    fn from(s: Section) -> Self {
+        match s {
+            Section::Constant => CrossSection::Constant,
+            Section::Upwind => CrossSection::Upwind,
+            Section::FaceDepth => CrossSection::FaceDepth,
+        }
+    }
+}
+
+impl Section {
+    fn name(self) -> &'static str {
+        match self {
+            Section::Constant => "constant",
+            Section::Upwind => "upwind",
+            Section::FaceDepth => "face-depth",
+        }
+    }
+}
+
+/// The peers' time step, seconds.
+pub const DT: f32 = 0.025;
+
+/// The peers' per-step flow factor at [`DT`].
+pub const PEER_FRICTION_FACTOR: f64 = 0.999;
+
+/// One measured size.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    /// Cells a side.
+    pub n: u32,
+    /// Backend used.
+    pub backend: &'static str,
+    /// Cross-section rule.
+    pub section: &'static str,
+    /// Whether the pipes carried momentum with the flow.
+    pub pipe_advection: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// Steps per timed batch.
+    pub steps: u64,
+    /// Median wall-clock milliseconds per step over three batches.
+    pub ms_per_step: f64,
+    /// Cell updates per second, in units of 1e9.
+    pub gcells: f64,
+    /// The thesis's real-time kilocells at 25 ms steps: `gcells · 1e9 · 0.025 / 1000`.
+    pub rtkc: f64,
+    /// `|volume − initial volume| / initial volume` after all steps.
+    pub volume_rel_error: f64,
+    /// Sub-steps per step (1 means no sub-stepping happened).
+    pub substeps_per_step: f64,
+}
+
+/// The level of the peers' scene at size `n × n` with the given cross-section rule and pipe
+/// momentum advection: terrain `b = 4·sin(6x)·cos(5y) + 3x` with `x = column / n`,
+/// `y = row / n`, water `max(0, 8 − b)` where `x < 0.5`, walls, pipes solver with the peers'
+/// friction and `cfl = 1`.
+pub fn pipe_array_scene(n: usize, section: CrossSection, pipe_advection: bool) -> Level {
+    let nf = n as f32;
+    let terrain = Grid::from_fn(n, n, |i, j| {
+        let (x, y) = (i as f32 / nf, j as f32 / nf);
+        4.0 * (6.0 * x).sin() * (5.0 * y).cos() + 3.0 * x
+    });
+    let water = Grid::from_fn(n, n, |i, j| {
+        if (i as f32 / nf) < 0.5 {
+            (8.0 - terrain.get(i, j)).max(0.0)
+        } else {
+            0.0
+        }
+    });
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.name = format!("pipe_array {n}×{n}");
+    level.terrain = terrain;
+    level.water = water;
+    let p = &mut level.params;
+    p.solver = SolverKind::Pipes;
+    p.cross_section = section;
+    p.pipe_advection = pipe_advection;
+    p.gravity = 9.81;
+    p.dt = DT;
+    // The runtime scales flows by (1 − friction)^dt per step; match the peers' 0.999 per step.
+    p.friction = (1.0 - PEER_FRICTION_FACTOR.powf(1.0 / DT as f64)) as f32;
+    p.cfl = 1.0;
+    p.default_boundary = BoundaryKind::Wall;
+    level
+}
+
+/// The peers' batch size for `n × n`: `max(5, min(500, 2e8 / n²))` steps.
+pub fn default_steps(n: u32) -> u64 {
+    (2e8 as u64 / (n as u64 * n as u64)).clamp(5, 500)
+}
+
+/// Measures one size of the scene `args` describe: 10 warm-up steps, then the median of three
+/// timed batches of `steps`.
+pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
+    let level = pipe_array_scene(n as usize, args.section.into(), args.pipe_advection);
+    let mut sim = Simulation::new(&level).map_err(|e| format!("bench scene {n}×{n}: {e}"))?;
+    let fail = |e| format!("bench scene {n}×{n}: {e}");
+    for _ in 0..10 {
+        sim.step(DT).map_err(fail)?;
+    }
+    let mut times = Vec::with_capacity(3);
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        for _ in 0..steps {
+            sim.step(DT).map_err(fail)?;
+        }
+        times.push(t0.elapsed().as_secs_f64() / steps as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    let seconds = times[1];
+    let stats = sim.stats();
+    let gcells = (n as f64 * n as f64) / seconds / 1e9;
+    Ok(BenchRow {
+        n,
+        backend: args.backend.name(),
+        section: args.section.name(),
+        pipe_advection: args.pipe_advection,
+        threads: rayon::current_num_threads(),
+        steps,
+        ms_per_step: seconds * 1e3,
+        gcells,
+        rtkc: gcells * 1e9 * DT as f64 / 1000.0,
+        volume_rel_error: (stats.volume - stats.volume_initial).abs() / stats.volume_initial,
+        substeps_per_step: stats.substeps as f64 / stats.steps as f64,
+    })
+}
+
+/// Runs `spillway bench`.
+pub fn run(args: &BenchArgs) -> CliResult {
+    args.backend.require_available()?;
+    init_threads(args.threads.map(usize::from))?;
+    let mut rows = Vec::new();
+    if !args.json {
+        say(&format!(
+            "spillway {} ({}, {} section{}): {:>6} {:>10} {:>12} {:>12} {:>12} {:>9}",
+            args.backend.name(),
+            threads_label(rayon::current_num_threads()),
+            args.section.name(),
+            if args.pipe_advection {
+                ", pipe advection"
+            } else {
+                ""
+            },
+            "n",
+            "ms/step",
+            "Gcell/s",
+            "rtkc@25ms",
+            "vol_rel_err",
+            "substeps"
+        ))?;
+    }
+    for &n in &args.sizes {
+        let steps = args.steps.unwrap_or_else(|| default_steps(n));
+        let row = measure(n, steps, args).map_err(CliError::failure)?;
+        if row.substeps_per_step > 1.0 {
+            note(&format!(
+                "warning: {n}×{n}: the solver sub-stepped ({:.2} sub-steps per step); the \
+                 comparison with the peers is not like for like",
+                row.substeps_per_step
+            ));
+        }
+        if !args.json {
+            say(&format!(
+                "{:>6} {:>10.4} {:>12.3} {:>12.0} {:>12.2e} {:>9.2}",
+                row.n,
+                row.ms_per_step,
+                row.gcells,
+                row.rtkc,
+                row.volume_rel_error,
+                row.substeps_per_step
+            ))?;
+        }
+        rows.push(row);
+    }
+    if args.json {
+        let text = serde_json::to_string(&rows)
+            .map_err(|e| CliError::failure(format!("cannot write the results as JSON: {e}")))?;
+        say(&text)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,50 @@
+//! `spillway check`: load a level (loading validates it) and summarise it, or report the first
+//! problem with exit code 2.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use spillway::level::file;
+
+use super::{CliError, CliResult, say};
+
+/// Arguments of `spillway check`.
+#[derive(Clone, Debug, Args)]
+pub struct CheckArgs {
+    /// The level file to check (.ron).
+    #[arg(value_name = "LEVEL.ron")]
+    pub level: PathBuf,
+}
+
+/// Runs `spillway check`.
+pub fn run(args: &CheckArgs) -> CliResult {
+    let level = file::load(&args.level).map_err(|e| CliError::invalid(e.to_string()))?;
+    let p = &level.params;
+    let baked = match &level.flow {
+        Some(f) => format!("baked at t = {:.1} s", f.time),
+        None => "not baked".to_string(),
+    };
+    say(&format!(
+        "ok: {}, {}×{} cells of {} m, {:?} solver (dt {} s), {}, {}, {}, {}, water {:.3} m³, {baked}",
+        level.name,
+        level.nx(),
+        level.ny(),
+        level.cell_size,
+        p.solver,
+        p.dt,
+        count(level.sources.len(), "source"),
+        count(level.sinks.len(), "sink"),
+        count(level.boundaries.len(), "boundary segment"),
+        count(level.bodies.len(), "body"),
+        level.water_volume(),
+    ))
+}
+
+/// `n` and the noun, plural unless `n` is 1 ("1 sink", "3 bodies").
+fn count(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
+}

@@ -1,0 +1,174 @@
+//! `spillway import`: a new level from a terrain heightmap (`.npy` or grayscale PNG) and an
+//! optional water-depth array (`.npy` of the same shape).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use spillway::level::{Limits, file};
+use spillway::{Grid, Level};
+
+use super::options::{BoundaryArg, SolverOverrides, parse_positive};
+use super::{CliError, CliResult, create_parent, note, say};
+use crate::heightmap::{self, HeightmapKind, npy, png};
+
+/// Arguments of `spillway import`.
+#[derive(Clone, Debug, Args)]
+pub struct ImportArgs {
+    /// Terrain heightmap: a 2-D float32/float64 .npy array (rows = y, metres) or an 8/16-bit
+    /// grayscale PNG.
+    #[arg(long, value_name = "FILE")]
+    pub terrain: PathBuf,
+    /// Initial water depth in metres: a .npy array of the terrain's shape.
+    #[arg(long, value_name = "FILE")]
+    pub water: Option<PathBuf>,
+    /// Edge length of one cell in metres.
+    #[arg(long, value_name = "M", default_value_t = 1.0, value_parser = parse_positive)]
+    pub cell_size: f32,
+    /// Height multiplier: metres at full white for a PNG (default 100), a factor on the
+    /// values of a .npy (default 1).
+    #[arg(long, value_name = "S", value_parser = parse_positive)]
+    pub height_scale: Option<f32>,
+    /// Condition on map edges that no boundary segment covers.
+    #[arg(long, value_enum, default_value = "wall")]
+    pub boundary: BoundaryArg,
+    /// Solver parameters.
+    #[command(flatten)]
+    pub solver: SolverOverrides,
+    /// Level name (default: the output's folder name for `level.ron`, else its file stem).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The level file to write (.ron; its grid sidecar goes beside it).
+    #[arg(short = 'o', long = "output", value_name = "LEVEL.ron")]
+    pub output: PathBuf,
+}
+
+/// Reads the heightmaps and builds the level (without writing it).
+pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
+    let fail = |e: heightmap::HeightmapError| CliError::failure(e.to_string());
+    let terrain_path = &args.terrain;
+    let terrain = match heightmap::sniff(terrain_path).map_err(fail)? {
+        HeightmapKind::Npy => {
+            let mut grid = npy::read(terrain_path).map_err(fail)?.grid;
+            if let Some(s) = args.height_scale {
+                grid.data.iter_mut().for_each(|v| *v *= s);
+            }
+            grid
+        }
+        HeightmapKind::Png => {
+            let scale = args.height_scale.unwrap_or_else(|| {
+                note(&format!(
+                    "note: {}: a PNG has no height unit; full white = {} m (the default \
+                     --height-scale)",
+                    terrain_path.display(),
+                    png::DEFAULT_HEIGHT_SCALE
+                ));
+                png::DEFAULT_HEIGHT_SCALE
+            });
+            png::read(terrain_path, scale).map_err(fail)?.grid
+        }
+    };
+    Limits::default()
+        .check_size(terrain.nx, terrain.ny)
+        .map_err(|e| {
+            CliError::failure(format!(
+                "{}: the terrain is {} × {} cells: {e}",
+                terrain_path.display(),
+                terrain.nx,
+                terrain.ny
+            ))
+        })?;
+    if let Some(i) = terrain.data.iter().position(|v| !v.is_finite()) {
+        return Err(CliError::failure(format!(
+            "{}: height at row {}, column {} is not finite after scaling",
+            terrain_path.display(),
+            i / terrain.nx,
+            i % terrain.nx
+        )));
+    }
+
+    let water = match &args.water {
+        None => Grid::filled(terrain.nx, terrain.ny, 0.0),
+        Some(path) => read_water(path, &terrain)?,
+    };
+
+    let mut level = Level::flat(terrain.nx, terrain.ny, args.cell_size, 0.0);
+    level.name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name(&args.output));
+    level.terrain = terrain;
+    level.water = water;
+    level.params.default_boundary = args.boundary.into();
+    args.solver.apply(&mut level.params);
+    Ok(level)
+}
+
+/// Reads a water-depth array and checks it against the terrain's shape and for negative depths.
+fn read_water(path: &Path, terrain: &Grid) -> Result<Grid, CliError> {
+    let fail = |e: heightmap::HeightmapError| CliError::failure(e.to_string());
+    if heightmap::sniff(path).map_err(fail)? != HeightmapKind::Npy {
+        return Err(CliError::failure(format!(
+            "{}: water depths must be a .npy array (metres)",
+            path.display()
+        )));
+    }
+    let water = npy::read(path).map_err(fail)?.grid;
+    if (water.nx, water.ny) != (terrain.nx, terrain.ny) {
+        return Err(CliError::failure(format!(
+            "{}: shape ({}, {}) does not match the terrain's ({}, {})",
+            path.display(),
+            water.ny,
+            water.nx,
+            terrain.ny,
+            terrain.nx
+        )));
+    }
+    if let Some(i) = water.data.iter().position(|&d| d < 0.0) {
+        return Err(CliError::failure(format!(
+            "{}: depth {} at row {}, column {} is negative",
+            path.display(),
+            water.data[i],
+            i / water.nx,
+            i % water.nx
+        )));
+    }
+    Ok(water)
+}
+
+/// The name of a level written to `output`: its folder's name for `…/NAME/level.ron`, else the
+/// file stem.
+fn default_name(output: &Path) -> String {
+    let stem = output.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let folder = output
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|s| s.to_str());
+    match (stem, folder) {
+        ("level", Some(f)) if !f.is_empty() => f.replace('_', " "),
+        ("", _) => "untitled".into(),
+        (s, _) => s.replace('_', " "),
+    }
+}
+
+/// Runs `spillway import`.
+pub fn run(args: &ImportArgs) -> CliResult {
+    let level = build(args)?;
+    create_parent(&args.output)?;
+    file::save(&level, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
+    let (lo, hi) = level
+        .terrain
+        .data
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+    say(&format!(
+        "wrote {}: \"{}\", {}×{} cells of {} m, terrain {lo:.3}..{hi:.3} m, water {:.3} m³",
+        args.output.display(),
+        level.name,
+        level.nx(),
+        level.ny(),
+        level.cell_size,
+        level.water_volume()
+    ))
+}

@@ -1,0 +1,167 @@
+//! The headless `spillway` command line: import heightmaps, run, bake, check and benchmark
+//! levels without a window. Each subcommand lives in its own module with its clap arguments
+//! and a `run` function; [`main`] parses the command line and turns errors into exit codes.
+//!
+//! Exit codes: 0 success, 1 failure, 2 bad usage or (for `check`) an invalid level. Every error
+//! is one line on stderr that names the file involved.
+
+pub mod bake;
+pub mod bench;
+pub mod check;
+pub mod import;
+mod options;
+pub mod sim;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+pub use options::{Backend, BoundaryArg, SolverArg, SolverOverrides};
+
+/// `spillway`: the Spillway level editor and its headless tools.
+#[derive(Debug, Parser)]
+#[command(name = "spillway", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do; without one, the editor opens.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open the editor window (optionally on a level).
+    Edit(EditArgs),
+    /// Make a level from a terrain heightmap (.npy or grayscale PNG) and optional water depths.
+    Import(import::ImportArgs),
+    /// Run a level for some simulated seconds and report volumes and timing.
+    Sim(sim::SimArgs),
+    /// Run a level until the water settles and save it with its flow state.
+    Bake(bake::BakeArgs),
+    /// Load and validate a level file.
+    Check(check::CheckArgs),
+    /// Time the solver on the peers' benchmark scene (see shared/bench/pipe_array.py).
+    Bench(bench::BenchArgs),
+}
+
+/// Arguments of `spillway edit`.
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Level or project to open.
+    pub path: Option<PathBuf>,
+}
+
+/// A failed command: the one-line message for stderr and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError {
+    /// Exit code: 1 for failures, 2 for invalid input.
+    pub code: u8,
+    /// What went wrong, naming the file involved.
+    pub message: String,
+}
+
+impl CliError {
+    /// A failure (exit code 1).
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self {
+            code: 1,
+            message: message.into(),
+        }
+    }
+
+    /// An invalid input: a level that does not check, or bad usage (exit code 2).
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self {
+            code: 2,
+            message: message.into(),
+        }
+    }
+}
+
+/// Result of a subcommand.
+pub type CliResult = Result<(), CliError>;
+
+/// Parses the process's command line, runs it and returns the exit code. Bad usage is reported
+/// by clap with exit code 2.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> CliResult {
+    match cli.command {
+        None => edit(&EditArgs { path: None }),
+        Some(Command::Edit(args)) => edit(&args),
+        Some(Command::Import(args)) => import::run(&args),
+        Some(Command::Sim(args)) => sim::run(&args),
+        Some(Command::Bake(args)) => bake::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
+    }
+}
+
+/// `spillway edit`: the window comes in a later issue; say so and what it would open.
+fn edit(args: &EditArgs) -> CliResult {
+    let what = match &args.path {
+        Some(p) => format!("it would open {}", p.display()),
+        None => "it would open a new, untitled project".to_string(),
+    };
+    say(&format!(
+        "the Spillway editor window is not built yet (it comes in a later release); {what}. \
+         Use `spillway --help` for the command-line tools."
+    ))
+}
+
+/// Prints `text` and a newline on stdout; a closed pipe is not an error, other write errors are.
+pub fn say(text: &str) -> CliResult {
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::failure(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// Prints `text` and a newline on stderr, ignoring failures (it is only a progress note).
+pub fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// Creates the folder that will hold the output file `path`, if it does not exist yet.
+pub fn create_parent(path: &std::path::Path) -> CliResult {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir).map_err(|e| {
+            CliError::failure(format!("{}: cannot create the folder: {e}", dir.display()))
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// "1 thread" or "N threads".
+pub fn threads_label(n: usize) -> String {
+    if n == 1 {
+        "1 thread".into()
+    } else {
+        format!("{n} threads")
+    }
+}
+
+/// Builds rayon's global pool with `threads` threads, if given.
+pub fn init_threads(threads: Option<usize>) -> CliResult {
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| CliError::failure(format!("cannot start {n} worker threads: {e}")))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! Command-line options shared by several subcommands, and their value checks (a bad value is
+//! a usage error, exit code 2, before anything is read or run).
+
+use clap::{Args, ValueEnum};
+use spillway::level::{BoundaryKind, Params};
+use spillway::{Level, Simulation, SolverKind};
+
+use super::CliError;
+
+/// Where the simulation runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The runtime's multi-threaded CPU solver.
+    #[default]
+    Cpu,
+    /// The GPU solver (not in this build yet).
+    Gpu,
+}
+
+impl Backend {
+    /// The lower-case name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+
+    /// Fails for backends this build does not have.
+    pub fn require_available(self) -> Result<(), CliError> {
+        match self {
+            Backend::Cpu => Ok(()),
+            Backend::Gpu => Err(CliError::failure(
+                "the GPU backend is not available in this build",
+            )),
+        }
+    }
+}
+
+/// Which solver integrates the water.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SolverArg {
+    /// Virtual pipes.
+    Pipes,
+    /// Shallow-water equations.
+    Swe,
+}
+
+impl From<SolverArg> for SolverKind {
+    fn from(s: SolverArg) -> Self {
+        match s {
+            SolverArg::Pipes => SolverKind::Pipes,
+            SolverArg::Swe => SolverKind::Swe,
+        }
+    }
+}
+
+/// The default condition on map edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BoundaryArg {
+    /// No flow through the edge.
+    Wall,
+    /// Water and waves leave freely.
+    Open,
+}
+
+impl From<BoundaryArg> for BoundaryKind {
+    fn from(b: BoundaryArg) -> Self {
+        match b {
+            BoundaryArg::Wall => BoundaryKind::Wall,
+            BoundaryArg::Open => BoundaryKind::Open,
+        }
+    }
+}
+
+/// Solver parameters a command may set or override.
+#[derive(Clone, Debug, Default, Args)]
+pub struct SolverOverrides {
+    /// Solver: virtual pipes or shallow-water equations.
+    #[arg(long, value_enum)]
+    pub solver: Option<SolverArg>,
+    /// Fraction of flow lost to friction per second (0 ≤ F < 1).
+    #[arg(long, value_name = "F", value_parser = parse_friction)]
+    pub friction: Option<f32>,
+    /// Time step in seconds (0 < S ≤ 10); longer than stable steps are sub-stepped.
+    #[arg(long, value_name = "S", value_parser = parse_dt)]
+    pub dt: Option<f32>,
+}
+
+impl SolverOverrides {
+    /// Writes the given values into `params`.
+    pub fn apply(&self, params: &mut Params) {
+        if let Some(s) = self.solver {
+            params.solver = s.into();
+        }
+        if let Some(f) = self.friction {
+            params.friction = f;
+        }
+        if let Some(dt) = self.dt {
+            params.dt = dt;
+        }
+    }
+}
+
+/// Builds the CPU simulation of `level` (loaded from `path`), naming the file on failure.
+pub fn simulation(level: &Level, path: &std::path::Path) -> Result<Simulation, CliError> {
+    Simulation::new(level).map_err(|e| {
+        CliError::failure(format!(
+            "{}: cannot simulate the level: {e}",
+            path.display()
+        ))
+    })
+}
+
+fn number(s: &str) -> Result<f32, String> {
+    let v: f32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a finite number"))
+    }
+}
+
+/// A finite number greater than zero.
+pub fn parse_positive(s: &str) -> Result<f32, String> {
+    let v = number(s)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{v} must be greater than 0"))
+    }
+}
+
+/// A finite number of seconds, zero or more.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if v >= 0.0 {
+        Ok(v as f64)
+    } else {
+        Err(format!("{v} must not be negative"))
+    }
+}
+
+fn parse_friction(s: &str) -> Result<f32, String> {
+    let v = number(s)?;
+    if (0.0..1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside 0 ≤ friction < 1"))
+    }
+}
+
+fn parse_dt(s: &str) -> Result<f32, String> {
+    let v = parse_positive(s)?;
+    if v <= 10.0 {
+        Ok(v)
+    } else {
+        Err(format!("{v} s is longer than the 10 s maximum"))
+    }
+}

@@ -1,0 +1,197 @@
+//! Commands: undoable edits of the level. Every change to the document goes through one, so
+//! terrain strokes, heightmap imports and (in later issues) water, source and body edits share
+//! one undo stack.
+
+use spillway::{Grid, Level};
+
+use super::region::{CellRect, copy_in};
+
+/// Which grid of the level a [`GridPatch`] edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Terrain heights, metres.
+    Terrain,
+    /// Initial water depth, metres.
+    Water,
+}
+
+impl Layer {
+    /// The grid of `level` this layer names.
+    pub fn grid(self, level: &Level) -> &Grid {
+        match self {
+            Layer::Terrain => &level.terrain,
+            Layer::Water => &level.water,
+        }
+    }
+
+    /// The grid of `level` this layer names, for writing.
+    pub fn grid_mut(self, level: &mut Level) -> &mut Grid {
+        match self {
+            Layer::Terrain => &mut level.terrain,
+            Layer::Water => &mut level.water,
+        }
+    }
+}
+
+/// What an applied or reverted command changed, so views refresh only that.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// Cells of one layer inside a rectangle.
+    Cells {
+        /// The edited grid.
+        layer: Layer,
+        /// The cells that may differ.
+        rect: CellRect,
+    },
+    /// Anything, including the level's size: refresh everything.
+    Whole,
+}
+
+/// An undoable edit of the level. `apply` and `revert` must be exact inverses: after
+/// `apply` then `revert` every value of the level is bit-for-bit what it was.
+pub trait Command: Send {
+    /// A short name for the Edit menu, e.g. "Raise stroke".
+    fn label(&self) -> &str;
+    /// Performs the edit.
+    fn apply(&self, level: &mut Level) -> Change;
+    /// Undoes the edit.
+    fn revert(&self, level: &mut Level) -> Change;
+    /// Heap bytes the command holds, for the history's memory budget.
+    fn bytes(&self) -> usize;
+}
+
+/// One rectangle of a [`GridPatch`]: the values before and after the edit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PatchTile {
+    /// The cells covered.
+    pub rect: CellRect,
+    /// Values before the edit, row-major over `rect`.
+    pub before: Box<[f32]>,
+    /// Values after the edit, row-major over `rect`.
+    pub after: Box<[f32]>,
+}
+
+/// An edit of some cells of one grid, stored as before/after values of only the tiles a
+/// stroke touched: a brush stroke, a fill, a paint of water.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridPatch {
+    label: String,
+    layer: Layer,
+    tiles: Vec<PatchTile>,
+}
+
+impl GridPatch {
+    /// A patch of `layer` made of `tiles`; tiles whose values did not change are dropped.
+    pub fn new(label: impl Into<String>, layer: Layer, tiles: Vec<PatchTile>) -> Self {
+        let tiles = tiles.into_iter().filter(|t| t.before != t.after).collect();
+        Self {
+            label: label.into(),
+            layer,
+            tiles,
+        }
+    }
+
+    /// Whether the patch changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.tiles.is_empty()
+    }
+
+    /// The edited grid.
+    pub fn layer(&self) -> Layer {
+        self.layer
+    }
+
+    /// The tiles the patch holds.
+    pub fn tiles(&self) -> &[PatchTile] {
+        &self.tiles
+    }
+
+    /// The bounding rectangle of every tile.
+    pub fn bounds(&self) -> CellRect {
+        self.tiles
+            .iter()
+            .fold(CellRect::new(0, 0, 0, 0), |r, t| r.union(&t.rect))
+    }
+
+    fn write(&self, level: &mut Level, after: bool) -> Change {
+        let grid = self.layer.grid_mut(level);
+        let nx = grid.nx;
+        for tile in &self.tiles {
+            let values = if after { &tile.after } else { &tile.before };
+            copy_in(&mut grid.data, nx, &tile.rect, values);
+        }
+        Change::Cells {
+            layer: self.layer,
+            rect: self.bounds(),
+        }
+    }
+}
+
+impl Command for GridPatch {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn apply(&self, level: &mut Level) -> Change {
+        self.write(level, true)
+    }
+
+    fn revert(&self, level: &mut Level) -> Change {
+        self.write(level, false)
+    }
+
+    fn bytes(&self) -> usize {
+        self.tiles
+            .iter()
+            .map(|t| (t.before.len() + t.after.len()) * 4 + std::mem::size_of::<PatchTile>())
+            .sum()
+    }
+}
+
+/// Replaces the whole level (a heightmap import that changes the size, a resize): stores both
+/// levels, so it is only used where a smaller command cannot express the edit.
+#[derive(Clone, Debug)]
+pub struct ReplaceLevel {
+    label: String,
+    before: Box<Level>,
+    after: Box<Level>,
+}
+
+impl ReplaceLevel {
+    /// A command turning `before` into `after`.
+    pub fn new(label: impl Into<String>, before: Level, after: Level) -> Self {
+        Self {
+            label: label.into(),
+            before: Box::new(before),
+            after: Box::new(after),
+        }
+    }
+}
+
+fn level_bytes(level: &Level) -> usize {
+    let flow = level
+        .flow
+        .as_ref()
+        .map_or(0, |f| (f.flow_x.len() + f.flow_y.len()) * 4);
+    (level.terrain.data.len() + level.water.data.len()) * 4 + flow
+}
+
+impl Command for ReplaceLevel {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn apply(&self, level: &mut Level) -> Change {
+        *level = (*self.after).clone();
+        Change::Whole
+    }
+
+    fn revert(&self, level: &mut Level) -> Change {
+        *level = (*self.before).clone();
+        Change::Whole
+    }
+
+    fn bytes(&self) -> usize {
+        level_bytes(&self.before) + level_bytes(&self.after)
+    }
+}

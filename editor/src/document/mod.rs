@@ -1,0 +1,194 @@
+//! The `Document`: the level being edited, where it lives on disk, and its undo [`History`].
+//!
+//! Every edit reaches the level through a [`Command`] (or, while a brush stroke is in progress,
+//! through [`Document::stroke_level`], which the stroke turns into one command when it ends).
+//! The document collects what changed in [`Changes`], which the renderer takes once a frame to
+//! upload only the dirty cells.
+
+pub mod command;
+pub mod history;
+pub mod region;
+
+use std::path::{Path, PathBuf};
+
+use spillway::Level;
+
+pub use command::{Change, Command, GridPatch, Layer, PatchTile, ReplaceLevel};
+pub use history::History;
+pub use region::CellRect;
+
+/// What changed in the level since a view last looked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Changes {
+    /// Anything may have changed, including the size: refresh everything.
+    pub whole: bool,
+    /// Terrain cells that may differ.
+    pub terrain: Option<CellRect>,
+    /// Water cells that may differ.
+    pub water: Option<CellRect>,
+}
+
+impl Changes {
+    /// Everything changed.
+    pub fn everything() -> Self {
+        Self {
+            whole: true,
+            ..Self::default()
+        }
+    }
+
+    /// Adds one change.
+    pub fn add(&mut self, change: &Change) {
+        match change {
+            Change::Whole => self.whole = true,
+            Change::Cells { layer, rect } => {
+                if rect.is_empty() {
+                    return;
+                }
+                let slot = match layer {
+                    Layer::Terrain => &mut self.terrain,
+                    Layer::Water => &mut self.water,
+                };
+                *slot = Some(slot.map_or(*rect, |r| r.union(rect)));
+            }
+        }
+    }
+
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        !self.whole && self.terrain.is_none() && self.water.is_none()
+    }
+}
+
+/// An open level: its content, its file and its undo history.
+pub struct Document {
+    level: Level,
+    path: Option<PathBuf>,
+    history: History,
+    saved_state: u64,
+    /// A stroke has changed the level but not yet become a command.
+    live_edit: bool,
+    changes: Changes,
+}
+
+impl Document {
+    /// A document holding `level`, read from (or to be saved to) `path`.
+    pub fn new(level: Level, path: Option<PathBuf>) -> Self {
+        Self::with_history(level, path, History::default())
+    }
+
+    /// A document with a given (empty) history, e.g. with a smaller memory budget.
+    pub fn with_history(level: Level, path: Option<PathBuf>, history: History) -> Self {
+        let saved_state = history.state();
+        Self {
+            level,
+            path,
+            history,
+            saved_state,
+            live_edit: false,
+            changes: Changes::everything(),
+        }
+    }
+
+    /// The level as it is now.
+    pub fn level(&self) -> &Level {
+        &self.level
+    }
+
+    /// The file the document was opened from or last saved to.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// A short name for title bars: the file name, or "untitled".
+    pub fn title(&self) -> String {
+        self.path
+            .as_deref()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| "untitled".into(), |n| n.to_string_lossy().into_owned())
+    }
+
+    /// The undo history.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Whether the level differs from what was last saved (or is new and edited).
+    pub fn is_modified(&self) -> bool {
+        self.live_edit || self.history.state() != self.saved_state
+    }
+
+    /// Records that the level was saved to `path` as it is now.
+    pub fn mark_saved(&mut self, path: PathBuf) {
+        self.path = Some(path);
+        self.saved_state = self.history.state();
+    }
+
+    /// Marks the level as differing from its file (e.g. restored from a recovery copy).
+    pub fn mark_modified(&mut self) {
+        self.saved_state = u64::MAX;
+    }
+
+    /// Applies `command` and records it for undo.
+    pub fn execute(&mut self, command: Box<dyn Command>) {
+        let change = command.apply(&mut self.level);
+        self.changes.add(&change);
+        self.history.push(command);
+    }
+
+    /// Records `command`, whose effect is already in the level (a finished stroke).
+    pub fn push_applied(&mut self, command: Box<dyn Command>) {
+        self.live_edit = false;
+        self.history.push(command);
+    }
+
+    /// Ends a live edit that produced no command (a stroke that changed nothing).
+    pub fn end_live_edit(&mut self) {
+        self.live_edit = false;
+    }
+
+    /// Reverts the newest command. Returns whether there was one.
+    pub fn undo(&mut self) -> bool {
+        match self.history.undo(&mut self.level) {
+            Some(change) => {
+                self.changes.add(&change);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Re-applies the newest undone command. Returns whether there was one.
+    pub fn redo(&mut self) -> bool {
+        match self.history.redo(&mut self.level) {
+            Some(change) => {
+                self.changes.add(&change);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Write access for a stroke in progress: the caller must report what it changed with
+    /// [`Document::note_change`] and finish with [`Document::push_applied`] or
+    /// [`Document::end_live_edit`].
+    pub fn stroke_level(&mut self) -> &mut Level {
+        self.live_edit = true;
+        &mut self.level
+    }
+
+    /// Reports cells changed through [`Document::stroke_level`].
+    pub fn note_change(&mut self, change: &Change) {
+        self.changes.add(change);
+    }
+
+    /// Takes what changed since the last call.
+    pub fn take_changes(&mut self) -> Changes {
+        std::mem::take(&mut self.changes)
+    }
+
+    /// Marks everything as changed (a view was recreated and needs a full upload).
+    pub fn touch_all(&mut self) {
+        self.changes.whole = true;
+    }
+}

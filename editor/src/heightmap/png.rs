@@ -1,0 +1,82 @@
+//! Grayscale PNG heightmaps, 8 or 16 bit: height = value / max × height scale.
+//! A PNG holds no unit, so the height scale (metres at full white) is always explicit.
+
+use std::path::Path;
+
+use image::{DynamicImage, ExtendedColorType, ImageDecoder, ImageReader};
+use spillway::Grid;
+
+use super::HeightmapError;
+
+/// The magic bytes every PNG file starts with.
+pub const MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// Metres at full white when no height scale is given.
+pub const DEFAULT_HEIGHT_SCALE: f32 = 100.0;
+
+/// Largest side accepted, in pixels (the level format's own limit).
+const MAX_SIDE: u32 = 16384;
+
+/// A decoded grayscale heightmap.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heightmap {
+    /// Bits per sample in the file: 8 or 16.
+    pub bits: u8,
+    /// Heights in metres: value / max × scale.
+    pub grid: Grid,
+}
+
+/// Reads the grayscale PNG at `path`, mapping black to 0 m and full white to `height_scale` m.
+/// An alpha channel is ignored; colour and low-bit-depth images are refused.
+pub fn read(path: &Path, height_scale: f32) -> Result<Heightmap, HeightmapError> {
+    let bad = |problem: String| HeightmapError::format(path, problem);
+    let reader = ImageReader::open(path)
+        .and_then(|r| r.with_guessed_format())
+        .map_err(|source| HeightmapError::Io {
+            path: path.to_path_buf(),
+            action: "read the PNG",
+            source,
+        })?;
+    let decoder = reader
+        .into_decoder()
+        .map_err(|e| bad(format!("not a readable PNG: {e}")))?;
+    let (w, h) = decoder.dimensions();
+    if w > MAX_SIDE || h > MAX_SIDE {
+        return Err(bad(format!(
+            "{w} × {h} pixels is larger than the {MAX_SIDE}-pixel limit a side"
+        )));
+    }
+    let bits = match decoder.original_color_type() {
+        ExtendedColorType::L8 | ExtendedColorType::La8 => 8,
+        ExtendedColorType::L16 | ExtendedColorType::La16 => 16,
+        other => {
+            return Err(bad(format!(
+                "the image is {other:?}; a heightmap must be an 8- or 16-bit grayscale PNG"
+            )));
+        }
+    };
+    let image =
+        DynamicImage::from_decoder(decoder).map_err(|e| bad(format!("cannot decode: {e}")))?;
+    let (nx, ny) = (w as usize, h as usize);
+    let data: Vec<f32> = if bits == 8 {
+        let s = height_scale / 255.0;
+        image
+            .into_luma8()
+            .into_raw()
+            .iter()
+            .map(|&v| v as f32 * s)
+            .collect()
+    } else {
+        let s = height_scale as f64 / 65535.0;
+        image
+            .into_luma16()
+            .into_raw()
+            .iter()
+            .map(|&v| (v as f64 * s) as f32)
+            .collect()
+    };
+    Ok(Heightmap {
+        bits,
+        grid: Grid { nx, ny, data },
+    })
+}

@@ -1,0 +1,12 @@
+//! The Spillway level editor: the editor window ([`app`]) over the document model ([`document`]),
+//! sculpting tools ([`tools`]), project files ([`project`]) and the 3D viewport ([`viewport`]);
+//! the headless command line ([`cli`]) and the heightmap readers both share ([`heightmap`]).
+#![deny(missing_docs)]
+
+pub mod app;
+pub mod cli;
+pub mod document;
+pub mod heightmap;
+pub mod project;
+pub mod tools;
+pub mod viewport;

@@ -1,0 +1,288 @@
+//! Heightmap import and export: 16- and 8-bit grayscale PNG and RAW r16 with an explicit
+//! height range (black or 0 is `min`, white or 65535 is `max`), and f32 NumPy `.npy` arrays in
+//! metres. Reading PNG and `.npy` uses [`crate::heightmap`]; writing is here.
+
+use std::path::Path;
+
+use image::ExtendedColorType;
+use image::ImageEncoder;
+use image::codecs::png::PngEncoder;
+use spillway::Grid;
+
+use crate::heightmap;
+
+/// A heightmap file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HeightmapFormat {
+    /// 16-bit grayscale PNG over a height range.
+    Png16,
+    /// 8-bit grayscale PNG over a height range.
+    Png8,
+    /// Headerless little-endian unsigned 16-bit samples, row by row, over a height range.
+    RawR16,
+    /// NumPy array of 32-bit floats, metres.
+    Npy,
+}
+
+impl HeightmapFormat {
+    /// Every format, in menu order.
+    pub const ALL: [HeightmapFormat; 4] = [
+        HeightmapFormat::Png16,
+        HeightmapFormat::Png8,
+        HeightmapFormat::RawR16,
+        HeightmapFormat::Npy,
+    ];
+
+    /// The name shown to users.
+    pub fn name(self) -> &'static str {
+        match self {
+            HeightmapFormat::Png16 => "PNG, 16-bit grayscale",
+            HeightmapFormat::Png8 => "PNG, 8-bit grayscale",
+            HeightmapFormat::RawR16 => "RAW r16 (little-endian)",
+            HeightmapFormat::Npy => "NumPy .npy (float32 metres)",
+        }
+    }
+
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            HeightmapFormat::Png16 | HeightmapFormat::Png8 => "png",
+            HeightmapFormat::RawR16 => "r16",
+            HeightmapFormat::Npy => "npy",
+        }
+    }
+
+    /// Whether the format stores values over a height range (all but `.npy`).
+    pub fn needs_range(self) -> bool {
+        self != HeightmapFormat::Npy
+    }
+
+    /// The format a file's extension suggests (`.png` is read at its own bit depth).
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "png" => Some(HeightmapFormat::Png16),
+            "r16" | "raw" => Some(HeightmapFormat::RawR16),
+            "npy" => Some(HeightmapFormat::Npy),
+            _ => None,
+        }
+    }
+
+    /// Height difference one step of the format stands for over `range` (0 for floats).
+    pub fn precision(self, range: HeightRange) -> f32 {
+        let span = range.max - range.min;
+        match self {
+            HeightmapFormat::Png16 | HeightmapFormat::RawR16 => span / 65535.0,
+            HeightmapFormat::Png8 => span / 255.0,
+            HeightmapFormat::Npy => 0.0,
+        }
+    }
+}
+
+/// The heights the lowest and highest sample values stand for, metres.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeightRange {
+    /// Height of sample 0 (black).
+    pub min: f32,
+    /// Height of the largest sample (white).
+    pub max: f32,
+}
+
+impl HeightRange {
+    /// The range spanned by `grid`'s values (widened to at least 1 m so it is never empty).
+    pub fn of(grid: &Grid) -> Self {
+        let (lo, hi) = grid
+            .data
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            });
+        if !lo.is_finite() || !hi.is_finite() {
+            return Self { min: 0.0, max: 1.0 };
+        }
+        Self {
+            min: lo,
+            max: hi.max(lo + 1.0),
+        }
+    }
+
+    fn check(self) -> Result<(), String> {
+        if !(self.min.is_finite() && self.max.is_finite() && self.max > self.min) {
+            return Err(format!(
+                "the height range {} m to {} m is empty or not finite: the top must be above the bottom",
+                self.min, self.max
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How to read a heightmap file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImportSettings {
+    /// The file's format (`Png16` reads 8-bit PNGs too).
+    pub format: HeightmapFormat,
+    /// Heights of the lowest and highest sample values (ignored for `.npy`).
+    pub range: HeightRange,
+    /// Width and height in samples (RAW only: the file does not say).
+    pub raw_size: (usize, usize),
+}
+
+/// Largest side of a RAW heightmap, samples (the level format's own limit).
+const MAX_RAW_SIDE: usize = 16384;
+
+/// Reads the heightmap at `path` as heights in metres. The error names the file and the problem.
+pub fn import(path: &Path, settings: &ImportSettings) -> Result<Grid, String> {
+    let range = settings.range;
+    match settings.format {
+        HeightmapFormat::Png16 | HeightmapFormat::Png8 => {
+            range
+                .check()
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let map =
+                heightmap::png::read(path, range.max - range.min).map_err(|e| e.to_string())?;
+            let mut grid = map.grid;
+            grid.data.iter_mut().for_each(|v| *v += range.min);
+            Ok(grid)
+        }
+        HeightmapFormat::RawR16 => {
+            range
+                .check()
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let (w, h) = settings.raw_size;
+            if w < 2 || h < 2 || w > MAX_RAW_SIDE || h > MAX_RAW_SIDE {
+                return Err(format!(
+                    "{}: a RAW size of {w} × {h} is outside 2 to {MAX_RAW_SIDE} samples a side",
+                    path.display()
+                ));
+            }
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            if bytes.len() != w * h * 2 {
+                return Err(format!(
+                    "{}: the file has {} bytes but {w} × {h} 16-bit samples need {}",
+                    path.display(),
+                    bytes.len(),
+                    w * h * 2
+                ));
+            }
+            let scale = (range.max - range.min) as f64 / 65535.0;
+            let data = bytes
+                .chunks_exact(2)
+                .map(|c| {
+                    (range.min as f64 + u16::from_le_bytes([c[0], c[1]]) as f64 * scale) as f32
+                })
+                .collect();
+            Ok(Grid { nx: w, ny: h, data })
+        }
+        HeightmapFormat::Npy => heightmap::npy::read(path)
+            .map(|a| a.grid)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// A square RAW size that fits `path`'s length (`None` when the length is not a square).
+pub fn guess_raw_size(path: &Path) -> Option<(usize, usize)> {
+    let samples = std::fs::metadata(path).ok()?.len() / 2;
+    let side = (samples as f64).sqrt().round() as u64;
+    (side >= 2 && side * side == samples).then_some((side as usize, side as usize))
+}
+
+/// Writes `grid` to `path` in `format`, mapping `range` to the full sample range (values
+/// outside it are clamped). The file is replaced atomically.
+pub fn export(
+    path: &Path,
+    grid: &Grid,
+    format: HeightmapFormat,
+    range: HeightRange,
+) -> Result<(), String> {
+    let bytes = encode(grid, format, range).map_err(|e| format!("{}: {e}", path.display()))?;
+    super::write_atomic(path, &bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// The bytes of `grid` in `format` over `range`.
+pub fn encode(grid: &Grid, format: HeightmapFormat, range: HeightRange) -> Result<Vec<u8>, String> {
+    if format.needs_range() {
+        range.check()?;
+    }
+    let quantize = |v: f32, top: f64| -> f64 {
+        let t = (v as f64 - range.min as f64) / (range.max as f64 - range.min as f64);
+        (t.clamp(0.0, 1.0) * top).round()
+    };
+    let (w, h) = (grid.nx as u32, grid.ny as u32);
+    match format {
+        HeightmapFormat::Png16 => {
+            let samples: Vec<u8> = grid
+                .data
+                .iter()
+                .flat_map(|&v| (quantize(v, 65535.0) as u16).to_ne_bytes())
+                .collect();
+            png(&samples, w, h, ExtendedColorType::L16)
+        }
+        HeightmapFormat::Png8 => {
+            let samples: Vec<u8> = grid
+                .data
+                .iter()
+                .map(|&v| quantize(v, 255.0) as u8)
+                .collect();
+            png(&samples, w, h, ExtendedColorType::L8)
+        }
+        HeightmapFormat::RawR16 => Ok(grid
+            .data
+            .iter()
+            .flat_map(|&v| (quantize(v, 65535.0) as u16).to_le_bytes())
+            .collect()),
+        HeightmapFormat::Npy => Ok(heightmap::npy::encode(grid)),
+    }
+}
+
+fn png(samples: &[u8], w: u32, h: u32, color: ExtendedColorType) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    PngEncoder::new(&mut out)
+        .write_image(samples, w, h, color)
+        .map_err(|e| format!("cannot encode the PNG: {e}"))?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_round_trips_within_its_precision() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let grid = Grid::from_fn(37, 23, |x, y| {
+            -5.0 + x as f32 * 1.3 + (y as f32 * 0.7).sin() * 4.0
+        });
+        let range = HeightRange::of(&grid);
+        for format in HeightmapFormat::ALL {
+            let path = dir.path().join(format!("h.{}", format.extension()));
+            export(&path, &grid, format, range).expect("export");
+            let settings = ImportSettings {
+                format,
+                range,
+                raw_size: (37, 23),
+            };
+            let back = import(&path, &settings).expect("import");
+            assert_eq!((back.nx, back.ny), (37, 23));
+            let tol = format.precision(range) * 0.5 + 1e-4;
+            for (a, b) in grid.data.iter().zip(&back.data) {
+                assert!((a - b).abs() <= tol, "{format:?}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn raw_of_the_wrong_length_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("h.r16");
+        std::fs::write(&path, [0u8; 10]).expect("write");
+        let settings = ImportSettings {
+            format: HeightmapFormat::RawR16,
+            range: HeightRange { min: 0.0, max: 1.0 },
+            raw_size: (4, 4),
+        };
+        let err = import(&path, &settings).expect_err("wrong length");
+        assert!(err.contains("10 bytes"), "{err}");
+    }
+}

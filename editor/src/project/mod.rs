@@ -1,0 +1,67 @@
+//! Project files around the document: file dialogs behind the [`FileDialogs`] trait (so tests
+//! inject paths), the [`ConfigPaths`] of per-user files, recent files ([`recent`]), autosave
+//! and crash recovery ([`recovery`]) and heightmap import and export ([`heightmap_io`]).
+
+pub mod dialogs;
+pub mod heightmap_io;
+pub mod recent;
+pub mod recovery;
+
+use std::path::{Path, PathBuf};
+
+pub use dialogs::{FileDialogs, NativeDialogs, ScriptedDialogs};
+pub use heightmap_io::{HeightRange, HeightmapFormat, ImportSettings};
+pub use recent::RecentFiles;
+pub use recovery::{RecoveredWork, Recovery};
+
+/// Where the editor keeps its per-user files. Injectable, so tests never touch the real ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigPaths {
+    /// The recent-files list (RON).
+    pub recent_files: PathBuf,
+    /// The folder of autosaved recovery files.
+    pub recovery_dir: PathBuf,
+}
+
+impl ConfigPaths {
+    /// Paths inside one folder: `DIR/recent.ron` and `DIR/recovery/`.
+    pub fn in_dir(dir: &Path) -> Self {
+        Self {
+            recent_files: dir.join("recent.ron"),
+            recovery_dir: dir.join("recovery"),
+        }
+    }
+
+    /// The user's configuration folder: `$XDG_CONFIG_HOME/spillway`, else
+    /// `$HOME/.config/spillway`; `None` when neither variable is set.
+    pub fn from_env() -> Option<Self> {
+        let base = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| PathBuf::from(h).join(".config"))
+            })?;
+        Some(Self::in_dir(&base.join("spillway")))
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder renamed into place, so
+/// a crash never leaves a half-written file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}

@@ -1,0 +1,184 @@
+//! Autosave and crash recovery. While a document has unsaved changes, [`Recovery::tick`] saves
+//! it every interval to `RECOVERY_DIR/<key>/level.ron` (key from the document's file). Saving
+//! or discarding the document removes that copy, so a copy found at startup means the editor
+//! stopped with unsaved work, which [`Recovery::pending`] lists for the user to restore.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use spillway::Level;
+
+use crate::document::Document;
+
+/// Default time between autosaves.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
+
+/// What is written beside a recovery copy.
+#[derive(Serialize, Deserialize)]
+struct RecoveryInfo {
+    origin: Option<PathBuf>,
+    saved_unix_secs: u64,
+}
+
+/// Unsaved work found in the recovery folder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecoveredWork {
+    /// The file the work belongs to (`None`: an untitled level).
+    pub origin: Option<PathBuf>,
+    /// The recovery copy to load.
+    pub level_file: PathBuf,
+    /// When it was saved, seconds since the Unix epoch.
+    pub saved_unix_secs: u64,
+    folder: PathBuf,
+}
+
+impl RecoveredWork {
+    /// Loads the recovered level.
+    pub fn load(&self) -> Result<Level, String> {
+        spillway::level::file::load(&self.level_file).map_err(|e| e.to_string())
+    }
+
+    /// Deletes the recovery copy.
+    pub fn discard(&self) {
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+/// The autosave timer and the recovery folder.
+#[derive(Debug)]
+pub struct Recovery {
+    dir: Option<PathBuf>,
+    interval: Duration,
+    last_time: Instant,
+    /// History state last autosaved, so an unchanged document is not written again.
+    last_state: Option<u64>,
+}
+
+impl Recovery {
+    /// Autosaves into `dir` every `interval`; with no folder, autosave is off.
+    pub fn new(dir: Option<PathBuf>, interval: Duration) -> Self {
+        Self {
+            dir,
+            interval,
+            last_time: Instant::now(),
+            last_state: None,
+        }
+    }
+
+    /// Time between autosaves.
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// Starts over for a newly opened document.
+    pub fn reset(&mut self) {
+        self.last_time = Instant::now();
+        self.last_state = None;
+    }
+
+    /// Time left until the next autosave is due.
+    pub fn due_in(&self, now: Instant) -> Duration {
+        self.interval
+            .saturating_sub(now.saturating_duration_since(self.last_time))
+    }
+
+    /// Autosaves `document` if it has unsaved changes not yet autosaved and the interval has
+    /// passed. Returns the copy written, or why it could not be.
+    pub fn tick(&mut self, document: &Document, now: Instant) -> Option<Result<PathBuf, String>> {
+        if !document.is_modified()
+            || self.last_state == Some(document.history().state())
+            || self.due_in(now) > Duration::ZERO
+        {
+            return None;
+        }
+        self.last_time = now;
+        Some(self.save(document))
+    }
+
+    /// Writes the recovery copy of `document` now.
+    pub fn save(&mut self, document: &Document) -> Result<PathBuf, String> {
+        let Some(dir) = &self.dir else {
+            return Err("autosave is off (no configuration folder)".into());
+        };
+        let folder = dir.join(key(document.path()));
+        std::fs::create_dir_all(&folder).map_err(|e| {
+            format!(
+                "{}: cannot create the recovery folder: {e}",
+                folder.display()
+            )
+        })?;
+        let level_file = folder.join("level.ron");
+        spillway::level::file::save(document.level(), &level_file).map_err(|e| e.to_string())?;
+        let info = RecoveryInfo {
+            origin: document.path().map(Path::to_path_buf),
+            saved_unix_secs: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        };
+        let text = ron::to_string(&info).map_err(|e| e.to_string())?;
+        super::write_atomic(&folder.join("origin.ron"), text.as_bytes())
+            .map_err(|e| format!("{}: cannot write: {e}", folder.display()))?;
+        self.last_state = Some(document.history().state());
+        Ok(level_file)
+    }
+
+    /// Removes the recovery copy of the document at `origin` (saved or deliberately discarded).
+    pub fn discard(&mut self, origin: Option<&Path>) {
+        self.last_state = None;
+        if let Some(dir) = &self.dir {
+            let _ = std::fs::remove_dir_all(dir.join(key(origin)));
+        }
+    }
+
+    /// Every recovery copy left in the folder, newest first.
+    pub fn pending(&self) -> Vec<RecoveredWork> {
+        let Some(dir) = &self.dir else {
+            return Vec::new();
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<RecoveredWork> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let folder = entry.path();
+                let text = std::fs::read_to_string(folder.join("origin.ron")).ok()?;
+                let info: RecoveryInfo = ron::from_str(&text).ok()?;
+                let level_file = folder.join("level.ron");
+                level_file.is_file().then_some(RecoveredWork {
+                    origin: info.origin,
+                    level_file,
+                    saved_unix_secs: info.saved_unix_secs,
+                    folder,
+                })
+            })
+            .collect();
+        found.sort_by_key(|w| std::cmp::Reverse(w.saved_unix_secs));
+        found
+    }
+}
+
+/// The recovery folder name of a document: a hash of its path, or `untitled`.
+fn key(origin: Option<&Path>) -> String {
+    match origin {
+        None => "untitled".into(),
+        Some(path) => {
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            // FNV-1a: stable across runs and platforms, unlike the std hasher.
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for b in path.to_string_lossy().bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+            let stem = path
+                .parent()
+                .and_then(|p| p.file_name())
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                .take(32)
+                .collect::<String>();
+            format!("{stem}-{h:016x}")
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! `Stroke`: one press-drag-release of a sculpting tool. It spreads dabs evenly along the
+//! cursor's path (so fast drags leave no gaps and the effect does not depend on the frame
+//! rate), keeps the original values of every tile it touches, and on release becomes one
+//! [`GridPatch`] holding only those tiles.
+
+use std::collections::BTreeMap;
+
+use spillway::Level;
+
+use super::sculpt::{Dab, apply_dab, apply_ramp, dab_rect, ramp_rect};
+use super::{Brush, Tool};
+use crate::document::region::{CellRect, copy_out};
+use crate::document::{Change, Document, GridPatch, Layer, PatchTile};
+
+/// Side of the square tiles a stroke saves for undo, in cells.
+pub const TILE: usize = 64;
+
+/// Most dabs one frame's movement is split into.
+const MAX_DABS_PER_MOVE: usize = 512;
+
+/// A stroke in progress.
+#[derive(Debug)]
+pub struct Stroke {
+    tool: Tool,
+    invert: bool,
+    /// Where the stroke started (world x, y, terrain height there).
+    start: [f32; 3],
+    /// Where the last dab was placed (world x, y).
+    last: [f32; 2],
+    /// Original values of each touched tile, keyed by tile column and row.
+    before: BTreeMap<(usize, usize), Vec<f32>>,
+}
+
+impl Stroke {
+    /// Starts a stroke of `tool` at world point `(x, y)`; `invert` is Shift.
+    pub fn begin(document: &Document, tool: Tool, invert: bool, x: f32, y: f32) -> Self {
+        let level = document.level();
+        let cs = level.cell_size;
+        let anchor = level.terrain.sample(x / cs, y / cs);
+        Self {
+            tool,
+            invert,
+            start: [x, y, anchor],
+            last: [x, y],
+            before: BTreeMap::new(),
+        }
+    }
+
+    /// The tool of this stroke.
+    pub fn tool(&self) -> Tool {
+        self.tool
+    }
+
+    /// Where the stroke started: world x, y and the terrain height there.
+    pub fn start(&self) -> [f32; 3] {
+        self.start
+    }
+
+    /// Where the cursor was last (world x, y).
+    pub fn last(&self) -> [f32; 2] {
+        self.last
+    }
+
+    /// Changes whether the stroke is inverted (Shift pressed or released mid-stroke).
+    pub fn set_invert(&mut self, invert: bool) {
+        self.invert = invert;
+    }
+
+    /// Moves the brush to `(x, y)` over `dt` seconds of brushing: dabs are spread evenly along
+    /// the way from the last position, each standing for its share of `dt`.
+    pub fn drag_to(&mut self, document: &mut Document, brush: &Brush, x: f32, y: f32, dt: f32) {
+        if !(x.is_finite() && y.is_finite()) {
+            return;
+        }
+        if self.tool == Tool::Ramp {
+            self.last = [x, y];
+            return;
+        }
+        let cs = document.level().cell_size;
+        let [lx, ly] = self.last;
+        let len = ((x - lx).powi(2) + (y - ly).powi(2)).sqrt();
+        let spacing = (brush.effective_radius(cs) * 0.2).max(cs * 0.5);
+        let n = ((len / spacing).ceil() as usize).clamp(1, MAX_DABS_PER_MOVE);
+        let dt = dt.clamp(0.0, 0.25);
+        let mut changed = CellRect::new(0, 0, 0, 0);
+        for i in 1..=n {
+            let t = i as f32 / n as f32;
+            let dab = Dab {
+                tool: self.tool,
+                invert: self.invert,
+                anchor: self.start[2],
+                x: lx + (x - lx) * t,
+                y: ly + (y - ly) * t,
+                dt: dt / n as f32,
+            };
+            let rect = dab_rect(brush, &document.level().terrain, cs, dab.x, dab.y);
+            self.save_tiles(document.level(), &rect);
+            let level = document.stroke_level();
+            changed = changed.union(&apply_dab(brush, &dab, &mut level.terrain, cs));
+        }
+        self.last = [x, y];
+        document.note_change(&Change::Cells {
+            layer: Layer::Terrain,
+            rect: changed,
+        });
+    }
+
+    /// Ends the stroke at the last position: the Ramp tool builds its ramp now; every tool
+    /// records what it changed as one undoable command. Returns whether anything changed.
+    pub fn finish(mut self, document: &mut Document, brush: &Brush) -> bool {
+        if self.tool == Tool::Ramp {
+            let level = document.level();
+            let cs = level.cell_size;
+            let [x, y] = self.last;
+            let end = [x, y, level.terrain.sample(x / cs, y / cs)];
+            let rect = ramp_rect(
+                brush,
+                &level.terrain,
+                cs,
+                [self.start[0], self.start[1]],
+                [x, y],
+            );
+            self.save_tiles(document.level(), &rect);
+            let level = document.stroke_level();
+            let changed = apply_ramp(brush, &mut level.terrain, cs, self.start, end);
+            document.note_change(&Change::Cells {
+                layer: Layer::Terrain,
+                rect: changed,
+            });
+        }
+        let patch = self.into_patch(document.level());
+        if patch.is_empty() {
+            document.end_live_edit();
+            false
+        } else {
+            document.push_applied(Box::new(patch));
+            true
+        }
+    }
+
+    /// Abandons the stroke, putting back every value it changed.
+    pub fn cancel(self, document: &mut Document) {
+        let patch = self.into_patch(document.level());
+        if !patch.is_empty() {
+            let change = crate::document::Command::revert(&patch, document.stroke_level());
+            document.note_change(&change);
+        }
+        document.end_live_edit();
+    }
+
+    /// Saves the original values of the tiles overlapping `rect` that no earlier dab touched.
+    fn save_tiles(&mut self, level: &Level, rect: &CellRect) {
+        if rect.is_empty() {
+            return;
+        }
+        let grid = &level.terrain;
+        for ty in rect.y0 / TILE..=(rect.y1 - 1) / TILE {
+            for tx in rect.x0 / TILE..=(rect.x1 - 1) / TILE {
+                self.before.entry((tx, ty)).or_insert_with(|| {
+                    copy_out(&grid.data, grid.nx, &tile_rect(tx, ty, grid.nx, grid.ny))
+                });
+            }
+        }
+    }
+
+    fn into_patch(self, level: &Level) -> GridPatch {
+        let grid = &level.terrain;
+        let tiles = self
+            .before
+            .into_iter()
+            .map(|((tx, ty), before)| {
+                let rect = tile_rect(tx, ty, grid.nx, grid.ny);
+                PatchTile {
+                    rect,
+                    before: before.into(),
+                    after: copy_out(&grid.data, grid.nx, &rect).into(),
+                }
+            })
+            .collect();
+        let label = format!("{} stroke", self.tool.name());
+        GridPatch::new(label, Layer::Terrain, tiles)
+    }
+}
+
+/// The cells of tile `(tx, ty)`, clipped to an `nx × ny` grid.
+fn tile_rect(tx: usize, ty: usize, nx: usize, ny: usize) -> CellRect {
+    CellRect::new(
+        tx * TILE,
+        ty * TILE,
+        ((tx + 1) * TILE).min(nx),
+        ((ty + 1) * TILE).min(ny),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spillway::Grid;
+
+    fn document() -> Document {
+        let mut level = Level::flat(300, 200, 1.0, 0.0);
+        level.terrain = Grid::from_fn(300, 200, |x, y| (x as f32 * 0.1).sin() + y as f32 * 0.01);
+        Document::new(level, None)
+    }
+
+    #[test]
+    fn a_stroke_stores_only_the_tiles_it_touched_and_undoes_exactly() {
+        let mut doc = document();
+        let before = doc.level().terrain.clone();
+        let brush = Brush {
+            radius: 5.0,
+            ..Brush::default()
+        };
+        let mut stroke = Stroke::begin(&doc, Tool::Raise, false, 10.0, 10.0);
+        for i in 0..10 {
+            stroke.drag_to(&mut doc, &brush, 10.0 + i as f32 * 4.0, 10.0, 1.0 / 60.0);
+        }
+        assert!(stroke.finish(&mut doc, &brush));
+        assert_eq!(doc.history().undo_len(), 1);
+        // One row of tiles at most (x 5..55, y 5..15 lies in tile row 0, columns 0).
+        assert!(
+            doc.history().bytes() <= 2 * TILE * TILE * 4 + 256,
+            "{}",
+            doc.history().bytes()
+        );
+        assert!(doc.is_modified());
+        assert!(doc.undo());
+        assert_eq!(doc.level().terrain, before);
+        assert!(!doc.is_modified());
+    }
+
+    #[test]
+    fn cancel_puts_every_value_back_and_records_nothing() {
+        let mut doc = document();
+        let before = doc.level().terrain.clone();
+        let brush = Brush::default();
+        let mut stroke = Stroke::begin(&doc, Tool::Noise, true, 100.0, 100.0);
+        stroke.drag_to(&mut doc, &brush, 180.0, 150.0, 0.1);
+        assert_ne!(doc.level().terrain, before);
+        stroke.cancel(&mut doc);
+        assert_eq!(doc.level().terrain, before);
+        assert_eq!(doc.history().undo_len(), 0);
+        assert!(!doc.is_modified());
+    }
+}

@@ -1,0 +1,110 @@
+//! Picking: where a view ray first meets the terrain, by marching along the ray over the
+//! bilinear heightfield and refining the crossing by bisection.
+
+use spillway::Grid;
+
+use super::camera::Ray;
+use super::math::Vec3;
+
+/// Most march steps of one pick; longer rays take longer steps.
+const MAX_STEPS: usize = 8192;
+
+/// The terrain height at world point `(x, y)` (bilinear between cell centres, clamped).
+pub fn height_at(terrain: &Grid, cell_size: f32, x: f32, y: f32) -> f32 {
+    terrain.sample(x / cell_size, y / cell_size)
+}
+
+/// The first point where `ray` meets the terrain of `terrain` (cells of `cell_size` metres,
+/// heights within `z_range`), or `None` if it misses the level.
+pub fn pick(terrain: &Grid, cell_size: f32, z_range: (f32, f32), ray: &Ray) -> Option<Vec3> {
+    let width = terrain.nx as f32 * cell_size;
+    let depth = terrain.ny as f32 * cell_size;
+    let (zmin, zmax) = (z_range.0 - 1.0, z_range.1 + 1.0);
+    let (mut t0, mut t1) = (0.0f32, f32::INFINITY);
+    for (o, d, lo, hi) in [
+        (ray.origin.x, ray.dir.x, 0.0, width),
+        (ray.origin.y, ray.dir.y, 0.0, depth),
+        (ray.origin.z, ray.dir.z, zmin, zmax),
+    ] {
+        if d.abs() < 1e-9 {
+            if o < lo || o > hi {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((lo - o) / d, (hi - o) / d);
+        t0 = t0.max(a.min(b));
+        t1 = t1.min(a.max(b));
+    }
+    if t0.is_nan() || t0 > t1 || !t1.is_finite() {
+        return None;
+    }
+    let above = |t: f32| {
+        let p = ray.at(t);
+        p.z - height_at(terrain, cell_size, p.x, p.y)
+    };
+    if above(t0) <= 0.0 {
+        // The ray enters the level's box below the surface: through a side (the terrain has
+        // no walls there) or from an eye under the ground.
+        return None;
+    }
+    let step = (cell_size * 0.5).max((t1 - t0) / MAX_STEPS as f32);
+    let mut prev = t0;
+    let mut t = t0;
+    while t < t1 {
+        t = (t + step).min(t1);
+        if above(t) <= 0.0 {
+            let (mut lo, mut hi) = (prev, t);
+            for _ in 0..24 {
+                let mid = 0.5 * (lo + hi);
+                if above(mid) > 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            return Some(ray.at(hi));
+        }
+        prev = t;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ray_straight_down_hits_the_surface() {
+        let g = Grid::from_fn(50, 40, |x, _| x as f32 * 0.5);
+        let ray = Ray {
+            origin: Vec3::new(20.25, 10.0, 100.0),
+            dir: Vec3::new(0.0, 0.0, -1.0),
+        };
+        let hit = pick(&g, 1.0, (0.0, 25.0), &ray).expect("hit");
+        assert!(
+            (hit.z - height_at(&g, 1.0, 20.25, 10.0)).abs() < 1e-3,
+            "{hit:?}"
+        );
+        let miss = Ray {
+            origin: Vec3::new(-5.0, 10.0, 100.0),
+            dir: Vec3::new(0.0, 0.0, -1.0),
+        };
+        assert!(pick(&g, 1.0, (0.0, 25.0), &miss).is_none());
+    }
+
+    #[test]
+    fn a_slanted_ray_stops_at_the_first_ridge() {
+        let g = Grid::from_fn(
+            100,
+            10,
+            |x, _| if (40..45).contains(&x) { 20.0 } else { 0.0 },
+        );
+        let ray = Ray {
+            origin: Vec3::new(0.0, 5.0, 10.0),
+            dir: Vec3::new(1.0, 0.0, -0.05).normalized(),
+        };
+        let hit = pick(&g, 1.0, (0.0, 20.0), &ray).expect("hit");
+        assert!(hit.x > 38.0 && hit.x < 41.0, "{hit:?}");
+    }
+}

@@ -1,0 +1,346 @@
+//! `TerrainRenderer`: draws the level offscreen with wgpu into its own colour and depth
+//! textures ([`target`]), from height and water textures that edits update in place
+//! ([`terrain`]). It knows nothing of egui: the app shows the colour texture as an image, and
+//! tests and benchmarks read it back.
+
+mod scene;
+pub mod target;
+pub mod terrain;
+mod tiles;
+
+use spillway::Level;
+use wgpu::util::DeviceExt;
+
+use crate::document::Changes;
+pub use scene::{BrushOutline, Overlays, Scene, level_bounds, nice_step};
+use scene::{Globals, globals};
+pub use target::RenderTarget;
+pub use terrain::TerrainTextures;
+use tiles::{View, tile_buffer, tile_indices, visible_tiles};
+
+/// Quads along one side of a mesh tile.
+pub const TILE_QUADS: u32 = 64;
+
+/// The offscreen terrain renderer.
+pub struct TerrainRenderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    globals: wgpu::Buffer,
+    index_buffer: wgpu::Buffer,
+    /// The index range of each level of detail.
+    lod_ranges: Vec<std::ops::Range<u32>>,
+    /// Whether far tiles are drawn with less detail.
+    lod: bool,
+    tiles: wgpu::Buffer,
+    tiles_capacity: usize,
+    terrain: Option<(TerrainTextures, wgpu::BindGroup)>,
+    target: Option<RenderTarget>,
+    error: Option<String>,
+    visible_tiles: usize,
+    triangles: usize,
+}
+
+impl TerrainRenderer {
+    /// A renderer drawing with `device` and `queue` (the app's egui device, or any other).
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("viewport terrain"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("terrain.wgsl").into()),
+        });
+        let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("viewport terrain"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                texture_entry(1),
+                texture_entry(2),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("viewport terrain"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("viewport terrain"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &shader,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: 8,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &[wgpu::VertexAttribute {
+                        format: wgpu::VertexFormat::Uint32x2,
+                        offset: 0,
+                        shader_location: 0,
+                    }],
+                })],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                cull_mode: None,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: target::DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: target::COLOUR_FORMAT,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let globals = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("viewport globals"),
+            size: std::mem::size_of::<Globals>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let (indices, lod_ranges) = tile_indices();
+        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("viewport tile indices"),
+            contents: bytemuck::cast_slice(&indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let tiles_capacity = 64;
+        Self {
+            tiles: tile_buffer(device, tiles_capacity),
+            tiles_capacity,
+            device: device.clone(),
+            queue: queue.clone(),
+            pipeline,
+            layout,
+            globals,
+            index_buffer,
+            lod_ranges,
+            lod: true,
+            terrain: None,
+            target: None,
+            error: None,
+            visible_tiles: 0,
+            triangles: 0,
+        }
+    }
+
+    /// Uploads what changed in `level` (everything on first use or when the size changed).
+    pub fn sync(&mut self, level: &Level, changes: &Changes) {
+        let max = self.device.limits().max_texture_dimension_2d as usize;
+        if level.nx() > max || level.ny() > max {
+            self.terrain = None;
+            self.error = Some(format!(
+                "This GPU draws at most {max} × {max} cells; the level is {} × {}.",
+                level.nx(),
+                level.ny()
+            ));
+            return;
+        }
+        self.error = None;
+        match &mut self.terrain {
+            Some((textures, _)) if textures.fits(level) => {
+                textures.sync(&self.queue, level, changes)
+            }
+            _ => {
+                let textures = TerrainTextures::new(&self.device, &self.queue, level);
+                let (heights, water) = textures.views();
+                let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("viewport terrain"),
+                    layout: &self.layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: self.globals.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(&heights),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::TextureView(&water),
+                        },
+                    ],
+                });
+                self.terrain = Some((textures, bind));
+            }
+        }
+    }
+
+    /// Why the level cannot be drawn, if it cannot.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The GPU-side terrain, once synced.
+    pub fn terrain(&self) -> Option<&TerrainTextures> {
+        self.terrain.as_ref().map(|(t, _)| t)
+    }
+
+    /// Lowest and highest terrain height known to the renderer.
+    pub fn height_range(&self) -> (f32, f32) {
+        self.terrain().map_or((0.0, 1.0), TerrainTextures::range)
+    }
+
+    /// Turns coarser detail for far tiles on or off (on by default).
+    pub fn set_lod(&mut self, lod: bool) {
+        self.lod = lod;
+    }
+
+    /// Triangles drawn in the last frame (skirts included).
+    pub fn triangles(&self) -> usize {
+        self.triangles
+    }
+
+    /// Tiles drawn in the last frame.
+    pub fn visible_tiles(&self) -> usize {
+        self.visible_tiles
+    }
+
+    /// The colour target of the last frame.
+    pub fn target(&self) -> Option<&RenderTarget> {
+        self.target.as_ref()
+    }
+
+    /// Draws `scene` of `level` (already synced). Returns whether the colour texture was
+    /// recreated (its size changed), so a texture registered elsewhere must be updated.
+    pub fn render(&mut self, level: &Level, scene: &Scene) -> bool {
+        let size = [scene.size[0].max(1), scene.size[1].max(1)];
+        let recreated = self.target.as_ref().is_none_or(|t| t.size() != size);
+        if recreated {
+            self.target = Some(RenderTarget::new(&self.device, size));
+        }
+        let range = self.height_range();
+        let bounds = level_bounds(level, range);
+        let aspect = size[0] as f32 / size[1] as f32;
+        let view_proj = scene.camera.view_proj(aspect, &bounds);
+        let view = View {
+            view_proj: &view_proj,
+            eye: scene.camera.eye(),
+            pixels_per_metre: size[1] as f32 / (2.0 * (crate::viewport::camera::FOV_Y * 0.5).tan()),
+            lod: self.lod,
+        };
+        let (tiles, per_lod) = visible_tiles(level, range, &view);
+        self.triangles = per_lod
+            .iter()
+            .zip(&self.lod_ranges)
+            .map(|(n, r)| *n * r.len() / 3)
+            .sum();
+        self.visible_tiles = tiles.len();
+        if tiles.len() > self.tiles_capacity {
+            self.tiles_capacity = tiles.len().next_power_of_two();
+            self.tiles = tile_buffer(&self.device, self.tiles_capacity);
+        }
+        if !tiles.is_empty() {
+            self.queue
+                .write_buffer(&self.tiles, 0, bytemuck::cast_slice(&tiles));
+        }
+        let globals = globals(level, range, scene, view_proj.cols, &bounds);
+        self.queue
+            .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
+
+        let Some(target) = &self.target else {
+            return recreated;
+        };
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("viewport"),
+            });
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("viewport terrain"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target.colour_view(),
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: 0.10,
+                            g: 0.12,
+                            b: 0.15,
+                            a: 1.0,
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: target.depth_view(),
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            if let Some((_, bind)) = &self.terrain
+                && !tiles.is_empty()
+            {
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, bind, &[]);
+                pass.set_vertex_buffer(0, self.tiles.slice(..));
+                pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
+                let mut first = 0u32;
+                for (lod, count) in per_lod.iter().enumerate() {
+                    let count = *count as u32;
+                    if count > 0 {
+                        pass.draw_indexed(self.lod_ranges[lod].clone(), 0, first..first + count);
+                    }
+                    first += count;
+                }
+            }
+        }
+        self.queue.submit([encoder.finish()]);
+        recreated
+    }
+
+    /// Reads the last frame back as RGBA pixels (blocking): for tests, snapshots and benchmarks.
+    pub fn read_pixels(&self) -> Result<(u32, u32, Vec<u8>), String> {
+        let target = self
+            .target
+            .as_ref()
+            .ok_or("nothing has been rendered yet")?;
+        let [w, h] = target.size();
+        Ok((w, h, target.read_rgba(&self.device, &self.queue)?))
+    }
+
+    /// Waits until the GPU has finished every submitted frame (for timing).
+    pub fn wait_idle(&self) {
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+}

@@ -1,0 +1,127 @@
+//! `RenderTarget`: the offscreen colour (`Rgba8Unorm`, sRGB-encoded values as egui expects of
+//! a native texture) and depth textures the viewport renders into, and reading them back.
+
+/// Format of the colour target.
+pub const COLOUR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+/// Format of the depth target.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The colour and depth textures of one viewport size.
+pub struct RenderTarget {
+    colour: wgpu::Texture,
+    colour_view: wgpu::TextureView,
+    depth_view: wgpu::TextureView,
+    size: [u32; 2],
+}
+
+impl RenderTarget {
+    /// Textures of `size` pixels (each side at least 1).
+    pub fn new(device: &wgpu::Device, size: [u32; 2]) -> Self {
+        let extent = wgpu::Extent3d {
+            width: size[0].max(1),
+            height: size[1].max(1),
+            depth_or_array_layers: 1,
+        };
+        let colour = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("viewport colour"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: COLOUR_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let depth = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("viewport depth"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        Self {
+            colour_view: colour.create_view(&wgpu::TextureViewDescriptor::default()),
+            depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
+            colour,
+            size: [extent.width, extent.height],
+        }
+    }
+
+    /// Size in pixels.
+    pub fn size(&self) -> [u32; 2] {
+        self.size
+    }
+
+    /// The colour texture's view (what egui shows).
+    pub fn colour_view(&self) -> &wgpu::TextureView {
+        &self.colour_view
+    }
+
+    /// The depth texture's view.
+    pub fn depth_view(&self) -> &wgpu::TextureView {
+        &self.depth_view
+    }
+
+    /// Copies the colour texture back to the CPU as tightly packed RGBA rows (blocking).
+    pub fn read_rgba(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<u8>, String> {
+        let [w, h] = self.size;
+        let row = w * 4;
+        let padded =
+            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("viewport read-back"),
+            size: padded as u64 * h as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("viewport read-back"),
+        });
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &self.colour,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(h),
+                },
+            },
+            wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+        );
+        queue.submit([encoder.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("waiting for the GPU failed: {e}"))?;
+        rx.recv()
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("mapping the read-back failed: {e}"))?;
+        let view = buffer.get_mapped_range(..).map_err(|e| e.to_string())?;
+        let mut out = Vec::with_capacity((row * h) as usize);
+        for y in 0..h as usize {
+            let start = y * padded as usize;
+            out.extend_from_slice(&view[start..start + row as usize]);
+        }
+        drop(view);
+        buffer.unmap();
+        Ok(out)
+    }
+}

@@ -1,0 +1,161 @@
+//! `TerrainTextures`: the level's heights and water depths on the GPU, one `R32Float` texel per
+//! cell. Edits upload only their dirty rectangle.
+
+use spillway::{Grid, Level};
+
+use crate::document::{CellRect, Changes};
+
+/// The height and water textures of one level size.
+pub struct TerrainTextures {
+    heights: wgpu::Texture,
+    water: wgpu::Texture,
+    nx: usize,
+    ny: usize,
+    /// Lowest and highest terrain height uploaded (grows with edits; exact after a full upload).
+    range: (f32, f32),
+    /// Cells uploaded since creation (for the benchmark and tests).
+    uploaded_cells: u64,
+}
+
+fn grid_texture(device: &wgpu::Device, label: &str, nx: usize, ny: usize) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: nx as u32,
+            height: ny as u32,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::R32Float,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    })
+}
+
+/// Uploads the cells of `rect` of `grid` into `texture`.
+fn upload(queue: &wgpu::Queue, texture: &wgpu::Texture, grid: &Grid, rect: &CellRect) {
+    if rect.is_empty() {
+        return;
+    }
+    let whole_rows = rect.x0 == 0 && rect.x1 == grid.nx;
+    let owned;
+    let bytes: &[u8] = if whole_rows {
+        bytemuck::cast_slice(&grid.data[rect.y0 * grid.nx..rect.y1 * grid.nx])
+    } else {
+        owned = crate::document::region::copy_out(&grid.data, grid.nx, rect);
+        bytemuck::cast_slice(&owned)
+    };
+    queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d {
+                x: rect.x0 as u32,
+                y: rect.y0 as u32,
+                z: 0,
+            },
+            aspect: wgpu::TextureAspect::All,
+        },
+        bytes,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(rect.width() as u32 * 4),
+            rows_per_image: Some(rect.height() as u32),
+        },
+        wgpu::Extent3d {
+            width: rect.width() as u32,
+            height: rect.height() as u32,
+            depth_or_array_layers: 1,
+        },
+    );
+}
+
+/// Lowest and highest value of `grid` inside `rect` (`None` if all are non-finite).
+pub fn value_range(grid: &Grid, rect: &CellRect) -> Option<(f32, f32)> {
+    let mut lo = f32::INFINITY;
+    let mut hi = f32::NEG_INFINITY;
+    for y in rect.y0..rect.y1 {
+        for &v in &grid.data[y * grid.nx + rect.x0..y * grid.nx + rect.x1] {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+    }
+    (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+}
+
+impl TerrainTextures {
+    /// Textures for `level`, fully uploaded.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, level: &Level) -> Self {
+        let (nx, ny) = (level.nx(), level.ny());
+        let mut t = Self {
+            heights: grid_texture(device, "terrain heights", nx, ny),
+            water: grid_texture(device, "water depths", nx, ny),
+            nx,
+            ny,
+            range: (0.0, 1.0),
+            uploaded_cells: 0,
+        };
+        t.upload_all(queue, level);
+        t
+    }
+
+    /// Whether these textures fit `level`'s size.
+    pub fn fits(&self, level: &Level) -> bool {
+        self.nx == level.nx() && self.ny == level.ny()
+    }
+
+    fn upload_all(&mut self, queue: &wgpu::Queue, level: &Level) {
+        let all = CellRect::whole(self.nx, self.ny);
+        upload(queue, &self.heights, &level.terrain, &all);
+        upload(queue, &self.water, &level.water, &all);
+        self.range = value_range(&level.terrain, &all).unwrap_or((0.0, 1.0));
+        self.uploaded_cells += 2 * all.area() as u64;
+    }
+
+    /// Uploads what `changes` says changed (everything if `changes.whole`).
+    pub fn sync(&mut self, queue: &wgpu::Queue, level: &Level, changes: &Changes) {
+        if changes.whole {
+            self.upload_all(queue, level);
+            return;
+        }
+        let all = CellRect::whole(self.nx, self.ny);
+        if let Some(rect) = changes.terrain.map(|r| r.intersect(&all)) {
+            upload(queue, &self.heights, &level.terrain, &rect);
+            if let Some((lo, hi)) = value_range(&level.terrain, &rect) {
+                self.range = (self.range.0.min(lo), self.range.1.max(hi));
+            }
+            self.uploaded_cells += rect.area() as u64;
+        }
+        if let Some(rect) = changes.water.map(|r| r.intersect(&all)) {
+            upload(queue, &self.water, &level.water, &rect);
+            self.uploaded_cells += rect.area() as u64;
+        }
+    }
+
+    /// Size in cells.
+    pub fn size(&self) -> (usize, usize) {
+        (self.nx, self.ny)
+    }
+
+    /// Lowest and highest terrain height, metres.
+    pub fn range(&self) -> (f32, f32) {
+        self.range
+    }
+
+    /// Cells uploaded since creation.
+    pub fn uploaded_cells(&self) -> u64 {
+        self.uploaded_cells
+    }
+
+    /// Views of the height and water textures.
+    pub fn views(&self) -> (wgpu::TextureView, wgpu::TextureView) {
+        (
+            self.heights
+                .create_view(&wgpu::TextureViewDescriptor::default()),
+            self.water
+                .create_view(&wgpu::TextureViewDescriptor::default()),
+        )
+    }
+}

@@ -1,0 +1,166 @@
+// The terrain pass of the editor viewport: a heightfield mesh drawn tile by tile from a height
+// texture, lit by a sun and an ambient term, coloured by height and slope, with optional
+// contour lines, a grid, a water-depth tint and the brush outline, which follows the terrain.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,
+    sun: vec4<f32>,
+    // nx, ny, cell size, tile size in quads
+    level: vec4<f32>,
+    // lowest height, highest height, contour interval, grid spacing
+    heights: vec4<f32>,
+    // brush segment start x, y, radius, core radius (where the falloff begins)
+    brush_a: vec4<f32>,
+    // brush segment end x, y (equal to the start for a round brush), shown (0/1), unused
+    brush_b: vec4<f32>,
+    // contours, grid, water tint (each 0 or 1), depth of the tile skirts (metres)
+    overlays: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> g: Globals;
+@group(0) @binding(1) var heights: texture_2d<f32>;
+@group(0) @binding(2) var water: texture_2d<f32>;
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) depth: f32,
+};
+
+fn height(c: vec2<i32>) -> f32 {
+    let last = vec2<i32>(i32(g.level.x) - 1, i32(g.level.y) - 1);
+    return textureLoad(heights, clamp(c, vec2<i32>(0, 0), last), 0).x;
+}
+
+// The tile-local grid position of vertex `vi`, and whether it is a skirt vertex (hanging below
+// an edge vertex: 0 top, 1 bottom, 2 left, 3 right edge, each `side` vertices long).
+fn tile_vertex(vi: u32, side: u32) -> vec3<u32> {
+    let grid = side * side;
+    if vi < grid {
+        return vec3<u32>(vi % side, vi / side, 0u);
+    }
+    let edge = (vi - grid) / side;
+    let k = (vi - grid) % side;
+    let q = side - 1u;
+    var local = vec2<u32>(k, 0u);
+    if edge == 1u {
+        local = vec2<u32>(k, q);
+    } else if edge == 2u {
+        local = vec2<u32>(0u, k);
+    } else if edge == 3u {
+        local = vec2<u32>(q, k);
+    }
+    return vec3<u32>(local, 1u);
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> VertexOut {
+    let side = u32(g.level.w) + 1u;
+    let tv = tile_vertex(vi, side);
+    let local = tv.xy;
+    let last = vec2<u32>(u32(g.level.x) - 1u, u32(g.level.y) - 1u);
+    let cell = vec2<i32>(min(tile + local, last));
+    let cs = g.level.z;
+    let h = height(cell);
+    // Central differences (one-sided at the edges) for the normal.
+    let l = max(cell.x - 1, 0);
+    let r = min(cell.x + 1, i32(last.x));
+    let u = max(cell.y - 1, 0);
+    let d = min(cell.y + 1, i32(last.y));
+    let dhdx = (height(vec2<i32>(r, cell.y)) - height(vec2<i32>(l, cell.y))) / (f32(max(r - l, 1)) * cs);
+    let dhdy = (height(vec2<i32>(cell.x, d)) - height(vec2<i32>(cell.x, u))) / (f32(max(d - u, 1)) * cs);
+    var out: VertexOut;
+    out.world = vec3<f32>((f32(cell.x) + 0.5) * cs, (f32(cell.y) + 0.5) * cs, h - f32(tv.z) * g.overlays.w);
+    out.normal = normalize(vec3<f32>(-dhdx, -dhdy, 1.0));
+    out.depth = textureLoad(water, cell, 0).x;
+    out.clip = g.view_proj * vec4<f32>(out.world, 1.0);
+    return out;
+}
+
+// Height ramp (linear colours): sand, grass, olive, brown earth, pale rock.
+fn height_colour(t: f32) -> vec3<f32> {
+    let sand = vec3<f32>(0.46, 0.38, 0.20);
+    let grass = vec3<f32>(0.10, 0.22, 0.04);
+    let olive = vec3<f32>(0.22, 0.24, 0.06);
+    let earth = vec3<f32>(0.25, 0.15, 0.06);
+    let pale = vec3<f32>(0.42, 0.40, 0.36);
+    if t < 0.08 {
+        return mix(sand, grass, smoothstep(0.0, 0.08, t));
+    } else if t < 0.45 {
+        return mix(grass, olive, smoothstep(0.08, 0.45, t));
+    } else if t < 0.78 {
+        return mix(olive, earth, smoothstep(0.45, 0.78, t));
+    }
+    return mix(earth, pale, smoothstep(0.78, 1.0, t));
+}
+
+// 1 on a line of a periodic pattern with period 1 in `v`, fading over about `width` pixels.
+fn line(v: f32, width: f32) -> f32 {
+    let w = max(fwidth(v), 1e-6);
+    let dist = abs(fract(v - 0.5) - 0.5) / w;
+    return 1.0 - smoothstep(width * 0.5, width * 0.5 + 1.0, dist);
+}
+
+fn srgb(c: vec3<f32>) -> vec3<f32> {
+    let lo = c * 12.92;
+    let hi = 1.055 * pow(c, vec3<f32>(1.0 / 2.4)) - 0.055;
+    return select(hi, lo, c < vec3<f32>(0.0031308));
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    let n = normalize(in.normal);
+    let span = max(g.heights.y - g.heights.x, 1e-3);
+    let t = clamp((in.world.z - g.heights.x) / span, 0.0, 1.0);
+    var albedo = height_colour(t);
+    let slope = 1.0 - n.z;
+    albedo = mix(albedo, vec3<f32>(0.16, 0.14, 0.12), smoothstep(0.3, 0.6, slope));
+
+    let sun = normalize(g.sun.xyz);
+    let diffuse = max(dot(n, sun), 0.0);
+    let sky = 0.5 + 0.5 * n.z;
+    var colour = albedo * (vec3<f32>(1.0, 0.95, 0.85) * diffuse * 2.0 + vec3<f32>(0.45, 0.52, 0.65) * sky * 0.25);
+
+    if g.overlays.z > 0.5 && in.depth > 0.005 {
+        let deep = 1.0 - exp(-in.depth / 1.5);
+        colour = mix(colour, vec3<f32>(0.02, 0.09, 0.25), 0.45 + 0.5 * deep);
+    }
+    if g.overlays.x > 0.5 && g.heights.z > 0.0 {
+        let v = in.world.z / g.heights.z;
+        let minor = line(v, 1.0);
+        let major = line(v / 5.0, 1.6);
+        colour = mix(colour, vec3<f32>(0.01, 0.01, 0.01), max(minor * 0.4, major * 0.7));
+    }
+    if g.overlays.y > 0.5 && g.heights.w > 0.0 {
+        let gx = line(in.world.x / g.heights.w, 1.0);
+        let gy = line(in.world.y / g.heights.w, 1.0);
+        colour = mix(colour, vec3<f32>(0.8, 0.8, 0.8), max(gx, gy) * 0.3);
+    }
+    if g.brush_b.z > 0.5 {
+        // Distance to the brush segment (a point for round brushes): the outline follows
+        // the terrain because it is drawn on it.
+        let a = g.brush_a.xy;
+        let ab = g.brush_b.xy - a;
+        let len2 = dot(ab, ab);
+        var s = 0.0;
+        if len2 > 0.0 {
+            s = clamp(dot(in.world.xy - a, ab) / len2, 0.0, 1.0);
+        }
+        let d = distance(in.world.xy, a + ab * s);
+        let radius = g.brush_a.z;
+        let core = g.brush_a.w;
+        let fw = max(fwidth(d), 1e-6);
+        let ring = 1.0 - smoothstep(1.0, 2.0, abs(d - radius) / fw);
+        let inner = (1.0 - smoothstep(0.5, 1.5, abs(d - core) / fw)) * step(core, radius - fw * 2.0);
+        let inside = 1.0 - smoothstep(core, radius, d);
+        colour = mix(colour, vec3<f32>(1.0, 0.78, 0.25), inside * 0.12 * step(d, radius));
+        colour = mix(colour, vec3<f32>(1.0, 0.85, 0.35), max(ring, inner * 0.5));
+    }
+    // Distance haze, so far terrain reads as far.
+    let dist = distance(in.world, g.eye.xyz);
+    let haze = 1.0 - exp(-dist / max(g.eye.w, 1.0));
+    colour = mix(colour, vec3<f32>(0.30, 0.36, 0.45), clamp(haze, 0.0, 0.2));
+    return vec4<f32>(srgb(clamp(colour, vec3<f32>(0.0), vec3<f32>(1.0))), 1.0);
+}

@@ -1,0 +1,145 @@
+//! The pipes benchmark: the scene of `shared/bench/pipe_array.py` and `pipe_ref.cu` (hilly
+//! terrain, half-filled reservoir, walls, constant cross-section, friction factor 0.999 per
+//! step, dt 25 ms, dx 1 m), run headless with many steps per submission and timed on the GPU.
+
+use crate::level::{BoundaryKind, CrossSection, Level, SolverKind};
+use crate::{Grid, Params};
+
+use super::GpuError;
+use super::device;
+use super::readback::read_bytes;
+use super::sim::GpuSimulation;
+
+/// Bytes of state a pipes step must move per cell: terrain read, depth, both face grids and the
+/// compensation carry each read and written.
+pub const BYTES_PER_CELL: f64 = 36.0;
+
+/// One benchmark measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchResult {
+    /// Grid edge, cells (the grid is `n × n`).
+    pub n: usize,
+    /// Steps per timed run.
+    pub steps: usize,
+    /// Median time per step, milliseconds.
+    pub ms_per_step: f64,
+    /// Cell updates per second, 1e9.
+    pub gcells_per_s: f64,
+    /// Memory traffic at [`BYTES_PER_CELL`], GB/s.
+    pub gbytes_per_s: f64,
+    /// The adapter's name.
+    pub adapter: String,
+    /// Whether GPU timestamps (rather than the wall clock around submit-and-wait) timed it.
+    pub gpu_timed: bool,
+    /// Relative volume change over the whole run (walls: should stay near 0).
+    pub volume_rel_err: f64,
+}
+
+/// The benchmark scene at `n × n` (the same formulas as `pipe_array.py`).
+pub fn pipe_scene(n: usize) -> Level {
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    let nf = n as f32;
+    level.terrain = Grid::from_fn(n, n, |i, j| {
+        let (x, y) = (i as f32 / nf, j as f32 / nf);
+        4.0 * (6.0 * x).sin() * (5.0 * y).cos() + 3.0 * x
+    });
+    level.water = Grid::from_fn(n, n, |i, j| {
+        let x = i as f32 / nf;
+        if x < 0.5 {
+            (8.0 - level.terrain.get(i, j)).max(0.0)
+        } else {
+            0.0
+        }
+    });
+    level.params = Params {
+        solver: SolverKind::Pipes,
+        cross_section: CrossSection::Constant,
+        pipe_advection: false,
+        dt: 0.025,
+        // (1 - friction)^0.025 = 0.999, the peers' friction factor per step.
+        friction: 1.0 - 0.999f32.powi(40),
+        default_boundary: BoundaryKind::Wall,
+        ..Params::default()
+    };
+    level.name = format!("pipe bench {n}");
+    level
+}
+
+/// Runs the benchmark scene at `n × n` for `steps` steps per timed run (5 runs, median).
+pub fn bench(n: usize, steps: usize) -> Result<BenchResult, GpuError> {
+    bench_level(&pipe_scene(n), steps)
+}
+
+/// Runs any level headless for `steps` steps per timed run (5 runs after a warm-up, median).
+pub fn bench_level(level: &Level, steps: usize) -> Result<BenchResult, GpuError> {
+    let steps = steps.max(1);
+    let ctx = device::headless(level.nx(), level.ny(), wgpu::Features::TIMESTAMP_QUERY)?;
+    let timed = ctx
+        .device
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY);
+    let mut sim = GpuSimulation::build(level, ctx)?;
+    sim.set_substep_headroom(0);
+    let dt = level.params.dt;
+    sim.step_n(20, dt)?;
+    let start = sim.stats()?;
+    let queries = timed.then(|| {
+        sim.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("bench"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        })
+    });
+    let resolve = sim.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench timestamps"),
+        size: 16,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let period = sim.ctx.queue.get_timestamp_period() as f64;
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let t0 = std::time::Instant::now();
+        sim.record_steps(steps, dt, queries.as_ref())?;
+        sim.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        let wall = t0.elapsed().as_secs_f64();
+        let seconds = match &queries {
+            Some(q) => {
+                let mut encoder = sim.ctx.device.create_command_encoder(&Default::default());
+                encoder.resolve_query_set(q, 0..2, &resolve, 0);
+                sim.ctx.queue.submit([encoder.finish()]);
+                let b = read_bytes(&sim.ctx.device, &sim.ctx.queue, &resolve, 0, 16)?;
+                let t =
+                    |k: usize| u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
+                let ticks = t(1).saturating_sub(t(0));
+                if ticks > 0 {
+                    ticks as f64 * period * 1e-9
+                } else {
+                    wall
+                }
+            }
+            None => wall,
+        };
+        times.push(seconds / steps as f64);
+    }
+    let end = sim.stats()?;
+    if let Some(e) = sim.status().halted {
+        return Err(GpuError::Step(e));
+    }
+    times.sort_by(f64::total_cmp);
+    let per_step = times[times.len() / 2];
+    let cells = (level.nx() * level.ny()) as f64;
+    Ok(BenchResult {
+        n: level.nx(),
+        steps,
+        ms_per_step: per_step * 1e3,
+        gcells_per_s: cells / per_step / 1e9,
+        gbytes_per_s: cells * BYTES_PER_CELL / per_step / 1e9,
+        adapter: sim.adapter_name().to_string(),
+        gpu_timed: queries.is_some(),
+        volume_rel_err: (end.volume - start.volume).abs() / start.volume.max(1e-30),
+    })
+}

@@ -1,0 +1,52 @@
+//! Owner of the control pass (`shaders/control.wgsl`): closes each sub-step, plans the
+//! sub-steps of each step on the GPU and opens the sub-steps the step needs.
+
+use super::GpuError;
+use super::kernel::{Bind, Kernel};
+use super::state::{Buffers, Config};
+
+const SOURCE: &str = include_str!("../../../shaders/control.wgsl");
+
+/// The control pass.
+pub(crate) struct ControlPass {
+    kernel: Kernel,
+    group: wgpu::BindGroup,
+}
+
+impl ControlPass {
+    /// Compiles the pass for `config` and binds it to `bufs`.
+    pub fn new(device: &wgpu::Device, config: &Config, bufs: &Buffers) -> Result<Self, GpuError> {
+        let binds = [Bind::Uniform, Bind::ReadWrite, Bind::ReadWrite];
+        let kernel = Kernel::new(
+            device,
+            "control",
+            SOURCE,
+            config,
+            &binds,
+            &["begin_step", "next_substep", "finish"],
+        )?;
+        let group = kernel.bind(device, "control", &[&bufs.grid, &bufs.aux, &bufs.view]);
+        Ok(Self { kernel, group })
+    }
+
+    fn run(&self, pass: &mut wgpu::ComputePass<'_>, entry: usize) {
+        pass.set_pipeline(&self.kernel.pipelines[entry]);
+        pass.set_bind_group(0, &self.group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+
+    /// Closes the last sub-step, plans the step and opens its first sub-step.
+    pub fn begin_step(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.run(pass, 0);
+    }
+
+    /// Closes the last sub-step and opens the next one if the step needs it.
+    pub fn next_substep(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.run(pass, 1);
+    }
+
+    /// Closes the last sub-step of a batch.
+    pub fn finish(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.run(pass, 2);
+    }
+}

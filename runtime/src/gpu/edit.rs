@@ -1,0 +1,257 @@
+//! Incremental edits of a running `GpuSimulation`: terrain and water rectangles, parameters,
+//! sources and sinks, and edge conditions. Each takes effect at the next step, without a reset
+//! and without a full-grid upload.
+
+use wgpu::util::DeviceExt;
+
+use crate::level::{Level, Params, SolverKind};
+
+use super::GpuError;
+use super::edges::{EDGE_GROUP, EdgeCell, conditions};
+use super::forcing::patch_table;
+use super::kernel::captured;
+use super::passes::Passes;
+use super::region::Target;
+use super::sim::{GpuSimulation, TABLE_OFFSET};
+use super::state::{CONTROL_BYTES, Config, STATE, TABLE_BYTES, init, step_table, zeroed};
+
+/// Byte offset of `Control.max_speed` in the `aux` buffer.
+const MAX_SPEED_OFFSET: u64 = 44;
+
+impl GpuSimulation {
+    fn upload_rect(
+        &mut self,
+        target: Target,
+        x0: usize,
+        y0: usize,
+        w: usize,
+        h: usize,
+        data: &[f32],
+    ) -> Result<(), GpuError> {
+        if w == 0 || h == 0 {
+            return Ok(());
+        }
+        let fits = x0.checked_add(w).is_some_and(|x1| x1 <= self.nx)
+            && y0.checked_add(h).is_some_and(|y1| y1 <= self.ny);
+        if !fits {
+            return Err(GpuError::BadInput(format!(
+                "region {w}×{h} at ({x0}, {y0}) does not fit the {}×{} grid",
+                self.nx, self.ny
+            )));
+        }
+        if data.len() != w * h {
+            return Err(GpuError::BadInput(format!(
+                "region {w}×{h} needs {} values, got {}",
+                w * h,
+                data.len()
+            )));
+        }
+        let device = &self.ctx.device;
+        let rect = [x0 as u32, y0 as u32, w as u32, h as u32];
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.rect, 0, bytemuck::cast_slice(&rect));
+        let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("region upload"),
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        self.passes.region.encode(
+            device,
+            &mut encoder,
+            &self.bufs,
+            &src,
+            target,
+            (w as u32, h as u32),
+        );
+        self.ctx.queue.submit([encoder.finish()]);
+        self.check_device()
+    }
+
+    /// Replaces the terrain of the `w × h` rectangle at cell `(x0, y0)` with `data` (row-major).
+    pub fn update_terrain_region(
+        &mut self,
+        x0: usize,
+        y0: usize,
+        w: usize,
+        h: usize,
+        data: &[f32],
+    ) -> Result<(), GpuError> {
+        self.upload_rect(Target::Terrain, x0, y0, w, h, data)
+    }
+
+    /// Replaces the water depth of the `w × h` rectangle at cell `(x0, y0)` with `data`
+    /// (negative depths count as dry); flows are kept. Water painted in counts as inflow, water
+    /// painted out as outflow, so the balance error stays meaningful.
+    pub fn update_water_region(
+        &mut self,
+        x0: usize,
+        y0: usize,
+        w: usize,
+        h: usize,
+        data: &[f32],
+    ) -> Result<(), GpuError> {
+        self.upload_rect(Target::Water, x0, y0, w, h, data)
+    }
+
+    /// Changes the parameters. Changing the solver (or the pipes' momentum advection) keeps the
+    /// depth and starts the new solver's flows at rest (a new `Simulation` of the baked level
+    /// would do the same); anything else keeps the flows.
+    pub fn set_params(&mut self, params: &Params) -> Result<(), GpuError> {
+        let old = std::mem::replace(&mut self.params, params.clone());
+        let config = Config::new(params, self.ctx.tile);
+        let solver_changed = old.solver != params.solver;
+        let advection_changed =
+            Config::new(&old, self.ctx.tile).advects() != config.advects() || solver_changed;
+        let device = self.ctx.device.clone();
+        if advection_changed {
+            let len = if config.advects() {
+                (self.nx + 1) * self.ny + self.nx * (self.ny + 1)
+            } else {
+                4
+            };
+            let (vel, adv) = captured(&device, "allocating velocities", || {
+                (
+                    zeroed(&device, "velocity", 4 * len as u64, STATE),
+                    zeroed(&device, "advected velocity", 4 * len as u64, STATE),
+                )
+            })?;
+            self.bufs.vel = vel;
+            self.bufs.adv = adv;
+            self.ctx.queue.write_buffer(
+                &self.bufs.aux,
+                MAX_SPEED_OFFSET,
+                bytemuck::bytes_of(&0f32),
+            );
+        }
+        if solver_changed {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.clear_buffer(&self.bufs.qx, 0, None);
+            encoder.clear_buffer(&self.bufs.qy, 0, None);
+            self.ctx.queue.submit([encoder.finish()]);
+        }
+        if config != self.passes.config {
+            self.passes = Passes::new(&device, config, &self.bufs)?;
+        } else if advection_changed {
+            self.passes.rebind(&device, &self.bufs);
+        }
+        if advection_changed && params.solver == SolverKind::Pipes && params.pipe_advection {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                if let Some(s) = &self.passes.store {
+                    s.encode_initial(&mut pass, self.nx, self.ny);
+                }
+            }
+            self.ctx.queue.submit([encoder.finish()]);
+        }
+        let table = step_table(params, self.dx, self.table_dt);
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.aux, TABLE_OFFSET, bytemuck::cast_slice(&table));
+        self.grid.gravity = params.gravity;
+        self.grid.cfl = params.cfl;
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.grid, 0, bytemuck::bytes_of(&self.grid));
+        if old.default_boundary != params.default_boundary {
+            self.apply_conditions()?;
+        }
+        self.check_device()
+    }
+
+    /// Re-rasterises the enabled sources and sinks of `level` (same size as the simulation).
+    pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), GpuError> {
+        self.check_size(level)?;
+        let (table, count) = patch_table(level);
+        let bytes: &[u8] = bytemuck::cast_slice(&table);
+        if bytes.len() as u64 <= self.bufs.patches.size() {
+            self.ctx.queue.write_buffer(&self.bufs.patches, 0, bytes);
+        } else {
+            let device = self.ctx.device.clone();
+            self.bufs.patches = captured(&device, "uploading sources and sinks", || {
+                init(&device, "patches", bytes, STATE)
+            })?;
+            self.passes.rebind(&device, &self.bufs);
+        }
+        self.grid.patch_count = count;
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.grid, 0, bytemuck::bytes_of(&self.grid));
+        self.plan.forcing = count > 0;
+        self.check_device()
+    }
+
+    /// Takes the edge segments of `level` (same size as the simulation). Cells whose condition
+    /// changed start their ghost at the current surface; the others keep theirs.
+    pub fn set_boundaries(&mut self, level: &Level) -> Result<(), GpuError> {
+        self.check_size(level)?;
+        self.boundaries = level.boundaries.clone();
+        self.apply_conditions()
+    }
+
+    fn check_size(&self, level: &Level) -> Result<(), GpuError> {
+        if level.nx() != self.nx || level.ny() != self.ny {
+            return Err(GpuError::BadInput(format!(
+                "the level is {}×{}, the simulation {}×{}",
+                level.nx(),
+                level.ny(),
+                self.nx,
+                self.ny
+            )));
+        }
+        Ok(())
+    }
+
+    /// Uploads the edge conditions implied by the stored segments and default boundary.
+    fn apply_conditions(&mut self) -> Result<(), GpuError> {
+        let shape = Level {
+            boundaries: self.boundaries.clone(),
+            ..Level::flat(self.nx, self.ny, self.dx, 0.0)
+        };
+        let new = conditions(&shape, &self.params.default_boundary);
+        let changed =
+            |a: &EdgeCell, b: &EdgeCell| a.kind != b.kind || a.value.to_bits() != b.value.to_bits();
+        let mut p = 0;
+        while p < new.len() {
+            if !changed(&new[p], &self.edge_cells[p]) {
+                p += 1;
+                continue;
+            }
+            let start = p;
+            while p < new.len() && changed(&new[p], &self.edge_cells[p]) {
+                p += 1;
+            }
+            let run: Vec<EdgeCell> = new[start..p]
+                .iter()
+                .map(|c| EdgeCell { reset: 1, ..*c })
+                .collect();
+            self.ctx.queue.write_buffer(
+                &self.bufs.edges,
+                16 * start as u64,
+                bytemuck::cast_slice(&run),
+            );
+        }
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            self.passes
+                .edges
+                .encode_reset_ghosts(&mut pass, (new.len() as u32).div_ceil(EDGE_GROUP));
+        }
+        let walls = new.iter().all(|c| c.kind == 0);
+        if walls {
+            // Border faces of walls carry nothing; no edge pass will overwrite stale ones.
+            encoder.clear_buffer(
+                &self.bufs.aux,
+                CONTROL_BYTES + TABLE_BYTES,
+                Some(4 * new.len() as u64),
+            );
+        }
+        self.ctx.queue.submit([encoder.finish()]);
+        self.plan.edges = !walls;
+        self.edge_cells = new;
+        self.check_device()
+    }
+}

@@ -1,0 +1,102 @@
+//! All passes of a GPU simulation, and the order a step records them in.
+
+use super::GpuError;
+use super::advect::AdvectPass;
+use super::control::ControlPass;
+use super::edges::EdgePass;
+use super::flow::FlowPass;
+use super::forcing::ForcingPass;
+use super::region::RegionPass;
+use super::state::{Buffers, Config, GridUniform};
+use super::stats::StatsPass;
+use super::store::StorePass;
+
+/// Which optional passes a step records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Sources or sinks exist.
+    pub forcing: bool,
+    /// Some edge cell is not a wall.
+    pub edges: bool,
+}
+
+/// The compiled passes.
+pub(crate) struct Passes {
+    pub config: Config,
+    pub control: ControlPass,
+    pub flow: FlowPass,
+    pub forcing: ForcingPass,
+    pub edges: EdgePass,
+    pub advect: Option<AdvectPass>,
+    pub store: Option<StorePass>,
+    pub stats: StatsPass,
+    pub region: RegionPass,
+}
+
+impl Passes {
+    /// Compiles every pass for `config` and binds it to `bufs`.
+    pub fn new(device: &wgpu::Device, config: Config, bufs: &Buffers) -> Result<Self, GpuError> {
+        let advects = config.advects();
+        Ok(Self {
+            control: ControlPass::new(device, &config, bufs)?,
+            flow: FlowPass::new(device, &config, bufs)?,
+            forcing: ForcingPass::new(device, &config, bufs)?,
+            edges: EdgePass::new(device, &config, bufs)?,
+            advect: if advects {
+                Some(AdvectPass::new(device, &config, bufs)?)
+            } else {
+                None
+            },
+            store: if advects {
+                Some(StorePass::new(device, &config, bufs)?)
+            } else {
+                None
+            },
+            stats: StatsPass::new(device, &config, bufs)?,
+            region: RegionPass::new(device, &config)?,
+            config,
+        })
+    }
+
+    /// Rebinds every pass after buffers were replaced.
+    pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
+        self.flow.rebind(device, bufs);
+        self.forcing.rebind(device, bufs);
+        self.edges.rebind(device, bufs);
+        if let Some(a) = self.advect.as_mut() {
+            a.rebind(device, bufs);
+        }
+        if let Some(s) = self.store.as_mut() {
+            s.rebind(device, bufs);
+        }
+        self.stats.rebind(device, bufs);
+    }
+
+    /// Records one step of up to `grid.k_max` sub-steps; the control pass decides on the GPU
+    /// how many of them run, so nothing here waits for the GPU.
+    pub fn encode_step(&self, pass: &mut wgpu::ComputePass<'_>, grid: &GridUniform, plan: Plan) {
+        for k in 0..grid.k_max {
+            if k == 0 {
+                self.control.begin_step(pass);
+            } else {
+                self.control.next_substep(pass);
+            }
+            if plan.forcing {
+                self.forcing.encode(pass, grid);
+            }
+            if plan.edges {
+                self.edges.encode_accelerate(pass, grid);
+            }
+            if let Some(a) = &self.advect {
+                a.encode(pass, grid);
+            }
+            self.flow.encode(pass, grid);
+            if let Some(s) = &self.store {
+                s.encode(pass, grid);
+            }
+            if plan.edges {
+                self.edges.encode_finish(pass, grid);
+            }
+        }
+    }
+}

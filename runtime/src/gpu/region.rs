@@ -1,0 +1,82 @@
+//! Owner of the region pass (`shaders/region.wgsl`): uploads of a rectangle of terrain or
+//! water that take effect at the next step.
+
+use super::GpuError;
+use super::advect::LATTICE;
+use super::kernel::{Bind, Kernel};
+use super::state::{Buffers, Config};
+
+const SOURCE: &str = include_str!("../../../shaders/region.wgsl");
+
+/// What a region upload replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    Terrain,
+    Water,
+}
+
+/// The region pass.
+pub(crate) struct RegionPass {
+    kernel: Kernel,
+}
+
+impl RegionPass {
+    /// Compiles the pass for `config`.
+    pub fn new(device: &wgpu::Device, config: &Config) -> Result<Self, GpuError> {
+        let rw = Bind::ReadWrite;
+        let binds = [Bind::Uniform, rw, rw, rw, rw, Bind::Read, Bind::Uniform, rw];
+        let kernel = Kernel::new(
+            device,
+            "region",
+            SOURCE,
+            config,
+            &binds,
+            &["terrain_rect", "water_rect"],
+        )?;
+        Ok(Self { kernel })
+    }
+
+    /// Records the upload of `src` (a `size.0 × size.1` staging buffer) into `target` at the
+    /// rectangle held by `bufs.rect`.
+    pub fn encode(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        bufs: &Buffers,
+        src: &wgpu::Buffer,
+        target: Target,
+        size: (u32, u32),
+    ) {
+        let (w, h) = size;
+        let group = self.kernel.bind(
+            device,
+            "region",
+            &[
+                &bufs.grid,
+                &bufs.aux,
+                &bufs.terrain,
+                &bufs.depth,
+                &bufs.carry,
+                src,
+                &bufs.rect,
+                &bufs.ledger,
+            ],
+        );
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("region"),
+            timestamp_writes: None,
+        });
+        pass.set_bind_group(0, &group, &[]);
+        match target {
+            Target::Terrain => {
+                pass.set_pipeline(&self.kernel.pipelines[0]);
+                pass.dispatch_workgroups(w.div_ceil(LATTICE), h.div_ceil(LATTICE), 1);
+            }
+            Target::Water => {
+                // One workgroup: it alone books the volume change.
+                pass.set_pipeline(&self.kernel.pipelines[1]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! Stepping, asynchronous stats and full read-backs of a `GpuSimulation`.
+
+use crate::level::{FlowState, Level, SolverKind};
+use crate::sim::{MAX_SUBSTEPS, Stats, StepError};
+
+use super::GpuError;
+use super::readback::{interpret, read_bytes, read_f32};
+use super::sim::{GpuSimulation, GpuStatus, TABLE_OFFSET};
+use super::state::step_table;
+
+/// Dispatches recorded per command buffer, so the GPU starts while the CPU records the rest.
+const DISPATCHES_PER_SUBMIT: u32 = 2048;
+
+/// Byte offset of `Control.halted` in the `aux` buffer.
+const HALTED_OFFSET: u64 = 16;
+
+impl GpuSimulation {
+    /// Sub-steps to record per step of `dt`: what the last read-back state needs (the CPU's CFL
+    /// rule on the GPU-reported max depth and speed) plus the headroom.
+    fn substeps_to_record(&self, dt: f32) -> u32 {
+        let (depth, speed) = match &self.last {
+            Some(r) => (r.stats.max_depth, r.status.max_speed),
+            None => (self.initial_max_depth(), self.initial_max_speed()),
+        };
+        let v = (self.params.gravity * depth).sqrt() + speed;
+        let needed = if v > 0.0 {
+            (dt / (self.params.cfl * self.dx / v)).ceil().max(1.0)
+        } else {
+            1.0
+        };
+        let needed = if needed.is_finite() {
+            (needed as u32).clamp(1, MAX_SUBSTEPS)
+        } else {
+            1
+        };
+        let needed = needed.max(self.last.as_ref().map_or(1, |r| r.status.substeps_needed));
+        (needed + self.headroom).min(MAX_SUBSTEPS)
+    }
+
+    fn initial_max_depth(&self) -> f32 {
+        self.init_figures.0
+    }
+
+    fn initial_max_speed(&self) -> f32 {
+        self.init_figures.1
+    }
+
+    /// Uploads the step constants and `k_max` for steps of `dt`, if they changed.
+    fn prepare(&mut self, dt: f32) -> Result<u32, GpuError> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(GpuError::Step(StepError::BadTimeStep(dt)));
+        }
+        if let Some(h) = self.last.as_ref().and_then(|r| r.status.halted.clone()) {
+            return Err(GpuError::Step(h));
+        }
+        let k = self.substeps_to_record(dt);
+        if dt != self.table_dt {
+            let table = step_table(&self.params, self.dx, dt);
+            self.ctx
+                .queue
+                .write_buffer(&self.bufs.aux, TABLE_OFFSET, bytemuck::cast_slice(&table));
+            self.table_dt = dt;
+        }
+        if dt != self.grid.dt || k != self.grid.k_max {
+            self.grid.dt = dt;
+            self.grid.k_max = k;
+            self.ctx
+                .queue
+                .write_buffer(&self.bufs.grid, 0, bytemuck::bytes_of(&self.grid));
+        }
+        Ok(k)
+    }
+
+    /// Records `n` steps of `dt` seconds and submits them without waiting. With `timestamps`,
+    /// the first and last compute pass write GPU timestamps 0 and 1 of the query set.
+    pub(crate) fn record_steps(
+        &mut self,
+        n: usize,
+        dt: f32,
+        timestamps: Option<&wgpu::QuerySet>,
+    ) -> Result<(), GpuError> {
+        self.check_device()?;
+        let k = self.prepare(dt)?;
+        let per_step = k
+            * (2 + 2 * self.plan.edges as u32
+                + self.plan.forcing as u32
+                + 2 * self.passes.config.advects() as u32);
+        let chunk = (DISPATCHES_PER_SUBMIT / per_step.max(1)).max(1) as usize;
+        let mut done = 0;
+        loop {
+            let steps = chunk.min(n - done);
+            let last = done + steps == n;
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let timestamp_writes = timestamps.and_then(|q| {
+                    (done == 0 || last).then_some(wgpu::ComputePassTimestampWrites {
+                        query_set: q,
+                        beginning_of_pass_write_index: (done == 0).then_some(0),
+                        end_of_pass_write_index: last.then_some(1),
+                    })
+                });
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("water steps"),
+                    timestamp_writes,
+                });
+                for _ in 0..steps {
+                    self.passes.encode_step(&mut pass, &self.grid, self.plan);
+                }
+                if last {
+                    self.passes.control.finish(&mut pass);
+                }
+            }
+            self.ctx.queue.submit([encoder.finish()]);
+            done += steps;
+            if last {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records `n` steps of `dt` seconds (each CFL-sub-stepped on the GPU) into a few command
+    /// buffers and submits them; returns at once. Errors the GPU reported in an earlier
+    /// read-back (blow-up, runaway) are returned here, as are bad time steps.
+    pub fn step_n(&mut self, n: usize, dt: f32) -> Result<(), GpuError> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.record_steps(n, dt, None)
+    }
+
+    /// One step of `dt` seconds (see [`Self::step_n`]).
+    pub fn step(&mut self, dt: f32) -> Result<(), GpuError> {
+        self.step_n(1, dt)
+    }
+
+    /// Advances by `seconds` in steps of the level's `dt`; returns the number of steps recorded.
+    pub fn advance(&mut self, seconds: f64) -> Result<u64, GpuError> {
+        let dt = self.params.dt;
+        let n = (seconds / dt as f64).round().max(0.0) as u64;
+        self.step_n(n as usize, dt)?;
+        Ok(n)
+    }
+
+    /// Starts an asynchronous read-back of the stats (a GPU reduction and a few kilobytes of
+    /// copies); does nothing if one is already under way. Collect it with [`Self::poll_stats`].
+    pub fn request_stats(&mut self) {
+        if self.readback.pending() {
+            return;
+        }
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("stats"),
+                timestamp_writes: None,
+            });
+            self.passes.stats.encode(&mut pass, self.nx * self.ny);
+        }
+        self.readback.record(
+            &mut encoder,
+            &self.bufs.aux,
+            &self.bufs.ledger,
+            &self.bufs.partials,
+        );
+        self.ctx.queue.submit([encoder.finish()]);
+        self.readback.map();
+    }
+
+    /// The stats of the last requested read-back once the GPU delivered them; never blocks.
+    pub fn poll_stats(&mut self) -> Option<Stats> {
+        let _ = self.ctx.device.poll(wgpu::PollType::Poll);
+        match self.readback.take()? {
+            Ok(snapshot) => {
+                let report = interpret(
+                    &snapshot,
+                    self.nx,
+                    self.dx,
+                    self.volume_initial,
+                    self.time_base,
+                );
+                let stats = report.stats;
+                self.last = Some(report);
+                Some(stats)
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Waits for all recorded steps and returns the stats (for tests, the CLI and bakes).
+    pub fn stats(&mut self) -> Result<Stats, GpuError> {
+        self.check_device()?;
+        self.request_stats();
+        loop {
+            self.ctx
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| GpuError::Readback(e.to_string()))?;
+            if let Some(r) = self.readback.take() {
+                let snapshot = r?;
+                let report = interpret(
+                    &snapshot,
+                    self.nx,
+                    self.dx,
+                    self.volume_initial,
+                    self.time_base,
+                );
+                let stats = report.stats;
+                self.last = Some(report);
+                self.check_device()?;
+                return Ok(stats);
+            }
+        }
+    }
+
+    /// Health figures of the last read-back (default before the first one).
+    pub fn status(&self) -> GpuStatus {
+        self.last
+            .as_ref()
+            .map(|r| r.status.clone())
+            .unwrap_or_default()
+    }
+
+    /// Lets a halted simulation step again. After a blow-up the state is the one before the
+    /// failed sub-step (as on the CPU); change what made it blow up first.
+    pub fn clear_halt(&mut self) {
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.aux, HALTED_OFFSET, bytemuck::bytes_of(&0u32));
+        if let Some(r) = self.last.as_mut() {
+            r.status.halted = None;
+        }
+    }
+
+    /// The current half (0 or 1) of the ping-pong grids, read back.
+    fn parity(&self) -> Result<u64, GpuError> {
+        let v = read_bytes(&self.ctx.device, &self.ctx.queue, &self.bufs.view, 0, 16)?;
+        Ok(u32::from_le_bytes([v[0], v[1], v[2], v[3]]) as u64 & 1)
+    }
+
+    /// The whole depth grid (`nx·ny`, row-major), waiting for all recorded steps.
+    pub fn read_depth(&self) -> Result<Vec<f32>, GpuError> {
+        self.check_device()?;
+        let cells = self.nx * self.ny;
+        let half = self.parity()?;
+        read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.depth,
+            half * cells as u64,
+            cells,
+        )
+    }
+
+    /// Limited face discharges of the last step, m³/s: x-faces `(nx+1)·ny`, y-faces `nx·(ny+1)`.
+    pub fn read_discharges(&self) -> Result<(Vec<f32>, Vec<f32>), GpuError> {
+        self.check_device()?;
+        let (nx, ny) = (self.nx, self.ny);
+        let half = self.parity()?;
+        let (fx, fy) = ((nx + 1) * ny, nx * (ny + 1));
+        let qx = read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.qx,
+            half * fx as u64,
+            fx,
+        )?;
+        let qy = read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.qy,
+            half * fy as u64,
+            fy,
+        )?;
+        Ok((qx, qy))
+    }
+
+    /// The level with the current water and flow state, ready to save as a baked level (as
+    /// `Simulation::bake_into`).
+    pub fn bake_into(&mut self, level: &Level) -> Result<Level, GpuError> {
+        let stats = self.stats()?;
+        let mut out = level.clone();
+        let depth = self.read_depth()?;
+        if out.water.data.len() != depth.len() {
+            return Err(GpuError::BadInput(
+                "the level does not match the simulation's size".into(),
+            ));
+        }
+        out.water.data.copy_from_slice(&depth);
+        let (flow_x, flow_y) = match self.params.solver {
+            SolverKind::Pipes => self.read_discharges()?,
+            SolverKind::Swe => {
+                let fx = (self.nx + 1) * self.ny;
+                let v = read_f32(
+                    &self.ctx.device,
+                    &self.ctx.queue,
+                    &self.bufs.vel,
+                    0,
+                    fx + self.nx * (self.ny + 1),
+                )?;
+                (v[..fx].to_vec(), v[fx..].to_vec())
+            }
+        };
+        let perimeter = 2 * (self.nx + self.ny);
+        let cells = read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.edges,
+            0,
+            4 * perimeter,
+        )?;
+        let ghost = cells.chunks_exact(4).map(|c| c[2]).collect();
+        out.flow = Some(FlowState {
+            solver: self.params.solver,
+            flow_x,
+            flow_y,
+            ghost,
+            time: stats.time,
+        });
+        Ok(out)
+    }
+}

@@ -1,0 +1,412 @@
+//! `GpuSimulation`: construction from a `Level` (mirroring `Simulation::new`), and the state
+//! buffers a renderer can bind.
+
+use crate::level::{Boundary, Level, Params, SolverKind};
+use crate::sim::{MAX_SUBSTEPS, SimError};
+
+use super::GpuError;
+use super::device::{self, Context};
+use super::edges::{EDGE_GROUP, EdgeCell, conditions, perimeter_cell};
+use super::forcing::patch_table;
+use super::kernel::captured;
+use super::passes::{Passes, Plan};
+use super::readback::{Report, StatsReadback};
+use super::state::{
+    Buffers, CONTROL_BYTES, Config, ControlBlock, GridUniform, SLOT_ADVECT, SLOT_EDGES, SLOT_FLOW,
+    SLOT_FORCING, SLOT_STORE, STATE, doubled, init, step_table, zeroed,
+};
+use super::stats::{Partial, partial_count};
+use super::{advect::LATTICE, flow};
+
+/// A water simulation on the GPU, with the same physics as the CPU [`crate::sim::Simulation`].
+///
+/// Steps are recorded many to a submission and never wait for the GPU: the number of CFL
+/// sub-steps of each step is decided on the GPU from the last sub-step's max depth and speed,
+/// exactly as the CPU decides it, among up to `k_max` recorded sub-steps (the CPU picks `k_max`
+/// from the most recent asynchronously read-back figures plus a headroom; a step that would need
+/// more is clamped to `k_max` and counted in [`GpuStatus::clamped_steps`]).
+pub struct GpuSimulation {
+    pub(crate) ctx: Context,
+    pub(crate) nx: usize,
+    pub(crate) ny: usize,
+    pub(crate) dx: f32,
+    pub(crate) params: Params,
+    pub(crate) boundaries: Vec<Boundary>,
+    pub(crate) bufs: Buffers,
+    pub(crate) passes: Passes,
+    pub(crate) plan: Plan,
+    pub(crate) grid: GridUniform,
+    /// Step length the constant table was built for.
+    pub(crate) table_dt: f32,
+    pub(crate) headroom: u32,
+    pub(crate) readback: StatsReadback,
+    pub(crate) last: Option<Report>,
+    pub(crate) volume_initial: f64,
+    pub(crate) time_base: f64,
+    /// Max depth and speed at start-up (for the first steps' sub-step count).
+    pub(crate) init_figures: (f32, f32),
+    /// Edge conditions in force (kind and value; ghosts live on the GPU).
+    pub(crate) edge_cells: Vec<EdgeCell>,
+}
+
+/// The host-side initial state of a level, as `Simulation::new` builds it.
+pub(crate) struct Initial {
+    pub depth: Vec<f32>,
+    pub qx: Vec<f32>,
+    pub qy: Vec<f32>,
+    /// Face velocities (SWE, pipes with advection): x-faces then y-faces.
+    pub vel: Vec<f32>,
+    pub ghost: Option<Vec<f32>>,
+    pub time: f64,
+    pub max_speed: f32,
+}
+
+impl Initial {
+    pub fn new(level: &Level) -> Result<Self, SimError> {
+        let (nx, ny) = (level.nx(), level.ny());
+        if nx < 2 || ny < 2 {
+            return Err(SimError::TooSmall);
+        }
+        if level.terrain.data.len() != nx * ny {
+            return Err(SimError::GridSize("terrain"));
+        }
+        if level.water.nx != nx || level.water.ny != ny || level.water.data.len() != nx * ny {
+            return Err(SimError::GridSize("water"));
+        }
+        let depth: Vec<f32> = level.water.data.iter().map(|d| d.max(0.0)).collect();
+        let saved = level
+            .flow
+            .as_ref()
+            .filter(|f| f.solver == level.params.solver);
+        if let Some(f) = saved
+            && (f.flow_x.len() != (nx + 1) * ny || f.flow_y.len() != nx * (ny + 1))
+        {
+            return Err(SimError::GridSize("flow"));
+        }
+        let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
+        let mut vel = Vec::new();
+        let mut max_speed = 0.0f32;
+        match level.params.solver {
+            SolverKind::Pipes => {
+                if let Some(f) = saved {
+                    qx.copy_from_slice(&f.flow_x);
+                    qy.copy_from_slice(&f.flow_y);
+                }
+                if level.params.pipe_advection {
+                    vel = vec![0.0; qx.len() + qy.len()];
+                }
+            }
+            SolverKind::Swe => {
+                vel = match saved {
+                    Some(f) => f.flow_x.iter().chain(&f.flow_y).copied().collect(),
+                    None => vec![0.0; qx.len() + qy.len()],
+                };
+                max_speed = vel.iter().fold(0.0f32, |a, b| a.max(b.abs()));
+            }
+        }
+        let total = 2 * (nx + ny);
+        let ghost = saved.map(|f| f.ghost.clone()).filter(|g| g.len() == total);
+        Ok(Self {
+            depth,
+            qx,
+            qy,
+            vel,
+            ghost,
+            time: saved.map_or(0.0, |f| f.time),
+            max_speed,
+        })
+    }
+}
+
+/// Total volume of `depth` in m³, summed as `Simulation::volume` does.
+pub(crate) fn volume(depth: &[f32], dx: f32) -> f64 {
+    let s: f64 = depth
+        .chunks(4096)
+        .map(|c| c.iter().map(|&d| d as f64).sum::<f64>())
+        .sum();
+    s * (dx as f64) * (dx as f64)
+}
+
+/// The grid uniform of a level.
+pub(crate) fn grid_uniform(
+    nx: usize,
+    ny: usize,
+    dx: f32,
+    p: &Params,
+    tile: (u32, u32),
+    patches: u32,
+) -> GridUniform {
+    let perimeter = 2 * (nx + ny) as u32;
+    let edge_groups = perimeter.div_ceil(EDGE_GROUP);
+    let mut groups = [[0u32; 4]; 8];
+    let f = flow::groups(nx, ny, tile);
+    groups[SLOT_FLOW] = [f[0], f[1], 1, 0];
+    groups[SLOT_FORCING] = [1, 1, 1, 0];
+    groups[SLOT_EDGES] = [edge_groups, 1, 1, 0];
+    let lattice = [
+        (nx as u32 + 1).div_ceil(LATTICE),
+        (ny as u32 + 1).div_ceil(LATTICE),
+        1,
+        0,
+    ];
+    groups[SLOT_ADVECT] = lattice;
+    groups[SLOT_STORE] = lattice;
+    GridUniform {
+        nx: nx as u32,
+        ny: ny as u32,
+        cells: (nx * ny) as u32,
+        perimeter,
+        half_d: (nx * ny) as u32,
+        half_qx: ((nx + 1) * ny) as u32,
+        half_qy: (nx * (ny + 1)) as u32,
+        k_max: 1,
+        dx,
+        gravity: p.gravity,
+        cfl: p.cfl,
+        dt: p.dt,
+        patch_count: patches,
+        edge_groups,
+        max_substeps: MAX_SUBSTEPS,
+        inv_dx: 1.0 / dx,
+        groups,
+        zero: 0,
+        pad: [0; 3],
+    }
+}
+
+impl GpuSimulation {
+    /// Builds a GPU simulation of `level` on a device someone else created (the editor hands
+    /// in eframe's). The device must grant [`super::required_limits`] for the level's size.
+    pub fn new(
+        level: &Level,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Self, GpuError> {
+        let ctx = device::adopt(device, queue, level.nx(), level.ny())?;
+        Self::build(level, ctx)
+    }
+
+    /// Builds a GPU simulation of `level` on a device of its own: the best hardware adapter
+    /// that can hold the level, else a software one (lavapipe).
+    pub fn headless(level: &Level) -> Result<Self, GpuError> {
+        let ctx = device::headless(level.nx(), level.ny(), wgpu::Features::empty())?;
+        Self::build(level, ctx)
+    }
+
+    pub(crate) fn build(level: &Level, ctx: Context) -> Result<Self, GpuError> {
+        let start = Initial::new(level)?;
+        let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
+        let params = level.params.clone();
+        let config = Config::new(&params, ctx.tile);
+        let (table, patches) = patch_table(level);
+        let grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
+        let mut cells = conditions(level, &params.default_boundary);
+        for (p, c) in cells.iter_mut().enumerate() {
+            let cell = perimeter_cell(p, nx, ny);
+            c.ghost = match &start.ghost {
+                Some(g) => g[p],
+                None => level.terrain.data[cell] + start.depth[cell],
+            };
+        }
+        let plan = Plan {
+            forcing: patches > 0,
+            edges: cells.iter().any(|c| c.kind != 0),
+        };
+        let max_depth = start.depth.iter().fold(0.0f32, |a, &b| a.max(b));
+        let control = ControlBlock {
+            n: 1,
+            blowup_cell: u32::MAX,
+            max_depth,
+            max_speed: start.max_speed,
+            ..bytemuck::Zeroable::zeroed()
+        };
+        let device = &ctx.device;
+        let bufs = captured(device, "allocating the water buffers", || {
+            Self::buffers(
+                device, level, &start, &grid, control, &cells, &table, &params,
+            )
+        })?;
+        let passes = Passes::new(device, config, &bufs)?;
+        let sim = Self {
+            nx,
+            ny,
+            dx,
+            boundaries: level.boundaries.clone(),
+            bufs,
+            passes,
+            plan,
+            grid,
+            table_dt: params.dt,
+            headroom: 1,
+            readback: StatsReadback::new(device, grid.edge_groups as usize, partial_count(nx * ny)),
+            last: None,
+            volume_initial: volume(&start.depth, dx),
+            time_base: start.time,
+            init_figures: (max_depth, start.max_speed),
+            edge_cells: cells,
+            params,
+            ctx,
+        };
+        if params_pipe_advection(&sim.params) {
+            let mut encoder = sim.ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                if let Some(s) = &sim.passes.store {
+                    s.encode_initial(&mut pass, nx, ny);
+                }
+            }
+            sim.ctx.queue.submit([encoder.finish()]);
+        }
+        sim.check_device()?;
+        Ok(sim)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn buffers(
+        device: &wgpu::Device,
+        level: &Level,
+        start: &Initial,
+        grid: &GridUniform,
+        control: ControlBlock,
+        cells: &[EdgeCell],
+        patches: &[u32],
+        params: &Params,
+    ) -> Buffers {
+        use wgpu::BufferUsages as U;
+        let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
+        let perimeter = 2 * (nx + ny);
+        let mut aux = bytemuck::bytes_of(&control).to_vec();
+        aux.extend_from_slice(bytemuck::cast_slice(&step_table(params, dx, params.dt)));
+        aux.resize(aux.len() + perimeter * 4, 0);
+        let bytes = |v: &[f32]| bytemuck::cast_slice::<f32, u8>(v).to_vec();
+        let vel_len = start.vel.len().max(4);
+        Buffers {
+            grid: init(
+                device,
+                "grid",
+                bytemuck::bytes_of(grid),
+                U::UNIFORM | U::COPY_DST,
+            ),
+            aux: init(device, "aux", &aux, STATE),
+            terrain: init(device, "terrain", &bytes(&level.terrain.data), STATE),
+            depth: init(device, "depth", &bytes(&doubled(&start.depth)), STATE),
+            qx: init(device, "flow x", &bytes(&doubled(&start.qx)), STATE),
+            qy: init(device, "flow y", &bytes(&doubled(&start.qy)), STATE),
+            carry: zeroed(device, "carry", 4 * (nx * ny) as u64, STATE),
+            vel: init(device, "velocity", &bytes(&start.vel), STATE),
+            adv: zeroed(device, "advected velocity", 4 * vel_len as u64, STATE),
+            edges: init(device, "edges", bytemuck::cast_slice(cells), STATE),
+            ledger: zeroed(device, "ledger", 16 * (1 + grid.edge_groups as u64), STATE),
+            patches: init(device, "patches", bytemuck::cast_slice(patches), STATE),
+            view: zeroed(device, "view", 16, U::STORAGE | U::UNIFORM | U::COPY_SRC),
+            partials: zeroed(
+                device,
+                "partials",
+                (std::mem::size_of::<Partial>() * partial_count(nx * ny)) as u64,
+                STATE,
+            ),
+            rect: zeroed(device, "rect", 16, U::UNIFORM | U::COPY_DST),
+        }
+    }
+
+    /// Reports an error the device raised outside our error scopes (our own device only).
+    pub(crate) fn check_device(&self) -> Result<(), GpuError> {
+        match self.ctx.errors.as_ref().and_then(|e| e.take()) {
+            Some(e) => Err(GpuError::Device(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Name of the adapter the simulation runs on.
+    pub fn adapter_name(&self) -> &str {
+        &self.ctx.adapter
+    }
+
+    /// The device the simulation runs on.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.ctx.device
+    }
+
+    /// The queue the simulation submits to.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.ctx.queue
+    }
+
+    /// Cells along x.
+    pub fn nx(&self) -> usize {
+        self.nx
+    }
+
+    /// Cells along y.
+    pub fn ny(&self) -> usize {
+        self.ny
+    }
+
+    /// Cell size, metres.
+    pub fn cell_size(&self) -> f32 {
+        self.dx
+    }
+
+    /// The parameters in use.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// Terrain heights, `nx·ny` `f32`, row-major (storage, read-only in the solver).
+    pub fn terrain_buffer(&self) -> &wgpu::Buffer {
+        &self.bufs.terrain
+    }
+
+    /// Water depth: two halves of `nx·ny` `f32`; the current one starts at element
+    /// `view[1]` of [`Self::view_buffer`] (half `view[0]`).
+    pub fn depth_buffer(&self) -> &wgpu::Buffer {
+        &self.bufs.depth
+    }
+
+    /// Limited x-face discharges (m³/s): two halves of `(nx+1)·ny` `f32`; the current one starts
+    /// at element `view[2]`.
+    pub fn flow_x_buffer(&self) -> &wgpu::Buffer {
+        &self.bufs.qx
+    }
+
+    /// Limited y-face discharges (m³/s): two halves of `nx·(ny+1)` `f32`; the current one starts
+    /// at element `view[3]`.
+    pub fn flow_y_buffer(&self) -> &wgpu::Buffer {
+        &self.bufs.qy
+    }
+
+    /// Four `u32` written by the GPU after every step: the current half (0 or 1) and the element
+    /// offsets of the current depth, x-face and y-face halves. Bind it as a uniform or storage
+    /// buffer next to the state buffers; no CPU round trip is needed to find the current state.
+    pub fn view_buffer(&self) -> &wgpu::Buffer {
+        &self.bufs.view
+    }
+
+    /// Sets how many spare sub-steps each step records beyond what the last read-back state
+    /// needs (default 1). Spare sub-steps cost an empty dispatch each; too few make fast
+    /// changes clamp (see [`GpuStatus::clamped_steps`]).
+    pub fn set_substep_headroom(&mut self, spare: u32) {
+        self.headroom = spare.min(MAX_SUBSTEPS);
+    }
+}
+
+fn params_pipe_advection(p: &Params) -> bool {
+    p.solver == SolverKind::Pipes && p.pipe_advection
+}
+
+/// Offset of the sub-step constant table in the `aux` buffer.
+pub(crate) const TABLE_OFFSET: u64 = CONTROL_BYTES;
+
+/// Health figures of the GPU solver from the last read-back.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GpuStatus {
+    /// Why the GPU stopped stepping (blow-up or runaway), if it did; see
+    /// [`GpuSimulation::clear_halt`].
+    pub halted: Option<crate::sim::StepError>,
+    /// Steps that needed more sub-steps than were recorded and took `k_max` longer ones.
+    pub clamped_steps: u32,
+    /// Sub-steps the last step needed.
+    pub substeps_needed: u32,
+    /// Largest face speed after the last sub-step, m/s (SWE and pipes with advection).
+    pub max_speed: f32,
+}

@@ -1,0 +1,105 @@
+// Control pass: one invocation between the sub-steps. It closes the sub-step that just ran
+// (flip the state half, count it, advance time and the rain ledger, or halt on a blow-up), plans
+// the number of sub-steps at the start of a step from the last max depth and speed (CFL, as
+// Simulation::step), and opens the next sub-step if the step needs it: the heavy passes of the
+// spare sub-steps a step does not need see `running == 0` and return at once.
+
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> aux: Aux;
+@group(0) @binding(2) var<storage, read_write> view: array<u32, 4>;
+
+fn close_substep() {
+    if (aux.ctl.running == 0u) {
+        return;
+    }
+    aux.ctl.running = 0u;
+    if (atomicLoad(&aux.ctl.blowup_cell) != NONE) {
+        aux.ctl.halted = 1u;
+        return;
+    }
+    aux.ctl.parity = aux.ctl.parity ^ 1u;
+    let c = aux.consts[aux.ctl.n];
+    aux.ctl.substeps = aux.ctl.substeps + 1u;
+    let t = df_add(vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo), vec2<f32>(c.dt, 0.0));
+    aux.ctl.time_hi = t.x;
+    aux.ctl.time_lo = t.y;
+    if (RAIN) {
+        let r = df_add(vec2<f32>(aux.ctl.rain_hi, aux.ctl.rain_lo), vec2<f32>(f32(grid.cells) * c.rain, 0.0));
+        aux.ctl.rain_hi = r.x;
+        aux.ctl.rain_lo = r.y;
+    }
+    aux.ctl.k = aux.ctl.k + 1u;
+    if (aux.ctl.k == aux.ctl.n) {
+        aux.ctl.steps = aux.ctl.steps + 1u;
+    }
+}
+
+fn plan() {
+    let md = bitcast<f32>(atomicLoad(&aux.ctl.max_depth));
+    let ms = bitcast<f32>(atomicLoad(&aux.ctl.max_speed));
+    let speed = sqrt(grid.gravity * md) + ms;
+    var needed = 1.0;
+    if (speed > 0.0) {
+        let stable = grid.cfl * grid.dx / speed;
+        needed = max(ceil(grid.dt / stable), 1.0);
+    }
+    if (!(needed >= 1.0)) {
+        needed = 1.0;
+    }
+    if (needed > f32(grid.max_substeps)) {
+        aux.ctl.halted = 2u;
+        aux.ctl.runaway_speed = speed;
+        return;
+    }
+    var n = u32(needed);
+    aux.ctl.needed = n;
+    if (n > grid.k_max) {
+        aux.ctl.clamped = aux.ctl.clamped + 1u;
+        n = grid.k_max;
+    }
+    aux.ctl.n = n;
+    aux.ctl.k = 0u;
+}
+
+fn open_substep() {
+    let on = aux.ctl.halted == 0u && aux.ctl.k < aux.ctl.n;
+    if (on) {
+        aux.ctl.running = 1u;
+        atomicStore(&aux.ctl.blowup_cell, NONE);
+        atomicStore(&aux.ctl.max_depth, 0u);
+        if (SPEED) {
+            atomicStore(&aux.ctl.max_speed, 0u);
+        }
+    }
+}
+
+fn publish() {
+    let p = aux.ctl.parity;
+    view[0] = p;
+    view[1] = p * grid.half_d;
+    view[2] = p * grid.half_qx;
+    view[3] = p * grid.half_qy;
+}
+
+@compute @workgroup_size(1)
+fn begin_step() {
+    close_substep();
+    if (aux.ctl.halted == 0u) {
+        plan();
+    }
+    open_substep();
+    publish();
+}
+
+@compute @workgroup_size(1)
+fn next_substep() {
+    close_substep();
+    open_substep();
+    publish();
+}
+
+@compute @workgroup_size(1)
+fn finish() {
+    close_substep();
+    publish();
+}

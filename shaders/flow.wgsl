@@ -1,0 +1,291 @@
+// Flow pass: the fused accelerate-limit-depth step of both solvers (sim::kernel) in one dispatch.
+//
+// A workgroup of TW threads owns a strip of TW - 4 columns and TH rows and marches down it one
+// row per iteration, one column per thread (the two columns on each side are a halo that is
+// recomputed, not written). Like the CPU's band pass it keeps rolling rows: at the iteration that
+// loads row r it accelerates the faces of row r and the y-faces above it, computes the outflow
+// limiting factors of row r-1, limits the faces of row r-1 by their upwind cell's factor and
+// writes them, and updates the depth and carry of row r-2. Neighbour values cross threads through
+// two double-buffered rows of workgroup memory, two barriers per row. Every cell is read and
+// written once: terrain, depth, the two face grids and carry, 36 bytes per cell, plus 4 halo
+// columns per strip and 4 halo rows per TH rows.
+
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> aux: Aux;
+@group(0) @binding(2) var<storage, read> terrain: array<f32>;
+@group(0) @binding(3) var<storage, read_write> depth: array<f32>;
+@group(0) @binding(4) var<storage, read_write> qx: array<f32>;
+@group(0) @binding(5) var<storage, read_write> qy: array<f32>;
+@group(0) @binding(6) var<storage, read_write> carry: array<f32>;
+// Advected face velocities (SWE, pipes with advection): x-faces then y-faces.
+@group(0) @binding(7) var<storage, read> adv: array<f32>;
+
+// Output columns per strip.
+const W: u32 = TW - 4u;
+
+// Terrain and depth of the newest row, and limiting factors of the row above it; slot by row
+// parity.
+var<workgroup> sb: array<f32, 2u * TW>;
+var<workgroup> sd: array<f32, 2u * TW>;
+var<workgroup> sk: array<f32, 2u * TW>;
+var<workgroup> wmax: atomic<u32>;
+var<workgroup> wbad: atomic<u32>;
+var<workgroup> wrun: u32;
+
+// Accelerated, unlimited discharge across an interior face with cells l (left/up), r.
+// `v` is the old discharge (pipes) or the advected face velocity (pipes with advection, SWE).
+fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, k: StepConsts) -> f32 {
+    let hl = bl + dl;
+    let hr = br + dr;
+    if (MODE == MODE_SWE) {
+        if (max(hl, hr) - max(bl, br) <= DRY) {
+            return 0.0;
+        }
+        let u = v * k.fric + k.g_dt * (hl - hr) / grid.dx;
+        let h = select(dr, dl, u > 0.0);
+        return u * h * grid.dx;
+    }
+    var q = v;
+    if (MODE == MODE_PIPES_ADV) {
+        q = v * select(dr, dl, v > 0.0) * grid.dx;
+    }
+    return q * k.fric + k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr);
+}
+
+// The old discharge or advected velocity of interior x-face f of row r.
+fn x_input(r: u32, f: u32, cur_qx: u32) -> f32 {
+    let fi = r * (grid.nx + 1u) + f;
+    if (MODE == MODE_PIPES) {
+        return qx[cur_qx + fi];
+    }
+    return adv[fi];
+}
+
+fn y_input(r: u32, c: u32, cur_qy: u32) -> f32 {
+    let fi = r * grid.nx + c;
+    if (MODE == MODE_PIPES) {
+        return qy[cur_qy + fi];
+    }
+    return adv[grid.half_qx + fi];
+}
+
+// Where a thread works: its column and the strip's rows, and the current halves.
+struct Column {
+    ci: i32,
+    c: u32,
+    col_in: bool,
+    writes: bool,
+    y0: i32,
+    y1: i32,
+    cur_d: u32,
+    cur_qx: u32,
+    cur_qy: u32,
+}
+
+// What a thread reads for row r: terrain, depth and face inputs of row r, carry of row r-2.
+struct RowLoad {
+    b: f32,
+    d: f32,
+    vl: f32,
+    vr: f32,
+    vy: f32,
+    cin: f32,
+}
+
+fn load_row(at: Column, r: i32) -> RowLoad {
+    let nx = grid.nx;
+    var l = RowLoad(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    if (r >= 0 && r < i32(grid.ny) && at.col_in) {
+        let ru = u32(r);
+        l.b = terrain[ru * nx + at.c];
+        l.d = depth[at.cur_d + ru * nx + at.c];
+        if (at.ci > 0) {
+            l.vl = x_input(ru, at.c, at.cur_qx);
+        }
+        if (at.ci + 1 < i32(nx)) {
+            l.vr = x_input(ru, at.c + 1u, at.cur_qx);
+        }
+        if (r > 0) {
+            l.vy = y_input(ru, at.c, at.cur_qy);
+        }
+    }
+    let r2 = r - 2;
+    if (at.writes && r2 >= at.y0 && r2 < at.y1) {
+        l.cin = carry[u32(r2) * nx + at.c];
+    }
+    return l;
+}
+
+fn limit(q: f32, k_up_left: f32, k_down_right: f32) -> f32 {
+    return q * select(k_down_right, k_up_left, q > 0.0);
+}
+
+@compute @workgroup_size(TW)
+fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    // Spare sub-steps (not opened by the control pass) do nothing.
+    if (t == 0u) {
+        wrun = aux.ctl.running;
+    }
+    if (workgroupUniformLoad(&wrun) == 0u) {
+        return;
+    }
+    let nx = grid.nx;
+    let ny = grid.ny;
+    let inx = i32(nx);
+    let iny = i32(ny);
+    let sc = aux.consts[aux.ctl.n];
+    let par = aux.ctl.parity;
+    let cur_d = par * grid.half_d;
+    let nxt_d = (par ^ 1u) * grid.half_d;
+    let cur_qx = par * grid.half_qx;
+    let nxt_qx = (par ^ 1u) * grid.half_qx;
+    let cur_qy = par * grid.half_qy;
+    let nxt_qy = (par ^ 1u) * grid.half_qy;
+    // This thread's column, and the strip's first output row.
+    let ci = i32(wid.x * W + t) - 2;
+    let c = u32(max(ci, 0));
+    let col_in = ci >= 0 && ci < inx;
+    let writes = col_in && t >= 2u && t < TW - 2u;
+    let y0 = i32(wid.y * TH);
+    let y1 = min(y0 + i32(TH), iny);
+    if (t == 0u) {
+        atomicStore(&wmax, 0u);
+        atomicStore(&wbad, NONE);
+    }
+
+    // Rolling state: row r-1 (terrain, depth, its x-faces, the y-face above it), row r-2 (old
+    // depth, factor, limited faces).
+    var b1 = 0.0;
+    var d1 = 0.0;
+    var axl1 = 0.0;
+    var axr1 = 0.0;
+    var ay1 = 0.0;
+    var d2 = 0.0;
+    var k2 = 1.0;
+    var fl2 = 0.0;
+    var fr2 = 0.0;
+    var ft2 = 0.0;
+    var vmax = 0.0;
+    let at = Column(ci, c, col_in, writes, y0, y1, cur_d, cur_qx, cur_qy);
+    var ahead = load_row(at, y0 - 2);
+
+    for (var s = 0u; s < TH + 4u; s = s + 1u) {
+        let r = y0 - 2 + i32(s);
+        let slot = (s & 1u) * TW;
+        let row_in = r >= 0 && r < iny;
+        let ru = u32(max(r, 0));
+
+        // This row's loads were issued an iteration ago; issue the next row's now, so their
+        // latency hides behind this row's barriers and arithmetic.
+        let row = ahead;
+        if (s + 1u < TH + 4u) {
+            ahead = load_row(at, r + 1);
+        }
+        let b = row.b;
+        let d = row.d;
+        let vl = row.vl;
+        let vr = row.vr;
+        let vy = row.vy;
+        let cin = row.cin;
+        let r2 = r - 2;
+        let row2_out = writes && r2 >= y0 && r2 < y1;
+        sb[slot + t] = b;
+        sd[slot + t] = d;
+        workgroupBarrier();
+
+        // Accelerated faces: x-faces c and c+1 of row r, and the y-face between rows r-1, r.
+        var axl = 0.0;
+        var axr = 0.0;
+        if (row_in && col_in) {
+            if (ci == 0) {
+                axl = aux.faces[ru];
+            } else if (t > 0u) {
+                axl = accelerate(vl, sb[slot + t - 1u], b, sd[slot + t - 1u], d, sc);
+            }
+            if (ci + 1 == inx) {
+                axr = aux.faces[ny + ru];
+            } else if (t + 1u < TW) {
+                axr = accelerate(vr, b, sb[slot + t + 1u], d, sd[slot + t + 1u], sc);
+            }
+        }
+        var ay = 0.0;
+        if (col_in) {
+            if (r == 0) {
+                ay = aux.faces[2u * ny + c];
+            } else if (r == iny) {
+                ay = aux.faces[2u * ny + nx + c];
+            } else if (row_in) {
+                ay = accelerate(vy, b1, b, d1, d, sc);
+            }
+        }
+
+        // Outflow-limiting factor of cell (c, r-1); 1 outside the grid.
+        var k1 = 1.0;
+        if (col_in && r - 1 >= 0 && r - 1 < iny) {
+            let out = max(-axl1, 0.0) + max(axr1, 0.0) + max(-ay1, 0.0) + max(ay, 0.0);
+            let vol = d1 * sc.vol_rate;
+            k1 = select(1.0, vol / out, out > vol);
+        }
+        sk[slot + t] = k1;
+        workgroupBarrier();
+
+        // Limited faces of row r-1 (x-faces c, c+1; the y-face above it).
+        let kl = sk[slot + max(t, 1u) - 1u];
+        let kr = sk[slot + min(t + 1u, TW - 1u)];
+        let fl1 = limit(axl1, kl, k1);
+        let fr1 = limit(axr1, k1, kr);
+        let ft1 = limit(ay1, k2, k1);
+        let r1 = r - 1;
+        if (writes) {
+            if (r1 >= y0 && r1 < y1) {
+                let fx = u32(r1) * (nx + 1u) + c;
+                qx[nxt_qx + fx] = fl1;
+                if (c + 1u == nx) {
+                    qx[nxt_qx + fx + 1u] = fr1;
+                }
+            }
+            // Face rows y0 .. y1-1 are the tops of this strip's rows; face ny closes the grid.
+            if ((r1 >= y0 && r1 < y1) || (r1 == iny && y1 == iny)) {
+                qy[nxt_qy + u32(r1) * nx + c] = ft1;
+            }
+        }
+
+        // Depth and carry of row r-2: its bottom face is the one just limited.
+        if (row2_out) {
+            let cell = u32(r2) * nx + c;
+            var ci2 = cin;
+            if (RAIN) {
+                ci2 = ci2 + sc.rain;
+            }
+            let tt = (fl2 - fr2 + ft2 - ft1) * sc.c + ci2;
+            let v = max(d2 + tt, 0.0);
+            carry[cell] = tt - (v - d2);
+            depth[nxt_d + cell] = v;
+            vmax = max(vmax, v);
+            if (is_bad(tt)) {
+                atomicMin(&wbad, cell);
+            }
+        }
+
+        d2 = d1;
+        k2 = k1;
+        fl2 = fl1;
+        fr2 = fr1;
+        ft2 = ft1;
+        b1 = b;
+        d1 = d;
+        axl1 = axl;
+        axr1 = axr;
+        ay1 = ay;
+    }
+
+    atomicMax(&wmax, bitcast<u32>(vmax));
+    workgroupBarrier();
+    if (t == 0u) {
+        atomicMax(&aux.ctl.max_depth, atomicLoad(&wmax));
+        let bad = atomicLoad(&wbad);
+        if (bad != NONE) {
+            atomicMin(&aux.ctl.blowup_cell, bad);
+        }
+    }
+}

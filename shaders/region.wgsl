@@ -1,0 +1,68 @@
+// Region pass: incremental uploads of a rectangle of terrain or water from a staging buffer,
+// so an edit takes effect at the next step without a reset. Water is written to both halves
+// (whichever holds the current state), its carry cleared, the CFL's max depth raised, and the
+// water painted in or out booked in ledger slot 0 (one workgroup, so the sum has one owner).
+
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> aux: Aux;
+@group(0) @binding(2) var<storage, read_write> terrain: array<f32>;
+@group(0) @binding(3) var<storage, read_write> depth: array<f32>;
+@group(0) @binding(4) var<storage, read_write> carry: array<f32>;
+@group(0) @binding(5) var<storage, read> src: array<f32>;
+@group(0) @binding(6) var<uniform> rect: vec4<u32>;
+@group(0) @binding(7) var<storage, read_write> ledger: array<vec4<f32>>;
+
+var<workgroup> red: array<vec4<f32>, 256>;
+
+fn target_cell(gid: vec3<u32>) -> u32 {
+    if (gid.x >= rect.z || gid.y >= rect.w) {
+        return NONE;
+    }
+    return (rect.y + gid.y) * grid.nx + rect.x + gid.x;
+}
+
+@compute @workgroup_size(16, 16)
+fn terrain_rect(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let c = target_cell(gid);
+    if (c != NONE) {
+        terrain[c] = src[gid.y * rect.z + gid.x];
+    }
+}
+
+@compute @workgroup_size(256)
+fn water_rect(@builtin(local_invocation_index) lid: u32) {
+    let cur = aux.ctl.parity * grid.half_d;
+    var added = vec2<f32>(0.0);
+    var removed = vec2<f32>(0.0);
+    var top = 0.0;
+    let n = rect.z * rect.w;
+    for (var e = lid; e < n; e = e + 256u) {
+        let c = (rect.y + e / rect.z) * grid.nx + rect.x + e % rect.z;
+        let d = max(src[e], 0.0);
+        let old = depth[cur + c];
+        if (d > old) {
+            added = df_add(added, two_sum(d, -old));
+        } else {
+            removed = df_add(removed, two_sum(old, -d));
+        }
+        depth[c] = d;
+        depth[grid.half_d + c] = d;
+        carry[c] = 0.0;
+        top = max(top, d);
+    }
+    red[lid] = vec4<f32>(added, removed);
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        workgroupBarrier();
+        if (lid < s) {
+            let a = red[lid];
+            let b = red[lid + s];
+            red[lid] = vec4<f32>(df_add(a.xy, b.xy), df_add(a.zw, b.zw));
+        }
+    }
+    workgroupBarrier();
+    atomicMax(&aux.ctl.max_depth, bitcast<u32>(top));
+    if (lid == 0u) {
+        let a = ledger[0];
+        ledger[0] = vec4<f32>(df_add(a.xy, red[0].xy), df_add(a.zw, red[0].zw));
+    }
+}

@@ -1,0 +1,114 @@
+// Store pass (sim::swe::Velocities::store): the face velocities implied by the limited
+// discharges and the depths they were computed from, extended one face past wet fronts for
+// semi-Lagrangian advection (EXTEND), and the largest face speed for the CFL limit.
+
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> aux: Aux;
+@group(0) @binding(2) var<storage, read> depth: array<f32>;
+@group(0) @binding(3) var<storage, read> qx: array<f32>;
+@group(0) @binding(4) var<storage, read> qy: array<f32>;
+@group(0) @binding(5) var<storage, read_write> vel: array<f32>;
+
+var<workgroup> wmax: atomic<u32>;
+var<workgroup> wrun: u32;
+
+struct Halves {
+    d: u32,
+    qx: u32,
+    qy: u32,
+}
+
+fn face_vel(q: f32, dl: f32, dr: f32) -> f32 {
+    let h = select(dr, dl, q > 0.0);
+    return select(0.0, q / (h * grid.dx), h > DRY);
+}
+
+fn border_vel(q: f32, d: f32) -> f32 {
+    return select(0.0, q / (d * grid.dx), d > BORDER_FILM);
+}
+
+// Velocity of x-face (i, j) from the limited discharge.
+fn src_u(i: u32, j: u32, h: Halves) -> f32 {
+    let nx = grid.nx;
+    let q = qx[h.qx + j * (nx + 1u) + i];
+    if (i == 0u || i == nx) {
+        return border_vel(q, depth[h.d + j * nx + min(i, nx - 1u)]);
+    }
+    return face_vel(q, depth[h.d + j * nx + i - 1u], depth[h.d + j * nx + i]);
+}
+
+fn src_v(i: u32, j: u32, h: Halves) -> f32 {
+    let nx = grid.nx;
+    let ny = grid.ny;
+    let q = qy[h.qy + j * nx + i];
+    if (j == 0u || j == ny) {
+        return border_vel(q, depth[h.d + min(j, ny - 1u) * nx + i]);
+    }
+    return face_vel(q, depth[h.d + (j - 1u) * nx + i], depth[h.d + j * nx + i]);
+}
+
+// A still face takes the velocity of the face behind it when that one flows toward it.
+fn extend(here: f32, behind: f32, ahead: f32) -> f32 {
+    if (here != 0.0 || !EXTEND) {
+        return here;
+    } else if (behind > 0.0) {
+        return behind;
+    } else if (ahead < 0.0) {
+        return ahead;
+    }
+    return 0.0;
+}
+
+fn store(i: u32, j: u32, lid: u32, h: Halves) {
+    let nx = grid.nx;
+    let ny = grid.ny;
+    if (lid == 0u) {
+        atomicStore(&wmax, 0u);
+    }
+    workgroupBarrier();
+    var m = 0.0;
+    if (i <= nx && j < ny) {
+        let here = src_u(i, j, h);
+        var u = here;
+        if (EXTEND && i > 0u && i < nx && here == 0.0) {
+            u = extend(here, src_u(i - 1u, j, h), src_u(i + 1u, j, h));
+        }
+        vel[j * (nx + 1u) + i] = u;
+        m = abs(here);
+    }
+    if (i < nx && j <= ny) {
+        let here = src_v(i, j, h);
+        var v = here;
+        if (EXTEND && j > 0u && j < ny && here == 0.0) {
+            v = extend(here, src_v(i, j - 1u, h), src_v(i, j + 1u, h));
+        }
+        vel[grid.half_qx + j * nx + i] = v;
+        m = max(m, abs(here));
+    }
+    atomicMax(&wmax, bitcast<u32>(m));
+    workgroupBarrier();
+    if (lid == 0u) {
+        atomicMax(&aux.ctl.max_speed, atomicLoad(&wmax));
+    }
+}
+
+// After the flow pass: the new discharges (other half) with the depths of the current half.
+@compute @workgroup_size(16, 16)
+fn after_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (lid == 0u) {
+        wrun = aux.ctl.running;
+    }
+    if (workgroupUniformLoad(&wrun) == 0u) {
+        return;
+    }
+    let p = aux.ctl.parity;
+    let n = p ^ 1u;
+    store(gid.x, gid.y, lid, Halves(p * grid.half_d, n * grid.half_qx, n * grid.half_qy));
+}
+
+// At start-up: the velocities of the current discharges.
+@compute @workgroup_size(16, 16)
+fn initial(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let p = aux.ctl.parity;
+    store(gid.x, gid.y, lid, Halves(p * grid.half_d, p * grid.half_qx, p * grid.half_qy));
+}

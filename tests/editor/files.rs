@@ -1,0 +1,204 @@
+//! Project files through the real menus and shortcuts: save and open, malformed files,
+//! unsaved changes, dropped files, recent files and crash recovery.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable;
+use spillway_editor::app::Dialog;
+
+use crate::support::{bumpy_level, editor_in, editor_with, line};
+
+#[test]
+fn save_as_then_open_gives_the_same_document() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.drag(&line(ed.at(0.3, 0.5), ed.at(0.7, 0.5), 8), Modifiers::NONE);
+    let edited = ed.harness.state().document().level().clone();
+
+    let copy = ed.dir.path().join("copy.ron");
+    ed.dialogs.push(&copy);
+    ed.click("File");
+    ed.click_contains("Save as…");
+    let doc = ed.harness.state().document();
+    assert!(!doc.is_modified(), "saved");
+    assert_eq!(doc.path(), Some(copy.as_path()));
+
+    // Open the original (unchanged) project, then the copy: the copy holds the edit.
+    let original = ed.dir.path().join("level.ron");
+    ed.dialogs.push(&original);
+    ed.key(Modifiers::COMMAND, Key::O);
+    assert_eq!(ed.harness.state().document().level(), &bumpy_level());
+    ed.dialogs.push(&copy);
+    ed.key(Modifiers::COMMAND, Key::O);
+    let doc = ed.harness.state().document();
+    assert_eq!(
+        doc.level(),
+        &edited,
+        "the saved and reopened level equals the edited one"
+    );
+    assert_eq!(doc.path(), Some(copy.as_path()));
+    assert!(!doc.is_modified());
+    let recent = ed.harness.state().recent_files();
+    assert_eq!(recent.len(), 2, "{recent:?}");
+    assert!(recent[0].ends_with("copy.ron"));
+}
+
+#[test]
+fn ctrl_s_saves_to_the_open_file() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.drag(
+        &line(ed.at(0.45, 0.5), ed.at(0.55, 0.5), 4),
+        Modifiers::NONE,
+    );
+    ed.key(Modifiers::COMMAND, Key::S);
+    let path = ed.dir.path().join("level.ron");
+    let saved = spillway::level::file::load(&path).expect("load");
+    assert_eq!(&saved, ed.harness.state().document().level());
+    assert!(!ed.harness.state().document().is_modified());
+}
+
+#[test]
+fn opening_a_malformed_file_shows_the_error_and_keeps_the_document() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.drag(
+        &line(ed.at(0.45, 0.5), ed.at(0.55, 0.5), 4),
+        Modifiers::NONE,
+    );
+    ed.key(Modifiers::COMMAND, Key::S);
+    let level = ed.harness.state().document().level().clone();
+    let bad = ed.dir.path().join("broken.ron");
+    std::fs::write(&bad, "(\n    format_version: 1,\n    name: 42,\n)\n").expect("write");
+
+    ed.dialogs.push(&bad);
+    ed.key(Modifiers::COMMAND, Key::O);
+    let Some(Dialog::Error { message, .. }) = ed.harness.state().dialog().cloned() else {
+        panic!("an error dialog, got {:?}", ed.harness.state().dialog());
+    };
+    assert!(message.contains("broken.ron"), "names the file: {message}");
+    assert!(message.contains(":3:"), "names the line: {message}");
+    // The message is on screen, and the document is untouched.
+    ed.harness.get_by_label_contains("broken.ron");
+    assert_eq!(ed.harness.state().document().level(), &level);
+    assert!(
+        ed.harness
+            .state()
+            .document()
+            .path()
+            .is_some_and(|p| p.ends_with("level.ron"))
+    );
+
+    ed.click("OK");
+    assert!(ed.harness.state().dialog().is_none());
+}
+
+#[test]
+fn opening_over_unsaved_changes_asks_first() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.drag(
+        &line(ed.at(0.45, 0.5), ed.at(0.55, 0.5), 4),
+        Modifiers::NONE,
+    );
+    let edited = ed.harness.state().document().level().clone();
+    let other = ed.dir.path().join("level.ron");
+
+    ed.dialogs.push(&other);
+    ed.key(Modifiers::COMMAND, Key::O);
+    assert!(matches!(
+        ed.harness.state().dialog(),
+        Some(Dialog::Unsaved { .. })
+    ));
+    ed.click("Cancel");
+    assert_eq!(
+        ed.harness.state().document().level(),
+        &edited,
+        "Cancel keeps the edit"
+    );
+
+    ed.key(Modifiers::COMMAND, Key::O);
+    ed.click("Don't save");
+    assert_eq!(
+        ed.harness.state().document().level(),
+        &bumpy_level(),
+        "opened without saving"
+    );
+}
+
+#[derive(Debug)]
+struct Dropped(std::path::PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn a_level_dropped_on_the_window_opens() {
+    let mut ed = editor_with(&bumpy_level());
+    let mut other = bumpy_level();
+    other.name = "dropped".into();
+    let folder = ed.dir.path().join("other");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let path = crate::support::save_level(&other, &folder);
+    ed.harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(Dropped(path)));
+    ed.frames(3);
+    assert_eq!(ed.harness.state().document().level().name, "dropped");
+}
+
+#[test]
+fn autosaved_work_is_offered_back_after_a_crash() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.drag(&line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 6), Modifiers::NONE);
+    let edited = ed.harness.state().document().level().clone();
+    ed.harness.state_mut().autosave_now().expect("autosave");
+    // The editor "crashes": it is dropped without closing.
+    let project = ed.dir.path().join("level.ron");
+    let dir = ed.dir;
+    drop(ed.harness);
+
+    let mut ed = editor_in(dir, Some(project));
+    assert!(matches!(
+        ed.harness.state().dialog(),
+        Some(Dialog::Recover(_))
+    ));
+    ed.click("Restore");
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.level(), &edited);
+    assert!(doc.is_modified(), "restored work is not saved yet");
+}
+
+#[test]
+fn closing_the_window_over_unsaved_changes_asks_first() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.drag(
+        &line(ed.at(0.45, 0.5), ed.at(0.55, 0.5), 4),
+        Modifiers::NONE,
+    );
+    ed.harness
+        .input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    ed.frames(2);
+    assert!(matches!(
+        ed.harness.state().dialog(),
+        Some(Dialog::Unsaved {
+            then: spillway_editor::app::Action::Quit
+        })
+    ));
+    ed.click("Cancel");
+    assert!(
+        ed.harness.state().document().is_modified(),
+        "still open, still edited"
+    );
+}

@@ -1,0 +1,106 @@
+//! Heightmap import and export through the File menu and its dialogs, in every format.
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable;
+use spillway::Grid;
+use spillway_editor::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
+
+use crate::support::{bumpy_level, editor_with};
+
+/// A 64 × 64 heightmap spanning exactly 0 to 100 m (the import dialog's default range for the
+/// test level), so the dialogs can be used with their defaults.
+fn source_heights() -> Grid {
+    Grid::from_fn(64, 64, |x, y| {
+        let v = 50.0 + 30.0 * (x as f32 * 0.2).sin() + 15.0 * (y as f32 * 0.13).cos();
+        if (x, y) == (0, 0) {
+            0.0
+        } else if (x, y) == (63, 63) {
+            100.0
+        } else {
+            v
+        }
+    })
+}
+
+fn round_trip(format: HeightmapFormat, file: &str) {
+    let mut ed = editor_with(&bumpy_level());
+    let range = HeightRange {
+        min: 0.0,
+        max: 100.0,
+    };
+    let source = source_heights();
+    let input = ed.dir.path().join(file);
+    heightmap_io::export(&input, &source, format, range).expect("write the source heightmap");
+
+    ed.dialogs.push(&input);
+    ed.click("File");
+    ed.click("Import heightmap…");
+    ed.click("Import");
+    let imported = ed.harness.state().document().level().terrain.clone();
+    assert_eq!(
+        (imported.nx, imported.ny),
+        (64, 64),
+        "the level took the heightmap's size"
+    );
+    let step = format.precision(range);
+    for (a, b) in source.data.iter().zip(&imported.data) {
+        assert!(
+            (a - b).abs() <= step * 0.5 + 1e-4,
+            "{format:?} import: {a} vs {b}"
+        );
+    }
+
+    let output = ed.dir.path().join(format!("out.{}", format.extension()));
+    ed.dialogs.push(&output);
+    ed.click("File");
+    ed.click("Export heightmap…");
+    if format != HeightmapFormat::Png16 {
+        ed.harness.get_by_role(Role::ComboBox).click();
+        ed.frames(3);
+        ed.click(format.name());
+    }
+    ed.click("Export…");
+    assert!(
+        ed.harness.state().dialog().is_none(),
+        "{:?}",
+        ed.harness.state().dialog()
+    );
+    let export_range = HeightRange::of(&imported);
+    let settings = ImportSettings {
+        format,
+        range: export_range,
+        raw_size: (64, 64),
+    };
+    let back = heightmap_io::import(&output, &settings).expect("read the export");
+    let step = format.precision(export_range);
+    for (a, b) in imported.data.iter().zip(&back.data) {
+        assert!(
+            (a - b).abs() <= step * 0.5 + 1e-4,
+            "{format:?} export: {a} vs {b}"
+        );
+    }
+
+    // The import is one undoable step.
+    ed.key(egui::Modifiers::COMMAND, egui::Key::Z);
+    assert_eq!(ed.harness.state().document().level(), &bumpy_level());
+}
+
+#[test]
+fn png16_import_then_export_round_trips() {
+    round_trip(HeightmapFormat::Png16, "in.png");
+}
+
+#[test]
+fn png8_import_then_export_round_trips() {
+    round_trip(HeightmapFormat::Png8, "in8.png");
+}
+
+#[test]
+fn raw_r16_import_then_export_round_trips() {
+    round_trip(HeightmapFormat::RawR16, "in.r16");
+}
+
+#[test]
+fn npy_import_then_export_round_trips() {
+    round_trip(HeightmapFormat::Npy, "in.npy");
+}

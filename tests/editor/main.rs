@@ -1,0 +1,12 @@
+//! Editor tests: the real editor app driven with real input through egui_kittest, rendering
+//! with wgpu on whatever adapter the machine has (lavapipe in CI).
+//!
+//! Run with `cargo test -p spillway-editor --test editor`. Snapshot references live in
+//! `tests/editor/snapshots/`; `UPDATE_SNAPSHOTS=1` rewrites them.
+
+mod support;
+
+mod files;
+mod heightmaps;
+mod sculpt;
+mod snapshots;

@@ -1,0 +1,138 @@
+//! Sculpting with real input: drags across the viewport, Shift, `[` and `]`, undo and redo.
+
+use egui::{Key, Modifiers};
+use spillway_editor::tools::Tool;
+
+use crate::support::{bumpy_level, distance_to_path, editor_with, line};
+
+const RADIUS: f32 = 4.0;
+
+#[test]
+fn a_drag_with_the_raise_tool_raises_the_terrain_under_the_path_and_nowhere_far_from_it() {
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    ed.harness.state_mut().brush_mut().radius = RADIUS;
+    assert_eq!(ed.harness.state().tool(), Tool::Raise);
+    let before = ed.terrain();
+    let path = line(ed.at(0.35, 0.5), ed.at(0.65, 0.55), 12);
+    let picks = ed.drag(&path, Modifiers::NONE);
+    let after = ed.terrain();
+
+    let nx = level.nx();
+    let (mut raised_on_path, mut on_path) = (0, 0);
+    for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+        let (x, y) = ((i % nx) as f32 + 0.5, (i / nx) as f32 + 0.5);
+        let d = distance_to_path(x, y, &picks);
+        if d > RADIUS + 1.0 {
+            assert_eq!(
+                a, b,
+                "cell ({x}, {y}) is {d:.1} m from the path but changed"
+            );
+        } else if d < RADIUS * 0.4 {
+            on_path += 1;
+            if a > b {
+                raised_on_path += 1;
+            }
+            assert!(a >= b, "cell ({x}, {y}) on the path went down");
+        }
+    }
+    assert!(on_path > 20, "the path crosses only {on_path} cells");
+    assert_eq!(
+        raised_on_path, on_path,
+        "every cell near the path is raised"
+    );
+    assert!(ed.harness.state().document().is_modified());
+    assert_eq!(
+        ed.harness.state().document().history().undo_len(),
+        1,
+        "one stroke, one step"
+    );
+}
+
+#[test]
+fn undo_restores_every_cell_exactly_and_redo_reapplies_the_stroke() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.harness.state_mut().brush_mut().radius = 6.0;
+    let before = ed.terrain();
+    ed.drag(&line(ed.at(0.3, 0.4), ed.at(0.7, 0.6), 10), Modifiers::NONE);
+    let after = ed.terrain();
+    assert_ne!(before, after);
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(
+        ed.terrain(),
+        before,
+        "Ctrl+Z restores every cell bit for bit"
+    );
+    assert!(
+        !ed.harness.state().document().is_modified(),
+        "back at the saved state"
+    );
+
+    ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    assert_eq!(ed.terrain(), after, "Ctrl+Shift+Z re-applies the stroke");
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(ed.terrain(), before);
+    ed.key(Modifiers::COMMAND, Key::Y);
+    assert_eq!(ed.terrain(), after, "Ctrl+Y re-applies it too");
+
+    // The stroke stored only the tiles it touched, not the whole terrain.
+    let stored = ed.harness.state().document().history().bytes();
+    assert!(
+        stored < 2 * 4 * before.len(),
+        "{stored} bytes of undo for one stroke"
+    );
+}
+
+#[test]
+fn shift_lowers_instead_of_raising() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.harness.state_mut().brush_mut().radius = RADIUS;
+    let before = ed.terrain();
+    ed.drag(&line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 8), Modifiers::SHIFT);
+    let after = ed.terrain();
+    let lowered = before.iter().zip(&after).filter(|(b, a)| a < b).count();
+    let raised = before.iter().zip(&after).filter(|(b, a)| a > b).count();
+    assert!(lowered > 20, "only {lowered} cells lowered");
+    assert_eq!(raised, 0, "Shift never raises");
+}
+
+#[test]
+fn brackets_change_the_brush_radius() {
+    let mut ed = editor_with(&bumpy_level());
+    let r0 = ed.harness.state().brush().radius;
+    ed.key(Modifiers::NONE, Key::CloseBracket);
+    let r1 = ed.harness.state().brush().radius;
+    assert!(r1 > r0 * 1.2, "] grows the brush: {r0} -> {r1}");
+    ed.key(Modifiers::NONE, Key::OpenBracket);
+    ed.key(Modifiers::NONE, Key::OpenBracket);
+    let r2 = ed.harness.state().brush().radius;
+    assert!(r2 < r0 * 0.85, "[ shrinks the brush: {r0} -> {r2}");
+}
+
+#[test]
+fn flatten_pulls_towards_the_height_where_the_stroke_started() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::Num3);
+    assert_eq!(ed.harness.state().tool(), Tool::Flatten);
+    ed.harness.state_mut().brush_mut().strength = 1.0;
+    let before = ed.terrain();
+    let path = line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 30);
+    let picks = ed.drag(&path, Modifiers::NONE);
+    // The pick under the first point (the tool samples the same surface).
+    let target = picks[0][2];
+    let after = ed.terrain();
+    let closer = before
+        .iter()
+        .zip(&after)
+        .filter(|(b, a)| (*a - target).abs() < (*b - target).abs())
+        .count();
+    let further = before
+        .iter()
+        .zip(&after)
+        .filter(|(b, a)| (*a - target).abs() > (*b - target).abs() + 1e-3)
+        .count();
+    assert!(closer > 20, "{closer} cells moved towards {target}");
+    assert_eq!(further, 0);
+}

@@ -1,0 +1,174 @@
+//! Shared set-up: an editor harness on a temporary project, and input helpers.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use egui::{Event, Modifiers, PointerButton, Pos2};
+use egui_kittest::Harness;
+use spillway::{Grid, Level};
+use spillway_editor::app::{EditorApp, EditorOptions};
+use spillway_editor::project::{ConfigPaths, ScriptedDialogs};
+
+/// Window size of every test, points.
+pub const WINDOW: egui::Vec2 = egui::vec2(1000.0, 700.0);
+
+/// An editor under test, with its scripted file dialogs and its private folder.
+pub struct Editor {
+    /// The harness driving the app.
+    pub harness: Harness<'static, EditorApp>,
+    /// Answers to the next file dialogs.
+    pub dialogs: ScriptedDialogs,
+    /// The project and configuration folder (deleted at the end of the test).
+    pub dir: tempfile::TempDir,
+}
+
+/// A gentle, bumpy 96 × 80 level of 1 m cells: every cell height different, so undo mistakes
+/// show.
+pub fn bumpy_level() -> Level {
+    let mut level = Level::flat(96, 80, 1.0, 0.0);
+    level.name = "test hills".into();
+    level.terrain = Grid::from_fn(96, 80, |x, y| {
+        let (fx, fy) = (x as f32, y as f32);
+        2.0 + 1.5 * (fx * 0.11).sin() * (fy * 0.07).cos() + 0.001 * ((x * 7 + y * 13) % 17) as f32
+    });
+    level
+}
+
+/// Saves `level` as `level.ron` in `dir`.
+pub fn save_level(level: &Level, dir: &Path) -> PathBuf {
+    let path = dir.join("level.ron");
+    spillway::level::file::save(level, &path).expect("save the test level");
+    path
+}
+
+/// Starts the editor on `level` (saved as a project in a fresh folder), with a GPU renderer.
+pub fn editor_with(level: &Level) -> Editor {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = save_level(level, dir.path());
+    editor_in(dir, Some(path))
+}
+
+/// Starts the editor in `dir` (its configuration folder too), opening `project`.
+pub fn editor_in(dir: tempfile::TempDir, project: Option<PathBuf>) -> Editor {
+    let dialogs = ScriptedDialogs::new();
+    let options = EditorOptions {
+        project,
+        config: Some(ConfigPaths::in_dir(&dir.path().join("config"))),
+        dialogs: Box::new(dialogs.clone()),
+        autosave_interval: Duration::from_secs(3600),
+        history_budget: 64 << 20,
+    };
+    let mut harness = Harness::builder()
+        .with_size(WINDOW)
+        .with_step_dt(1.0 / 60.0)
+        .wgpu()
+        .build_eframe(move |cc| EditorApp::new(cc, options));
+    harness.run_steps(3);
+    Editor {
+        harness,
+        dialogs,
+        dir,
+    }
+}
+
+impl Editor {
+    /// The terrain heights now.
+    pub fn terrain(&self) -> Vec<f32> {
+        self.harness.state().document().level().terrain.data.clone()
+    }
+
+    /// A point of the viewport, as a fraction of its width and height.
+    pub fn at(&self, fx: f32, fy: f32) -> Pos2 {
+        let r = self.harness.state().viewport_rect();
+        egui::pos2(r.min.x + r.width() * fx, r.min.y + r.height() * fy)
+    }
+
+    /// Runs `n` frames.
+    pub fn frames(&mut self, n: usize) {
+        self.harness.run_steps(n);
+    }
+
+    /// Presses the left button at `path[0]`, moves through `path` one point a frame and
+    /// releases at the last, holding `modifiers`. Returns the terrain points under the path.
+    pub fn drag(&mut self, path: &[Pos2], modifiers: Modifiers) -> Vec<[f32; 3]> {
+        let picks = path
+            .iter()
+            .map(|p| {
+                self.harness
+                    .state()
+                    .pick(*p)
+                    .expect("the path is over the terrain")
+            })
+            .collect();
+        let h = &mut self.harness;
+        h.event(Event::ModifiersChanged(modifiers));
+        h.event(Event::PointerMoved(path[0]));
+        h.step();
+        h.event(Event::PointerButton {
+            pos: path[0],
+            button: PointerButton::Primary,
+            pressed: true,
+            modifiers,
+        });
+        h.step();
+        for p in &path[1..] {
+            h.event(Event::PointerMoved(*p));
+            h.step();
+        }
+        h.event(Event::PointerButton {
+            pos: *path.last().expect("a path"),
+            button: PointerButton::Primary,
+            pressed: false,
+            modifiers,
+        });
+        h.event(Event::ModifiersChanged(Modifiers::NONE));
+        h.step();
+        h.run_steps(2);
+        picks
+    }
+
+    /// Presses a key with modifiers, then runs a frame.
+    pub fn key(&mut self, modifiers: Modifiers, key: egui::Key) {
+        self.harness.key_press_modifiers(modifiers, key);
+        self.harness.run_steps(2);
+    }
+
+    /// Clicks the one widget whose label contains `text` (menu items carry their shortcut in
+    /// the label), then runs a few frames.
+    pub fn click_contains(&mut self, text: &str) {
+        use egui_kittest::kittest::Queryable;
+        self.harness.get_by_label_contains(text).click();
+        self.harness.run_steps(3);
+    }
+
+    /// Clicks the widget labelled `label`, then runs a few frames.
+    pub fn click(&mut self, label: &str) {
+        use egui_kittest::kittest::Queryable;
+        self.harness.get_by_label(label).click();
+        self.harness.run_steps(3);
+    }
+}
+
+/// Points evenly spaced from `a` to `b`, `n` of them.
+pub fn line(a: Pos2, b: Pos2, n: usize) -> Vec<Pos2> {
+    (0..n)
+        .map(|i| a + (b - a) * (i as f32 / (n - 1) as f32))
+        .collect()
+}
+
+/// Distance from `(x, y)` to the polyline through `points` (x, y of each).
+pub fn distance_to_path(x: f32, y: f32, points: &[[f32; 3]]) -> f32 {
+    let mut best = f32::INFINITY;
+    for w in points.windows(2) {
+        let (ax, ay, bx, by) = (w[0][0], w[0][1], w[1][0], w[1][1]);
+        let (dx, dy) = (bx - ax, by - ay);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 > 0.0 {
+            (((x - ax) * dx + (y - ay) * dy) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        best = best.min(((x - ax - t * dx).powi(2) + (y - ay - t * dy).powi(2)).sqrt());
+    }
+    best
+}

@@ -1,0 +1,10 @@
+//! The GPU solver against the CPU solver and the physics checks, on lavapipe in CI (any Vulkan
+//! adapter works): parity after 1000 steps for both solvers on scenes with every forcing and
+//! edge kind and on the sample projects, the volume ledger over 10^4 steps, Ritter's dam break,
+//! the lake at rest, and incremental edits.
+
+mod analytic;
+mod balance;
+mod edits;
+mod parity;
+mod support;
