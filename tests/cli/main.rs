@@ -256,7 +256,7 @@ fn no_subcommand_and_edit_say_the_window_comes_later() {
 }
 
 #[test]
-fn bad_usage_exits_2_and_gpu_backend_exits_1() {
+fn bad_usage_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     small_level(dir.path());
     for args in [
@@ -269,16 +269,6 @@ fn bad_usage_exits_2_and_gpu_backend_exits_1() {
         let out = spillway(dir.path(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     }
-    let out = spillway(
-        dir.path(),
-        &["sim", "small.ron", "--seconds", "1", "--backend", "gpu"],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("GPU backend is not available"),
-        "{}",
-        stderr(&out)
-    );
 }
 
 #[test]
@@ -427,4 +417,19 @@ fn check_refuses_a_damaged_sidecar_with_exit_2() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn sim_runs_on_the_gpu_backend_like_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    small_level(dir.path());
+    let mut volumes = Vec::new();
+    for backend in ["cpu", "gpu"] {
+        let out = spillway(dir.path(), &["sim", "small.ron", "--seconds", "2", "--json", "--backend", backend]);
+        assert!(out.status.success(), "{backend}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["backend"], backend);
+        volumes.push(json["volume"].as_f64().unwrap());
+    }
+    assert!((volumes[0] - volumes[1]).abs() < 1e-3 * volumes[0], "{volumes:?}");
 }

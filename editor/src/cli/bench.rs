@@ -147,6 +147,9 @@ pub fn default_steps(n: u32) -> u64 {
 /// timed batches of `steps`.
 pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
     let level = pipe_array_scene(n as usize, args.section.into(), args.pipe_advection);
+    if args.backend == Backend::Gpu {
+        return measure_gpu(&level, n, steps, args);
+    }
     let mut sim = Simulation::new(&level).map_err(|e| format!("bench scene {n}×{n}: {e}"))?;
     let fail = |e| format!("bench scene {n}×{n}: {e}");
     for _ in 0..10 {
@@ -176,6 +179,25 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String>
         rtkc: gcells * 1e9 * DT as f64 / 1000.0,
         volume_rel_error: (stats.volume - stats.volume_initial).abs() / stats.volume_initial,
         substeps_per_step: stats.substeps as f64 / stats.steps as f64,
+    })
+}
+
+/// Times the GPU solver on the scene; the adapter's name goes to stderr.
+fn measure_gpu(level: &Level, n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
+    let r = spillway::gpu::bench_level(level, steps as usize).map_err(|e| format!("bench scene {n}×{n} on the GPU: {e}"))?;
+    note(&format!("{n}×{n} on {} ({})", r.adapter, if r.gpu_timed { "GPU timestamps" } else { "wall clock" }));
+    Ok(BenchRow {
+        n,
+        backend: args.backend.name(),
+        section: args.section.name(),
+        pipe_advection: args.pipe_advection,
+        threads: rayon::current_num_threads(),
+        steps: r.steps as u64,
+        ms_per_step: r.ms_per_step,
+        gcells: r.gcells_per_s,
+        rtkc: r.gcells_per_s * 1e9 * DT as f64 / 1000.0,
+        volume_rel_error: r.volume_rel_err,
+        substeps_per_step: 1.0,
     })
 }
 
