@@ -109,16 +109,9 @@ pub fn run(cli: Cli) -> CliResult {
     }
 }
 
-/// `spillway edit`: the window comes in a later issue; say so and what it would open.
+/// `spillway edit`: opens the editor window on the level (or on the bundled sample).
 fn edit(args: &EditArgs) -> CliResult {
-    let what = match &args.path {
-        Some(p) => format!("it would open {}", p.display()),
-        None => "it would open a new, untitled project".to_string(),
-    };
-    say(&format!(
-        "the Spillway editor window is not built yet (it comes in a later release); {what}. \
-         Use `spillway --help` for the command-line tools."
-    ))
+    crate::app::run(args.path.clone()).map_err(CliError::failure)
 }
 
 /// Prints `text` and a newline on stdout; a closed pipe is not an error, other write errors are.
