@@ -429,11 +429,25 @@ fn sim_runs_on_the_gpu_backend_like_the_cpu() {
     small_level(dir.path());
     let mut volumes = Vec::new();
     for backend in ["cpu", "gpu"] {
-        let out = spillway(dir.path(), &["sim", "small.ron", "--seconds", "2", "--json", "--backend", backend]);
+        let out = spillway(
+            dir.path(),
+            &[
+                "sim",
+                "small.ron",
+                "--seconds",
+                "2",
+                "--json",
+                "--backend",
+                backend,
+            ],
+        );
         assert!(out.status.success(), "{backend}: {}", stderr(&out));
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(json["backend"], backend);
         volumes.push(json["volume"].as_f64().unwrap());
     }
-    assert!((volumes[0] - volumes[1]).abs() < 1e-3 * volumes[0], "{volumes:?}");
+    assert!(
+        (volumes[0] - volumes[1]).abs() < 1e-3 * volumes[0],
+        "{volumes:?}"
+    );
 }

@@ -184,8 +184,17 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String>
 
 /// Times the GPU solver on the scene; the adapter's name goes to stderr.
 fn measure_gpu(level: &Level, n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
-    let r = spillway::gpu::bench_level(level, steps as usize).map_err(|e| format!("bench scene {n}×{n} on the GPU: {e}"))?;
-    note(&format!("{n}×{n} on {} ({})", r.adapter, if r.gpu_timed { "GPU timestamps" } else { "wall clock" }));
+    let r = spillway::gpu::bench_level(level, steps as usize)
+        .map_err(|e| format!("bench scene {n}×{n} on the GPU: {e}"))?;
+    note(&format!(
+        "{n}×{n} on {} ({})",
+        r.adapter,
+        if r.gpu_timed {
+            "GPU timestamps"
+        } else {
+            "wall clock"
+        }
+    ));
     Ok(BenchRow {
         n,
         backend: args.backend.name(),

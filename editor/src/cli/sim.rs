@@ -148,14 +148,23 @@ pub fn run(args: &SimArgs) -> CliResult {
 /// `spillway sim --backend gpu`: the same run and report on the GPU solver.
 fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
     let path = &args.level;
-    let fail = |e: spillway::gpu::GpuError| CliError::failure(format!("{}: the GPU simulation failed: {e}", path.display()));
+    let fail = |e: spillway::gpu::GpuError| {
+        CliError::failure(format!(
+            "{}: the GPU simulation failed: {e}",
+            path.display()
+        ))
+    };
     let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
     let t0 = Instant::now();
     let steps = sim.advance(args.seconds).map_err(fail)?;
     let stats = sim.stats().map_err(fail)?;
     let elapsed = t0.elapsed().as_secs_f64();
     if let Some(out) = &args.dump_depth {
-        let depth = Grid { nx: level.nx(), ny: level.ny(), data: sim.read_depth().map_err(fail)? };
+        let depth = Grid {
+            nx: level.nx(),
+            ny: level.ny(),
+            data: sim.read_depth().map_err(fail)?,
+        };
         npy::write(out, &depth).map_err(|e| CliError::failure(e.to_string()))?;
     }
     let report = SimReport {
@@ -169,12 +178,17 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         balance_error: stats.balance_error,
         max_depth: stats.max_depth,
         wet_cells: stats.wet_cells,
-        ms_per_step: if steps > 0 { elapsed * 1e3 / steps as f64 } else { 0.0 },
+        ms_per_step: if steps > 0 {
+            elapsed * 1e3 / steps as f64
+        } else {
+            0.0
+        },
         backend: args.backend.name(),
         threads: rayon::current_num_threads(),
     };
     let text = if args.json {
-        serde_json::to_string(&report).map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?
+        serde_json::to_string(&report)
+            .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?
     } else {
         format!(
             "{}: simulated {:.3} s in {} steps on the GPU ({}), {:.3} ms/step; volume {:.3} m³, balance error {:.2e}",

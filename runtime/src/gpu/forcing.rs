@@ -2,7 +2,8 @@
 //! patch table uploaded once per edit, and the owner of the forcing pass
 //! (`shaders/forcing.wgsl`).
 
-use crate::level::{Level, Shape, SinkKind, SourceKind};
+use crate::level::{Level, SinkKind, SourceKind};
+use crate::sim::forcing::rasterise;
 
 use super::GpuError;
 use super::kernel::{Bind, Kernel, dispatch};
@@ -12,50 +13,6 @@ const SOURCE: &str = include_str!("../../../shaders/forcing.wgsl");
 
 /// Words of a patch header in the patch table.
 const HEADER: usize = 8;
-
-/// The cells of `shape`: those whose centres lie inside it, or at least the one containing its
-/// reference point. Identical to `sim::forcing::rasterise` (kept in step by the parity tests).
-pub(crate) fn rasterise(shape: &Shape, nx: usize, ny: usize, dx: f32) -> Vec<u32> {
-    let cell_of = |x: f32, y: f32| {
-        let cx = ((x / dx).floor().max(0.0) as usize).min(nx - 1);
-        let cy = ((y / dx).floor().max(0.0) as usize).min(ny - 1);
-        (cy * nx + cx) as u32
-    };
-    let (cx, cy) = match *shape {
-        Shape::Point { x, y } | Shape::Circle { x, y, .. } => (x, y),
-        Shape::Box { x0, y0, x1, y1 } => (0.5 * (x0 + x1), 0.5 * (y0 + y1)),
-    };
-    let inside = |px: f32, py: f32| match *shape {
-        Shape::Point { .. } => false,
-        Shape::Circle { x, y, radius } => (px - x).powi(2) + (py - y).powi(2) <= radius * radius,
-        Shape::Box { x0, y0, x1, y1 } => {
-            px >= x0.min(x1) && px <= x0.max(x1) && py >= y0.min(y1) && py <= y0.max(y1)
-        }
-    };
-    let (lo_x, hi_x, lo_y, hi_y) = match *shape {
-        Shape::Point { .. } => (0.0, -1.0, 0.0, -1.0),
-        Shape::Circle { x, y, radius } => (x - radius, x + radius, y - radius, y + radius),
-        Shape::Box { x0, y0, x1, y1 } => (x0.min(x1), x0.max(x1), y0.min(y1), y0.max(y1)),
-    };
-    let mut cells = Vec::new();
-    if hi_x >= lo_x {
-        let i0 = ((lo_x / dx - 0.5).floor().max(0.0) as usize).min(nx);
-        let i1 = ((hi_x / dx).ceil().max(0.0) as usize).min(nx);
-        let j0 = ((lo_y / dx - 0.5).floor().max(0.0) as usize).min(ny);
-        let j1 = ((hi_y / dx).ceil().max(0.0) as usize).min(ny);
-        for j in j0..j1 {
-            for i in i0..i1 {
-                if inside((i as f32 + 0.5) * dx, (j as f32 + 0.5) * dx) {
-                    cells.push((j * nx + i) as u32);
-                }
-            }
-        }
-    }
-    if cells.is_empty() {
-        cells.push(cell_of(cx, cy));
-    }
-    cells
-}
 
 /// A rasterised source or sink: cells, rate, (target surface, capacity) if level-driven, and
 /// whether it adds water.

@@ -7,7 +7,7 @@
 
 mod advect;
 mod boundary;
-mod forcing;
+pub(crate) mod forcing;
 mod kernel;
 mod pipes;
 mod query;

@@ -123,9 +123,11 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let sky = 0.5 + 0.5 * n.z;
     var colour = albedo * (vec3<f32>(1.0, 0.95, 0.85) * diffuse * 2.0 + vec3<f32>(0.45, 0.52, 0.65) * sky * 0.25);
 
-    if g.overlays.z > 0.5 && in.depth > 0.005 {
+    if g.overlays.z > 0.5 && in.depth > 0.0 {
+        // Fades in over the first decimetres, so the shore follows the depth smoothly.
+        let wet = smoothstep(0.0, 0.2, in.depth);
         let deep = 1.0 - exp(-in.depth / 1.5);
-        colour = mix(colour, vec3<f32>(0.02, 0.09, 0.25), 0.45 + 0.5 * deep);
+        colour = mix(colour, vec3<f32>(0.02, 0.09, 0.25), wet * (0.45 + 0.5 * deep));
     }
     if g.overlays.x > 0.5 && g.heights.z > 0.0 {
         let v = in.world.z / g.heights.z;
