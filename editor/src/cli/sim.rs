@@ -70,6 +70,31 @@ pub struct SimReport {
     pub threads: usize,
 }
 
+impl SimReport {
+    /// The report of `steps` steps that ended with `stats` after `elapsed` wall-clock seconds.
+    fn new(args: &SimArgs, steps: u64, stats: &spillway::Stats, elapsed: f64) -> Self {
+        Self {
+            steps,
+            substeps: stats.substeps,
+            seconds: stats.time,
+            volume_initial: stats.volume_initial,
+            volume: stats.volume,
+            inflow: stats.inflow,
+            outflow: stats.outflow,
+            balance_error: stats.balance_error,
+            max_depth: stats.max_depth,
+            wet_cells: stats.wet_cells,
+            ms_per_step: if steps > 0 {
+                elapsed * 1e3 / steps as f64
+            } else {
+                0.0
+            },
+            backend: args.backend.name(),
+            threads: rayon::current_num_threads(),
+        }
+    }
+}
+
 /// Runs `spillway sim`.
 pub fn run(args: &SimArgs) -> CliResult {
     args.backend.require_available()?;
@@ -99,25 +124,9 @@ pub fn run(args: &SimArgs) -> CliResult {
         npy::write(out, &depth).map_err(|e| CliError::failure(e.to_string()))?;
     }
 
-    let report = SimReport {
-        steps,
-        substeps: stats.substeps - before.substeps,
-        seconds: stats.time - before.time,
-        volume_initial: stats.volume_initial,
-        volume: stats.volume,
-        inflow: stats.inflow,
-        outflow: stats.outflow,
-        balance_error: stats.balance_error,
-        max_depth: stats.max_depth,
-        wet_cells: stats.wet_cells,
-        ms_per_step: if steps > 0 {
-            elapsed * 1e3 / steps as f64
-        } else {
-            0.0
-        },
-        backend: args.backend.name(),
-        threads: rayon::current_num_threads(),
-    };
+    let mut report = SimReport::new(args, steps, &stats, elapsed);
+    report.substeps -= before.substeps;
+    report.seconds -= before.time;
     if args.json {
         let text = serde_json::to_string(&report)
             .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?;
@@ -167,25 +176,7 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         };
         npy::write(out, &depth).map_err(|e| CliError::failure(e.to_string()))?;
     }
-    let report = SimReport {
-        steps,
-        substeps: stats.substeps,
-        seconds: stats.time,
-        volume_initial: stats.volume_initial,
-        volume: stats.volume,
-        inflow: stats.inflow,
-        outflow: stats.outflow,
-        balance_error: stats.balance_error,
-        max_depth: stats.max_depth,
-        wet_cells: stats.wet_cells,
-        ms_per_step: if steps > 0 {
-            elapsed * 1e3 / steps as f64
-        } else {
-            0.0
-        },
-        backend: args.backend.name(),
-        threads: rayon::current_num_threads(),
-    };
+    let report = SimReport::new(args, steps, &stats, elapsed);
     let text = if args.json {
         serde_json::to_string(&report)
             .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?

@@ -64,25 +64,7 @@ pub(crate) struct Initial {
 impl Initial {
     pub fn new(level: &Level) -> Result<Self, SimError> {
         let (nx, ny) = (level.nx(), level.ny());
-        if nx < 2 || ny < 2 {
-            return Err(SimError::TooSmall);
-        }
-        if level.terrain.data.len() != nx * ny {
-            return Err(SimError::GridSize("terrain"));
-        }
-        if level.water.nx != nx || level.water.ny != ny || level.water.data.len() != nx * ny {
-            return Err(SimError::GridSize("water"));
-        }
-        let depth: Vec<f32> = level.water.data.iter().map(|d| d.max(0.0)).collect();
-        let saved = level
-            .flow
-            .as_ref()
-            .filter(|f| f.solver == level.params.solver);
-        if let Some(f) = saved
-            && (f.flow_x.len() != (nx + 1) * ny || f.flow_y.len() != nx * (ny + 1))
-        {
-            return Err(SimError::GridSize("flow"));
-        }
+        let (depth, saved) = crate::sim::start_state(level)?;
         let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
         let mut vel = Vec::new();
         let mut max_speed = 0.0f32;

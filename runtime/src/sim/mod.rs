@@ -89,6 +89,32 @@ pub enum SimError {
     TooSmall,
 }
 
+/// Checks that `level` can be simulated and returns its initial depths (negatives clamped) and
+/// the saved flow state that belongs to its solver, if any. Shared by the CPU and GPU solvers.
+pub(crate) fn start_state(level: &Level) -> Result<(Vec<f32>, Option<&FlowState>), SimError> {
+    let (nx, ny) = (level.nx(), level.ny());
+    if nx < 2 || ny < 2 {
+        return Err(SimError::TooSmall);
+    }
+    if level.terrain.data.len() != nx * ny {
+        return Err(SimError::GridSize("terrain"));
+    }
+    if level.water.nx != nx || level.water.ny != ny || level.water.data.len() != nx * ny {
+        return Err(SimError::GridSize("water"));
+    }
+    let depth: Vec<f32> = level.water.data.iter().map(|d| d.max(0.0)).collect();
+    let saved = level
+        .flow
+        .as_ref()
+        .filter(|f| f.solver == level.params.solver);
+    if let Some(f) = saved
+        && (f.flow_x.len() != (nx + 1) * ny || f.flow_y.len() != nx * (ny + 1))
+    {
+        return Err(SimError::GridSize("flow"));
+    }
+    Ok((depth, saved))
+}
+
 /// A water simulation on the CPU.
 pub struct Simulation {
     nx: usize,
@@ -125,25 +151,7 @@ impl Simulation {
     /// the level's solver.
     pub fn new(level: &Level) -> Result<Self, SimError> {
         let (nx, ny) = (level.nx(), level.ny());
-        if nx < 2 || ny < 2 {
-            return Err(SimError::TooSmall);
-        }
-        if level.terrain.data.len() != nx * ny {
-            return Err(SimError::GridSize("terrain"));
-        }
-        if level.water.nx != nx || level.water.ny != ny || level.water.data.len() != nx * ny {
-            return Err(SimError::GridSize("water"));
-        }
-        let depth: Vec<f32> = level.water.data.iter().map(|d| d.max(0.0)).collect();
-        let saved = level
-            .flow
-            .as_ref()
-            .filter(|f| f.solver == level.params.solver);
-        if let Some(f) = saved
-            && (f.flow_x.len() != (nx + 1) * ny || f.flow_y.len() != nx * (ny + 1))
-        {
-            return Err(SimError::GridSize("flow"));
-        }
+        let (depth, saved) = start_state(level)?;
         let mut edges = Edges::new(level, &depth, saved.map(|f| f.ghost.as_slice()));
         let dx = level.cell_size;
         let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
