@@ -89,6 +89,7 @@ impl PipesAccel<'_> {
 }
 
 impl FaceAccel for PipesAccel<'_> {
+    #[inline(always)]
     fn x_row(&self, j: usize, out: &mut [f32]) {
         let nx = self.nx;
         let (b, d) = (
@@ -108,6 +109,7 @@ impl FaceAccel for PipesAccel<'_> {
         );
     }
 
+    #[inline(always)]
     fn y_row(&self, j: usize, out: &mut [f32]) {
         let nx = self.nx;
         if j == 0 {

@@ -245,6 +245,7 @@ impl SweAccel<'_> {
 }
 
 impl FaceAccel for SweAccel<'_> {
+    #[inline(always)]
     fn x_row(&self, j: usize, out: &mut [f32]) {
         let nx = self.grid.nx;
         let u = &self.vel.u_adv[j * (nx + 1)..(j + 1) * (nx + 1)];
@@ -255,6 +256,7 @@ impl FaceAccel for SweAccel<'_> {
         }
     }
 
+    #[inline(always)]
     fn y_row(&self, j: usize, out: &mut [f32]) {
         let nx = self.grid.nx;
         if j == 0 {
