@@ -451,3 +451,52 @@ fn sim_runs_on_the_gpu_backend_like_the_cpu() {
         "{volumes:?}"
     );
 }
+
+#[test]
+fn bake_on_the_gpu_settles_like_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    small_level(dir.path());
+    let mut depths = Vec::new();
+    for backend in ["cpu", "gpu"] {
+        let name = format!("baked_{backend}.ron");
+        let out = spillway(
+            dir.path(),
+            &[
+                "bake",
+                "small.ron",
+                "-o",
+                &name,
+                "--until-steady",
+                "0.05",
+                "--max-seconds",
+                "10",
+                "--backend",
+                backend,
+            ],
+        );
+        assert!(out.status.success(), "{backend}: {}", stderr(&out));
+        let baked = file::load(&dir.path().join(&name)).unwrap();
+        assert!(baked.flow.expect("baked flow state").time > 0.0);
+        depths.push(baked.water.data);
+    }
+    let worst = depths[0]
+        .iter()
+        .zip(&depths[1])
+        .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(worst < 1e-3, "CPU and GPU bakes differ by {worst} m");
+}
+
+#[test]
+fn auto_backend_picks_the_cpu_without_a_hardware_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    small_level(dir.path());
+    let out = spillway(dir.path(), &["sim", "small.ron", "--seconds", "1", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let expected = if spillway::gpu::hardware_adapter().is_some() {
+        "gpu"
+    } else {
+        "cpu"
+    };
+    assert_eq!(json["backend"], expected);
+}

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use spillway::Simulation;
+use spillway::gpu::GpuSimulation;
 use spillway::level::file;
-use spillway::sim::StepError;
 
 use super::options::{Backend, parse_positive, simulation};
 use super::{CliError, CliResult, create_parent, say};
@@ -32,8 +32,8 @@ pub struct BakeArgs {
     /// Stop after this many simulated seconds even if not steady.
     #[arg(long, value_name = "S", default_value_t = 600.0, value_parser = parse_positive)]
     pub max_seconds: f32,
-    /// Where the simulation runs.
-    #[arg(long, value_enum, default_value = "cpu")]
+    /// Where the simulation runs (auto: the GPU where a hardware GPU exists).
+    #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
 }
 
@@ -48,19 +48,59 @@ pub struct BakeOutcome {
     pub steady: bool,
 }
 
+/// A simulation a bake can settle: the CPU [`Simulation`] or the GPU solver.
+pub trait Settling {
+    /// The level's time step, seconds.
+    fn dt(&self) -> f32;
+    /// Runs `n` steps of [`Settling::dt`].
+    fn run_steps(&mut self, n: u64) -> Result<(), String>;
+    /// The depth grid now, row-major, metres.
+    fn depth_now(&mut self) -> Result<Vec<f32>, String>;
+}
+
+impl Settling for Simulation {
+    fn dt(&self) -> f32 {
+        self.params().dt
+    }
+
+    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+        let dt = self.params().dt;
+        (0..n).try_for_each(|_| self.step(dt).map_err(|e| e.to_string()))
+    }
+
+    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
+        Ok(self.depth().to_vec())
+    }
+}
+
+impl Settling for GpuSimulation {
+    fn dt(&self) -> f32 {
+        self.params().dt
+    }
+
+    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+        let dt = self.params().dt;
+        self.step_n(n as usize, dt).map_err(|e| e.to_string())
+    }
+
+    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
+        self.read_depth().map_err(|e| e.to_string())
+    }
+}
+
 /// Steps `sim` in intervals of one simulated second until the largest depth change rate over an
 /// interval is below `tolerance` (m/s) or `max_seconds` have been simulated. `progress` is told
 /// the seconds simulated and the latest rate after every interval.
 pub fn settle(
-    sim: &mut Simulation,
+    sim: &mut impl Settling,
     tolerance: f32,
     max_seconds: f64,
     mut progress: impl FnMut(f64, f32),
-) -> Result<BakeOutcome, StepError> {
-    let dt = sim.params().dt;
+) -> Result<BakeOutcome, String> {
+    let dt = sim.dt();
     let per_second = ((1.0 / dt as f64).round() as u64).max(1);
     let max_steps = (max_seconds / dt as f64).round() as u64;
-    let mut previous = sim.depth().to_vec();
+    let mut previous = sim.depth_now()?;
     let mut outcome = BakeOutcome {
         seconds: 0.0,
         rate: f32::INFINITY,
@@ -69,17 +109,15 @@ pub fn settle(
     let mut taken = 0;
     while taken < max_steps {
         let n = per_second.min(max_steps - taken);
-        for _ in 0..n {
-            sim.step(dt)?;
-        }
+        sim.run_steps(n)?;
         taken += n;
         let span = (n as f64 * dt as f64) as f32;
-        let change = sim
-            .depth()
+        let depth = sim.depth_now()?;
+        let change = depth
             .iter()
             .zip(&previous)
             .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
-        previous.copy_from_slice(sim.depth());
+        previous = depth;
         outcome.seconds = taken as f64 * dt as f64;
         outcome.rate = change / span;
         progress(outcome.seconds, outcome.rate);
@@ -93,10 +131,8 @@ pub fn settle(
 
 /// Runs `spillway bake`.
 pub fn run(args: &BakeArgs) -> CliResult {
-    args.backend.require_available()?;
     let path = &args.level;
     let level = file::load(path).map_err(|e| CliError::failure(e.to_string()))?;
-    let mut sim = simulation(&level, path)?;
     let max_seconds = args.max_seconds as f64;
 
     let bar = std::io::stderr().is_terminal().then(|| {
@@ -108,19 +144,27 @@ pub fn run(args: &BakeArgs) -> CliResult {
         bar.set_style(style);
         bar
     });
-    let result = settle(&mut sim, args.until_steady, max_seconds, |seconds, rate| {
+    let progress = |seconds: f64, rate: f32| {
         if let Some(bar) = &bar {
             bar.set_position(seconds.floor() as u64);
             bar.set_message(format!("{rate:.2e} m/s"));
         }
-    });
+    };
+    let failed = |e: String| CliError::failure(format!("{}: the bake failed: {e}", path.display()));
+    let (outcome, baked) = if args.backend.resolve() == Backend::Gpu {
+        let mut sim = GpuSimulation::headless(&level).map_err(|e| failed(e.to_string()))?;
+        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress);
+        let baked = outcome.and_then(|o| Ok((o, sim.bake_into(&level).map_err(|e| e.to_string())?)));
+        baked.map_err(failed)?
+    } else {
+        let mut sim = simulation(&level, path)?;
+        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress);
+        let outcome = outcome.map_err(failed)?;
+        (outcome, sim.bake_into(&level))
+    };
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let outcome = result
-        .map_err(|e| CliError::failure(format!("{}: the bake failed: {e}", path.display())))?;
-
-    let baked = sim.bake_into(&level);
     create_parent(&args.output)?;
     file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
     let verdict = if outcome.steady {

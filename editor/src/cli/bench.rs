@@ -16,8 +16,8 @@ use super::{CliError, CliResult, init_threads, note, say, threads_label};
 /// Arguments of `spillway bench`.
 #[derive(Clone, Debug, Args)]
 pub struct BenchArgs {
-    /// Where the simulation runs.
-    #[arg(long, value_enum, default_value = "cpu")]
+    /// Where the simulation runs (auto: the GPU where a hardware GPU exists).
+    #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
     /// Grid sizes n (the scene is n × n cells), comma separated.
     #[arg(long, value_name = "N,N,..", value_delimiter = ',', default_value = "256,512,1024",
@@ -212,7 +212,10 @@ fn measure_gpu(level: &Level, n: u32, steps: u64, args: &BenchArgs) -> Result<Be
 
 /// Runs `spillway bench`.
 pub fn run(args: &BenchArgs) -> CliResult {
-    args.backend.require_available()?;
+    let args = &BenchArgs {
+        backend: args.backend.resolve(),
+        ..args.clone()
+    };
     init_threads(args.threads.map(usize::from))?;
     let mut rows = Vec::new();
     if !args.json {

@@ -10,25 +10,32 @@ use super::CliError;
 /// Where the simulation runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Backend {
-    /// The runtime's multi-threaded CPU solver.
+    /// The GPU where a hardware GPU adapter exists, else the CPU.
     #[default]
+    Auto,
+    /// The runtime's multi-threaded CPU solver.
     Cpu,
     /// The GPU solver (wgpu; lavapipe works where there is no GPU).
     Gpu,
 }
 
 impl Backend {
-    /// The lower-case name used on the command line and in JSON.
+    /// The lower-case name used on the command line and in JSON (`auto` is resolved first).
     pub fn name(self) -> &'static str {
-        match self {
-            Backend::Cpu => "cpu",
+        match self.resolve() {
+            Backend::Cpu | Backend::Auto => "cpu",
             Backend::Gpu => "gpu",
         }
     }
 
-    /// Both backends are in this build.
-    pub fn require_available(self) -> Result<(), CliError> {
-        Ok(())
+    /// The backend actually used: `Auto` becomes `Gpu` when a hardware (not software) GPU
+    /// adapter is present, `Cpu` otherwise; `Cpu` and `Gpu` stay as asked.
+    pub fn resolve(self) -> Backend {
+        match self {
+            Backend::Auto if spillway::gpu::hardware_adapter().is_some() => Backend::Gpu,
+            Backend::Auto => Backend::Cpu,
+            other => other,
+        }
     }
 }
 

@@ -22,8 +22,8 @@ pub struct SimArgs {
     /// Simulated seconds to run.
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub seconds: f64,
-    /// Where the simulation runs.
-    #[arg(long, value_enum, default_value = "cpu")]
+    /// Where the simulation runs (auto: the GPU where a hardware GPU exists).
+    #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
     /// Overrides of the level's solver parameters.
     #[command(flatten)]
@@ -97,7 +97,10 @@ impl SimReport {
 
 /// Runs `spillway sim`.
 pub fn run(args: &SimArgs) -> CliResult {
-    args.backend.require_available()?;
+    let args = &SimArgs {
+        backend: args.backend.resolve(),
+        ..args.clone()
+    };
     init_threads(args.threads.map(usize::from))?;
     let path = &args.level;
     let mut level = file::load(path).map_err(|e| CliError::failure(e.to_string()))?;
