@@ -359,6 +359,29 @@ pub fn sample_project() -> Option<PathBuf> {
     beside.is_file().then_some(beside)
 }
 
+/// eframe's device set-up, asking the adapter for what the GPU water solver needs on an
+/// 8192² level (as far as the adapter can give it; a level the device cannot hold then runs on
+/// the CPU solver).
+fn wgpu_options() -> eframe::egui_wgpu::WgpuConfiguration {
+    use eframe::egui_wgpu::{WgpuSetup, WgpuSetupCreateNew};
+    let mut setup = WgpuSetupCreateNew::without_display_handle();
+    setup.device_descriptor = std::sync::Arc::new(|adapter| {
+        let wanted = wgpu::Limits {
+            max_texture_dimension_2d: 8192,
+            ..spillway::gpu::required_limits(8192, 8192)
+        };
+        wgpu::DeviceDescriptor {
+            label: Some("spillway editor device"),
+            required_limits: wanted.or_worse_values_from(&adapter.limits()),
+            ..Default::default()
+        }
+    });
+    eframe::egui_wgpu::WgpuConfiguration {
+        wgpu_setup: WgpuSetup::CreateNew(setup),
+        ..Default::default()
+    }
+}
+
 /// Opens the editor window on `project` (or the bundled sample project) and returns when it
 /// closes. Fails with a clear message when there is no display.
 pub fn run(project: Option<PathBuf>) -> Result<(), String> {
@@ -386,6 +409,7 @@ pub fn run(project: Option<PathBuf>) -> Result<(), String> {
             .with_min_inner_size([640.0, 400.0])
             .with_drag_and_drop(true),
         renderer: eframe::Renderer::Wgpu,
+        wgpu_options: wgpu_options(),
         ..Default::default()
     };
     eframe::run_native(

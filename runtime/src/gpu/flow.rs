@@ -8,7 +8,7 @@ const SOURCE: &str = include_str!("../../../shaders/flow.wgsl");
 
 /// Strips tried in order of preference (threads per workgroup, rows per strip); the first
 /// that fits the device's workgroup memory wins.
-const TILES: [(u32, u32); 2] = [(128, 32), (64, 32)];
+const TILES: [(u32, u32); 2] = [(128, 27), (64, 27)];
 
 /// Environment variable overriding the flow strips, `THREADSxROWS` (a benchmark tuning knob).
 pub const TILE_ENV: &str = "SPILLWAY_GPU_TILE";
