@@ -210,3 +210,35 @@ fn bad_edits_are_errors() {
     // Still usable afterwards.
     run_gpu(&mut sim, 10, 10);
 }
+
+#[test]
+fn probe_reads_the_cell_the_full_read_back_sees() {
+    let level = basin(SolverKind::Pipes);
+    let mut sim = gpu(&level);
+    sim.step_n(37, level.params.dt).unwrap();
+    let depth = sim.read_depth().unwrap();
+    let (dis_x, dis_y) = sim.read_discharges().unwrap();
+    let (x, y) = (level.nx() / 3, level.ny() / 2);
+    sim.request_probe(x, y);
+    let mut reading = None;
+    for _ in 0..10_000 {
+        reading = sim.poll_probe();
+        if reading.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let r = reading.expect("the probe came back");
+    let nx = level.nx();
+    let cell = y * nx + x;
+    assert_eq!((r.x, r.y), (x, y));
+    assert_eq!(r.depth, depth[cell]);
+    assert_eq!(r.surface, level.terrain.data[cell] + depth[cell]);
+    let section = depth[cell] * level.cell_size;
+    let u = 0.5 * (dis_x[y * (nx + 1) + x] + dis_x[y * (nx + 1) + x + 1]) / section;
+    let v = 0.5 * (dis_y[cell] + dis_y[cell + nx]) / section;
+    assert!((r.velocity[0] - u).abs() < 1e-6 && (r.velocity[1] - v).abs() < 1e-6);
+    // Outside the grid nothing is asked.
+    sim.request_probe(nx, 0);
+    assert!(sim.poll_probe().is_none());
+}

@@ -40,6 +40,7 @@ mod flow;
 mod forcing;
 mod kernel;
 mod passes;
+mod probe;
 mod readback;
 mod region;
 mod run;
@@ -55,6 +56,7 @@ use crate::sim::{SimError, StepError};
 pub use bench::{BenchResult, bench, bench_level, pipe_scene};
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};
 pub use flow::TILE_ENV;
+pub use probe::ProbeReading;
 pub use sim::{GpuSimulation, GpuStatus};
 
 /// Why the GPU solver cannot run or continue.

@@ -40,6 +40,7 @@ pub struct GpuSimulation {
     pub(crate) table_dt: f32,
     pub(crate) headroom: u32,
     pub(crate) readback: StatsReadback,
+    pub(crate) probe: super::probe::ProbeReadback,
     pub(crate) last: Option<Report>,
     pub(crate) volume_initial: f64,
     pub(crate) time_base: f64,
@@ -221,6 +222,7 @@ impl GpuSimulation {
             table_dt: params.dt,
             headroom: 1,
             readback: StatsReadback::new(device, grid.edge_groups as usize, partial_count(nx * ny)),
+            probe: super::probe::ProbeReadback::new(device),
             last: None,
             volume_initial: volume(&start.depth, dx),
             time_base: start.time,
@@ -355,6 +357,12 @@ impl GpuSimulation {
     /// at element `view[3]`.
     pub fn flow_y_buffer(&self) -> &wgpu::Buffer {
         &self.bufs.qy
+    }
+
+    /// Elements in one half of [`Self::depth_buffer`]: the previous state starts at
+    /// `depth_half() - view[1]` (for drawing between the last two states).
+    pub fn depth_half(&self) -> u32 {
+        self.grid.half_d
     }
 
     /// Four `u32` written by the GPU after every step: the current half (0 or 1) and the element
