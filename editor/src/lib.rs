@@ -7,6 +7,7 @@ pub mod app;
 pub mod cli;
 pub mod document;
 pub mod heightmap;
+pub mod preview;
 pub mod project;
 pub mod tools;
 pub mod viewport;

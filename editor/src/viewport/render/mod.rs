@@ -7,6 +7,7 @@ mod scene;
 pub mod target;
 pub mod terrain;
 mod tiles;
+pub mod water;
 
 use spillway::Level;
 use wgpu::util::DeviceExt;
@@ -17,6 +18,8 @@ use scene::{Globals, globals};
 pub use target::RenderTarget;
 pub use terrain::TerrainTextures;
 use tiles::{View, tile_buffer, tile_indices, visible_tiles};
+pub use water::{WaterBuffers, WaterOverlay, WaterStyle};
+use water::WaterPass;
 
 /// Quads along one side of a mesh tile.
 pub const TILE_QUADS: u32 = 64;
@@ -40,6 +43,23 @@ pub struct TerrainRenderer {
     error: Option<String>,
     visible_tiles: usize,
     triangles: usize,
+    water_pass: WaterPass,
+    /// The live water to draw this frame, if any.
+    water: Option<(WaterBuffers, WaterStyle)>,
+}
+
+/// Per-instance vertex layout of the mesh tiles (their first cell).
+fn tile_layout() -> wgpu::VertexBufferLayout<'static> {
+    const ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Uint32x2,
+        offset: 0,
+        shader_location: 0,
+    }];
+    wgpu::VertexBufferLayout {
+        array_stride: 8,
+        step_mode: wgpu::VertexStepMode::Instance,
+        attributes: &ATTRIBUTES,
+    }
 }
 
 impl TerrainRenderer {
@@ -88,15 +108,7 @@ impl TerrainRenderer {
                 module: &shader,
                 entry_point: Some("vs_main"),
                 compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: 8,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &[wgpu::VertexAttribute {
-                        format: wgpu::VertexFormat::Uint32x2,
-                        offset: 0,
-                        shader_location: 0,
-                    }],
-                })],
+                buffers: &[Some(tile_layout())],
             },
             primitive: wgpu::PrimitiveState {
                 topology: wgpu::PrimitiveTopology::TriangleList,
@@ -153,7 +165,17 @@ impl TerrainRenderer {
             error: None,
             visible_tiles: 0,
             triangles: 0,
+            water_pass: WaterPass::new(device, tile_layout()),
+            water: None,
         }
+    }
+
+    /// Draws live water from `water` (the GPU solver's buffers) in the next frames, or none.
+    pub fn set_water(&mut self, water: Option<(WaterBuffers, WaterStyle)>) {
+        if water.is_none() {
+            self.water_pass.unbind();
+        }
+        self.water = water;
     }
 
     /// Uploads what changed in `level` (everything on first use or when the size changed).
@@ -271,6 +293,19 @@ impl TerrainRenderer {
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
 
+        let mut water_ready = false;
+        if let (Some((buffers, style)), Some((textures, _))) = (&self.water, &self.terrain) {
+            let (_, authored) = textures.views();
+            self.water_pass.prepare(
+                &self.device,
+                &self.queue,
+                buffers,
+                style,
+                &self.globals,
+                &authored,
+            );
+            water_ready = true;
+        }
         let Some(target) = &self.target else {
             return recreated;
         };
@@ -315,13 +350,20 @@ impl TerrainRenderer {
                 pass.set_bind_group(0, bind, &[]);
                 pass.set_vertex_buffer(0, self.tiles.slice(..));
                 pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
-                let mut first = 0u32;
-                for (lod, count) in per_lod.iter().enumerate() {
-                    let count = *count as u32;
-                    if count > 0 {
-                        pass.draw_indexed(self.lod_ranges[lod].clone(), 0, first..first + count);
+                let draw_tiles = |pass: &mut wgpu::RenderPass<'_>| {
+                    let mut first = 0u32;
+                    for (lod, count) in per_lod.iter().enumerate() {
+                        let count = *count as u32;
+                        if count > 0 {
+                            let range = self.lod_ranges[lod].clone();
+                            pass.draw_indexed(range, 0, first..first + count);
+                        }
+                        first += count;
                     }
-                    first += count;
+                };
+                draw_tiles(&mut pass);
+                if water_ready && self.water_pass.draw(&mut pass) {
+                    draw_tiles(&mut pass);
                 }
             }
         }

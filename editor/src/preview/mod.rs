@@ -1,0 +1,310 @@
+//! `Preview`: the live water of the open document. It runs the runtime's GPU solver on the
+//! renderer's device (so the water is drawn straight from the solver's buffers), steps it by
+//! the frame's real time times a speed factor, takes the document's edits without a reset,
+//! reads volume figures and a probe back asynchronously, and pauses on a blow-up. It never
+//! writes to the document: reset returns to the authored level exactly.
+
+use spillway::Level;
+use spillway::gpu::{GpuError, GpuSimulation, ProbeReading};
+use spillway::sim::{Stats, StepError};
+
+use crate::document::{CellRect, Changes};
+use crate::viewport::render::WaterBuffers;
+
+/// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
+pub const MAX_STEPS_PER_FRAME: usize = 4000;
+
+/// Most samples kept for the plots (older ones are thinned).
+const MAX_SAMPLES: usize = 2048;
+
+/// Slowest and fastest speed factors (simulated seconds per real second).
+pub const SPEED_RANGE: std::ops::RangeInclusive<f32> = 0.05..=1000.0;
+
+/// One point of the plots over simulated time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// Simulated time, seconds.
+    pub time: f64,
+    /// Water volume, m³.
+    pub volume: f64,
+    /// Flooded (wet) area, m².
+    pub flooded: f64,
+}
+
+/// Where a blow-up or runaway stopped the preview.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Halt {
+    /// What happened, for the user.
+    pub message: String,
+    /// The cell where it happened, if known (x, y).
+    pub cell: Option<(usize, usize)>,
+}
+
+/// The live preview.
+#[derive(Default)]
+pub struct Preview {
+    sim: Option<GpuSimulation>,
+    /// Whether time runs.
+    pub playing: bool,
+    /// Simulated seconds per real second.
+    pub speed: f32,
+    /// Steps owed to the speed factor but not run yet (fractions carry to the next frame).
+    owed: f64,
+    /// The latest volume figures.
+    pub stats: Option<Stats>,
+    /// Volume and flooded area over time.
+    pub history: Vec<Sample>,
+    /// Why the preview stopped by itself.
+    pub halt: Option<Halt>,
+    /// Why the preview cannot run at all (no device, too large).
+    pub error: Option<String>,
+    /// The last probe reading.
+    pub probe: Option<ProbeReading>,
+    /// What was last handed to the solver, to find edits.
+    uploaded: Option<Level>,
+    /// Steps run in the last frame.
+    pub last_steps: usize,
+}
+
+impl Preview {
+    /// A paused preview at real-time speed.
+    pub fn new() -> Self {
+        Self {
+            speed: 1.0,
+            ..Self::default()
+        }
+    }
+
+    /// Whether a simulation exists (time has run since the last reset).
+    pub fn is_live(&self) -> bool {
+        self.sim.is_some()
+    }
+
+    /// Simulated time, seconds.
+    pub fn time(&self) -> f64 {
+        self.stats.as_ref().map_or(0.0, |s| s.time)
+    }
+
+    /// Drops the running water: the next frame starts again from the authored level.
+    pub fn reset(&mut self) {
+        self.sim = None;
+        self.uploaded = None;
+        self.stats = None;
+        self.history.clear();
+        self.halt = None;
+        self.error = None;
+        self.probe = None;
+        self.owed = 0.0;
+        self.last_steps = 0;
+    }
+
+    /// Starts time running (from the authored state if nothing runs yet).
+    pub fn play(&mut self) {
+        self.playing = true;
+        self.halt = None;
+    }
+
+    /// Stops time.
+    pub fn pause(&mut self) {
+        self.playing = false;
+        self.owed = 0.0;
+    }
+
+    fn ensure(&mut self, level: &Level, device: &wgpu::Device, queue: &wgpu::Queue) -> bool {
+        if self.sim.is_some() {
+            return true;
+        }
+        if self.error.is_some() {
+            return false;
+        }
+        match GpuSimulation::new(level, device, queue) {
+            Ok(mut sim) => {
+                sim.request_stats();
+                self.sim = Some(sim);
+                self.uploaded = Some(level.clone());
+                true
+            }
+            Err(e) => {
+                self.error = Some(format!("The water preview cannot run: {e}"));
+                self.playing = false;
+                false
+            }
+        }
+    }
+
+    /// Hands the document's edits to the running solver; they take effect at the next step.
+    /// A new document or a new size resets the preview.
+    pub fn sync(&mut self, level: &Level, changes: &Changes) {
+        let Some(sim) = self.sim.as_mut() else {
+            return;
+        };
+        let Some(old) = self.uploaded.as_mut() else {
+            return;
+        };
+        if changes.whole || old.nx() != level.nx() || old.ny() != level.ny() {
+            self.reset();
+            return;
+        }
+        let mut failed = None;
+        let mut upload = |rect: Option<CellRect>, water: bool| {
+            let Some(r) = rect.filter(|r| !r.is_empty()) else {
+                return;
+            };
+            let grid = if water { &level.water } else { &level.terrain };
+            let values = crate::document::region::copy_out(&grid.data, grid.nx, &r);
+            let result = if water {
+                sim.update_water_region(r.x0, r.y0, r.width(), r.height(), &values)
+            } else {
+                sim.update_terrain_region(r.x0, r.y0, r.width(), r.height(), &values)
+            };
+            if let Err(e) = result {
+                failed = Some(e);
+            }
+        };
+        upload(changes.terrain, false);
+        upload(changes.water, true);
+        if old.params != level.params {
+            failed = sim.set_params(&level.params).err().or(failed);
+        }
+        if old.sources != level.sources || old.sinks != level.sinks {
+            failed = sim.set_sources_sinks(level).err().or(failed);
+        }
+        if old.boundaries != level.boundaries {
+            failed = sim.set_boundaries(level).err().or(failed);
+        }
+        old.params = level.params.clone();
+        old.sources = level.sources.clone();
+        old.sinks = level.sinks.clone();
+        old.boundaries = level.boundaries.clone();
+        if let Some(e) = failed {
+            self.fail(e);
+        }
+    }
+
+    fn fail(&mut self, e: GpuError) {
+        self.error = Some(format!("The water preview stopped: {e}"));
+        self.sim = None;
+        self.playing = false;
+    }
+
+    /// Runs one frame of `real_dt` seconds: steps the solver by `speed × real_dt` simulated
+    /// seconds while playing (or `single` steps when asked), collects read-backs, and asks for
+    /// the next ones. `probe` is the cell under the cursor. Returns whether anything runs, so
+    /// the caller keeps redrawing.
+    pub fn frame(
+        &mut self,
+        level: &Level,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        real_dt: f32,
+        single: usize,
+        probe: Option<(usize, usize)>,
+    ) -> bool {
+        self.last_steps = 0;
+        if !(self.playing || single > 0 || self.sim.is_some()) {
+            return false;
+        }
+        if !self.ensure(level, device, queue) {
+            return false;
+        }
+        let dt = level.params.dt.max(1e-6) as f64;
+        let mut steps = single;
+        if self.playing {
+            self.owed += self.speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()) as f64
+                * real_dt.clamp(0.0, 0.25) as f64
+                / dt;
+            let whole = self.owed.floor().min(MAX_STEPS_PER_FRAME as f64);
+            self.owed = (self.owed - whole).min(1.0);
+            steps += whole as usize;
+        }
+        let Some(sim) = self.sim.as_mut() else {
+            return false;
+        };
+        if steps > 0
+            && let Err(e) = sim.step_n(steps, level.params.dt)
+        {
+            self.fail(e);
+            return false;
+        }
+        self.last_steps = steps;
+        if let Some(stats) = sim.poll_stats() {
+            let status = sim.status();
+            record(&mut self.history, &stats, level.cell_size);
+            self.stats = Some(stats);
+            if let Some(e) = status.halted {
+                self.playing = false;
+                self.halt = Some(halt(&e));
+                sim.clear_halt();
+            }
+        }
+        sim.request_stats();
+        if let Some(reading) = sim.poll_probe() {
+            self.probe = Some(reading);
+        }
+        match probe {
+            Some((x, y)) => sim.request_probe(x, y),
+            None => self.probe = None,
+        }
+        true
+    }
+
+    /// The buffers to draw the water from, while a simulation exists.
+    pub fn water(&self) -> Option<WaterBuffers> {
+        let sim = self.sim.as_ref()?;
+        Some(WaterBuffers {
+            terrain: sim.terrain_buffer().clone(),
+            depth: sim.depth_buffer().clone(),
+            flow_x: sim.flow_x_buffer().clone(),
+            flow_y: sim.flow_y_buffer().clone(),
+            view: sim.view_buffer().clone(),
+            depth_half: sim.depth_half(),
+            blend: if self.playing {
+                1.0 - self.owed.clamp(0.0, 1.0) as f32
+            } else {
+                1.0
+            },
+        })
+    }
+
+    /// The whole depth grid now (blocking; for tests and "apply to level").
+    pub fn read_depth(&self) -> Option<Vec<f32>> {
+        self.sim.as_ref()?.read_depth().ok()
+    }
+
+    /// Waits for the steps run so far and returns fresh figures (blocking; for tests).
+    pub fn wait_stats(&mut self) -> Option<Stats> {
+        let stats = self.sim.as_mut()?.stats().ok()?;
+        self.stats = Some(stats.clone());
+        Some(stats)
+    }
+}
+
+fn halt(e: &StepError) -> Halt {
+    let cell = match e {
+        StepError::BlowUp { x, y, .. } => Some((*x, *y)),
+        _ => None,
+    };
+    Halt {
+        message: format!("Preview paused: {e}. The level itself is unchanged."),
+        cell,
+    }
+}
+
+/// Appends a sample; when full, drops every other old sample so the plot keeps its span.
+fn record(history: &mut Vec<Sample>, stats: &Stats, cell_size: f32) {
+    if history.last().is_some_and(|s| s.time >= stats.time) {
+        return;
+    }
+    if history.len() >= MAX_SAMPLES {
+        let mut keep = 0;
+        history.retain(|_| {
+            keep += 1;
+            keep % 2 == 0
+        });
+    }
+    history.push(Sample {
+        time: stats.time,
+        volume: stats.volume,
+        flooded: stats.wet_cells as f64 * (cell_size as f64).powi(2),
+    });
+}

@@ -1,0 +1,273 @@
+//! `WaterPass`: owner of `water.wgsl`. Draws the live water surface over the terrain, in the
+//! terrain's render pass and with its tiles, reading the GPU solver's storage buffers directly.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::target;
+
+/// The GPU solver's buffers the water is drawn from (see `spillway::gpu::GpuSimulation`).
+#[derive(Clone, Debug)]
+pub struct WaterBuffers {
+    /// Terrain heights, `nx·ny` f32.
+    pub terrain: wgpu::Buffer,
+    /// Depth, two halves of `depth_half` f32.
+    pub depth: wgpu::Buffer,
+    /// x-face discharges, two halves.
+    pub flow_x: wgpu::Buffer,
+    /// y-face discharges, two halves.
+    pub flow_y: wgpu::Buffer,
+    /// The four-word view block naming the current halves.
+    pub view: wgpu::Buffer,
+    /// Elements in one depth half.
+    pub depth_half: u32,
+    /// How far the display is between the previous state (0) and the current one (1).
+    pub blend: f32,
+}
+
+/// How the water is coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaterOverlay {
+    /// Shaded water.
+    #[default]
+    None,
+    /// A colour map of the depth.
+    Depth,
+    /// Speed colours with streaks moving along the flow.
+    Velocity,
+    /// Every wet cell in one colour.
+    Flooded,
+    /// Deeper (red) or shallower (blue) than the authored water.
+    Difference,
+}
+
+impl WaterOverlay {
+    /// Every overlay, in menu order.
+    pub const ALL: [WaterOverlay; 5] = [
+        WaterOverlay::None,
+        WaterOverlay::Depth,
+        WaterOverlay::Velocity,
+        WaterOverlay::Flooded,
+        WaterOverlay::Difference,
+    ];
+
+    /// The name shown in menus.
+    pub fn name(self) -> &'static str {
+        match self {
+            WaterOverlay::None => "Shaded",
+            WaterOverlay::Depth => "Depth",
+            WaterOverlay::Velocity => "Velocity",
+            WaterOverlay::Flooded => "Flooded area",
+            WaterOverlay::Difference => "Change from authored",
+        }
+    }
+}
+
+/// `struct Water` of `water.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct WaterUniform {
+    ints: [u32; 4],
+    floats: [f32; 4],
+}
+
+/// How to draw the water this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WaterStyle {
+    /// The overlay.
+    pub overlay: WaterOverlay,
+    /// Seconds of animation (detail normals, streaks).
+    pub time: f32,
+    /// Depth at the top of the depth colour map, metres.
+    pub depth_scale: f32,
+    /// Speed at the top of the velocity colour map, m/s.
+    pub speed_scale: f32,
+}
+
+/// The water pipeline and its bindings.
+pub(super) struct WaterPass {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    uniform: wgpu::Buffer,
+    bound: Option<(WaterBuffers, wgpu::BindGroup)>,
+}
+
+fn storage(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn uniform(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+impl WaterPass {
+    /// Compiles the pass; `tile_layout` is the terrain's per-instance tile vertex layout.
+    pub fn new(device: &wgpu::Device, tile_layout: wgpu::VertexBufferLayout<'_>) -> Self {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("viewport water"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("water.wgsl").into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("viewport water"),
+            entries: &[
+                uniform(0),
+                storage(1),
+                storage(2),
+                storage(3),
+                storage(4),
+                storage(5),
+                uniform(6),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 7,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("viewport water"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("viewport water"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &shader,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(tile_layout)],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                cull_mode: None,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: target::DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: target::COLOUR_FORMAT,
+                    blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("viewport water uniform"),
+            size: std::mem::size_of::<WaterUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self {
+            pipeline,
+            layout,
+            uniform,
+            bound: None,
+        }
+    }
+
+    /// Binds `water` (rebinding only when its buffers changed) and uploads `style`. `globals`
+    /// is the terrain's uniform block; `authored` the document's water texture.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        water: &WaterBuffers,
+        style: &WaterStyle,
+        globals: &wgpu::Buffer,
+        authored: &wgpu::TextureView,
+    ) {
+        let same = self.bound.as_ref().is_some_and(|(b, _)| {
+            b.depth == water.depth
+                && b.terrain == water.terrain
+                && b.flow_x == water.flow_x
+                && b.flow_y == water.flow_y
+                && b.view == water.view
+        });
+        if !same {
+            let entries = [
+                globals.as_entire_binding(),
+                water.terrain.as_entire_binding(),
+                water.depth.as_entire_binding(),
+                water.flow_x.as_entire_binding(),
+                water.flow_y.as_entire_binding(),
+                water.view.as_entire_binding(),
+                self.uniform.as_entire_binding(),
+                wgpu::BindingResource::TextureView(authored),
+            ];
+            let entries: Vec<_> = entries
+                .into_iter()
+                .enumerate()
+                .map(|(i, resource)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource,
+                })
+                .collect();
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("viewport water"),
+                layout: &self.layout,
+                entries: &entries,
+            });
+            self.bound = Some((water.clone(), group));
+        }
+        let u = WaterUniform {
+            ints: [water.depth_half, style.overlay as u32, 0, 0],
+            floats: [
+                water.blend.clamp(0.0, 1.0),
+                style.time,
+                style.depth_scale.max(1e-3),
+                style.speed_scale.max(1e-3),
+            ],
+        };
+        queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&u));
+    }
+
+    /// Forgets the bound buffers (the simulation was dropped).
+    pub fn unbind(&mut self) {
+        self.bound = None;
+    }
+
+    /// Records the draw into the terrain's pass (tiles and indices already set).
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) -> bool {
+        let Some((_, group)) = &self.bound else {
+            return false;
+        };
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        true
+    }
+}

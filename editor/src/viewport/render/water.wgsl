@@ -1,0 +1,226 @@
+// The water pass of the editor viewport (thesis §4.7): the live water surface drawn straight
+// from the GPU solver's storage buffers (no CPU copy), between the last two solver states for
+// smooth motion. Per-pixel lighting from interpolated surface normals plus flow-advected detail
+// normals, Schlick Fresnel against a sky gradient, colour and transparency from the depth,
+// shoreline fading, and the overlays: depth colour map, velocity streaks, flooded-area mask and
+// the difference from the authored water.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,
+    sun: vec4<f32>,
+    level: vec4<f32>,
+    heights: vec4<f32>,
+    brush_a: vec4<f32>,
+    brush_b: vec4<f32>,
+    overlays: vec4<f32>,
+};
+
+struct Water {
+    // elements in one depth half, overlay mode, unused, unused
+    ints: vec4<u32>,
+    // blend between the previous (0) and current (1) state, seconds of animation, colour-map
+    // top depth (m), colour-map top speed (m/s)
+    floats: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> g: Globals;
+@group(0) @binding(1) var<storage, read> terrain: array<f32>;
+@group(0) @binding(2) var<storage, read> depth: array<f32>;
+@group(0) @binding(3) var<storage, read> qx: array<f32>;
+@group(0) @binding(4) var<storage, read> qy: array<f32>;
+@group(0) @binding(5) var<storage, read> view: array<u32, 4>;
+@group(0) @binding(6) var<uniform> w: Water;
+@group(0) @binding(7) var authored: texture_2d<f32>;
+
+const MODE_NONE: u32 = 0u;
+const MODE_DEPTH: u32 = 1u;
+const MODE_VELOCITY: u32 = 2u;
+const MODE_FLOODED: u32 = 3u;
+const MODE_DIFFERENCE: u32 = 4u;
+const DRY: f32 = 0.002;
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) depth: f32,
+    @location(3) velocity: vec2<f32>,
+    @location(4) authored: f32,
+};
+
+fn last_cell() -> vec2<i32> {
+    return vec2<i32>(i32(g.level.x) - 1, i32(g.level.y) - 1);
+}
+
+fn index(c: vec2<i32>) -> u32 {
+    let k = clamp(c, vec2<i32>(0, 0), last_cell());
+    return u32(k.y) * u32(g.level.x) + u32(k.x);
+}
+
+// Depth between the previous and the current state.
+fn water_depth(c: vec2<i32>) -> f32 {
+    let i = index(c);
+    let cur = depth[view[1] + i];
+    let prev = depth[(w.ints.x - view[1]) + i];
+    return max(mix(prev, cur, w.floats.x), 0.0);
+}
+
+// The water surface, or the terrain where a cell is dry (so normals do not tilt into shores).
+fn surface(c: vec2<i32>, own: f32) -> f32 {
+    let d = water_depth(c);
+    if d <= DRY {
+        return own;
+    }
+    return terrain[index(c)] + d;
+}
+
+// The grid position of tile vertex `vi` (skirt vertices collapse onto their edge vertex).
+fn tile_vertex(vi: u32, side: u32) -> vec2<u32> {
+    let grid = side * side;
+    if vi < grid {
+        return vec2<u32>(vi % side, vi / side);
+    }
+    let edge = (vi - grid) / side;
+    let k = (vi - grid) % side;
+    let q = side - 1u;
+    if edge == 1u {
+        return vec2<u32>(k, q);
+    } else if edge == 2u {
+        return vec2<u32>(0u, k);
+    } else if edge == 3u {
+        return vec2<u32>(q, k);
+    }
+    return vec2<u32>(k, 0u);
+}
+
+@vertex
+fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> VertexOut {
+    let side = u32(g.level.w) + 1u;
+    let last = last_cell();
+    let cell = min(vec2<i32>(tile + tile_vertex(vi, side)), last);
+    let cs = g.level.z;
+    let d = water_depth(cell);
+    let b = terrain[index(cell)];
+    // Dry vertices sink a little below the terrain, so shores end under the ground.
+    var z = b + d;
+    if d <= DRY {
+        z = b - 0.05;
+    }
+    let own = b + d;
+    let l = surface(cell - vec2<i32>(1, 0), own);
+    let r = surface(cell + vec2<i32>(1, 0), own);
+    let u = surface(cell - vec2<i32>(0, 1), own);
+    let dn = surface(cell + vec2<i32>(0, 1), own);
+    var out: VertexOut;
+    out.world = vec3<f32>((f32(cell.x) + 0.5) * cs, (f32(cell.y) + 0.5) * cs, z);
+    out.normal = normalize(vec3<f32>(-(r - l) / (2.0 * cs), -(dn - u) / (2.0 * cs), 1.0));
+    out.depth = d;
+    // Depth-averaged velocity from the current face discharges.
+    let nx = u32(g.level.x);
+    let x = u32(cell.x);
+    let y = u32(cell.y);
+    let fx = view[2] + y * (nx + 1u) + x;
+    let fy = view[3] + y * nx + x;
+    let section = max(d, 0.05) * cs;
+    out.velocity = vec2<f32>(0.5 * (qx[fx] + qx[fx + 1u]), 0.5 * (qy[fy] + qy[fy + nx])) / section;
+    out.authored = textureLoad(authored, cell, 0).x;
+    out.clip = g.view_proj * vec4<f32>(out.world, 1.0);
+    return out;
+}
+
+// Gradient of a small sum of travelling sines: cheap detail normals.
+fn ripples(p: vec2<f32>) -> vec2<f32> {
+    let d1 = vec2<f32>(0.80, 0.60);
+    let d2 = vec2<f32>(-0.45, 0.89);
+    let d3 = vec2<f32>(0.97, -0.24);
+    let g1 = cos(dot(p, d1) * 2.1) * d1 * 2.1 * 0.05;
+    let g2 = cos(dot(p, d2) * 3.7 + 1.3) * d2 * 3.7 * 0.03;
+    let g3 = cos(dot(p, d3) * 6.3 + 0.7) * d3 * 6.3 * 0.015;
+    return g1 + g2 + g3;
+}
+
+// Detail slope moved along the flow: two phases of the same pattern, each dragged by the
+// velocity for a while and faded out while it resets, so the surface reads as moving.
+fn flow_detail(p: vec2<f32>, vel: vec2<f32>, t: f32) -> vec2<f32> {
+    let v = vel * min(1.0, 3.0 / max(length(vel), 1e-3));
+    let a = fract(t * 0.25);
+    let b = fract(t * 0.25 + 0.5);
+    let ga = ripples(p - v * a * 4.0);
+    let gb = ripples(p - v * b * 4.0 + vec2<f32>(3.1, 1.7));
+    let wa = 1.0 - abs(2.0 * a - 1.0);
+    return ga * wa + gb * (1.0 - wa);
+}
+
+fn ramp(t: f32) -> vec3<f32> {
+    // Dark blue → cyan → yellow → red.
+    let c0 = vec3<f32>(0.05, 0.10, 0.45);
+    let c1 = vec3<f32>(0.00, 0.65, 0.85);
+    let c2 = vec3<f32>(0.95, 0.85, 0.15);
+    let c3 = vec3<f32>(0.85, 0.15, 0.10);
+    let s = clamp(t, 0.0, 1.0) * 3.0;
+    if s < 1.0 {
+        return mix(c0, c1, s);
+    } else if s < 2.0 {
+        return mix(c1, c2, s - 1.0);
+    }
+    return mix(c2, c3, s - 2.0);
+}
+
+fn srgb(c: vec3<f32>) -> vec3<f32> {
+    let lo = c * 12.92;
+    let hi = 1.055 * pow(c, vec3<f32>(1.0 / 2.4)) - 0.055;
+    return select(hi, lo, c < vec3<f32>(0.0031308));
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    let mode = w.ints.y;
+    if in.depth <= DRY && mode != MODE_DIFFERENCE {
+        discard;
+    }
+    let t = w.floats.y;
+    let detail = flow_detail(in.world.xy, in.velocity, t) * smoothstep(0.0, 0.3, in.depth);
+    let n = normalize(normalize(in.normal) + vec3<f32>(-detail, 0.0));
+    let v = normalize(g.eye.xyz - in.world);
+    let sun = normalize(g.sun.xyz);
+    let cos_v = clamp(dot(n, v), 0.0, 1.0);
+    let fresnel = 0.02 + 0.98 * pow(1.0 - cos_v, 5.0);
+    let r = reflect(-v, n);
+    let sky = mix(vec3<f32>(0.55, 0.62, 0.70), vec3<f32>(0.12, 0.25, 0.50), clamp(r.z, 0.0, 1.0));
+    let spec = pow(max(dot(r, sun), 0.0), 180.0) * 4.0;
+    // Shallow water is clear turquoise, deep water dark blue; opacity grows with depth.
+    let deep = 1.0 - exp(-in.depth / 2.0);
+    let body = mix(vec3<f32>(0.05, 0.30, 0.32), vec3<f32>(0.01, 0.05, 0.16), deep);
+    let lit = body * (0.35 + 0.65 * max(dot(n, sun), 0.0));
+    var colour = mix(lit, sky, fresnel) + vec3<f32>(spec);
+    var alpha = (0.35 + 0.6 * deep) * smoothstep(DRY, 0.08, in.depth);
+    alpha = max(alpha, fresnel * smoothstep(DRY, 0.08, in.depth));
+
+    if mode == MODE_DEPTH {
+        colour = ramp(in.depth / max(w.floats.z, 1e-3));
+        alpha = 0.9;
+    } else if mode == MODE_VELOCITY {
+        let speed = length(in.velocity);
+        let dir = in.velocity / max(speed, 1e-4);
+        // Streaks across the flow direction, sliding downstream with the water.
+        let along = dot(in.world.xy, dir);
+        let across = dot(in.world.xy, vec2<f32>(-dir.y, dir.x));
+        let streak = smoothstep(0.6, 1.0, fract(along * 0.25 - t * min(speed, 4.0) * 0.5))
+            * smoothstep(0.2, 0.5, abs(fract(across * 0.5) - 0.5) * 2.0);
+        colour = ramp(speed / max(w.floats.w, 1e-3)) * (0.6 + 0.4 * streak) + vec3<f32>(0.3 * streak);
+        alpha = 0.9;
+    } else if mode == MODE_FLOODED {
+        colour = vec3<f32>(0.85, 0.10, 0.08);
+        alpha = 0.75;
+    } else if mode == MODE_DIFFERENCE {
+        let diff = in.depth - in.authored;
+        if abs(diff) < 0.01 {
+            discard;
+        }
+        let m = clamp(abs(diff) / max(w.floats.z * 0.25, 1e-3), 0.0, 1.0);
+        colour = select(vec3<f32>(0.1, 0.3, 0.95), vec3<f32>(0.95, 0.2, 0.1), diff > 0.0);
+        alpha = 0.3 + 0.6 * m;
+    }
+    return vec4<f32>(srgb(colour) * alpha, alpha);
+}
