@@ -294,3 +294,40 @@ fn save_then_reopen_keeps_sources_sinks_boundaries_and_water() {
     assert_eq!(reopened.water, edited.water);
     assert_eq!(reopened, &edited);
 }
+
+#[test]
+fn the_inspector_edits_the_selected_source_as_undoable_steps() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    let at = ed.click_at(ed.at(0.5, 0.5));
+    ed.click("Target level");
+    let level = ed.harness.state().document().level();
+    let ground = level.terrain.sample(at[0], at[1]);
+    match level.sources[0].kind {
+        SourceKind::Level {
+            surface,
+            max_m3_per_s,
+        } => {
+            assert!(
+                (surface - (ground + 1.0)).abs() < 1e-3,
+                "{surface} vs {ground}"
+            );
+            assert_eq!(max_m3_per_s, 5.0, "the rate becomes the capacity");
+        }
+        ref other => panic!("the kind is still {other:?}"),
+    }
+    ed.click("Box");
+    let doc = ed.harness.state().document();
+    assert!(matches!(
+        doc.level().sources[0].shape,
+        Shape::Box { x0, x1, .. } if (x1 - x0 - 6.0).abs() < 1e-4
+    ));
+    assert_eq!(doc.history().undo_len(), 3, "place, kind, shape");
+    assert_eq!(doc.history().undo_label(), Some("Edit source"));
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let source = &ed.harness.state().document().level().sources[0];
+    assert_eq!(source.kind, SourceKind::Rate { m3_per_s: 5.0 });
+    assert!(matches!(source.shape, Shape::Circle { .. }));
+}

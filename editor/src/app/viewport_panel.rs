@@ -148,11 +148,8 @@ impl ViewportPanel {
         let scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
         self.draw(ui, frame, rect, document.level(), &changes, &scene);
         let painter = ui.painter_at(rect);
-        let view = water_overlay::View {
-            camera: &self.camera,
-            rect,
-            bounds: level_bounds(document.level(), self.z_range),
-        };
+        let bounds = level_bounds(document.level(), self.z_range);
+        let view = water_overlay::View::new(&self.camera, rect, &bounds);
         water_overlay::draw(
             &painter,
             &view,

@@ -11,7 +11,7 @@ use super::authoring::Authoring;
 use crate::tools::Tool;
 use crate::tools::boundary::{edge_cells, edge_length, kind_name, nearest_edge, reach};
 use crate::tools::placement::{Selection, centre, sink_label, source_label};
-use crate::viewport::math::Vec3;
+use crate::viewport::math::{Mat4, Vec3};
 use crate::viewport::pick::height_at;
 use crate::viewport::{Bounds, Camera};
 
@@ -39,22 +39,34 @@ pub fn boundary_colour(kind: &BoundaryKind) -> Color32 {
 }
 
 /// How the viewport looks at the level this frame.
-pub(crate) struct View<'a> {
-    /// The viewport camera.
-    pub camera: &'a Camera,
+pub(crate) struct View {
+    /// The camera's view-projection matrix.
+    view_proj: Mat4,
     /// The viewport's rectangle in the window, points.
-    pub rect: Rect,
-    /// The level's extent.
-    pub bounds: Bounds,
+    rect: Rect,
 }
 
-impl View<'_> {
-    /// Where world point `p` appears on screen.
+impl View {
+    /// The view of `camera` in the viewport `rect`, drawing a level of `bounds`.
+    pub fn new(camera: &Camera, rect: Rect, bounds: &Bounds) -> Self {
+        let aspect = rect.width() / rect.height().max(1e-3);
+        Self {
+            view_proj: camera.view_proj(aspect, bounds),
+            rect,
+        }
+    }
+
+    /// Where world point `p` appears on screen; `None` behind the eye.
     fn screen(&self, p: Vec3) -> Option<Pos2> {
-        let [x, y] =
-            self.camera
-                .to_screen(p, self.rect.width(), self.rect.height(), &self.bounds)?;
-        Some(self.rect.min + egui::vec2(x, y))
+        let c = self.view_proj.project(p);
+        if c[3] <= 1e-6 || !c.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (nx, ny) = (c[0] / c[3], c[1] / c[3]);
+        Some(egui::pos2(
+            self.rect.min.x + (nx + 1.0) * 0.5 * self.rect.width(),
+            self.rect.min.y + (1.0 - ny) * 0.5 * self.rect.height(),
+        ))
     }
 
     /// The screen point of the ground at world `(x, y)`, lifted a little.
