@@ -254,8 +254,11 @@ impl EditorApp {
             .project(self.document.level(), Vec3::new(p[0], p[1], p[2]))
     }
 
-    /// Deletes the selected source or sink (the Delete key).
+    /// Deletes the selected source or sink (the Delete key, with the Source or Sink tool).
     pub(crate) fn delete_selection(&mut self) {
+        if !matches!(self.sculpt.tool, Tool::Source | Tool::Sink) {
+            return;
+        }
         if let Some(noun) = self.authoring.delete_selection(&mut self.document) {
             self.notify(format!("Deleted the {noun}"), false);
             self.repaint = true;

@@ -108,8 +108,13 @@ pub(crate) fn draw(
         return;
     }
     boundaries(painter, view, level, tool == Tool::Boundary);
+    let selection = if matches!(tool, Tool::Source | Tool::Sink) {
+        authoring.selection
+    } else {
+        None
+    };
     for (i, source) in level.sources.iter().enumerate() {
-        let selected = authoring.selection == Some(Selection::Source(i));
+        let selected = selection == Some(Selection::Source(i));
         feature(
             painter,
             view,
@@ -121,7 +126,7 @@ pub(crate) fn draw(
         );
     }
     for (i, sink) in level.sinks.iter().enumerate() {
-        let selected = authoring.selection == Some(Selection::Sink(i));
+        let selected = selection == Some(Selection::Sink(i));
         feature(
             painter,
             view,
