@@ -331,3 +331,54 @@ fn the_inspector_edits_the_selected_source_as_undoable_steps() {
     assert_eq!(source.kind, SourceKind::Rate { m3_per_s: 5.0 });
     assert!(matches!(source.shape, Shape::Circle { .. }));
 }
+
+#[test]
+fn dragging_the_rate_field_is_one_undo_step() {
+    use egui::{Event, PointerButton};
+    use egui_kittest::kittest::Queryable;
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    let field = ed.harness.get_by_value("5.0 m³/s").rect().center();
+    let h = &mut ed.harness;
+    h.event(Event::PointerMoved(field));
+    h.step();
+    h.event(Event::PointerButton {
+        pos: field,
+        button: PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    for k in 1..=10 {
+        h.event(Event::PointerMoved(field + egui::vec2(6.0 * k as f32, 0.0)));
+        h.step();
+        let doc = h.state().document();
+        assert_eq!(
+            doc.history().undo_len(),
+            1,
+            "no step while the field is held"
+        );
+    }
+    let during = h.state().document().level().sources[0].kind.clone();
+    h.event(Event::PointerButton {
+        pos: field + egui::vec2(60.0, 0.0),
+        button: PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.run_steps(3);
+    let doc = h.state().document();
+    let SourceKind::Rate { m3_per_s } = during else {
+        panic!("{during:?}");
+    };
+    assert!(m3_per_s > 5.5, "the drag raised the rate to {m3_per_s}");
+    assert_eq!(doc.level().sources[0].kind, during);
+    assert_eq!(doc.history().undo_len(), 2, "place, then one edit");
+    assert_eq!(doc.history().undo_label(), Some("Edit source"));
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(
+        ed.harness.state().document().level().sources[0].kind,
+        SourceKind::Rate { m3_per_s: 5.0 }
+    );
+}
