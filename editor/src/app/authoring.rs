@@ -8,7 +8,7 @@ use spillway::level::{BoundaryKind, Shape};
 use super::EditorApp;
 use crate::document::{Change, Document, EditFeatures, Features};
 use crate::tools::Tool;
-use crate::tools::boundary::EdgeStroke;
+use crate::tools::boundary::{EdgeStroke, kind_name};
 use crate::tools::fill::{FillLevel, fill_basin};
 use crate::tools::placement::{PlacementDrag, Selection, hit};
 use crate::viewport::math::Vec3;
@@ -165,6 +165,26 @@ impl Authoring {
         }
         document.execute(Box::new(patch));
         format!("Filled the basin to {surface:.2} m")
+    }
+
+    /// A one-line reminder of how `tool` is used and what it will do, for the viewport.
+    pub fn hint(&self, tool: Tool) -> String {
+        match tool {
+            Tool::Source | Tool::Sink => {
+                "click: place or select   drag: move   Delete: remove".into()
+            }
+            Tool::Boundary => format!(
+                "drag along an edge to paint: {}",
+                kind_name(&self.boundary_kind).to_lowercase()
+            ),
+            Tool::FillBasin => match self.fill {
+                FillLevel::AboveClick(depth) => {
+                    format!("click a basin: fill to {depth:.2} m above the ground there")
+                }
+                FillLevel::Surface(level) => format!("click a basin: fill to {level:.2} m"),
+            },
+            _ => tool.help().into(),
+        }
     }
 
     /// Abandons the gesture in progress, if any. Returns whether there was one.

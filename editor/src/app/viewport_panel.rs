@@ -158,7 +158,7 @@ impl ViewportPanel {
             authoring,
             self.hover,
         );
-        self.overlay_text(ui, rect, sculpt);
+        self.overlay_text(ui, rect, sculpt, authoring);
         notice
     }
 
@@ -378,7 +378,13 @@ impl ViewportPanel {
         }
     }
 
-    fn overlay_text(&self, ui: &egui::Ui, rect: egui::Rect, sculpt: &Sculpt) {
+    fn overlay_text(
+        &self,
+        ui: &egui::Ui,
+        rect: egui::Rect,
+        sculpt: &Sculpt,
+        authoring: &Authoring,
+    ) {
         let b = &sculpt.brush;
         let text = if sculpt.tool.paints() {
             format!(
@@ -389,7 +395,7 @@ impl ViewportPanel {
                 b.falloff
             )
         } else {
-            format!("{}   {}", sculpt.tool.name(), sculpt.tool.help())
+            format!("{}   {}", sculpt.tool.name(), authoring.hint(sculpt.tool))
         };
         let painter = ui.painter_at(rect);
         let pos = rect.left_top() + egui::vec2(10.0, 8.0);

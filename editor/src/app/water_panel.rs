@@ -240,8 +240,15 @@ fn kind_fields(ui: &mut Ui, busy: &mut Busy, v: &mut KindValues, verb: &str, lev
     ui.end_row();
     if v.level {
         ui.label("Level");
-        busy.track(ui.add(DragValue::new(&mut v.surface).speed(0.05).suffix(" m")))
-            .on_hover_text("The target water surface height");
+        busy.track(
+            ui.add(
+                DragValue::new(&mut v.surface)
+                    .max_decimals(2)
+                    .speed(0.05)
+                    .suffix(" m"),
+            ),
+        )
+        .on_hover_text("The target water surface height");
         ui.end_row();
         ui.label("Capacity");
     } else {
@@ -250,6 +257,7 @@ fn kind_fields(ui: &mut Ui, busy: &mut Busy, v: &mut KindValues, verb: &str, lev
     busy.track(
         ui.add(
             DragValue::new(&mut v.m3_per_s)
+                .max_decimals(2)
                 .range(0.0..=1.0e6)
                 .speed(0.1)
                 .suffix(" m³/s"),
@@ -312,6 +320,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
         busy.track(
             ui.add(
                 DragValue::new(&mut x)
+                    .max_decimals(2)
                     .range(0.0..=extent[0])
                     .speed(0.1)
                     .prefix("x ")
@@ -322,6 +331,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
         busy.track(
             ui.add(
                 DragValue::new(&mut y)
+                    .max_decimals(2)
                     .range(0.0..=extent[1])
                     .speed(0.1)
                     .prefix("y ")
@@ -341,6 +351,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
             busy.track(
                 ui.add(
                     DragValue::new(radius)
+                        .max_decimals(2)
                         .range(0.0..=1.0e5)
                         .speed(0.05)
                         .suffix(" m"),
@@ -359,6 +370,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
                 busy.track(
                     ui.add(
                         DragValue::new(&mut w)
+                            .max_decimals(2)
                             .range(0.0..=1.0e5)
                             .speed(0.1)
                             .prefix("w ")
@@ -369,6 +381,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
                 busy.track(
                     ui.add(
                         DragValue::new(&mut h)
+                            .max_decimals(2)
                             .range(0.0..=1.0e5)
                             .speed(0.1)
                             .prefix("h ")
@@ -432,8 +445,13 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
         BoundaryKind::FixedLevel { surface } => {
             ui.horizontal(|ui| {
                 ui.label("Outside level");
-                ui.add(DragValue::new(surface).speed(0.05).suffix(" m"))
-                    .on_hover_text("Surface height of the water outside the edge");
+                ui.add(
+                    DragValue::new(surface)
+                        .max_decimals(2)
+                        .speed(0.05)
+                        .suffix(" m"),
+                )
+                .on_hover_text("Surface height of the water outside the edge");
             });
         }
         BoundaryKind::Inflow { m3_per_s } => {
@@ -441,6 +459,7 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
                 ui.label("Inflow");
                 ui.add(
                     DragValue::new(m3_per_s)
+                        .max_decimals(2)
                         .range(0.0..=1.0e6)
                         .speed(0.1)
                         .suffix(" m³/s"),
@@ -505,6 +524,7 @@ fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
         FillLevel::AboveClick(depth) => {
             ui.add(
                 DragValue::new(depth)
+                    .max_decimals(2)
                     .range(0.0..=1.0e4)
                     .speed(0.05)
                     .prefix("+ ")
@@ -513,8 +533,13 @@ fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
             .on_hover_text(tip_above);
         }
         FillLevel::Surface(surface) => {
-            ui.add(DragValue::new(surface).speed(0.05).suffix(" m"))
-                .on_hover_text(tip_at);
+            ui.add(
+                DragValue::new(surface)
+                    .max_decimals(2)
+                    .speed(0.05)
+                    .suffix(" m"),
+            )
+            .on_hover_text(tip_at);
         }
     }
     if let Some(last) = app.authoring.last_fill {
