@@ -10,3 +10,4 @@ mod files;
 mod heightmaps;
 mod sculpt;
 mod snapshots;
+mod water;

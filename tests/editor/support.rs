@@ -83,6 +83,24 @@ impl Editor {
         egui::pos2(r.min.x + r.width() * fx, r.min.y + r.height() * fy)
     }
 
+    /// Where the ground at world point `(x, y)` appears in the window.
+    pub fn screen(&self, x: f32, y: f32) -> Pos2 {
+        let level = self.harness.state().document().level();
+        let z = level
+            .terrain
+            .sample(x / level.cell_size, y / level.cell_size);
+        self.harness
+            .state()
+            .screen_pos([x, y, z])
+            .expect("the point is in front of the camera")
+    }
+
+    /// Clicks the left button at `p` (press and release without moving). Returns the terrain
+    /// point under it.
+    pub fn click_at(&mut self, p: Pos2) -> [f32; 3] {
+        self.drag(&[p], Modifiers::NONE)[0]
+    }
+
     /// Runs `n` frames.
     pub fn frames(&mut self, n: usize) {
         self.harness.run_steps(n);

@@ -105,9 +105,10 @@ impl EditorApp {
     }
 
     fn undo(&mut self) {
-        if self.sculpt.stroke.is_some() {
+        if self.sculpt.stroke.is_some() || self.authoring.busy() {
             return;
         }
+        self.authoring.commit_pending(&mut self.document);
         let label = self.document.history().undo_label().map(str::to_owned);
         if self.document.undo() {
             self.notify(format!("Undid {}", label.unwrap_or_default()), false);
@@ -115,9 +116,10 @@ impl EditorApp {
     }
 
     fn redo(&mut self) {
-        if self.sculpt.stroke.is_some() {
+        if self.sculpt.stroke.is_some() || self.authoring.busy() {
             return;
         }
+        self.authoring.commit_pending(&mut self.document);
         let label = self.document.history().redo_label().map(str::to_owned);
         if self.document.redo() {
             self.notify(format!("Redid {}", label.unwrap_or_default()), false);
@@ -184,6 +186,7 @@ impl EditorApp {
     }
 
     fn save_to(&mut self, path: &Path) -> bool {
+        self.authoring.commit_pending(&mut self.document);
         match spillway::level::file::save(self.document.level(), path) {
             Ok(()) => {
                 let old = self.document.path().map(Path::to_path_buf);

@@ -6,11 +6,14 @@
 //! egui_kittest through [`EditorOptions`] that inject file dialogs and configuration paths.
 
 mod actions;
+mod authoring;
 mod dialogs;
 mod menu;
 mod panels;
 mod shortcuts;
 mod viewport_panel;
+mod water_overlay;
+mod water_panel;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -74,6 +77,7 @@ pub(crate) struct Notice {
 pub struct EditorApp {
     pub(crate) document: Document,
     pub(crate) sculpt: Sculpt,
+    pub(crate) authoring: authoring::Authoring,
     pub(crate) viewport: ViewportPanel,
     pub(crate) dialogs: Box<dyn FileDialogs>,
     pub(crate) recent: RecentFiles,
@@ -120,6 +124,7 @@ impl EditorApp {
                 brush: Brush::default(),
                 stroke: None,
             },
+            authoring: authoring::Authoring::default(),
             viewport: ViewportPanel::default(),
             dialogs: options.dialogs,
             recent,
@@ -229,6 +234,7 @@ impl EditorApp {
         if let Some(stroke) = self.sculpt.stroke.take() {
             stroke.cancel(&mut self.document);
         }
+        self.authoring.document_replaced();
         self.document = Document::with_history(level, path, History::new(self.history_budget));
         self.recovery.reset();
         self.viewport.document_replaced();
@@ -246,7 +252,7 @@ impl EditorApp {
     }
 
     fn autosave(&mut self, ctx: &egui::Context) {
-        if self.sculpt.stroke.is_some() {
+        if self.sculpt.stroke.is_some() || self.authoring.busy() {
             return;
         }
         let now = Instant::now();
@@ -289,10 +295,16 @@ impl eframe::App for EditorApp {
             .resizable(true)
             .default_size(260.0)
             .show(ui, |ui| panels::inspector(self, ui));
-        egui::CentralPanel::no_frame().show(ui, |ui| {
-            self.viewport
-                .show(ui, frame, &mut self.document, &mut self.sculpt);
-        });
+        let notice = egui::CentralPanel::no_frame()
+            .show(ui, |ui| {
+                let (doc, sculpt, authoring) =
+                    (&mut self.document, &mut self.sculpt, &mut self.authoring);
+                self.viewport.show(ui, frame, doc, sculpt, authoring)
+            })
+            .inner;
+        if let Some(text) = notice {
+            self.notify(text, false);
+        }
         dialogs::show(self, &ctx);
         drop_hint(&ctx);
         self.autosave(&ctx);

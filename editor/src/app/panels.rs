@@ -4,32 +4,43 @@
 use std::time::Duration;
 
 use super::EditorApp;
-use crate::tools::{MAX_RADIUS, MIN_RADIUS, Tool};
+use super::water_panel;
+use crate::tools::{MAX_RADIUS, MIN_RADIUS, Tool, WaterMode};
 
 /// How long a status message stays.
 const NOTICE_TIME: Duration = Duration::from_secs(6);
 
-/// The tool panel: one button per sculpting tool.
+/// The tool panel: one button per sculpting tool, then one per water tool.
 pub(crate) fn tool_panel(app: &mut EditorApp, ui: &mut egui::Ui) {
     ui.add_space(4.0);
     ui.heading("Sculpt");
     ui.add_space(4.0);
-    for tool in Tool::ALL {
-        let selected = app.sculpt.tool == tool;
-        let label = format!("{}  {}", tool.digit(), tool.name());
-        let button = egui::Button::selectable(selected, label)
-            .min_size(egui::vec2(ui.available_width(), 26.0));
-        if ui
-            .add(button)
-            .on_hover_text(format!("{} (key {})", tool.help(), tool.digit()))
-            .clicked()
-        {
-            app.sculpt.tool = tool;
-        }
+    for tool in Tool::SCULPT {
+        tool_button(app, ui, tool);
+    }
+    ui.add_space(8.0);
+    ui.heading("Water");
+    ui.add_space(4.0);
+    for tool in Tool::WATER {
+        tool_button(app, ui, tool);
     }
     ui.add_space(12.0);
     ui.separator();
-    ui.weak("Left drag: paint\nShift: invert\n[ ] : brush size\nRight drag: orbit\nShift+right: pan\nMiddle drag: orbit\nWheel: zoom\nRight + WASD/QE: fly\nF: frame level");
+    ui.weak("Left drag: paint\nShift: invert\nDel: delete selected\n[ ] : brush size\nRight drag: orbit\nShift+right: pan\nMiddle drag: orbit\nWheel: zoom\nRight + WASD/QE: fly\nF: frame level");
+}
+
+fn tool_button(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
+    let selected = app.sculpt.tool == tool;
+    let label = format!("{}  {}", tool.key(), tool.name());
+    let button =
+        egui::Button::selectable(selected, label).min_size(egui::vec2(ui.available_width(), 24.0));
+    if ui
+        .add(button)
+        .on_hover_text(format!("{} (key {})", tool.help(), tool.key()))
+        .clicked()
+    {
+        app.sculpt.tool = tool;
+    }
 }
 
 /// The inspector: the active tool's settings, then facts about the level.
@@ -40,7 +51,10 @@ pub(crate) fn inspector(app: &mut EditorApp, ui: &mut egui::Ui) {
         ui.heading(tool.name());
         ui.label(tool.help());
         ui.add_space(6.0);
-        brush_settings(app, ui, tool);
+        if tool.paints() {
+            brush_settings(app, ui, tool);
+        }
+        water_panel::settings(app, ui, tool);
         ui.add_space(10.0);
         ui.separator();
         level_info(app, ui);
@@ -87,18 +101,40 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
                     .on_hover_text("Typical distance between bumps");
                 ui.end_row();
             }
+            Tool::Water => {
+                ui.label("Mode");
+                ui.horizontal(|ui| {
+                    for mode in WaterMode::ALL {
+                        ui.selectable_value(&mut b.water_mode, mode, mode.name())
+                            .on_hover_text(mode.help());
+                    }
+                });
+                ui.end_row();
+                if b.water_mode == WaterMode::SetLevel {
+                    ui.label("Water level");
+                    ui.add(egui::DragValue::new(&mut b.water_level).speed(0.05).suffix(" m"))
+                        .on_hover_text("Surface height the brush pulls the water towards");
+                    ui.end_row();
+                }
+            }
             _ => {}
         }
     });
     b.sanitize();
-    if tool == Tool::SetHeight
+    let set_height = tool == Tool::SetHeight;
+    let set_level = tool == Tool::Water && app.sculpt.brush.water_mode == WaterMode::SetLevel;
+    if (set_height || set_level)
         && let Some(p) = app.viewport.hover
         && ui
             .small_button("Use height under cursor")
             .on_hover_text("Set the target to the terrain height under the cursor (last seen)")
             .clicked()
     {
-        app.sculpt.brush.target_height = p.z;
+        if set_height {
+            app.sculpt.brush.target_height = p.z;
+        } else {
+            app.sculpt.brush.water_level = p.z;
+        }
     }
 }
 

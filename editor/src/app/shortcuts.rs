@@ -1,5 +1,6 @@
 //! Keyboard shortcuts: the usual file and edit chords, `[`/`]` for the brush size, digits for
-//! tools, `F` to frame and Home to reset the view.
+//! the sculpting tools and letters for the water tools, Delete for the selected source or
+//! sink, `F` to frame and Home to reset the view.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
@@ -66,6 +67,15 @@ const DIGITS: [Key; 9] = [
     Key::Num9,
 ];
 
+/// The letter keys of the water tools (none of them flies the camera or frames the view).
+const LETTERS: [(Key, Tool); 5] = [
+    (Key::I, Tool::Source),
+    (Key::O, Tool::Sink),
+    (Key::B, Tool::Boundary),
+    (Key::P, Tool::Water),
+    (Key::L, Tool::FillBasin),
+];
+
 /// Carries out the shortcuts pressed this frame (none while a dialog is open or a text field
 /// has the keyboard).
 pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
@@ -84,6 +94,15 @@ pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
         app.request(action);
     }
     let flying = ctx.input(|i| i.pointer.secondary_down());
+    let (letter, delete) = ctx.input_mut(|i| {
+        let letter = LETTERS
+            .iter()
+            .find(|(k, _)| i.consume_key(Modifiers::NONE, *k))
+            .map(|(_, tool)| *tool);
+        let delete = i.consume_key(Modifiers::NONE, Key::Delete)
+            || i.consume_key(Modifiers::NONE, Key::Backspace);
+        (letter, delete)
+    });
     let (grow, shrink, frame, reset, escape, digit) = ctx.input_mut(|i| {
         let digit = DIGITS
             .iter()
@@ -109,11 +128,23 @@ pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
     if reset {
         app.viewport.reset_on_next_frame();
     }
-    if escape && let Some(stroke) = app.sculpt.stroke.take() {
-        stroke.cancel(&mut app.document);
-        app.notify("Stroke cancelled", false);
+    if escape {
+        if let Some(stroke) = app.sculpt.stroke.take() {
+            stroke.cancel(&mut app.document);
+            app.notify("Stroke cancelled", false);
+        } else if app.authoring.cancel(&mut app.document) {
+            app.notify("Cancelled", false);
+        } else {
+            app.authoring.selection = None;
+        }
     }
-    if let Some(tool) = digit.and_then(|d| Tool::ALL.get(d)) {
+    if delete {
+        app.delete_selection();
+    }
+    if let Some(tool) = digit.and_then(|d| Tool::SCULPT.get(d)) {
         app.sculpt.tool = *tool;
+    }
+    if let Some(tool) = letter {
+        app.sculpt.tool = tool;
     }
 }

@@ -1,10 +1,13 @@
-//! The viewport panel: turns pointer and keyboard input over the viewport into camera moves
-//! and brush strokes, then has the [`TerrainRenderer`] draw the level offscreen and shows the
-//! result as a native egui texture.
+//! The viewport panel: turns pointer and keyboard input over the viewport into camera moves,
+//! brush strokes and water authoring gestures, then has the [`TerrainRenderer`] draw the level
+//! offscreen, shows the result as a native egui texture and draws the sources, sinks and
+//! boundaries over it with egui's painter.
 
 use spillway::Level;
 
 use super::Sculpt;
+use super::authoring::{Authoring, Pointer};
+use super::water_overlay;
 use crate::document::CellRect;
 use crate::document::{Changes, Document};
 use crate::tools::{Stroke, Tool};
@@ -90,6 +93,15 @@ impl ViewportPanel {
         pick::pick(&level.terrain, level.cell_size, self.z_range, &ray)
     }
 
+    /// Where world point `p` appears in the window (points), as laid out in the last frame.
+    pub fn project(&self, level: &Level, p: Vec3) -> Option<egui::Pos2> {
+        let bounds = level_bounds(level, self.z_range);
+        let [x, y] = self
+            .camera
+            .to_screen(p, self.rect.width(), self.rect.height(), &bounds)?;
+        Some(self.rect.min + egui::vec2(x, y))
+    }
+
     /// The last rendered image.
     pub fn pixels(&self) -> Option<(u32, u32, Vec<u8>)> {
         self.renderer.as_ref()?.read_pixels().ok()
@@ -102,7 +114,8 @@ impl ViewportPanel {
         frame: &eframe::Frame,
         document: &mut Document,
         sculpt: &mut Sculpt,
-    ) {
+        authoring: &mut Authoring,
+    ) -> Option<String> {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         self.rect = rect;
@@ -121,15 +134,53 @@ impl ViewportPanel {
         self.camera_input(ui, &response, document.level());
         self.hover = ui
             .input(|i| i.pointer.latest_pos())
-            .filter(|_| response.contains_pointer() || sculpt.stroke.is_some())
+            .filter(|_| response.contains_pointer() || sculpt.stroke.is_some() || authoring.busy())
             .and_then(|p| self.pick(document, p));
-        self.stroke_input(ui, &response, document, sculpt);
+        let notice = if sculpt.stroke.is_none() && (authoring.busy() || !sculpt.tool.paints()) {
+            self.authoring_input(ui, &response, document, sculpt.tool, authoring)
+        } else {
+            self.stroke_input(ui, &response, document, sculpt);
+            None
+        };
 
         let changes = document.take_changes();
         self.track_range(document.level(), &changes, sculpt.stroke.is_some());
         let scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
         self.draw(ui, frame, rect, document.level(), &changes, &scene);
-        self.overlay_text(ui, rect, sculpt);
+        let painter = ui.painter_at(rect);
+        let bounds = level_bounds(document.level(), self.z_range);
+        let view = water_overlay::View::new(&self.camera, rect, &bounds);
+        water_overlay::draw(
+            &painter,
+            &view,
+            document.level(),
+            sculpt.tool,
+            authoring,
+            self.hover,
+        );
+        self.overlay_text(ui, rect, sculpt, authoring);
+        notice
+    }
+
+    fn authoring_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        document: &mut Document,
+        tool: crate::tools::Tool,
+        authoring: &mut Authoring,
+    ) -> Option<String> {
+        let (pressed, down) = ui.input(|i| (i.pointer.primary_pressed(), i.pointer.primary_down()));
+        let pointer = Pointer {
+            pressed: pressed && !self.camera_drag && response.hovered(),
+            down,
+            hover: self.hover,
+        };
+        let notice = authoring.viewport_input(tool, document, &pointer);
+        if authoring.busy() {
+            ui.ctx().request_repaint();
+        }
+        notice
     }
 
     fn camera_input(&mut self, ui: &egui::Ui, response: &egui::Response, level: &Level) {
@@ -248,7 +299,7 @@ impl ViewportPanel {
                     core,
                 })
             }
-            (_, Some(p)) if !self.camera_drag => Some(BrushOutline {
+            (_, Some(p)) if !self.camera_drag && sculpt.tool.paints() => Some(BrushOutline {
                 from: [p.x, p.y],
                 to: [p.x, p.y],
                 radius,
@@ -327,15 +378,25 @@ impl ViewportPanel {
         }
     }
 
-    fn overlay_text(&self, ui: &egui::Ui, rect: egui::Rect, sculpt: &Sculpt) {
+    fn overlay_text(
+        &self,
+        ui: &egui::Ui,
+        rect: egui::Rect,
+        sculpt: &Sculpt,
+        authoring: &Authoring,
+    ) {
         let b = &sculpt.brush;
-        let text = format!(
-            "{}   radius {:.1} m   strength {:.2}   falloff {:.2}",
-            sculpt.tool.name(),
-            b.radius,
-            b.strength,
-            b.falloff
-        );
+        let text = if sculpt.tool.paints() {
+            format!(
+                "{}   radius {:.1} m   strength {:.2}   falloff {:.2}",
+                sculpt.tool.name(),
+                b.radius,
+                b.strength,
+                b.falloff
+            )
+        } else {
+            format!("{}   {}", sculpt.tool.name(), authoring.hint(sculpt.tool))
+        };
         let painter = ui.painter_at(rect);
         let pos = rect.left_top() + egui::vec2(10.0, 8.0);
         let font = egui::FontId::proportional(13.0);

@@ -1,6 +1,6 @@
 //! Commands: undoable edits of the level. Every change to the document goes through one, so
-//! terrain strokes, heightmap imports and (in later issues) water, source and body edits share
-//! one undo stack.
+//! terrain strokes, heightmap imports, water strokes and fills, and source, sink and boundary
+//! edits ([`super::features`]) share one undo stack.
 
 use spillway::{Grid, Level};
 
@@ -43,6 +43,8 @@ pub enum Change {
         /// The cells that may differ.
         rect: CellRect,
     },
+    /// The level's sources, sinks or edge boundaries.
+    Features,
     /// Anything, including the level's size: refresh everything.
     Whole,
 }

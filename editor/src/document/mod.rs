@@ -6,6 +6,7 @@
 //! upload only the dirty cells.
 
 pub mod command;
+pub mod features;
 pub mod history;
 pub mod region;
 
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use spillway::Level;
 
 pub use command::{Change, Command, GridPatch, Layer, PatchTile, ReplaceLevel};
+pub use features::{EditFeatures, Features};
 pub use history::History;
 pub use region::CellRect;
 
@@ -26,6 +28,8 @@ pub struct Changes {
     pub terrain: Option<CellRect>,
     /// Water cells that may differ.
     pub water: Option<CellRect>,
+    /// Sources, sinks or boundaries may differ.
+    pub features: bool,
 }
 
 impl Changes {
@@ -41,6 +45,7 @@ impl Changes {
     pub fn add(&mut self, change: &Change) {
         match change {
             Change::Whole => self.whole = true,
+            Change::Features => self.features = true,
             Change::Cells { layer, rect } => {
                 if rect.is_empty() {
                     return;
@@ -56,7 +61,7 @@ impl Changes {
 
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
-        !self.whole && self.terrain.is_none() && self.water.is_none()
+        !self.whole && !self.features && self.terrain.is_none() && self.water.is_none()
     }
 }
 

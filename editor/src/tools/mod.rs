@@ -1,13 +1,20 @@
-//! Sculpting tools: the [`Tool`] kinds, the [`Brush`] settings they share, the per-tool dab
-//! kernels ([`sculpt`]) and the [`Stroke`] that turns a press-drag-release into one undoable
-//! command. Nothing here knows about windows or GPUs.
+//! Editing tools: the [`Tool`] kinds, the [`Brush`] settings the painting tools share, the
+//! per-tool dab kernels ([`sculpt`] for the terrain, [`water`] for the initial water) and the
+//! [`Stroke`] that turns a press-drag-release into one undoable command; the basin fill
+//! ([`fill`]), boundary painting ([`boundary`]) and source and sink placement ([`placement`]).
+//! Nothing here knows about windows or GPUs.
 
+pub mod boundary;
+pub mod fill;
+pub mod placement;
 pub mod sculpt;
 pub mod stroke;
+pub mod water;
 
 pub use stroke::Stroke;
+pub use water::WaterMode;
 
-/// A terrain sculpting tool.
+/// An editing tool: a terrain sculpting tool or a water authoring tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tool {
     /// Raises the terrain under the brush (lowers with shift).
@@ -24,11 +31,21 @@ pub enum Tool {
     Terrace,
     /// A straight slope from where the drag starts to where it ends.
     Ramp,
+    /// Places, selects and moves water sources.
+    Source,
+    /// Places, selects and moves water sinks.
+    Sink,
+    /// Paints boundary conditions along the map edges.
+    Boundary,
+    /// Paints initial water: adds, removes or sets its level.
+    Water,
+    /// Floods the basin under a click up to a level.
+    FillBasin,
 }
 
 impl Tool {
-    /// Every tool, in tool-panel order.
-    pub const ALL: [Tool; 7] = [
+    /// The terrain sculpting tools, in tool-panel order (keys 1 to 7).
+    pub const SCULPT: [Tool; 7] = [
         Tool::Raise,
         Tool::Smooth,
         Tool::Flatten,
@@ -36,6 +53,15 @@ impl Tool {
         Tool::Noise,
         Tool::Terrace,
         Tool::Ramp,
+    ];
+
+    /// The water authoring tools, in tool-panel order.
+    pub const WATER: [Tool; 5] = [
+        Tool::Source,
+        Tool::Sink,
+        Tool::Boundary,
+        Tool::Water,
+        Tool::FillBasin,
     ];
 
     /// The name shown on buttons.
@@ -48,6 +74,11 @@ impl Tool {
             Tool::Noise => "Noise",
             Tool::Terrace => "Terrace",
             Tool::Ramp => "Ramp",
+            Tool::Source => "Source",
+            Tool::Sink => "Sink",
+            Tool::Boundary => "Boundary",
+            Tool::Water => "Water brush",
+            Tool::FillBasin => "Fill basin",
         }
     }
 
@@ -61,17 +92,57 @@ impl Tool {
             Tool::Noise => "Drag to add natural bumps; hold Shift to carve them.",
             Tool::Terrace => "Drag to cut the slope into flat steps of the step height.",
             Tool::Ramp => "Drag from the bottom to the top of a slope and release to build a ramp.",
+            Tool::Source => {
+                "Click the terrain to place a water source; click one to select it, drag to move \
+                 it, Delete removes it."
+            }
+            Tool::Sink => {
+                "Click the terrain to place a sink that drains water; click one to select it, drag \
+                 to move it, Delete removes it."
+            }
+            Tool::Boundary => {
+                "Drag along a map edge to give the edge cells you pass the chosen boundary kind."
+            }
+            Tool::Water => {
+                "Drag to paint initial water: add, remove, or pull the surface to a level (Shift \
+                 swaps add and remove)."
+            }
+            Tool::FillBasin => {
+                "Click in a basin to flood the connected ground below the fill level, in one step."
+            }
         }
     }
 
-    /// The digit key that selects the tool (1 for the first).
-    pub fn digit(self) -> usize {
-        Tool::ALL.iter().position(|t| *t == self).unwrap_or(0) + 1
+    /// The key that selects the tool, as shown in tooltips: digits for the sculpting tools,
+    /// letters for the water tools.
+    pub fn key(self) -> &'static str {
+        match self {
+            Tool::Raise => "1",
+            Tool::Smooth => "2",
+            Tool::Flatten => "3",
+            Tool::SetHeight => "4",
+            Tool::Noise => "5",
+            Tool::Terrace => "6",
+            Tool::Ramp => "7",
+            Tool::Source => "I",
+            Tool::Sink => "O",
+            Tool::Boundary => "B",
+            Tool::Water => "P",
+            Tool::FillBasin => "L",
+        }
     }
 
     /// Whether Shift reverses the tool.
     pub fn invertible(self) -> bool {
-        matches!(self, Tool::Raise | Tool::Noise)
+        matches!(self, Tool::Raise | Tool::Noise | Tool::Water)
+    }
+
+    /// Whether the tool paints with the brush in strokes (sculpting and the water brush).
+    pub fn paints(self) -> bool {
+        !matches!(
+            self,
+            Tool::Source | Tool::Sink | Tool::Boundary | Tool::FillBasin
+        )
     }
 }
 
@@ -90,6 +161,10 @@ pub struct Brush {
     pub terrace_step: f32,
     /// Feature size of the Noise tool, metres.
     pub noise_scale: f32,
+    /// What the water brush does.
+    pub water_mode: WaterMode,
+    /// Surface height the water brush pulls towards in [`WaterMode::SetLevel`], metres.
+    pub water_level: f32,
 }
 
 impl Default for Brush {
@@ -101,6 +176,8 @@ impl Default for Brush {
             target_height: 10.0,
             terrace_step: 2.0,
             noise_scale: 8.0,
+            water_mode: WaterMode::Add,
+            water_level: 5.0,
         }
     }
 }
@@ -155,6 +232,7 @@ impl Brush {
         self.target_height = fix(self.target_height, d.target_height, -1.0e6, 1.0e6);
         self.terrace_step = fix(self.terrace_step, d.terrace_step, 0.01, 1.0e4);
         self.noise_scale = fix(self.noise_scale, d.noise_scale, 0.1, 1.0e4);
+        self.water_level = fix(self.water_level, d.water_level, -1.0e6, 1.0e6);
     }
 }
 

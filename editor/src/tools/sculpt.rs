@@ -86,8 +86,14 @@ pub fn apply_dab(brush: &Brush, dab: &Dab, terrain: &mut Grid, cell_size: f32) -
                     let n = value_noise(wx / scale, wy / scale);
                     h + sign * NOISE_RATE * scale * strength * w * dab.dt * n
                 }
-                // The ramp is applied once when the drag ends, by [`apply_ramp`].
-                Tool::Ramp => h,
+                // The ramp is applied once when the drag ends, by [`apply_ramp`]; the water
+                // tools never change the terrain.
+                Tool::Ramp
+                | Tool::Source
+                | Tool::Sink
+                | Tool::Boundary
+                | Tool::Water
+                | Tool::FillBasin => h,
             };
             if new.is_finite() {
                 terrain.data[i] = new;

@@ -1,13 +1,15 @@
-//! `Stroke`: one press-drag-release of a sculpting tool. It spreads dabs evenly along the
-//! cursor's path (so fast drags leave no gaps and the effect does not depend on the frame
-//! rate), keeps the original values of every tile it touches, and on release becomes one
-//! [`GridPatch`] holding only those tiles.
+//! `Stroke`: one press-drag-release of a painting tool (a sculpting tool on the terrain, the
+//! water brush on the initial water). It spreads dabs evenly along the cursor's path (so fast
+//! drags leave no gaps and the effect does not depend on the frame rate), keeps the original
+//! values of every tile it touches, and on release becomes one [`GridPatch`] holding only
+//! those tiles.
 
 use std::collections::BTreeMap;
 
 use spillway::Level;
 
 use super::sculpt::{Dab, apply_dab, apply_ramp, dab_rect, ramp_rect};
+use super::water::apply_water_dab;
 use super::{Brush, Tool};
 use crate::document::region::{CellRect, copy_out};
 use crate::document::{Change, Document, GridPatch, Layer, PatchTile};
@@ -22,6 +24,8 @@ const MAX_DABS_PER_MOVE: usize = 512;
 #[derive(Debug)]
 pub struct Stroke {
     tool: Tool,
+    /// The grid the stroke paints.
+    layer: Layer,
     invert: bool,
     /// Where the stroke started (world x, y, terrain height there).
     start: [f32; 3],
@@ -37,8 +41,14 @@ impl Stroke {
         let level = document.level();
         let cs = level.cell_size;
         let anchor = level.terrain.sample(x / cs, y / cs);
+        let layer = if tool == Tool::Water {
+            Layer::Water
+        } else {
+            Layer::Terrain
+        };
         Self {
             tool,
+            layer,
             invert,
             start: [x, y, anchor],
             last: [x, y],
@@ -96,11 +106,15 @@ impl Stroke {
             let rect = dab_rect(brush, &document.level().terrain, cs, dab.x, dab.y);
             self.save_tiles(document.level(), &rect);
             let level = document.stroke_level();
-            changed = changed.union(&apply_dab(brush, &dab, &mut level.terrain, cs));
+            let rect = match self.layer {
+                Layer::Terrain => apply_dab(brush, &dab, &mut level.terrain, cs),
+                Layer::Water => apply_water_dab(brush, &dab, &level.terrain, &mut level.water, cs),
+            };
+            changed = changed.union(&rect);
         }
         self.last = [x, y];
         document.note_change(&Change::Cells {
-            layer: Layer::Terrain,
+            layer: self.layer,
             rect: changed,
         });
     }
@@ -153,7 +167,7 @@ impl Stroke {
         if rect.is_empty() {
             return;
         }
-        let grid = &level.terrain;
+        let grid = self.layer.grid(level);
         for ty in rect.y0 / TILE..=(rect.y1 - 1) / TILE {
             for tx in rect.x0 / TILE..=(rect.x1 - 1) / TILE {
                 self.before.entry((tx, ty)).or_insert_with(|| {
@@ -164,7 +178,7 @@ impl Stroke {
     }
 
     fn into_patch(self, level: &Level) -> GridPatch {
-        let grid = &level.terrain;
+        let grid = self.layer.grid(level);
         let tiles = self
             .before
             .into_iter()
@@ -178,12 +192,12 @@ impl Stroke {
             })
             .collect();
         let label = format!("{} stroke", self.tool.name());
-        GridPatch::new(label, Layer::Terrain, tiles)
+        GridPatch::new(label, self.layer, tiles)
     }
 }
 
 /// The cells of tile `(tx, ty)`, clipped to an `nx × ny` grid.
-fn tile_rect(tx: usize, ty: usize, nx: usize, ny: usize) -> CellRect {
+pub fn tile_rect(tx: usize, ty: usize, nx: usize, ny: usize) -> CellRect {
     CellRect::new(
         tx * TILE,
         ty * TILE,
@@ -227,6 +241,21 @@ mod tests {
         assert!(doc.undo());
         assert_eq!(doc.level().terrain, before);
         assert!(!doc.is_modified());
+    }
+
+    #[test]
+    fn a_water_stroke_paints_water_only_and_undoes_exactly() {
+        let mut doc = document();
+        let terrain = doc.level().terrain.clone();
+        let brush = Brush::default();
+        let mut stroke = Stroke::begin(&doc, Tool::Water, false, 50.0, 50.0);
+        stroke.drag_to(&mut doc, &brush, 90.0, 60.0, 0.1);
+        assert!(stroke.finish(&mut doc, &brush));
+        assert_eq!(doc.level().terrain, terrain);
+        assert!(doc.level().water.get(70, 55) > 0.0);
+        assert_eq!(doc.history().undo_label(), Some("Water brush stroke"));
+        assert!(doc.undo());
+        assert!(doc.level().water.data.iter().all(|d| *d == 0.0));
     }
 
     #[test]

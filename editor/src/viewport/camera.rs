@@ -118,6 +118,17 @@ impl Camera {
         }
     }
 
+    /// Where world point `p` appears in an image `width × height` (any unit, origin top left)
+    /// of a scene of `bounds`; `None` behind the eye.
+    pub fn to_screen(&self, p: Vec3, width: f32, height: f32, bounds: &Bounds) -> Option<[f32; 2]> {
+        let clip = self.view_proj(width / height.max(1e-3), bounds).project(p);
+        if clip[3] <= 1e-6 || !clip.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (nx, ny) = (clip[0] / clip[3], clip[1] / clip[3]);
+        Some([(nx + 1.0) * 0.5 * width, (1.0 - ny) * 0.5 * height])
+    }
+
     /// Orbits by a mouse movement of `(dx, dy)` points.
     pub fn orbit(&mut self, dx: f32, dy: f32) {
         self.yaw -= dx * ORBIT_SPEED;
@@ -244,5 +255,31 @@ mod tests {
         assert!(east[0] / east[3] > 0.0);
         let north = m.project(cam.target + Vec3::new(0.0, -1.0, 0.0));
         assert!(north[1] / north[3] > 0.0, "north is up the screen");
+    }
+
+    #[test]
+    fn to_screen_inverts_the_ray() {
+        let cam = Camera {
+            target: Vec3::new(10.0, 20.0, 5.0),
+            yaw: 0.4,
+            pitch: 0.7,
+            distance: 60.0,
+        };
+        let b = Bounds {
+            min: Vec3::default(),
+            max: Vec3::new(100.0, 100.0, 10.0),
+        };
+        let ray = cam.ray(30.0, 70.0, 160.0, 90.0);
+        let [x, y] = cam
+            .to_screen(ray.at(40.0), 160.0, 90.0, &b)
+            .expect("in front");
+        assert!(
+            (x - 30.0).abs() < 1e-2 && (y - 70.0).abs() < 1e-2,
+            "{x}, {y}"
+        );
+        assert!(
+            cam.to_screen(cam.eye() + ray.dir * -5.0, 160.0, 90.0, &b)
+                .is_none()
+        );
     }
 }

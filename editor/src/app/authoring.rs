@@ -1,0 +1,287 @@
+//! Water authoring in the app: the selected source or sink, the gesture in progress (placing or
+//! moving one, painting an edge), the Boundary and Fill basin settings, and the inspector edit
+//! being made. Viewport clicks and drags of the Source, Sink, Boundary and Fill basin tools come
+//! here and leave as commands on the document's one undo stack.
+
+use spillway::level::{BoundaryKind, Shape};
+
+use super::EditorApp;
+use crate::document::{Change, Document, EditFeatures, Features};
+use crate::tools::Tool;
+use crate::tools::boundary::{EdgeStroke, kind_name};
+use crate::tools::fill::{FillLevel, fill_basin};
+use crate::tools::placement::{PlacementDrag, Selection, hit};
+use crate::viewport::math::Vec3;
+
+/// A press-drag-release of a water tool in progress.
+#[derive(Debug)]
+pub(crate) enum Gesture {
+    /// Placing or moving a source or sink.
+    Place(PlacementDrag),
+    /// Painting boundaries along an edge.
+    Edge(EdgeStroke),
+}
+
+/// The water authoring state between frames.
+pub(crate) struct Authoring {
+    /// The selected source or sink.
+    pub selection: Option<Selection>,
+    /// The gesture in progress.
+    pub gesture: Option<Gesture>,
+    /// What the Boundary tool paints.
+    pub boundary_kind: BoundaryKind,
+    /// The level the Fill basin tool fills to.
+    pub fill: FillLevel,
+    /// The surface height of the last fill, metres.
+    pub last_fill: Option<f32>,
+    /// An inspector edit in progress: its label and the features before it. It becomes one
+    /// command when no inspector field is held or focused any more.
+    pub pending: Option<(String, Features)>,
+}
+
+impl Default for Authoring {
+    fn default() -> Self {
+        Self {
+            selection: None,
+            gesture: None,
+            boundary_kind: BoundaryKind::Wall,
+            fill: FillLevel::default(),
+            last_fill: None,
+            pending: None,
+        }
+    }
+}
+
+/// What a viewport frame's pointer did, as far as the water tools care.
+pub(crate) struct Pointer {
+    /// The primary button went down over the viewport (not during a camera drag).
+    pub pressed: bool,
+    /// The primary button is held.
+    pub down: bool,
+    /// The terrain point under the cursor.
+    pub hover: Option<Vec3>,
+}
+
+impl Authoring {
+    /// Whether a gesture is in progress.
+    pub fn busy(&self) -> bool {
+        self.gesture.is_some()
+    }
+
+    /// A new document is open: forget selections and gestures that belonged to the old one.
+    pub fn document_replaced(&mut self) {
+        self.selection = None;
+        self.gesture = None;
+        self.pending = None;
+    }
+
+    /// Handles one frame of viewport input for `tool`. Returns a notice for the status bar.
+    pub fn viewport_input(
+        &mut self,
+        tool: Tool,
+        document: &mut Document,
+        pointer: &Pointer,
+    ) -> Option<String> {
+        if self.selection.is_some_and(|s| !s.exists(document.level())) {
+            self.selection = None;
+        }
+        let mut notice = None;
+        if self.gesture.is_none()
+            && pointer.pressed
+            && let Some(p) = pointer.hover
+        {
+            self.commit_pending(document);
+            notice = self.press(tool, document, p);
+        }
+        match &mut self.gesture {
+            Some(Gesture::Place(drag)) => {
+                if let Some(p) = pointer.hover {
+                    drag.drag_to(document, p.x, p.y);
+                }
+            }
+            Some(Gesture::Edge(stroke)) => {
+                if let Some(p) = pointer.hover {
+                    stroke.drag_to(document, p.x, p.y);
+                }
+            }
+            None => {}
+        }
+        if !pointer.down {
+            match self.gesture.take() {
+                Some(Gesture::Place(drag)) => {
+                    drag.finish(document);
+                }
+                Some(Gesture::Edge(stroke)) => {
+                    stroke.finish(document);
+                }
+                None => {}
+            }
+        }
+        notice
+    }
+
+    fn press(&mut self, tool: Tool, document: &mut Document, p: Vec3) -> Option<String> {
+        match tool {
+            Tool::Source | Tool::Sink => {
+                let drag = match hit(document.level(), p.x, p.y, tool == Tool::Sink) {
+                    Some(found) => PlacementDrag::grab(document, found, p.x, p.y),
+                    None => Some(PlacementDrag::place(document, tool == Tool::Sink, p.x, p.y)),
+                };
+                self.selection = drag.as_ref().map(PlacementDrag::selection);
+                self.gesture = drag.map(Gesture::Place);
+                None
+            }
+            Tool::Boundary => {
+                let kind = self.boundary_kind.clone();
+                match EdgeStroke::begin(document, kind, p.x, p.y) {
+                    Some(stroke) => {
+                        self.gesture = Some(Gesture::Edge(stroke));
+                        None
+                    }
+                    None => {
+                        Some("Boundaries are painted along the map edges: drag near one".into())
+                    }
+                }
+            }
+            Tool::FillBasin => Some(self.fill(document, p)),
+            _ => None,
+        }
+    }
+
+    /// Fills the basin under world point `p` as one command; returns what happened.
+    fn fill(&mut self, document: &mut Document, p: Vec3) -> String {
+        let level = document.level();
+        let cs = level.cell_size;
+        let (cx, cy) = ((p.x / cs).floor(), (p.y / cs).floor());
+        if !(cx >= 0.0 && cy >= 0.0) || cx as usize >= level.nx() || cy as usize >= level.ny() {
+            return "Click inside the level to fill a basin".into();
+        }
+        let (cx, cy) = (cx as usize, cy as usize);
+        let surface = self.fill.surface(level.terrain.get(cx, cy));
+        self.last_fill = Some(surface);
+        let patch = fill_basin(level, cx, cy, surface);
+        if patch.is_empty() {
+            return format!("Nothing to fill below {surface:.2} m here");
+        }
+        document.execute(Box::new(patch));
+        format!("Filled the basin to {surface:.2} m")
+    }
+
+    /// A one-line reminder of how `tool` is used and what it will do, for the viewport.
+    pub fn hint(&self, tool: Tool) -> String {
+        match tool {
+            Tool::Source | Tool::Sink => {
+                "click: place or select   drag: move   Delete: remove".into()
+            }
+            Tool::Boundary => format!(
+                "drag along an edge to paint: {}",
+                kind_name(&self.boundary_kind).to_lowercase()
+            ),
+            Tool::FillBasin => match self.fill {
+                FillLevel::AboveClick(depth) => {
+                    format!("click a basin: fill to {depth:.2} m above the ground there")
+                }
+                FillLevel::Surface(level) => format!("click a basin: fill to {level:.2} m"),
+            },
+            _ => tool.help().into(),
+        }
+    }
+
+    /// Abandons the gesture in progress, if any. Returns whether there was one.
+    pub fn cancel(&mut self, document: &mut Document) -> bool {
+        match self.gesture.take() {
+            Some(Gesture::Place(drag)) => drag.cancel(document),
+            Some(Gesture::Edge(stroke)) => stroke.cancel(document),
+            None => return false,
+        }
+        true
+    }
+
+    /// Deletes the selected source or sink as one command. Returns its noun if it did.
+    pub fn delete_selection(&mut self, document: &mut Document) -> Option<&'static str> {
+        if self.busy() {
+            return None;
+        }
+        self.commit_pending(document);
+        let selection = self.selection.take()?;
+        if !selection.exists(document.level()) {
+            return None;
+        }
+        let before = Features::of(document.level());
+        let mut after = before.clone();
+        selection.remove_from(&mut after);
+        let label = format!("Delete {}", selection.noun());
+        document.execute(Box::new(EditFeatures::new(label, before, after)));
+        Some(selection.noun())
+    }
+
+    /// Writes an inspector change of the features live, remembering the state before the
+    /// first change so that the whole edit becomes one command.
+    pub fn edit_live(&mut self, document: &mut Document, label: &str, edited: Features) {
+        if Features::of(document.level()) == edited {
+            return;
+        }
+        if self.pending.is_none() {
+            self.pending = Some((label.to_owned(), Features::of(document.level())));
+        }
+        edited.write(document.stroke_level());
+        document.note_change(&Change::Features);
+    }
+
+    /// Records the inspector edit in progress as one command.
+    pub fn commit_pending(&mut self, document: &mut Document) {
+        let Some((label, before)) = self.pending.take() else {
+            return;
+        };
+        let edit = EditFeatures::new(label, before, Features::of(document.level()));
+        if edit.is_empty() {
+            document.end_live_edit();
+        } else {
+            document.push_applied(Box::new(edit));
+        }
+    }
+}
+
+/// A shape kind's name, for the inspector.
+pub(crate) fn shape_name(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Point { .. } => "Point",
+        Shape::Circle { .. } => "Circle",
+        Shape::Box { .. } => "Box",
+    }
+}
+
+impl EditorApp {
+    /// The selected source or sink.
+    pub fn selection(&self) -> Option<Selection> {
+        self.authoring.selection
+    }
+
+    /// The boundary kind the Boundary tool paints, for changing it.
+    pub fn boundary_kind_mut(&mut self) -> &mut BoundaryKind {
+        &mut self.authoring.boundary_kind
+    }
+
+    /// The level the Fill basin tool fills to, for changing it.
+    pub fn fill_level_mut(&mut self) -> &mut FillLevel {
+        &mut self.authoring.fill
+    }
+
+    /// Where world point `p` (metres) appears in the window (points), as the viewport was laid
+    /// out and looked at in the last frame; `None` behind the eye.
+    pub fn screen_pos(&self, p: [f32; 3]) -> Option<egui::Pos2> {
+        self.viewport
+            .project(self.document.level(), Vec3::new(p[0], p[1], p[2]))
+    }
+
+    /// Deletes the selected source or sink (the Delete key, with the Source or Sink tool).
+    pub(crate) fn delete_selection(&mut self) {
+        if !matches!(self.sculpt.tool, Tool::Source | Tool::Sink) {
+            return;
+        }
+        if let Some(noun) = self.authoring.delete_selection(&mut self.document) {
+            self.notify(format!("Deleted the {noun}"), false);
+            self.repaint = true;
+        }
+    }
+}

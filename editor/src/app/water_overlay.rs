@@ -1,0 +1,349 @@
+//! Draws the level's water features over the viewport image with egui's painter: each source
+//! and sink as the outline of its area on the terrain with a label, each map edge in the colour
+//! of its boundary kind, and the legend and cursor hints of the water tools. World points are
+//! projected with the viewport camera; the renderer knows nothing of this.
+
+use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape as Paint, Stroke};
+use spillway::Level;
+use spillway::level::{BoundaryKind, Edge, Shape};
+
+use super::authoring::Authoring;
+use crate::tools::Tool;
+use crate::tools::boundary::{edge_cells, edge_length, kind_name, nearest_edge, reach};
+use crate::tools::placement::{Selection, centre, sink_label, source_label};
+use crate::viewport::math::{Mat4, Vec3};
+use crate::viewport::pick::height_at;
+use crate::viewport::{Bounds, Camera};
+
+/// Colour of source outlines and labels.
+pub const SOURCE_COLOUR: Color32 = Color32::from_rgb(90, 200, 255);
+/// Colour of sink outlines and labels.
+pub const SINK_COLOUR: Color32 = Color32::from_rgb(255, 140, 60);
+/// Colour of the selected source or sink.
+const SELECTED_COLOUR: Color32 = Color32::from_rgb(255, 240, 120);
+/// Metres above the terrain at which outlines are drawn, so they do not sink into it.
+const LIFT: f32 = 0.15;
+/// Points along a circle outline.
+const CIRCLE_POINTS: usize = 48;
+/// Most points along one side of a box outline or one edge segment.
+const MAX_SIDE_POINTS: usize = 256;
+
+/// The colour of a boundary kind: wall grey, open blue, fixed level cyan, inflow green.
+pub fn boundary_colour(kind: &BoundaryKind) -> Color32 {
+    match kind {
+        BoundaryKind::Wall => Color32::from_rgb(170, 170, 170),
+        BoundaryKind::Open => Color32::from_rgb(60, 110, 255),
+        BoundaryKind::FixedLevel { .. } => Color32::from_rgb(0, 220, 230),
+        BoundaryKind::Inflow { .. } => Color32::from_rgb(60, 210, 80),
+    }
+}
+
+/// How the viewport looks at the level this frame.
+pub(crate) struct View {
+    /// The camera's view-projection matrix.
+    view_proj: Mat4,
+    /// The viewport's rectangle in the window, points.
+    rect: Rect,
+}
+
+impl View {
+    /// The view of `camera` in the viewport `rect`, drawing a level of `bounds`.
+    pub fn new(camera: &Camera, rect: Rect, bounds: &Bounds) -> Self {
+        let aspect = rect.width() / rect.height().max(1e-3);
+        Self {
+            view_proj: camera.view_proj(aspect, bounds),
+            rect,
+        }
+    }
+
+    /// Where world point `p` appears on screen; `None` behind the eye.
+    fn screen(&self, p: Vec3) -> Option<Pos2> {
+        let c = self.view_proj.project(p);
+        if c[3] <= 1e-6 || !c.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (nx, ny) = (c[0] / c[3], c[1] / c[3]);
+        Some(egui::pos2(
+            self.rect.min.x + (nx + 1.0) * 0.5 * self.rect.width(),
+            self.rect.min.y + (1.0 - ny) * 0.5 * self.rect.height(),
+        ))
+    }
+
+    /// The screen point of the ground at world `(x, y)`, lifted a little.
+    fn ground(&self, level: &Level, x: f32, y: f32) -> Option<Pos2> {
+        let z = height_at(&level.terrain, level.cell_size, x, y) + LIFT;
+        self.screen(Vec3::new(x, y, z))
+    }
+
+    /// A line over the ground through world points `points`; parts behind the eye are left out.
+    fn ground_line(&self, painter: &Painter, level: &Level, points: &[[f32; 2]], stroke: Stroke) {
+        let mut run: Vec<Pos2> = Vec::new();
+        for [x, y] in points {
+            match self.ground(level, *x, *y) {
+                Some(p) => run.push(p),
+                None => flush(painter, &mut run, stroke),
+            }
+        }
+        flush(painter, &mut run, stroke);
+    }
+}
+
+fn flush(painter: &Painter, run: &mut Vec<Pos2>, stroke: Stroke) {
+    if run.len() >= 2 {
+        painter.add(Paint::line(std::mem::take(run), stroke));
+    }
+    run.clear();
+}
+
+/// Draws everything: boundaries, sources and sinks, and the active tool's hints.
+pub(crate) fn draw(
+    painter: &Painter,
+    view: &View,
+    level: &Level,
+    tool: Tool,
+    authoring: &Authoring,
+    hover: Option<Vec3>,
+) {
+    if level.nx() == 0 || level.ny() == 0 {
+        return;
+    }
+    boundaries(painter, view, level, tool == Tool::Boundary);
+    let selection = if matches!(tool, Tool::Source | Tool::Sink) {
+        authoring.selection
+    } else {
+        None
+    };
+    for (i, source) in level.sources.iter().enumerate() {
+        let selected = selection == Some(Selection::Source(i));
+        feature(
+            painter,
+            view,
+            level,
+            &source.shape,
+            &source_label(source),
+            SOURCE_COLOUR,
+            selected,
+        );
+    }
+    for (i, sink) in level.sinks.iter().enumerate() {
+        let selected = selection == Some(Selection::Sink(i));
+        feature(
+            painter,
+            view,
+            level,
+            &sink.shape,
+            &sink_label(sink),
+            SINK_COLOUR,
+            selected,
+        );
+    }
+    match tool {
+        Tool::Boundary => {
+            legend(painter, view.rect, level);
+            if let Some(p) = hover {
+                edge_hint(painter, view, level, p, &authoring.boundary_kind);
+            }
+        }
+        Tool::FillBasin => {
+            if let Some(p) = hover {
+                fill_hint(painter, view, level, p, authoring);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The outline of a source's or sink's area on the terrain, a dot at its centre and its label.
+fn feature(
+    painter: &Painter,
+    view: &View,
+    level: &Level,
+    shape: &Shape,
+    label: &str,
+    colour: Color32,
+    selected: bool,
+) {
+    let colour = if selected { SELECTED_COLOUR } else { colour };
+    let stroke = Stroke::new(if selected { 3.0 } else { 2.0 }, colour);
+    let cs = level.cell_size;
+    match *shape {
+        Shape::Point { .. } => {}
+        Shape::Circle { x, y, radius } => {
+            let points: Vec<[f32; 2]> = (0..=CIRCLE_POINTS)
+                .map(|i| {
+                    let a = i as f32 / CIRCLE_POINTS as f32 * std::f32::consts::TAU;
+                    [x + radius * a.cos(), y + radius * a.sin()]
+                })
+                .collect();
+            view.ground_line(painter, level, &points, stroke);
+        }
+        Shape::Box { x0, y0, x1, y1 } => {
+            let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+            let mut points = Vec::new();
+            for w in corners.windows(2) {
+                let len = (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]);
+                let n = ((len / cs).ceil() as usize).clamp(1, MAX_SIDE_POINTS);
+                for k in 0..n {
+                    let t = k as f32 / n as f32;
+                    points.push([
+                        w[0][0] + (w[1][0] - w[0][0]) * t,
+                        w[0][1] + (w[1][1] - w[0][1]) * t,
+                    ]);
+                }
+            }
+            points.push([x0, y0]);
+            view.ground_line(painter, level, &points, stroke);
+        }
+    }
+    let [cx, cy] = centre(shape);
+    let Some(at) = view.ground(level, cx, cy) else {
+        return;
+    };
+    painter.circle(at, 4.0, colour, Stroke::new(1.0, Color32::BLACK));
+    label_at(painter, at - egui::vec2(0.0, 8.0), label, colour);
+}
+
+/// Text on a dark plate, its bottom centre at `at`.
+fn label_at(painter: &Painter, at: Pos2, text: &str, colour: Color32) {
+    let galley = painter.layout_no_wrap(text.to_owned(), FontId::proportional(12.0), colour);
+    let size = galley.size();
+    let rect = Rect::from_min_size(at - egui::vec2(size.x * 0.5, size.y), size).expand(2.0);
+    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(150));
+    painter.galley(rect.min + egui::vec2(2.0, 2.0), galley, colour);
+}
+
+/// World point of the outer border beside cell `i` of `edge`, at `t` (0..1) across the cell.
+fn border_point(level: &Level, edge: Edge, i: f32) -> [f32; 2] {
+    let cs = level.cell_size;
+    let (w, h) = (level.nx() as f32 * cs, level.ny() as f32 * cs);
+    match edge {
+        Edge::West => [0.0, i * cs],
+        Edge::East => [w, i * cs],
+        Edge::North => [i * cs, 0.0],
+        Edge::South => [i * cs, h],
+    }
+}
+
+/// Each edge in the colours of its boundary kinds: thick where a segment sets the kind, thin
+/// where the level's default applies.
+fn boundaries(painter: &Painter, view: &View, level: &Level, emphasise: bool) {
+    let default = &level.params.default_boundary;
+    let scale = if emphasise { 1.5 } else { 1.0 };
+    for edge in Edge::ALL {
+        let len = edge_length(level, edge);
+        let cells = edge_cells(&level.boundaries, edge, len);
+        let mut start = 0;
+        for i in 1..=len {
+            if i < len && cells[i] == cells[start] {
+                continue;
+            }
+            let (kind, width) = match &cells[start] {
+                Some(kind) => (kind, 4.0 * scale),
+                None => (default, 1.5 * scale),
+            };
+            let n = (i - start).clamp(1, MAX_SIDE_POINTS);
+            let points: Vec<[f32; 2]> = (0..=n)
+                .map(|k| {
+                    let along = start as f32 + (i - start) as f32 * k as f32 / n as f32;
+                    border_point(level, edge, along)
+                })
+                .collect();
+            view.ground_line(
+                painter,
+                level,
+                &points,
+                Stroke::new(width, boundary_colour(kind)),
+            );
+            start = i;
+        }
+    }
+}
+
+/// The boundary colours, in the viewport's bottom-left corner.
+fn legend(painter: &Painter, rect: Rect, level: &Level) {
+    let kinds = [
+        BoundaryKind::Wall,
+        BoundaryKind::Open,
+        BoundaryKind::FixedLevel { surface: 0.0 },
+        BoundaryKind::Inflow { m3_per_s: 0.0 },
+    ];
+    let line = 18.0;
+    let default = format!(
+        "thin: level default ({})",
+        kind_name(&level.params.default_boundary).to_lowercase()
+    );
+    let height = line * (kinds.len() + 1) as f32 + 8.0;
+    let plate = Rect::from_min_size(
+        rect.left_bottom() + egui::vec2(10.0, -height - 10.0),
+        egui::vec2(170.0, height),
+    );
+    painter.rect_filled(plate, 4.0, Color32::from_black_alpha(160));
+    let font = FontId::proportional(12.0);
+    for (k, kind) in kinds.iter().enumerate() {
+        let y = plate.min.y + 4.0 + line * (k as f32 + 0.5);
+        let x = plate.min.x + 8.0;
+        painter.line_segment(
+            [egui::pos2(x, y), egui::pos2(x + 24.0, y)],
+            Stroke::new(4.0, boundary_colour(kind)),
+        );
+        painter.text(
+            egui::pos2(x + 32.0, y),
+            Align2::LEFT_CENTER,
+            kind_name(kind),
+            font.clone(),
+            Color32::from_gray(230),
+        );
+    }
+    painter.text(
+        egui::pos2(plate.min.x + 8.0, plate.max.y - 4.0 - line * 0.5),
+        Align2::LEFT_CENTER,
+        default,
+        font,
+        Color32::from_gray(190),
+    );
+}
+
+/// Where a drag of the Boundary tool would start painting, or why it would not.
+fn edge_hint(painter: &Painter, view: &View, level: &Level, p: Vec3, kind: &BoundaryKind) {
+    let (edge, distance) = nearest_edge(level, p.x, p.y);
+    let Some(at) = view.screen(p) else {
+        return;
+    };
+    if distance > reach(level) {
+        label_at(
+            painter,
+            at - egui::vec2(0.0, 10.0),
+            "drag near an edge",
+            Color32::from_gray(220),
+        );
+        return;
+    }
+    let cs = level.cell_size;
+    let along = match edge {
+        Edge::West | Edge::East => (p.y / cs).floor() + 0.5,
+        Edge::North | Edge::South => (p.x / cs).floor() + 0.5,
+    };
+    let [x, y] = border_point(level, edge, along);
+    if let Some(on_edge) = view.ground(level, x, y) {
+        painter.circle_stroke(on_edge, 6.0, Stroke::new(2.0, boundary_colour(kind)));
+    }
+}
+
+/// The level a click of the Fill basin tool would fill to.
+fn fill_hint(painter: &Painter, view: &View, level: &Level, p: Vec3, authoring: &Authoring) {
+    let cs = level.cell_size;
+    let (cx, cy) = ((p.x / cs).floor() as usize, (p.y / cs).floor() as usize);
+    if cx >= level.nx() || cy >= level.ny() {
+        return;
+    }
+    let surface = authoring.fill.surface(level.terrain.get(cx, cy));
+    if let Some(at) = view.screen(p) {
+        painter.circle_stroke(at, 5.0, Stroke::new(2.0, SOURCE_COLOUR));
+        label_at(
+            painter,
+            at - egui::vec2(0.0, 10.0),
+            &format!("fill to {surface:.2} m"),
+            SOURCE_COLOUR,
+        );
+    }
+}

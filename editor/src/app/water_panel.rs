@@ -1,0 +1,549 @@
+//! The inspector of the water tools: the selected source or sink (name, kind, rate or target
+//! level with capacity, shape and size), the boundary kind the Boundary tool paints, and the
+//! Fill basin level. Field changes reach the level live and become one command when the field
+//! is let go (see [`super::authoring::Authoring::edit_live`]).
+
+use egui::{DragValue, Response, Ui};
+use spillway::Level;
+use spillway::level::{BoundaryKind, Shape, SinkKind, SourceKind};
+
+use super::EditorApp;
+use super::authoring::shape_name;
+use super::water_overlay::boundary_colour;
+use crate::document::Features;
+use crate::tools::Tool;
+use crate::tools::boundary::{edge_name, kind_name};
+use crate::tools::fill::FillLevel;
+use crate::tools::placement::{
+    DEFAULT_RADIUS_CELLS, Selection, centre, moved_to, sink_label, source_label,
+};
+
+/// Whether any field the user is holding or typing into changed this frame.
+#[derive(Default)]
+struct Busy(bool);
+
+impl Busy {
+    /// Notes whether `r` is being dragged or edited, and passes it on.
+    fn track(&mut self, r: Response) -> Response {
+        if r.dragged() || r.has_focus() || r.is_pointer_button_down_on() {
+            self.0 = true;
+        }
+        r
+    }
+}
+
+/// The water tools' part of the inspector. Also records a finished inspector edit as one
+/// command, whatever the tool.
+pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui, tool: Tool) {
+    let mut busy = Busy::default();
+    match tool {
+        Tool::Source | Tool::Sink => selection_editor(app, ui, tool, &mut busy),
+        Tool::Boundary => boundary_settings(app, ui),
+        Tool::FillBasin => fill_settings(app, ui),
+        _ => {}
+    }
+    if !busy.0 {
+        app.authoring.commit_pending(&mut app.document);
+    }
+}
+
+/// The list of sources or sinks, then the selected one's fields.
+fn selection_editor(app: &mut EditorApp, ui: &mut Ui, tool: Tool, busy: &mut Busy) {
+    let level = app.document.level();
+    let labels: Vec<(Selection, String)> = if tool == Tool::Source {
+        level
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (Selection::Source(i), source_label(s)))
+            .collect()
+    } else {
+        level
+            .sinks
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (Selection::Sink(i), sink_label(s)))
+            .collect()
+    };
+    let noun = if tool == Tool::Source {
+        "source"
+    } else {
+        "sink"
+    };
+    if labels.is_empty() {
+        ui.weak(format!("No {noun}s yet: click the terrain to place one."));
+    }
+    for (selection, label) in labels {
+        let selected = app.authoring.selection == Some(selection);
+        if ui
+            .selectable_label(selected, label)
+            .on_hover_text(format!("Select this {noun} to edit it"))
+            .clicked()
+        {
+            app.authoring.selection = Some(selection);
+        }
+    }
+    ui.add_space(6.0);
+    let Some(selection) = app
+        .authoring
+        .selection
+        .filter(|s| s.exists(app.document.level()))
+    else {
+        return;
+    };
+    ui.separator();
+    let level = app.document.level();
+    let mut features = Features::of(level);
+    let label = match selection {
+        Selection::Source(i) => {
+            let source = &mut features.sources[i];
+            ui.strong(&source.name);
+            egui::Grid::new("feature").num_columns(2).show(ui, |ui| {
+                name_field(ui, busy, &mut source.name, noun);
+                ui.label("Running");
+                busy.track(ui.checkbox(&mut source.enabled, ""))
+                    .on_hover_text("Whether the source adds water when the level runs");
+                ui.end_row();
+                let mut values = KindValues::of_source(&source.kind, level, &source.shape);
+                kind_fields(ui, busy, &mut values, "adds", "fills its area up to");
+                source.kind = values.source();
+                shape_fields(ui, busy, &mut source.shape, level);
+            });
+            "Edit source"
+        }
+        Selection::Sink(i) => {
+            let sink = &mut features.sinks[i];
+            ui.strong(&sink.name);
+            egui::Grid::new("feature").num_columns(2).show(ui, |ui| {
+                name_field(ui, busy, &mut sink.name, noun);
+                ui.label("Running");
+                busy.track(ui.checkbox(&mut sink.enabled, ""))
+                    .on_hover_text("Whether the sink removes water when the level runs");
+                ui.end_row();
+                let mut values = KindValues::of_sink(&sink.kind, level, &sink.shape);
+                kind_fields(ui, busy, &mut values, "removes", "drains its area down to");
+                sink.kind = values.sink();
+                shape_fields(ui, busy, &mut sink.shape, level);
+            });
+            "Edit sink"
+        }
+    };
+    let delete = ui
+        .button(format!("Delete {noun}"))
+        .on_hover_text(format!("Remove the selected {noun} (Delete key)"))
+        .clicked();
+    app.authoring.edit_live(&mut app.document, label, features);
+    if delete {
+        app.authoring.commit_pending(&mut app.document);
+        app.delete_selection();
+    }
+}
+
+fn name_field(ui: &mut Ui, busy: &mut Busy, name: &mut String, noun: &str) {
+    ui.label("Name");
+    busy.track(ui.add(egui::TextEdit::singleline(name).desired_width(140.0)))
+        .on_hover_text(format!(
+            "The {noun}'s name, shown in the viewport and used by game triggers"
+        ));
+    ui.end_row();
+}
+
+/// A source's or sink's kind as plain values, so one set of fields edits both.
+struct KindValues {
+    /// Target level (with capacity) instead of a fixed rate.
+    level: bool,
+    /// The rate, or the capacity of a level kind, m³/s.
+    m3_per_s: f32,
+    /// The target surface, metres.
+    surface: f32,
+}
+
+impl KindValues {
+    /// Surface offered when switching to a level kind: 1 m above the ground at the centre.
+    fn default_surface(level: &Level, shape: &Shape) -> f32 {
+        let [x, y] = centre(shape);
+        level
+            .terrain
+            .sample(x / level.cell_size, y / level.cell_size)
+            + 1.0
+    }
+
+    fn of_source(kind: &SourceKind, level: &Level, shape: &Shape) -> Self {
+        match *kind {
+            SourceKind::Rate { m3_per_s } => Self {
+                level: false,
+                m3_per_s,
+                surface: Self::default_surface(level, shape),
+            },
+            SourceKind::Level {
+                surface,
+                max_m3_per_s,
+            } => Self {
+                level: true,
+                m3_per_s: max_m3_per_s,
+                surface,
+            },
+        }
+    }
+
+    fn of_sink(kind: &SinkKind, level: &Level, shape: &Shape) -> Self {
+        let as_source = match *kind {
+            SinkKind::Rate { m3_per_s } => SourceKind::Rate { m3_per_s },
+            SinkKind::Level {
+                surface,
+                max_m3_per_s,
+            } => SourceKind::Level {
+                surface,
+                max_m3_per_s,
+            },
+        };
+        Self::of_source(&as_source, level, shape)
+    }
+
+    fn source(&self) -> SourceKind {
+        if self.level {
+            SourceKind::Level {
+                surface: self.surface,
+                max_m3_per_s: self.m3_per_s,
+            }
+        } else {
+            SourceKind::Rate {
+                m3_per_s: self.m3_per_s,
+            }
+        }
+    }
+
+    fn sink(&self) -> SinkKind {
+        match self.source() {
+            SourceKind::Rate { m3_per_s } => SinkKind::Rate { m3_per_s },
+            SourceKind::Level {
+                surface,
+                max_m3_per_s,
+            } => SinkKind::Level {
+                surface,
+                max_m3_per_s,
+            },
+        }
+    }
+}
+
+fn kind_fields(ui: &mut Ui, busy: &mut Busy, v: &mut KindValues, verb: &str, level_verb: &str) {
+    ui.label("Kind");
+    ui.horizontal(|ui| {
+        busy.track(ui.selectable_value(&mut v.level, false, "Rate"))
+            .on_hover_text(format!("It {verb} a fixed volume per second"));
+        busy.track(ui.selectable_value(&mut v.level, true, "Target level"))
+            .on_hover_text(format!(
+                "It {level_verb} a surface height, at most its capacity per second"
+            ));
+    });
+    ui.end_row();
+    if v.level {
+        ui.label("Level");
+        busy.track(
+            ui.add(
+                DragValue::new(&mut v.surface)
+                    .max_decimals(2)
+                    .speed(0.05)
+                    .suffix(" m"),
+            ),
+        )
+        .on_hover_text("The target water surface height");
+        ui.end_row();
+        ui.label("Capacity");
+    } else {
+        ui.label("Rate");
+    }
+    busy.track(
+        ui.add(
+            DragValue::new(&mut v.m3_per_s)
+                .max_decimals(2)
+                .range(0.0..=1.0e6)
+                .speed(0.1)
+                .suffix(" m³/s"),
+        ),
+    )
+    .on_hover_text(if v.level {
+        "The most water it moves per second while reaching the level"
+    } else {
+        "Cubic metres of water per second, spread over its area"
+    });
+    ui.end_row();
+}
+
+fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) {
+    let cs = level.cell_size;
+    let [cx, cy] = centre(shape);
+    let size = match *shape {
+        Shape::Point { .. } => [DEFAULT_RADIUS_CELLS * cs; 2],
+        Shape::Circle { radius, .. } => [radius; 2],
+        Shape::Box { x0, y0, x1, y1 } => [(x1 - x0) * 0.5, (y1 - y0) * 0.5],
+    };
+    ui.label("Shape");
+    ui.horizontal(|ui| {
+        let options = [
+            (
+                Shape::Point { x: cx, y: cy },
+                "The one cell under the point",
+            ),
+            (
+                Shape::Circle {
+                    x: cx,
+                    y: cy,
+                    radius: size[0].max(size[1]),
+                },
+                "The cells whose centres lie within the radius",
+            ),
+            (
+                Shape::Box {
+                    x0: cx - size[0],
+                    y0: cy - size[1],
+                    x1: cx + size[0],
+                    y1: cy + size[1],
+                },
+                "The cells whose centres lie inside the box",
+            ),
+        ];
+        for (option, tip) in options {
+            let current = shape_name(shape) == shape_name(&option);
+            let r = busy.track(ui.selectable_label(current, shape_name(&option)));
+            if r.on_hover_text(tip).clicked() && !current {
+                *shape = option;
+            }
+        }
+    });
+    ui.end_row();
+    let (mut x, mut y) = (cx, cy);
+    let extent = [level.nx() as f32 * cs, level.ny() as f32 * cs];
+    ui.label("Centre");
+    ui.horizontal(|ui| {
+        busy.track(
+            ui.add(
+                DragValue::new(&mut x)
+                    .max_decimals(2)
+                    .range(0.0..=extent[0])
+                    .speed(0.1)
+                    .prefix("x ")
+                    .suffix(" m"),
+            ),
+        )
+        .on_hover_text("East–west position of the centre, metres from the west edge");
+        busy.track(
+            ui.add(
+                DragValue::new(&mut y)
+                    .max_decimals(2)
+                    .range(0.0..=extent[1])
+                    .speed(0.1)
+                    .prefix("y ")
+                    .suffix(" m"),
+            ),
+        )
+        .on_hover_text("North–south position of the centre, metres from the north edge");
+    });
+    ui.end_row();
+    if (x, y) != (cx, cy) {
+        *shape = moved_to(shape, x, y);
+    }
+    match shape {
+        Shape::Point { .. } => {}
+        Shape::Circle { radius, .. } => {
+            ui.label("Radius");
+            busy.track(
+                ui.add(
+                    DragValue::new(radius)
+                        .max_decimals(2)
+                        .range(0.0..=1.0e5)
+                        .speed(0.05)
+                        .suffix(" m"),
+                ),
+            )
+            .on_hover_text(format!(
+                "Radius of the area, metres ({:.1} cells)",
+                *radius / cs
+            ));
+            ui.end_row();
+        }
+        Shape::Box { x0, y0, x1, y1 } => {
+            let (mut w, mut h) = (*x1 - *x0, *y1 - *y0);
+            ui.label("Size");
+            ui.horizontal(|ui| {
+                busy.track(
+                    ui.add(
+                        DragValue::new(&mut w)
+                            .max_decimals(2)
+                            .range(0.0..=1.0e5)
+                            .speed(0.1)
+                            .prefix("w ")
+                            .suffix(" m"),
+                    ),
+                )
+                .on_hover_text("East–west width of the box, metres");
+                busy.track(
+                    ui.add(
+                        DragValue::new(&mut h)
+                            .max_decimals(2)
+                            .range(0.0..=1.0e5)
+                            .speed(0.1)
+                            .prefix("h ")
+                            .suffix(" m"),
+                    ),
+                )
+                .on_hover_text("North–south height of the box, metres");
+            });
+            ui.end_row();
+            (*x0, *x1) = (x - w * 0.5, x + w * 0.5);
+            (*y0, *y1) = (y - h * 0.5, y + h * 0.5);
+        }
+    }
+}
+
+/// The kind the Boundary tool paints, and the level's segments.
+fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
+    let kind = &mut app.authoring.boundary_kind;
+    let options = [
+        (BoundaryKind::Wall, "No water passes the edge"),
+        (
+            BoundaryKind::Open,
+            "Waves and water leave freely (absorbing)",
+        ),
+        (
+            BoundaryKind::FixedLevel {
+                surface: match kind {
+                    BoundaryKind::FixedLevel { surface } => *surface,
+                    _ => 0.0,
+                },
+            },
+            "The water outside stands at a fixed height; water flows in or out to meet it",
+        ),
+        (
+            BoundaryKind::Inflow {
+                m3_per_s: match kind {
+                    BoundaryKind::Inflow { m3_per_s } => *m3_per_s,
+                    _ => 10.0,
+                },
+            },
+            "A fixed discharge into the level, spread along the painted cells",
+        ),
+    ];
+    ui.label("Paint");
+    for (option, tip) in options {
+        let current = std::mem::discriminant(kind) == std::mem::discriminant(&option);
+        ui.horizontal(|ui| {
+            let (swatch, _) = ui.allocate_exact_size(egui::vec2(18.0, 10.0), egui::Sense::hover());
+            ui.painter()
+                .rect_filled(swatch, 2.0, boundary_colour(&option));
+            if ui
+                .selectable_label(current, kind_name(&option))
+                .on_hover_text(tip)
+                .clicked()
+            {
+                *kind = option;
+            }
+        });
+    }
+    match kind {
+        BoundaryKind::FixedLevel { surface } => {
+            ui.horizontal(|ui| {
+                ui.label("Outside level");
+                ui.add(
+                    DragValue::new(surface)
+                        .max_decimals(2)
+                        .speed(0.05)
+                        .suffix(" m"),
+                )
+                .on_hover_text("Surface height of the water outside the edge");
+            });
+        }
+        BoundaryKind::Inflow { m3_per_s } => {
+            ui.horizontal(|ui| {
+                ui.label("Inflow");
+                ui.add(
+                    DragValue::new(m3_per_s)
+                        .max_decimals(2)
+                        .range(0.0..=1.0e6)
+                        .speed(0.1)
+                        .suffix(" m³/s"),
+                )
+                .on_hover_text("Cubic metres per second through each painted stretch of edge");
+            });
+        }
+        _ => {}
+    }
+    ui.add_space(6.0);
+    let level = app.document.level();
+    ui.label(format!(
+        "Segments ({}; other edge cells: {})",
+        level.boundaries.len(),
+        kind_name(&level.params.default_boundary).to_lowercase()
+    ))
+    .on_hover_text("The level's boundary segments; edge cells none covers use the level's default");
+    for b in &level.boundaries {
+        ui.weak(format!(
+            "{} {}..{}: {}",
+            edge_name(b.edge),
+            b.start,
+            b.end,
+            kind_text(&b.kind)
+        ));
+    }
+}
+
+fn kind_text(kind: &BoundaryKind) -> String {
+    match kind {
+        BoundaryKind::FixedLevel { surface } => format!("fixed level {surface:.2} m"),
+        BoundaryKind::Inflow { m3_per_s } => format!("inflow {m3_per_s:.1} m³/s"),
+        other => kind_name(other).to_lowercase(),
+    }
+}
+
+/// The Fill basin tool's level.
+fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
+    let fill = &mut app.authoring.fill;
+    let above = matches!(fill, FillLevel::AboveClick(_));
+    ui.label("Fill level");
+    let tip_above = "The surface is this far above the ground under the click";
+    let tip_at = "The surface is at this height wherever you click";
+    if ui
+        .radio(above, "Above the clicked ground")
+        .on_hover_text(tip_above)
+        .clicked()
+        && !above
+    {
+        *fill = FillLevel::AboveClick(1.0);
+    }
+    if ui
+        .radio(!above, "At a height")
+        .on_hover_text(tip_at)
+        .clicked()
+        && above
+    {
+        *fill = FillLevel::Surface(app.authoring.last_fill.unwrap_or(1.0));
+    }
+    let fill = &mut app.authoring.fill;
+    match fill {
+        FillLevel::AboveClick(depth) => {
+            ui.add(
+                DragValue::new(depth)
+                    .max_decimals(2)
+                    .range(0.0..=1.0e4)
+                    .speed(0.05)
+                    .prefix("+ ")
+                    .suffix(" m"),
+            )
+            .on_hover_text(tip_above);
+        }
+        FillLevel::Surface(surface) => {
+            ui.add(
+                DragValue::new(surface)
+                    .max_decimals(2)
+                    .speed(0.05)
+                    .suffix(" m"),
+            )
+            .on_hover_text(tip_at);
+        }
+    }
+    if let Some(last) = app.authoring.last_fill {
+        ui.weak(format!("Last fill: surface at {last:.2} m"))
+            .on_hover_text("The surface height of the last basin filled");
+    }
+}

@@ -1,0 +1,117 @@
+//! `Features`: the level's authored water features — sources, sinks and edge boundaries —
+//! and [`EditFeatures`], the command that changes them. The lists are short, so a command
+//! simply keeps them before and after the edit.
+
+use spillway::Level;
+use spillway::level::{Boundary, Sink, Source};
+
+use super::command::{Change, Command};
+
+/// The sources, sinks and boundary segments of a level.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Features {
+    /// Water sources.
+    pub sources: Vec<Source>,
+    /// Water sinks.
+    pub sinks: Vec<Sink>,
+    /// Boundary segments along the edges.
+    pub boundaries: Vec<Boundary>,
+}
+
+impl Features {
+    /// A copy of `level`'s features.
+    pub fn of(level: &Level) -> Self {
+        Self {
+            sources: level.sources.clone(),
+            sinks: level.sinks.clone(),
+            boundaries: level.boundaries.clone(),
+        }
+    }
+
+    /// Writes these features into `level`.
+    pub fn write(&self, level: &mut Level) {
+        level.sources.clone_from(&self.sources);
+        level.sinks.clone_from(&self.sinks);
+        level.boundaries.clone_from(&self.boundaries);
+    }
+
+    fn bytes(&self) -> usize {
+        let names: usize = self.sources.iter().map(|s| s.name.len()).sum::<usize>()
+            + self.sinks.iter().map(|s| s.name.len()).sum::<usize>();
+        names
+            + self.sources.len() * std::mem::size_of::<Source>()
+            + self.sinks.len() * std::mem::size_of::<Sink>()
+            + self.boundaries.len() * std::mem::size_of::<Boundary>()
+    }
+}
+
+/// An edit of the level's sources, sinks or boundaries: placing, moving, deleting or changing
+/// one, or painting boundaries along an edge.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditFeatures {
+    label: String,
+    before: Features,
+    after: Features,
+}
+
+impl EditFeatures {
+    /// A command turning `before` into `after`.
+    pub fn new(label: impl Into<String>, before: Features, after: Features) -> Self {
+        Self {
+            label: label.into(),
+            before,
+            after,
+        }
+    }
+
+    /// Whether the edit changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.before == self.after
+    }
+}
+
+impl Command for EditFeatures {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn apply(&self, level: &mut Level) -> Change {
+        self.after.write(level);
+        Change::Features
+    }
+
+    fn revert(&self, level: &mut Level) -> Change {
+        self.before.write(level);
+        Change::Features
+    }
+
+    fn bytes(&self) -> usize {
+        self.before.bytes() + self.after.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spillway::level::{Shape, SourceKind};
+
+    #[test]
+    fn apply_and_revert_are_exact_inverses() {
+        let mut level = Level::flat(8, 8, 1.0, 0.0);
+        let before = Features::of(&level);
+        let mut after = before.clone();
+        after.sources.push(Source {
+            name: "Source 1".into(),
+            shape: Shape::Point { x: 2.0, y: 3.0 },
+            kind: SourceKind::Rate { m3_per_s: 5.0 },
+            enabled: true,
+        });
+        let edit = EditFeatures::new("Place source", before.clone(), after.clone());
+        assert!(!edit.is_empty());
+        assert_eq!(edit.apply(&mut level), Change::Features);
+        assert_eq!(Features::of(&level), after);
+        edit.revert(&mut level);
+        assert_eq!(Features::of(&level), before);
+        assert!(edit.bytes() > 0);
+    }
+}

@@ -1,0 +1,255 @@
+//! Boundary painting: an [`EdgeStroke`] gives the edge cells a drag passes along one map edge a
+//! [`BoundaryKind`], splitting and merging the level's [`Boundary`] segments so each edge stays
+//! covered by non-overlapping, maximal runs. Cells no segment covers keep the level's default.
+
+use spillway::Level;
+use spillway::level::{Boundary, BoundaryKind, Edge};
+
+use crate::document::{Change, Document, EditFeatures, Features};
+
+/// Least distance from an edge, in cells, at which a drag still starts painting it.
+pub const REACH_CELLS: f32 = 4.0;
+/// Share of the level's shorter side within which a drag starts painting the nearest edge.
+pub const REACH_SHARE: f32 = 0.04;
+
+/// A short name of a boundary kind, for labels and the legend.
+pub fn kind_name(kind: &BoundaryKind) -> &'static str {
+    match kind {
+        BoundaryKind::Wall => "Wall",
+        BoundaryKind::Open => "Open",
+        BoundaryKind::FixedLevel { .. } => "Fixed level",
+        BoundaryKind::Inflow { .. } => "Inflow",
+    }
+}
+
+/// A short name of an edge.
+pub fn edge_name(edge: Edge) -> &'static str {
+    match edge {
+        Edge::West => "west",
+        Edge::East => "east",
+        Edge::North => "north",
+        Edge::South => "south",
+    }
+}
+
+/// Number of cells along `edge` of `level`.
+pub fn edge_length(level: &Level, edge: Edge) -> usize {
+    match edge {
+        Edge::West | Edge::East => level.ny(),
+        Edge::North | Edge::South => level.nx(),
+    }
+}
+
+/// How far from an edge, in metres, a drag may start to paint it.
+pub fn reach(level: &Level) -> f32 {
+    let short = level.nx().min(level.ny()) as f32 * level.cell_size;
+    (REACH_CELLS * level.cell_size).max(short * REACH_SHARE)
+}
+
+/// The edge nearest world point `(x, y)` and the distance to it, metres.
+pub fn nearest_edge(level: &Level, x: f32, y: f32) -> (Edge, f32) {
+    let w = level.nx() as f32 * level.cell_size;
+    let h = level.ny() as f32 * level.cell_size;
+    [
+        (Edge::West, x),
+        (Edge::East, w - x),
+        (Edge::North, y),
+        (Edge::South, h - y),
+    ]
+    .into_iter()
+    .fold((Edge::West, f32::INFINITY), |best, (e, d)| {
+        if d.abs() < best.1 { (e, d.abs()) } else { best }
+    })
+}
+
+/// The cell along `edge` beside world point `(x, y)`, clamped to the edge.
+pub fn edge_cell(level: &Level, edge: Edge, x: f32, y: f32) -> u32 {
+    let along = match edge {
+        Edge::West | Edge::East => y,
+        Edge::North | Edge::South => x,
+    };
+    let last = edge_length(level, edge).saturating_sub(1);
+    let cell = (along / level.cell_size).floor();
+    if cell.is_nan() {
+        return 0;
+    }
+    cell.clamp(0.0, last as f32) as u32
+}
+
+/// The kind each cell of `edge` (`len` cells) has from `boundaries`: `None` where the level's
+/// default applies. Later segments win where segments overlap.
+pub fn edge_cells(boundaries: &[Boundary], edge: Edge, len: usize) -> Vec<Option<BoundaryKind>> {
+    let mut cells = vec![None; len];
+    for b in boundaries.iter().filter(|b| b.edge == edge) {
+        let end = (b.end as usize).min(len);
+        for cell in cells.iter_mut().take(end).skip(b.start as usize) {
+            *cell = Some(b.kind.clone());
+        }
+    }
+    cells
+}
+
+/// Gives cells `start..end` of `edge` (`len` cells long) the boundary `kind`. The edge's
+/// segments are rebuilt as maximal runs of equal kinds; other edges' segments stay as they
+/// are, and segments are ordered by edge, then by start.
+pub fn paint(
+    boundaries: &mut Vec<Boundary>,
+    edge: Edge,
+    len: usize,
+    start: u32,
+    end: u32,
+    kind: &BoundaryKind,
+) {
+    let mut cells = edge_cells(boundaries, edge, len);
+    let end = (end as usize).min(len);
+    for cell in cells.iter_mut().take(end).skip(start as usize) {
+        *cell = Some(kind.clone());
+    }
+    boundaries.retain(|b| b.edge != edge);
+    let mut run_start = 0;
+    for i in 1..=len {
+        if i == len || cells[i] != cells[run_start] {
+            if let Some(kind) = &cells[run_start] {
+                boundaries.push(Boundary {
+                    edge,
+                    start: run_start as u32,
+                    end: i as u32,
+                    kind: kind.clone(),
+                });
+            }
+            run_start = i;
+        }
+    }
+    let order = |e: Edge| Edge::ALL.iter().position(|x| *x == e).unwrap_or(0);
+    boundaries.sort_by_key(|b| (order(b.edge), b.start));
+}
+
+/// One drag of the Boundary tool: locked to the edge nearest where it started, it paints every
+/// edge cell between successive cursor positions, live, and on release becomes one command.
+#[derive(Debug)]
+pub struct EdgeStroke {
+    edge: Edge,
+    kind: BoundaryKind,
+    last: u32,
+    before: Features,
+}
+
+impl EdgeStroke {
+    /// Starts painting `kind` at world point `(x, y)`, if it lies within [`reach`] of an edge.
+    pub fn begin(document: &mut Document, kind: BoundaryKind, x: f32, y: f32) -> Option<Self> {
+        let level = document.level();
+        let (edge, distance) = nearest_edge(level, x, y);
+        if distance > reach(level) {
+            return None;
+        }
+        let cell = edge_cell(level, edge, x, y);
+        let stroke = Self {
+            edge,
+            kind,
+            last: cell,
+            before: Features::of(level),
+        };
+        stroke.paint_cells(document, cell, cell);
+        Some(stroke)
+    }
+
+    /// The edge being painted.
+    pub fn edge(&self) -> Edge {
+        self.edge
+    }
+
+    /// Moves the cursor to world point `(x, y)`: paints the edge cells from the last position
+    /// to the one beside this point.
+    pub fn drag_to(&mut self, document: &mut Document, x: f32, y: f32) {
+        if !(x.is_finite() && y.is_finite()) {
+            return;
+        }
+        let cell = edge_cell(document.level(), self.edge, x, y);
+        if cell != self.last {
+            self.paint_cells(document, self.last.min(cell), self.last.max(cell));
+            self.last = cell;
+        }
+    }
+
+    fn paint_cells(&self, document: &mut Document, a: u32, b: u32) {
+        let len = edge_length(document.level(), self.edge);
+        let level = document.stroke_level();
+        paint(&mut level.boundaries, self.edge, len, a, b + 1, &self.kind);
+        document.note_change(&Change::Features);
+    }
+
+    /// Ends the drag: records what it painted as one undoable command. Returns whether
+    /// anything changed.
+    pub fn finish(self, document: &mut Document) -> bool {
+        let after = Features::of(document.level());
+        let label = format!("Paint {} boundary", kind_name(&self.kind).to_lowercase());
+        let edit = EditFeatures::new(label, self.before, after);
+        if edit.is_empty() {
+            document.end_live_edit();
+            false
+        } else {
+            document.push_applied(Box::new(edit));
+            true
+        }
+    }
+
+    /// Abandons the drag, putting the boundaries back as they were.
+    pub fn cancel(self, document: &mut Document) {
+        self.before.write(document.stroke_level());
+        document.note_change(&Change::Features);
+        document.end_live_edit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(edge: Edge, start: u32, end: u32, kind: BoundaryKind) -> Boundary {
+        Boundary {
+            edge,
+            start,
+            end,
+            kind,
+        }
+    }
+
+    #[test]
+    fn painting_splits_and_merges_segments() {
+        let mut b = vec![seg(Edge::East, 0, 5, BoundaryKind::Open)];
+        paint(&mut b, Edge::South, 100, 10, 40, &BoundaryKind::Wall);
+        paint(&mut b, Edge::South, 100, 20, 25, &BoundaryKind::Open);
+        assert_eq!(
+            b,
+            vec![
+                seg(Edge::East, 0, 5, BoundaryKind::Open),
+                seg(Edge::South, 10, 20, BoundaryKind::Wall),
+                seg(Edge::South, 20, 25, BoundaryKind::Open),
+                seg(Edge::South, 25, 40, BoundaryKind::Wall),
+            ]
+        );
+        paint(&mut b, Edge::South, 100, 15, 30, &BoundaryKind::Wall);
+        assert_eq!(b[1], seg(Edge::South, 10, 40, BoundaryKind::Wall));
+        assert_eq!(b.len(), 2);
+        paint(&mut b, Edge::South, 100, 90, 200, &BoundaryKind::Open);
+        assert_eq!(b[2], seg(Edge::South, 90, 100, BoundaryKind::Open));
+    }
+
+    #[test]
+    fn a_drag_paints_along_the_edge_where_it_started() {
+        let mut doc = Document::new(Level::flat(50, 40, 2.0, 0.0), None);
+        assert!(EdgeStroke::begin(&mut doc, BoundaryKind::Open, 50.0, 40.0).is_none());
+        let mut s = EdgeStroke::begin(&mut doc, BoundaryKind::Open, 21.0, 78.5).expect("near");
+        assert_eq!(s.edge(), Edge::South);
+        s.drag_to(&mut doc, 41.0, 60.0);
+        s.drag_to(&mut doc, 31.0, 79.0);
+        assert!(s.finish(&mut doc));
+        assert_eq!(
+            doc.level().boundaries,
+            vec![seg(Edge::South, 10, 21, BoundaryKind::Open)]
+        );
+        assert_eq!(doc.history().undo_label(), Some("Paint open boundary"));
+        assert!(doc.undo());
+        assert!(doc.level().boundaries.is_empty());
+    }
+}

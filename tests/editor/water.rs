@@ -1,0 +1,384 @@
+//! Water authoring with real input: placing, moving and deleting sources and sinks, painting
+//! boundaries along the edges, the water brush and the basin fill, each undoable, and all of
+//! it saved in the level file.
+
+use egui::{Key, Modifiers};
+use spillway::level::{Boundary, BoundaryKind, Edge, Shape, SourceKind};
+use spillway::{Grid, Level};
+use spillway_editor::app::Action;
+use spillway_editor::tools::Tool;
+use spillway_editor::tools::placement::{Selection, centre};
+
+use crate::support::{Editor, bumpy_level, distance_to_path, editor_with, line};
+
+/// The centre of the only source.
+fn source_centre(ed: &Editor) -> [f32; 2] {
+    let level = ed.harness.state().document().level();
+    assert_eq!(level.sources.len(), 1);
+    centre(&level.sources[0].shape)
+}
+
+fn near(a: [f32; 2], b: [f32; 3]) -> bool {
+    (a[0] - b[0]).abs() < 1e-3 && (a[1] - b[1]).abs() < 1e-3
+}
+
+#[test]
+fn a_click_places_a_source_that_undo_removes_and_redo_restores() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    assert_eq!(ed.harness.state().tool(), Tool::Source);
+    let at = ed.click_at(ed.at(0.5, 0.5));
+
+    let doc = ed.harness.state().document();
+    let source = doc.level().sources[0].clone();
+    assert_eq!(doc.level().sources.len(), 1);
+    assert_eq!(source.name, "Source 1");
+    assert_eq!(source.kind, SourceKind::Rate { m3_per_s: 5.0 });
+    assert!(matches!(source.shape, Shape::Circle { radius, .. } if radius == 3.0));
+    assert!(
+        near(centre(&source.shape), at),
+        "{:?} vs {at:?}",
+        source.shape
+    );
+    assert_eq!(doc.history().undo_label(), Some("Place source"));
+    assert!(doc.is_modified());
+    assert_eq!(ed.harness.state().selection(), Some(Selection::Source(0)));
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let doc = ed.harness.state().document();
+    assert!(doc.level().sources.is_empty(), "undo removes the source");
+    assert!(!doc.is_modified());
+    assert_eq!(ed.harness.state().selection(), None);
+
+    ed.key(Modifiers::COMMAND, Key::Y);
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.level().sources, vec![source], "redo restores it");
+}
+
+#[test]
+fn dragging_a_source_moves_it_in_one_step() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    let placed = ed.click_at(ed.at(0.45, 0.5));
+    let picks = ed.drag(&line(ed.at(0.45, 0.5), ed.at(0.6, 0.4), 8), Modifiers::NONE);
+    let end = *picks.last().expect("a path");
+    assert!(near(source_centre(&ed), end), "{:?}", source_centre(&ed));
+    let doc = ed.harness.state().document();
+    assert_eq!(
+        doc.level().sources.len(),
+        1,
+        "a drag on a source does not add one"
+    );
+    assert_eq!(doc.history().undo_len(), 2, "place, then one move");
+    assert_eq!(doc.history().undo_label(), Some("Move source"));
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert!(near(source_centre(&ed), placed), "undo puts it back");
+}
+
+#[test]
+fn delete_removes_the_selected_source_and_sink() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.4, 0.5));
+    ed.key(Modifiers::NONE, Key::O);
+    assert_eq!(ed.harness.state().tool(), Tool::Sink);
+    ed.click_at(ed.at(0.6, 0.5));
+    let level = ed.harness.state().document().level();
+    assert_eq!((level.sources.len(), level.sinks.len()), (1, 1));
+    assert_eq!(level.sinks[0].name, "Sink 1");
+    assert_eq!(ed.harness.state().selection(), Some(Selection::Sink(0)));
+
+    ed.key(Modifiers::NONE, Key::Delete);
+    let level = ed.harness.state().document().level();
+    assert!(level.sinks.is_empty(), "Delete removes the selected sink");
+    assert_eq!(level.sources.len(), 1, "and only it");
+
+    // Clicking the source selects it (no new source); Delete removes it.
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.4, 0.5));
+    assert_eq!(ed.harness.state().document().level().sources.len(), 1);
+    assert_eq!(ed.harness.state().selection(), Some(Selection::Source(0)));
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert!(ed.harness.state().document().level().sources.is_empty());
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Delete source")
+    );
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(ed.harness.state().document().level().sources.len(), 1);
+}
+
+/// Drags along the south edge, half a cell in, from the middle of cell `from` to that of `to`.
+fn paint_south(ed: &mut Editor, from: usize, to: usize) {
+    let y = ed.harness.state().document().level().ny() as f32 - 0.5;
+    let path: Vec<_> = (0..=10)
+        .map(|k| {
+            let x = from as f32 + (to as f32 - from as f32) * k as f32 / 10.0 + 0.5;
+            ed.screen(x, y)
+        })
+        .collect();
+    ed.drag(&path, Modifiers::NONE);
+}
+
+#[test]
+fn painting_along_an_edge_splits_and_merges_boundary_segments() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::B);
+    assert_eq!(ed.harness.state().tool(), Tool::Boundary);
+    paint_south(&mut ed, 20, 60);
+    let seg = |start, end, kind| Boundary {
+        edge: Edge::South,
+        start,
+        end,
+        kind,
+    };
+    assert_eq!(
+        ed.harness.state().document().level().boundaries,
+        vec![seg(20, 61, BoundaryKind::Wall)]
+    );
+
+    ed.click("Open");
+    paint_south(&mut ed, 30, 40);
+    let doc = ed.harness.state().document();
+    assert_eq!(
+        doc.level().boundaries,
+        vec![
+            seg(20, 30, BoundaryKind::Wall),
+            seg(30, 41, BoundaryKind::Open),
+            seg(41, 61, BoundaryKind::Wall),
+        ]
+    );
+    assert_eq!(doc.history().undo_label(), Some("Paint open boundary"));
+
+    // Walls over the open stretch merge back into one segment.
+    ed.click("Wall");
+    paint_south(&mut ed, 35, 45);
+    assert_eq!(
+        ed.harness.state().document().level().boundaries,
+        vec![
+            seg(20, 30, BoundaryKind::Wall),
+            seg(30, 35, BoundaryKind::Open),
+            seg(35, 61, BoundaryKind::Wall),
+        ]
+    );
+    ed.key(Modifiers::COMMAND, Key::Z);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(
+        ed.harness.state().document().level().boundaries,
+        vec![seg(20, 61, BoundaryKind::Wall)]
+    );
+}
+
+/// Two valleys running north–south, bottoms at x = 24 and x = 72, split by a ridge at x = 48.
+fn two_valleys() -> Level {
+    let (nx, ny) = (96, 80);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let d = (x as f32 - 48.0).abs();
+        (d - 24.0).abs() * 0.2 + 0.002 * (y as f32 - 40.0).powi(2)
+    });
+    level
+}
+
+#[test]
+fn fill_basin_fills_the_clicked_valley_to_the_level_and_not_the_next() {
+    let mut ed = editor_with(&two_valleys());
+    ed.key(Modifiers::NONE, Key::L);
+    assert_eq!(ed.harness.state().tool(), Tool::FillBasin);
+    ed.click_at(ed.screen(24.5, 40.5));
+
+    let level = ed.harness.state().document().level();
+    let surface = level.terrain.get(24, 40) + 1.0;
+    let (mut wet, mut dry_below) = (0, 0);
+    for y in 0..level.ny() {
+        for x in 0..level.nx() {
+            let (t, d) = (level.terrain.get(x, y), level.water.get(x, y));
+            if x < 48 && t < surface {
+                assert_eq!(d, surface - t, "cell {x}, {y} is filled to the level");
+                wet += 1;
+            } else {
+                assert_eq!(d, 0.0, "cell {x}, {y} stays dry");
+                if t < surface {
+                    dry_below += 1;
+                }
+            }
+        }
+    }
+    assert!(wet > 100, "{wet} cells filled");
+    assert!(
+        dry_below > 100,
+        "the other valley has {dry_below} cells below the level"
+    );
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.history().undo_len(), 1, "one click, one step");
+    assert_eq!(doc.history().undo_label(), Some("Fill basin"));
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let water = &ed.harness.state().document().level().water;
+    assert!(water.data.iter().all(|d| *d == 0.0), "undo dries it");
+}
+
+#[test]
+fn the_water_brush_adds_water_under_the_path_and_undo_restores_it_exactly() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::P);
+    assert_eq!(ed.harness.state().tool(), Tool::Water);
+    let radius = 4.0;
+    ed.harness.state_mut().brush_mut().radius = radius;
+    let terrain = ed.terrain();
+    let before = ed.harness.state().document().level().water.clone();
+    let picks = ed.drag(
+        &line(ed.at(0.35, 0.5), ed.at(0.65, 0.55), 12),
+        Modifiers::NONE,
+    );
+    let after = ed.harness.state().document().level().water.clone();
+    assert_eq!(
+        ed.terrain(),
+        terrain,
+        "the water brush leaves the terrain alone"
+    );
+
+    let nx = after.nx;
+    let mut on_path = 0;
+    for (i, d) in after.data.iter().enumerate() {
+        let (x, y) = ((i % nx) as f32 + 0.5, (i / nx) as f32 + 0.5);
+        let distance = distance_to_path(x, y, &picks);
+        if distance > radius + 1.0 {
+            assert_eq!(*d, 0.0, "cell ({x}, {y}) is {distance:.1} m from the path");
+        } else if distance < radius * 0.4 {
+            assert!(*d > 0.0, "cell ({x}, {y}) on the path is dry");
+            on_path += 1;
+        }
+    }
+    assert!(on_path > 20, "the path crosses only {on_path} cells");
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Water brush stroke")
+    );
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(ed.harness.state().document().level().water, before);
+    ed.key(Modifiers::COMMAND, Key::Y);
+    assert_eq!(ed.harness.state().document().level().water, after);
+}
+
+#[test]
+fn save_then_reopen_keeps_sources_sinks_boundaries_and_water() {
+    let mut ed = editor_with(&two_valleys());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.screen(20.5, 30.5));
+    ed.key(Modifiers::NONE, Key::O);
+    ed.click_at(ed.screen(70.5, 30.5));
+    ed.key(Modifiers::NONE, Key::B);
+    paint_south(&mut ed, 10, 30);
+    ed.key(Modifiers::NONE, Key::L);
+    ed.click_at(ed.screen(72.5, 40.5));
+    let edited = ed.harness.state().document().level().clone();
+    assert_eq!(edited.sources.len(), 1);
+    assert_eq!(edited.sinks.len(), 1);
+    assert_eq!(edited.boundaries.len(), 1);
+    assert!(edited.water_volume() > 10.0);
+
+    ed.key(Modifiers::COMMAND, Key::S);
+    assert!(!ed.harness.state().document().is_modified());
+    let path = ed.dir.path().join("level.ron");
+    ed.harness
+        .state_mut()
+        .perform(Action::OpenPath(path.clone()));
+    ed.frames(2);
+    let reopened = ed.harness.state().document().level();
+    assert_eq!(reopened.sources, edited.sources);
+    assert_eq!(reopened.sinks, edited.sinks);
+    assert_eq!(reopened.boundaries, edited.boundaries);
+    assert_eq!(reopened.water, edited.water);
+    assert_eq!(reopened, &edited);
+}
+
+#[test]
+fn the_inspector_edits_the_selected_source_as_undoable_steps() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    let at = ed.click_at(ed.at(0.5, 0.5));
+    ed.click("Target level");
+    let level = ed.harness.state().document().level();
+    let ground = level.terrain.sample(at[0], at[1]);
+    match level.sources[0].kind {
+        SourceKind::Level {
+            surface,
+            max_m3_per_s,
+        } => {
+            assert!(
+                (surface - (ground + 1.0)).abs() < 1e-3,
+                "{surface} vs {ground}"
+            );
+            assert_eq!(max_m3_per_s, 5.0, "the rate becomes the capacity");
+        }
+        ref other => panic!("the kind is still {other:?}"),
+    }
+    ed.click("Box");
+    let doc = ed.harness.state().document();
+    assert!(matches!(
+        doc.level().sources[0].shape,
+        Shape::Box { x0, x1, .. } if (x1 - x0 - 6.0).abs() < 1e-4
+    ));
+    assert_eq!(doc.history().undo_len(), 3, "place, kind, shape");
+    assert_eq!(doc.history().undo_label(), Some("Edit source"));
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let source = &ed.harness.state().document().level().sources[0];
+    assert_eq!(source.kind, SourceKind::Rate { m3_per_s: 5.0 });
+    assert!(matches!(source.shape, Shape::Circle { .. }));
+}
+
+#[test]
+fn dragging_the_rate_field_is_one_undo_step() {
+    use egui::{Event, PointerButton};
+    use egui_kittest::kittest::Queryable;
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    let field = ed.harness.get_by_value("5.0 m³/s").rect().center();
+    let h = &mut ed.harness;
+    h.event(Event::PointerMoved(field));
+    h.step();
+    h.event(Event::PointerButton {
+        pos: field,
+        button: PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    for k in 1..=10 {
+        h.event(Event::PointerMoved(field + egui::vec2(6.0 * k as f32, 0.0)));
+        h.step();
+        let doc = h.state().document();
+        assert_eq!(
+            doc.history().undo_len(),
+            1,
+            "no step while the field is held"
+        );
+    }
+    let during = h.state().document().level().sources[0].kind.clone();
+    h.event(Event::PointerButton {
+        pos: field + egui::vec2(60.0, 0.0),
+        button: PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.run_steps(3);
+    let doc = h.state().document();
+    let SourceKind::Rate { m3_per_s } = during else {
+        panic!("{during:?}");
+    };
+    assert!(m3_per_s > 5.5, "the drag raised the rate to {m3_per_s}");
+    assert_eq!(doc.level().sources[0].kind, during);
+    assert_eq!(doc.history().undo_len(), 2, "place, then one edit");
+    assert_eq!(doc.history().undo_label(), Some("Edit source"));
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(
+        ed.harness.state().document().level().sources[0].kind,
+        SourceKind::Rate { m3_per_s: 5.0 }
+    );
+}
