@@ -10,4 +10,5 @@ mod files;
 mod heightmaps;
 mod sculpt;
 mod snapshots;
+mod preview;
 mod water;

@@ -10,6 +10,7 @@ mod authoring;
 mod dialogs;
 mod menu;
 mod panels;
+mod preview_panel;
 mod shortcuts;
 mod viewport_panel;
 mod water_overlay;
@@ -79,6 +80,8 @@ pub struct EditorApp {
     pub(crate) sculpt: Sculpt,
     pub(crate) authoring: authoring::Authoring,
     pub(crate) viewport: ViewportPanel,
+    /// The live water.
+    pub(crate) preview: crate::preview::Preview,
     pub(crate) dialogs: Box<dyn FileDialogs>,
     pub(crate) recent: RecentFiles,
     pub(crate) recovery: Recovery,
@@ -126,6 +129,7 @@ impl EditorApp {
             },
             authoring: authoring::Authoring::default(),
             viewport: ViewportPanel::default(),
+            preview: crate::preview::Preview::new(),
             dialogs: options.dialogs,
             recent,
             recovery,
@@ -171,6 +175,16 @@ impl EditorApp {
     /// The brush settings, for changing them.
     pub fn brush_mut(&mut self) -> &mut Brush {
         &mut self.sculpt.brush
+    }
+
+    /// The live water preview.
+    pub fn preview(&self) -> &crate::preview::Preview {
+        &self.preview
+    }
+
+    /// The live water preview, for driving it.
+    pub fn preview_mut(&mut self) -> &mut crate::preview::Preview {
+        &mut self.preview
     }
 
     /// The viewport camera.
@@ -238,6 +252,7 @@ impl EditorApp {
         self.document = Document::with_history(level, path, History::new(self.history_budget));
         self.recovery.reset();
         self.viewport.document_replaced();
+        self.preview.reset();
     }
 
     fn window_title(&self) -> String {
@@ -295,11 +310,20 @@ impl eframe::App for EditorApp {
             .resizable(true)
             .default_size(260.0)
             .show(ui, |ui| panels::inspector(self, ui));
+        egui::Panel::bottom("preview")
+            .resizable(true)
+            .default_size(190.0)
+            .show(ui, |ui| preview_panel::show(self, ui));
         let notice = egui::CentralPanel::no_frame()
             .show(ui, |ui| {
-                let (doc, sculpt, authoring) =
-                    (&mut self.document, &mut self.sculpt, &mut self.authoring);
-                self.viewport.show(ui, frame, doc, sculpt, authoring)
+                let (doc, sculpt, authoring, preview) = (
+                    &mut self.document,
+                    &mut self.sculpt,
+                    &mut self.authoring,
+                    &mut self.preview,
+                );
+                self.viewport
+                    .show(ui, frame, doc, sculpt, authoring, preview)
             })
             .inner;
         if let Some(text) = notice {

@@ -1,6 +1,7 @@
 //! Keyboard shortcuts: the usual file and edit chords, `[`/`]` for the brush size, digits for
 //! the sculpting tools and letters for the water tools, Delete for the selected source or
-//! sink, `F` to frame and Home to reset the view.
+//! sink, `F` to frame and Home to reset the view; Space plays or pauses the water, `.` runs
+//! one step and Ctrl+R resets it.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
@@ -103,6 +104,26 @@ pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
             || i.consume_key(Modifiers::NONE, Key::Backspace);
         (letter, delete)
     });
+    let (play, step, restart) = ctx.input_mut(|i| {
+        (
+            i.consume_key(Modifiers::NONE, Key::Space),
+            i.consume_key(Modifiers::NONE, Key::Period),
+            i.consume_key(Modifiers::COMMAND, Key::R),
+        )
+    });
+    if play {
+        if app.preview.playing {
+            app.preview.pause();
+        } else {
+            app.preview.play();
+        }
+    }
+    if step {
+        app.preview.step_once();
+    }
+    if restart {
+        app.preview.reset();
+    }
     let (grow, shrink, frame, reset, escape, digit) = ctx.input_mut(|i| {
         let digit = DIGITS
             .iter()

@@ -6,6 +6,8 @@
 use spillway::Level;
 
 use super::Sculpt;
+use crate::preview::Preview;
+use crate::viewport::render::WaterStyle;
 use super::authoring::{Authoring, Pointer};
 use super::water_overlay;
 use crate::document::CellRect;
@@ -115,6 +117,7 @@ impl ViewportPanel {
         document: &mut Document,
         sculpt: &mut Sculpt,
         authoring: &mut Authoring,
+        preview: &mut Preview,
     ) -> Option<String> {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
@@ -145,7 +148,10 @@ impl ViewportPanel {
 
         let changes = document.take_changes();
         self.track_range(document.level(), &changes, sculpt.stroke.is_some());
-        let scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
+        self.run_water(ui, frame, document.level(), &changes, preview);
+        let mut scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
+        // The live water replaces the tint of the authored water.
+        scene.overlays.water &= !preview.is_live();
         self.draw(ui, frame, rect, document.level(), &changes, &scene);
         let painter = ui.painter_at(rect);
         let bounds = level_bounds(document.level(), self.z_range);
@@ -158,8 +164,50 @@ impl ViewportPanel {
             authoring,
             self.hover,
         );
+        if let Some(cell) = preview.halt.as_ref().and_then(|h| h.cell) {
+            water_overlay::halt_marker(&painter, &view, document.level(), cell);
+        }
         self.overlay_text(ui, rect, sculpt, authoring);
         notice
+    }
+
+    /// The simulation step of the frame: the document's edits reach the solver, time runs,
+    /// and the renderer is told where the live water is.
+    fn run_water(
+        &mut self,
+        ui: &egui::Ui,
+        frame: &eframe::Frame,
+        level: &Level,
+        changes: &Changes,
+        preview: &mut Preview,
+    ) {
+        let Some(rs) = frame.wgpu_render_state() else {
+            return;
+        };
+        preview.sync(level, changes);
+        let cs = level.cell_size;
+        let probe = self
+            .hover
+            .map(|p| ((p.x / cs).floor(), (p.y / cs).floor()))
+            .filter(|&(x, y)| x >= 0.0 && y >= 0.0)
+            .map(|(x, y)| (x as usize, y as usize));
+        let dt = ui.input(|i| i.stable_dt);
+        if preview.frame(level, &rs.device, &rs.queue, dt, probe) {
+            ui.ctx().request_repaint();
+        } else if preview.is_live() {
+            // Read-backs (figures, the probe) arrive a frame or two later.
+            ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
+        }
+        if let Some(renderer) = self.renderer.as_mut() {
+            let time = ui.input(|i| i.time) as f32;
+            let style = WaterStyle {
+                overlay: preview.overlay,
+                time,
+                depth_scale: preview.stats.as_ref().map_or(2.0, |s| s.max_depth.max(0.5)),
+                speed_scale: 3.0,
+            };
+            renderer.set_water(preview.water().map(|w| (w, style)));
+        }
     }
 
     fn authoring_input(

@@ -57,7 +57,7 @@ impl View {
     }
 
     /// Where world point `p` appears on screen; `None` behind the eye.
-    fn screen(&self, p: Vec3) -> Option<Pos2> {
+    pub(crate) fn screen(&self, p: Vec3) -> Option<Pos2> {
         let c = self.view_proj.project(p);
         if c[3] <= 1e-6 || !c.iter().all(|v| v.is_finite()) {
             return None;
@@ -346,4 +346,22 @@ fn fill_hint(painter: &Painter, view: &View, level: &Level, p: Vec3, authoring: 
             SOURCE_COLOUR,
         );
     }
+}
+
+/// Marks the cell where the preview blew up: a red ring and a label.
+pub(crate) fn halt_marker(painter: &Painter, view: &View, level: &Level, cell: (usize, usize)) {
+    let cs = level.cell_size;
+    let (x, y) = ((cell.0 as f32 + 0.5) * cs, (cell.1 as f32 + 0.5) * cs);
+    let Some(at) = view.ground(level, x, y) else {
+        return;
+    };
+    let red = egui::Color32::from_rgb(240, 60, 40);
+    painter.circle_stroke(at, 14.0, Stroke::new(3.0, red));
+    painter.text(
+        at + egui::vec2(18.0, -18.0),
+        egui::Align2::LEFT_BOTTOM,
+        format!("blew up here (cell {}, {})", cell.0, cell.1),
+        egui::FontId::proportional(13.0),
+        red,
+    );
 }

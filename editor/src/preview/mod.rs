@@ -9,7 +9,7 @@ use spillway::gpu::{GpuError, GpuSimulation, ProbeReading};
 use spillway::sim::{Stats, StepError};
 
 use crate::document::{CellRect, Changes};
-use crate::viewport::render::WaterBuffers;
+use crate::viewport::render::{WaterBuffers, WaterOverlay};
 
 /// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
 pub const MAX_STEPS_PER_FRAME: usize = 4000;
@@ -64,6 +64,10 @@ pub struct Preview {
     uploaded: Option<Level>,
     /// Steps run in the last frame.
     pub last_steps: usize,
+    /// Single steps asked for and not run yet.
+    queued: usize,
+    /// How the water is coloured.
+    pub overlay: WaterOverlay,
 }
 
 impl Preview {
@@ -101,6 +105,13 @@ impl Preview {
     /// Starts time running (from the authored state if nothing runs yet).
     pub fn play(&mut self) {
         self.playing = true;
+        self.halt = None;
+    }
+
+    /// Pauses and runs one step at the next frame.
+    pub fn step_once(&mut self) {
+        self.pause();
+        self.queued += 1;
         self.halt = None;
     }
 
@@ -188,19 +199,19 @@ impl Preview {
     }
 
     /// Runs one frame of `real_dt` seconds: steps the solver by `speed × real_dt` simulated
-    /// seconds while playing (or `single` steps when asked), collects read-backs, and asks for
-    /// the next ones. `probe` is the cell under the cursor. Returns whether anything runs, so
-    /// the caller keeps redrawing.
+    /// seconds while playing (plus any single steps asked for), collects read-backs, and asks
+    /// for the next ones. `probe` is the cell under the cursor. Returns whether the preview
+    /// needs more frames (time runs or read-backs are due), so the caller keeps redrawing.
     pub fn frame(
         &mut self,
         level: &Level,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         real_dt: f32,
-        single: usize,
         probe: Option<(usize, usize)>,
     ) -> bool {
         self.last_steps = 0;
+        let single = std::mem::take(&mut self.queued);
         if !(self.playing || single > 0 || self.sim.is_some()) {
             return false;
         }
@@ -245,7 +256,7 @@ impl Preview {
             Some((x, y)) => sim.request_probe(x, y),
             None => self.probe = None,
         }
-        true
+        self.playing || steps > 0
     }
 
     /// The buffers to draw the water from, while a simulation exists.

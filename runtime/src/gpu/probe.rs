@@ -60,7 +60,8 @@ impl GpuSimulation {
     /// [`Self::poll_probe`].
     pub fn request_probe(&mut self, x: usize, y: usize) {
         let (nx, ny) = (self.nx, self.ny);
-        if x >= nx || y >= ny || self.probe.state.load(Ordering::Acquire) == PENDING {
+        // A reading not collected yet keeps the staging buffer mapped: wait for poll_probe.
+        if x >= nx || y >= ny || self.probe.state.load(Ordering::Acquire) != IDLE {
             return;
         }
         let cell = (y * nx + x) as u64;

@@ -59,9 +59,10 @@ impl StatsReadback {
         }
     }
 
-    /// Whether a read-back is under way.
+    /// Whether the staging buffer is in use: a read-back is under way, or one arrived and was
+    /// not taken yet (the buffer is still mapped and must not be copied into).
     pub fn pending(&self) -> bool {
-        self.state.load(Ordering::Acquire) == PENDING
+        matches!(self.state.load(Ordering::Acquire), PENDING | READY)
     }
 
     /// Records the copies of the control block, the ledger and the partials into the staging

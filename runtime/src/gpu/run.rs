@@ -189,6 +189,17 @@ impl GpuSimulation {
     /// Waits for all recorded steps and returns the stats (for tests, the CLI and bakes).
     pub fn stats(&mut self) -> Result<Stats, GpuError> {
         self.check_device()?;
+        // A read-back still under way or not collected is older than the steps recorded since:
+        // wait for it and drop it, then ask afresh.
+        while self.readback.pending() {
+            self.ctx
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| GpuError::Readback(e.to_string()))?;
+            if self.readback.take().is_some() {
+                break;
+            }
+        }
         self.request_stats();
         loop {
             self.ctx

@@ -56,8 +56,21 @@ impl WaterOverlay {
             WaterOverlay::None => "Shaded",
             WaterOverlay::Depth => "Depth",
             WaterOverlay::Velocity => "Velocity",
-            WaterOverlay::Flooded => "Flooded area",
-            WaterOverlay::Difference => "Change from authored",
+            WaterOverlay::Flooded => "Flooded",
+            WaterOverlay::Difference => "Change",
+        }
+    }
+
+    /// What the overlay shows, for tooltips.
+    pub fn tip(self) -> &'static str {
+        match self {
+            WaterOverlay::None => "Water as it looks: depth colour, reflections, moving ripples",
+            WaterOverlay::Depth => "Colour map of the depth, up to the deepest water",
+            WaterOverlay::Velocity => "Colour map of the speed, with streaks moving with the flow",
+            WaterOverlay::Flooded => "Every wet cell in red: the flooded area",
+            WaterOverlay::Difference => {
+                "Red where the water is deeper than authored, blue where shallower"
+            }
         }
     }
 }

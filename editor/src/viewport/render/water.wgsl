@@ -191,10 +191,10 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let spec = pow(max(dot(r, sun), 0.0), 180.0) * 4.0;
     // Shallow water is clear turquoise, deep water dark blue; opacity grows with depth.
     let deep = 1.0 - exp(-in.depth / 2.0);
-    let body = mix(vec3<f32>(0.05, 0.30, 0.32), vec3<f32>(0.01, 0.05, 0.16), deep);
+    let body = mix(vec3<f32>(0.06, 0.30, 0.40), vec3<f32>(0.01, 0.06, 0.20), deep);
     let lit = body * (0.35 + 0.65 * max(dot(n, sun), 0.0));
     var colour = mix(lit, sky, fresnel) + vec3<f32>(spec);
-    var alpha = (0.35 + 0.6 * deep) * smoothstep(DRY, 0.08, in.depth);
+    var alpha = (0.5 + 0.45 * deep) * smoothstep(DRY, 0.08, in.depth);
     alpha = max(alpha, fresnel * smoothstep(DRY, 0.08, in.depth));
 
     if mode == MODE_DEPTH {

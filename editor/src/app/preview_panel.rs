@@ -1,0 +1,164 @@
+//! The water preview panel: play, pause, single step, reset and speed; the water overlay; the
+//! mass balance (volume, inflow, outflow, balance error) and plots of volume and flooded area
+//! over simulated time. It only changes the [`Preview`]'s controls: the stepping itself
+//! happens in the viewport's frame, after the document's edits.
+
+use egui::Ui;
+use egui_plot::{Legend, Line, Plot, PlotPoints};
+
+use super::EditorApp;
+use crate::preview::{Preview, SPEED_RANGE};
+use crate::viewport::render::WaterOverlay;
+
+/// Shows the panel.
+pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
+    let preview = &mut app.preview;
+    controls(preview, ui);
+    if let Some(e) = &preview.error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    }
+    if let Some(h) = &preview.halt {
+        ui.colored_label(ui.visuals().error_fg_color, &h.message);
+    }
+    ui.separator();
+    ui.horizontal_top(|ui| {
+        balance(preview, ui);
+        ui.separator();
+        plots(preview, ui);
+    });
+}
+
+fn controls(preview: &mut Preview, ui: &mut Ui) {
+    ui.horizontal(|ui| {
+        ui.strong("Water");
+        let (label, tip) = if preview.playing {
+            ("Pause", "Stop time (Space)")
+        } else {
+            ("Play", "Run the water from where it is, or from the authored level (Space)")
+        };
+        if ui.button(label).on_hover_text(tip).clicked() {
+            if preview.playing {
+                preview.pause();
+            } else {
+                preview.play();
+            }
+        }
+        if ui
+            .button("Step")
+            .on_hover_text("Pause and run one time step (.)")
+            .clicked()
+        {
+            preview.step_once();
+        }
+        if ui
+            .button("Reset")
+            .on_hover_text("Back to the authored water; the level is never changed (Ctrl+R)")
+            .clicked()
+        {
+            preview.reset();
+        }
+        ui.separator();
+        ui.label("Speed");
+        ui.add(
+            egui::Slider::new(&mut preview.speed, SPEED_RANGE)
+                .logarithmic(true)
+                .suffix("×")
+                .max_decimals(2),
+        )
+        .on_hover_text(
+            "Simulated seconds per real second: below 1 is slow motion, above 1 runs many \
+             steps per frame",
+        );
+        ui.separator();
+        ui.label("Show").on_hover_text("How the live water is coloured");
+        for o in WaterOverlay::ALL {
+            ui.selectable_value(&mut preview.overlay, o, o.name())
+                .on_hover_text(o.tip());
+        }
+        ui.separator();
+        ui.monospace(format!("t {:8.2} s", preview.time()))
+            .on_hover_text("Simulated time since the last reset");
+        if preview.playing {
+            ui.monospace(format!("{:4} steps/frame", preview.last_steps))
+                .on_hover_text("Solver steps run in the last frame");
+        }
+    });
+}
+
+fn balance(preview: &Preview, ui: &mut Ui) {
+    egui::Grid::new("balance")
+        .num_columns(2)
+        .spacing([12.0, 2.0])
+        .show(ui, |ui| {
+            let Some(s) = &preview.stats else {
+                ui.weak("Press Play to run the water.");
+                ui.end_row();
+                return;
+            };
+            let mut row = |name: &str, value: String, tip: &str| {
+                ui.label(name).on_hover_text(tip);
+                ui.monospace(value);
+                ui.end_row();
+            };
+            row("Volume", format!("{:12.2} m³", s.volume), "Water in the level now");
+            row(
+                "Inflow",
+                format!("{:12.2} m³", s.inflow),
+                "Added by sources, inflow edges, rain and painted water since the reset",
+            );
+            row(
+                "Outflow",
+                format!("{:12.2} m³", s.outflow),
+                "Removed by sinks and open or fixed-level edges since the reset",
+            );
+            row(
+                "Balance error",
+                format!("{:12.2e}", s.balance_error),
+                "(volume − initial − inflow + outflow) / (initial + inflow): how well volume \
+                 is conserved",
+            );
+            row(
+                "Max depth",
+                format!("{:12.2} m", s.max_depth),
+                "Deepest water",
+            );
+            row(
+                "Steps",
+                format!("{:12}", s.steps),
+                "Solver steps since the reset",
+            );
+        });
+}
+
+fn plots(preview: &Preview, ui: &mut Ui) {
+    let volume: PlotPoints = preview
+        .history
+        .iter()
+        .map(|s| [s.time, s.volume])
+        .collect();
+    let flooded: PlotPoints = preview
+        .history
+        .iter()
+        .map(|s| [s.time, s.flooded])
+        .collect();
+    let width = (ui.available_width() * 0.5 - 8.0).max(120.0);
+    let height = ui.available_height().clamp(80.0, 220.0);
+    Plot::new("volume plot")
+        .width(width)
+        .height(height)
+        .legend(Legend::default())
+        .x_axis_label("t (s)")
+        .allow_scroll(false)
+        .show(ui, |p| p.line(Line::new("volume (m³)", volume)))
+        .response
+        .on_hover_text("Water volume over simulated time");
+    Plot::new("flooded plot")
+        .width(width)
+        .height(height)
+        .legend(Legend::default())
+        .x_axis_label("t (s)")
+        .allow_scroll(false)
+        .show(ui, |p| p.line(Line::new("flooded area (m²)", flooded)))
+        .response
+        .on_hover_text("Wet area (deeper than 1 mm) over simulated time");
+}

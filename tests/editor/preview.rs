@@ -1,0 +1,228 @@
+//! The live water preview through the UI: time runs on the GPU solver, sources add exactly
+//! their rate, painted walls hold water while open edges drain it, edits take effect while the
+//! water runs, reset returns to the authored state, and a blow-up pauses without touching the
+//! document. Snapshots show the water render (calm lake; river with the velocity overlay).
+
+use egui::{Key, Modifiers};
+use egui_kittest::SnapshotOptions;
+use spillway::gpu::GpuSimulation;
+use spillway::level::{Shape, Source, SourceKind};
+use spillway::{Grid, Level};
+use spillway_editor::app::Action;
+use spillway_editor::viewport::render::WaterOverlay;
+
+use crate::support::{Editor, editor_in, editor_with};
+
+/// A 64 × 48 basin of 1 m cells: a flat floor at 0 m inside a 3 m rim, walled.
+fn basin() -> Level {
+    let (nx, ny) = (64, 48);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.name = "basin".into();
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let edge = x.min(nx - 1 - x).min(y).min(ny - 1 - y);
+        if edge < 2 { 3.0 } else { 0.05 * ((x * 7 + y * 3) % 5) as f32 }
+    });
+    level.params.dt = 0.05;
+    level
+}
+
+fn source(x: f32, y: f32, rate: f32) -> Source {
+    Source {
+        name: "Spring".into(),
+        shape: Shape::Circle { x, y, radius: 3.0 },
+        kind: SourceKind::Rate { m3_per_s: rate },
+        enabled: true,
+    }
+}
+
+/// Runs the preview for `frames` frames at `speed` (simulated seconds per real second).
+fn play(ed: &mut Editor, speed: f32, frames: usize) {
+    ed.harness.state_mut().preview_mut().speed = speed;
+    ed.click("Play");
+    ed.frames(frames);
+    ed.click("Pause");
+}
+
+fn stats(ed: &mut Editor) -> spillway::sim::Stats {
+    ed.harness
+        .state_mut()
+        .preview_mut()
+        .wait_stats()
+        .expect("the preview runs")
+}
+
+#[test]
+fn a_source_adds_its_rate_times_the_simulated_time() {
+    let mut level = basin();
+    level.sources.push(source(32.0, 24.0, 5.0));
+    let mut ed = editor_with(&level);
+    play(&mut ed, 20.0, 40);
+    let s = stats(&mut ed);
+    assert!(s.time > 5.0, "simulated {} s", s.time);
+    let added = s.volume - s.volume_initial;
+    let expected = 5.0 * s.time;
+    println!("{:.3} s: added {added:.4} m³, rate × time {expected:.4} m³", s.time);
+    assert!((added - expected).abs() < 0.01 * expected);
+    // The document is the authored level: the preview never writes to it.
+    assert_eq!(ed.harness.state().document().level().water, level.water);
+}
+
+/// Paints `kind` along the south edge (the one facing the camera) with the Boundary tool.
+fn paint_south(ed: &mut Editor, kind: &str) {
+    ed.key(Modifiers::NONE, Key::B);
+    ed.click(kind);
+    let level = ed.harness.state().document().level();
+    let (nx, y) = (level.nx() as f32, level.ny() as f32 - 0.5);
+    let path: Vec<_> = (0..=12)
+        .map(|k| ed.screen(1.5 + (nx - 3.0) * k as f32 / 12.0, y))
+        .collect();
+    ed.drag(&path, Modifiers::NONE);
+}
+
+#[test]
+fn a_painted_wall_keeps_water_in_and_an_open_edge_drains_it() {
+    // A dam break towards the south edge, where the rim is cut: a wall there reflects the
+    // wave, an open edge lets it leave.
+    let mut level = basin();
+    let (nx, ny) = (level.nx(), level.ny());
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let edge = x.min(nx - 1 - x).min(y);
+        if edge < 2 { 3.0 } else { 0.0 }
+    });
+    level.water = Grid::from_fn(nx, ny, |x, y| {
+        if y < 24 { (2.0 - level.terrain.get(x, y)).max(0.0) } else { 0.0 }
+    });
+    let mut outflows = Vec::new();
+    for kind in ["Wall", "Open"] {
+        let mut ed = editor_with(&level);
+        paint_south(&mut ed, kind);
+        let painted = &ed.harness.state().document().level().boundaries;
+        assert_eq!(painted.len(), 1, "{kind}: {painted:?}");
+        play(&mut ed, 20.0, 40);
+        let s = stats(&mut ed);
+        println!("{kind}: {:.2} s, outflow {:.3} m³, balance {:.2e}", s.time, s.outflow, s.balance_error);
+        assert!(s.balance_error.abs() < 1e-5);
+        outflows.push((s.outflow, s.volume / s.volume_initial));
+    }
+    assert!(outflows[0].0 < 1e-6 && outflows[0].1 > 0.999999, "wall: {:?}", outflows[0]);
+    assert!(outflows[1].0 > 50.0 && outflows[1].1 < 0.98, "open: {:?}", outflows[1]);
+}
+
+#[test]
+fn a_source_placed_while_the_water_runs_takes_effect_at_once() {
+    let mut ed = editor_with(&basin());
+    play(&mut ed, 10.0, 5);
+    assert!(stats(&mut ed).inflow == 0.0);
+    ed.harness.state_mut().preview_mut().play();
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    assert_eq!(ed.harness.state().document().level().sources.len(), 1);
+    ed.frames(20);
+    ed.click("Pause");
+    let s = stats(&mut ed);
+    assert!(s.inflow > 1.0, "inflow {}", s.inflow);
+    assert!((s.volume - s.volume_initial - s.inflow).abs() < 1e-3 * s.inflow);
+}
+
+#[test]
+fn reset_returns_exactly_to_the_authored_state() {
+    let mut level = basin();
+    level.water = Grid::from_fn(64, 48, |x, _| if x < 20 { 1.5 } else { 0.0 });
+    let mut ed = editor_with(&level);
+    play(&mut ed, 10.0, 20);
+    let moved = ed.harness.state().preview().read_depth().expect("live");
+    assert_ne!(moved, level.water.data, "the water moved");
+    ed.click("Reset");
+    assert!(!ed.harness.state().preview().is_live());
+    assert_eq!(ed.harness.state().document().level().water, level.water);
+    // One step from the reset equals one step of a fresh simulation of the authored level.
+    ed.click("Step");
+    let after = ed.harness.state().preview().read_depth().expect("live");
+    let mut fresh = GpuSimulation::headless(&level).expect("a GPU");
+    fresh.step(level.params.dt).expect("a step");
+    let expected = fresh.read_depth().expect("depth");
+    let worst = after
+        .iter()
+        .zip(&expected)
+        .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(worst < 1e-6, "differs by {worst} m");
+}
+
+#[test]
+fn a_runaway_pauses_the_preview_and_leaves_the_document_untouched() {
+    let mut level = basin();
+    level.sources.push(source(32.0, 24.0, 1.0e12));
+    let mut ed = editor_with(&level);
+    ed.harness.state_mut().preview_mut().speed = 50.0;
+    ed.click("Play");
+    ed.frames(30);
+    let preview = ed.harness.state().preview();
+    assert!(!preview.playing, "the preview paused itself");
+    let halt = preview.halt.as_ref().expect("a halt message");
+    assert!(halt.message.contains("ran away") || halt.message.contains("blew up"), "{}", halt.message);
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.level(), &level);
+    assert!(!doc.is_modified());
+}
+
+fn options() -> SnapshotOptions {
+    SnapshotOptions::new()
+        .output_path(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/editor/snapshots"
+        ))
+        .max_failed_pixels(60)
+}
+
+fn snapshot(ed: &Editor, name: &str) {
+    let (w, h, pixels) = ed
+        .harness
+        .state()
+        .viewport_pixels()
+        .expect("the viewport was rendered");
+    let image = image::RgbaImage::from_raw(w, h, pixels).expect("pixel count matches");
+    egui_kittest::image_snapshot_options(&image, name, &options());
+}
+
+/// A valley sloping east with a lake in a hollow and a river fed from the west edge.
+fn river_valley() -> Level {
+    let (nx, ny) = (96, 64);
+    let mut level = Level::flat(nx, ny, 2.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let (fx, fy) = (x as f32 / nx as f32, y as f32 / ny as f32);
+        let channel = 30.0 * (fy - 0.5 - 0.08 * (fx * 7.0).sin()).powi(2);
+        let hollow = -2.5 * (-((fx - 0.7).powi(2) + (fy - 0.5).powi(2)) * 40.0).exp();
+        8.0 - 6.0 * fx + channel + hollow
+    });
+    level.water = Grid::from_fn(nx, ny, |x, y| (3.2 - level.terrain.get(x, y)).max(0.0));
+    level.sources.push(source(8.0, 64.0, 20.0));
+    level.params.dt = 0.05;
+    level
+}
+
+fn untitled(level: Level) -> Editor {
+    let mut ed = editor_in(tempfile::tempdir().expect("temp dir"), None);
+    ed.harness.state_mut().perform(Action::Create(Box::new(level)));
+    ed.harness.remove_cursor();
+    ed.frames(3);
+    ed
+}
+
+#[test]
+fn snapshot_calm_lake() {
+    let mut level = river_valley();
+    level.sources.clear();
+    let mut ed = untitled(level);
+    ed.click("Step");
+    ed.frames(2);
+    snapshot(&ed, "water_calm_lake");
+}
+
+#[test]
+fn snapshot_river_with_velocity_overlay() {
+    let mut ed = untitled(river_valley());
+    ed.harness.state_mut().preview_mut().overlay = WaterOverlay::Velocity;
+    play(&mut ed, 10.0, 30);
+    ed.frames(2);
+    snapshot(&ed, "water_river_velocity");
+}
