@@ -47,7 +47,10 @@ fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, k: StepConsts) -> f32 
     }
     var q = v;
     if (MODE == MODE_PIPES_ADV) {
-        q = v * select(dr, dl, v > 0.0) * grid.dx;
+        // A face with no wet cross-section carries nothing: momentum never lifts water over a
+        // wall or a closed gate.
+        let wet = max(max(hl, hr) - max(bl, br), 0.0) > 0.0;
+        q = v * select(0.0, select(dr, dl, v > 0.0), wet) * grid.dx;
     }
     return q * k.fric + k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr);
 }

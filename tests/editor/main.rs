@@ -8,7 +8,7 @@ mod support;
 
 mod files;
 mod heightmaps;
+mod preview;
 mod sculpt;
 mod snapshots;
-mod preview;
 mod water;

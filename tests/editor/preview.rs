@@ -20,7 +20,11 @@ fn basin() -> Level {
     level.name = "basin".into();
     level.terrain = Grid::from_fn(nx, ny, |x, y| {
         let edge = x.min(nx - 1 - x).min(y).min(ny - 1 - y);
-        if edge < 2 { 3.0 } else { 0.05 * ((x * 7 + y * 3) % 5) as f32 }
+        if edge < 2 {
+            3.0
+        } else {
+            0.05 * ((x * 7 + y * 3) % 5) as f32
+        }
     });
     level.params.dt = 0.05;
     level
@@ -61,7 +65,10 @@ fn a_source_adds_its_rate_times_the_simulated_time() {
     assert!(s.time > 5.0, "simulated {} s", s.time);
     let added = s.volume - s.volume_initial;
     let expected = 5.0 * s.time;
-    println!("{:.3} s: added {added:.4} m³, rate × time {expected:.4} m³", s.time);
+    println!(
+        "{:.3} s: added {added:.4} m³, rate × time {expected:.4} m³",
+        s.time
+    );
     assert!((added - expected).abs() < 0.01 * expected);
     // The document is the authored level: the preview never writes to it.
     assert_eq!(ed.harness.state().document().level().water, level.water);
@@ -90,7 +97,11 @@ fn a_painted_wall_keeps_water_in_and_an_open_edge_drains_it() {
         if edge < 2 { 3.0 } else { 0.0 }
     });
     level.water = Grid::from_fn(nx, ny, |x, y| {
-        if y < 24 { (2.0 - level.terrain.get(x, y)).max(0.0) } else { 0.0 }
+        if y < 24 {
+            (2.0 - level.terrain.get(x, y)).max(0.0)
+        } else {
+            0.0
+        }
     });
     let mut outflows = Vec::new();
     for kind in ["Wall", "Open"] {
@@ -100,12 +111,23 @@ fn a_painted_wall_keeps_water_in_and_an_open_edge_drains_it() {
         assert_eq!(painted.len(), 1, "{kind}: {painted:?}");
         play(&mut ed, 20.0, 40);
         let s = stats(&mut ed);
-        println!("{kind}: {:.2} s, outflow {:.3} m³, balance {:.2e}", s.time, s.outflow, s.balance_error);
+        println!(
+            "{kind}: {:.2} s, outflow {:.3} m³, balance {:.2e}",
+            s.time, s.outflow, s.balance_error
+        );
         assert!(s.balance_error.abs() < 1e-5);
         outflows.push((s.outflow, s.volume / s.volume_initial));
     }
-    assert!(outflows[0].0 < 1e-6 && outflows[0].1 > 0.999999, "wall: {:?}", outflows[0]);
-    assert!(outflows[1].0 > 50.0 && outflows[1].1 < 0.98, "open: {:?}", outflows[1]);
+    assert!(
+        outflows[0].0 < 1e-6 && outflows[0].1 > 0.999999,
+        "wall: {:?}",
+        outflows[0]
+    );
+    assert!(
+        outflows[1].0 > 50.0 && outflows[1].1 < 0.98,
+        "open: {:?}",
+        outflows[1]
+    );
 }
 
 #[test]
@@ -159,7 +181,11 @@ fn a_runaway_pauses_the_preview_and_leaves_the_document_untouched() {
     let preview = ed.harness.state().preview();
     assert!(!preview.playing, "the preview paused itself");
     let halt = preview.halt.as_ref().expect("a halt message");
-    assert!(halt.message.contains("ran away") || halt.message.contains("blew up"), "{}", halt.message);
+    assert!(
+        halt.message.contains("ran away") || halt.message.contains("blew up"),
+        "{}",
+        halt.message
+    );
     let doc = ed.harness.state().document();
     assert_eq!(doc.level(), &level);
     assert!(!doc.is_modified());
@@ -202,7 +228,9 @@ fn river_valley() -> Level {
 
 fn untitled(level: Level) -> Editor {
     let mut ed = editor_in(tempfile::tempdir().expect("temp dir"), None);
-    ed.harness.state_mut().perform(Action::Create(Box::new(level)));
+    ed.harness
+        .state_mut()
+        .perform(Action::Create(Box::new(level)));
     ed.harness.remove_cursor();
     ed.frames(3);
     ed
@@ -225,4 +253,55 @@ fn snapshot_river_with_velocity_overlay() {
     play(&mut ed, 10.0, 30);
     ed.frames(2);
     snapshot(&ed, "water_river_velocity");
+}
+
+/// Water east of column `x` in the running preview, m³ (1 m cells).
+fn water_east_of(ed: &Editor, x: usize) -> f32 {
+    let depth = ed.harness.state().preview().read_depth().expect("live");
+    let nx = ed.harness.state().document().level().nx();
+    depth
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % nx >= x)
+        .map(|(_, d)| d)
+        .sum()
+}
+
+#[test]
+fn a_gate_drawn_across_the_valley_holds_until_opened_during_the_preview() {
+    // A reservoir 1.5 m deep in the west third of the basin.
+    let mut level = basin();
+    level.water = Grid::from_fn(64, 48, |x, y| {
+        let edge = x.min(63 - x).min(y).min(47 - y);
+        if x < 20 && edge >= 2 { 1.5 } else { 0.0 }
+    });
+    let mut ed = editor_with(&level);
+    ed.key(Modifiers::NONE, Key::G);
+    let path = crate::support::line(ed.screen(21.5, 1.0), ed.screen(23.5, 47.0), 8);
+    ed.drag(&path, Modifiers::NONE);
+    let gates = ed.harness.state().document().level().gates.clone();
+    assert_eq!(gates.len(), 1, "{gates:?}");
+    assert!(
+        gates[0].crest >= 3.5,
+        "the crest stands above the reservoir: {:?}",
+        gates[0]
+    );
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Add gate")
+    );
+
+    play(&mut ed, 10.0, 20);
+    assert_eq!(water_east_of(&ed, 25), 0.0, "the closed gate holds");
+    ed.click("Open Gate 1");
+    assert!(ed.harness.state().preview().gates()[0].open);
+    play(&mut ed, 10.0, 20);
+    let released = water_east_of(&ed, 25);
+    println!("released past the gate: {released:.1} m³");
+    assert!(released > 20.0);
+    // The authored level still has its gate, closed, and the reservoir.
+    assert_eq!(ed.harness.state().document().level().water, level.water);
+    // Undo removes the gate.
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert!(ed.harness.state().document().level().gates.is_empty());
 }

@@ -189,6 +189,29 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
             coupling: Coupling::Auto,
         },
     ];
+    level.gates = vec![
+        spillway::level::Gate {
+            name: "dam".into(),
+            shape: Shape::Box {
+                x0: 4.0,
+                y0: 0.0,
+                x1: 6.0,
+                y1: 20.0,
+            },
+            crest: 12.5,
+            open_at: Some(30.0),
+        },
+        spillway::level::Gate {
+            name: "sluice".into(),
+            shape: Shape::Circle {
+                x: 10.0,
+                y: 10.0,
+                radius: 2.0,
+            },
+            crest: 3.0,
+            open_at: None,
+        },
+    ];
     level
 }
 

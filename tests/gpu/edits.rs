@@ -242,3 +242,28 @@ fn probe_reads_the_cell_the_full_read_back_sees() {
     sim.request_probe(nx, 0);
     assert!(sim.poll_probe().is_none());
 }
+
+#[test]
+fn gates_open_on_time_and_by_trigger_like_the_cpu() {
+    for open_at in [Some(1.0), None] {
+        let level = spillway_tests::gated_reservoir(open_at);
+        let mut cpu = spillway::Simulation::new(&level).unwrap();
+        let mut gpu_sim = gpu(&level);
+        for sim_steps in [30usize, 70] {
+            for _ in 0..sim_steps {
+                cpu.step(level.params.dt).unwrap();
+            }
+            gpu_sim.step_n(sim_steps, level.params.dt).unwrap();
+            if open_at.is_none() && sim_steps == 30 {
+                assert!(cpu.open_gate("dam"));
+                assert!(gpu_sim.open_gate("dam").unwrap());
+            }
+        }
+        assert!(gpu_sim.gates()[0].open && cpu.gates()[0].open);
+        let (diff, cell) = max_diff(cpu.depth(), &gpu_sim.read_depth().unwrap());
+        println!("gate {open_at:?}: CPU and GPU differ by {diff:e} m at cell {cell}");
+        assert!(diff < 1e-3);
+        let released: f32 = cpu.depth().iter().skip(23).step_by(60).sum();
+        assert!(released > 0.0, "the flood passed the gate");
+    }
+}

@@ -5,6 +5,7 @@ mod boundaries;
 mod dam_break;
 mod determinism;
 mod forcing;
+mod gates;
 mod lake_at_rest;
 mod stability;
 mod wave_speed;

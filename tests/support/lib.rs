@@ -1,7 +1,7 @@
 //! Shared scenes and measurements for the integration tests: 1-D channels, exact dam-break
 //! solutions and energy measures.
 
-use spillway::level::{Boundary, BoundaryKind, CrossSection, Edge, Level, SolverKind};
+use spillway::level::{Boundary, BoundaryKind, CrossSection, Edge, Gate, Level, Shape, SolverKind};
 use spillway::{Grid, Simulation};
 
 /// Gravity used by every test scene, m/s².
@@ -132,4 +132,25 @@ pub fn assert_healthy(sim: &Simulation) {
     for (c, &d) in sim.depth().iter().enumerate() {
         assert!(d.is_finite() && d >= 0.0, "bad depth {d} at cell {c}");
     }
+}
+
+/// A 60 × 20 channel of 1 m cells: a 2 m reservoir west of a gate across x = 20..22.
+pub fn gated_reservoir(open_at: Option<f32>) -> Level {
+    let (nx, ny) = (60, 20);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |x, y| 0.01 * ((x * 3 + y * 5) % 7) as f32);
+    level.water = Grid::from_fn(nx, ny, |x, _| if x < 20 { 2.0 } else { 0.0 });
+    level.gates.push(Gate {
+        name: "dam".into(),
+        shape: Shape::Box {
+            x0: 20.0,
+            y0: 0.0,
+            x1: 22.0,
+            y1: 20.0,
+        },
+        crest: 3.0,
+        open_at,
+    });
+    level.params.dt = 0.02;
+    level
 }

@@ -10,6 +10,7 @@ use crate::document::{Change, Document, EditFeatures, Features};
 use crate::tools::Tool;
 use crate::tools::boundary::{EdgeStroke, kind_name};
 use crate::tools::fill::{FillLevel, fill_basin};
+use crate::tools::gate::{gate_label, hit_gate, new_gate};
 use crate::tools::placement::{PlacementDrag, Selection, hit};
 use crate::viewport::math::Vec3;
 
@@ -20,12 +21,16 @@ pub(crate) enum Gesture {
     Place(PlacementDrag),
     /// Painting boundaries along an edge.
     Edge(EdgeStroke),
+    /// Dragging out a new gate's box: where the drag started and where it is now.
+    Gate([f32; 2], [f32; 2]),
 }
 
 /// The water authoring state between frames.
 pub(crate) struct Authoring {
     /// The selected source or sink.
     pub selection: Option<Selection>,
+    /// The selected gate.
+    pub gate: Option<usize>,
     /// The gesture in progress.
     pub gesture: Option<Gesture>,
     /// What the Boundary tool paints.
@@ -43,6 +48,7 @@ impl Default for Authoring {
     fn default() -> Self {
         Self {
             selection: None,
+            gate: None,
             gesture: None,
             boundary_kind: BoundaryKind::Wall,
             fill: FillLevel::default(),
@@ -71,6 +77,7 @@ impl Authoring {
     /// A new document is open: forget selections and gestures that belonged to the old one.
     pub fn document_replaced(&mut self) {
         self.selection = None;
+        self.gate = None;
         self.gesture = None;
         self.pending = None;
     }
@@ -104,6 +111,11 @@ impl Authoring {
                     stroke.drag_to(document, p.x, p.y);
                 }
             }
+            Some(Gesture::Gate(_, now)) => {
+                if let Some(p) = pointer.hover {
+                    *now = [p.x, p.y];
+                }
+            }
             None => {}
         }
         if !pointer.down {
@@ -113,6 +125,15 @@ impl Authoring {
                 }
                 Some(Gesture::Edge(stroke)) => {
                     stroke.finish(document);
+                }
+                Some(Gesture::Gate(a, b)) => {
+                    let gate = new_gate(document.level(), a[0], a[1], b[0], b[1]);
+                    notice = Some(format!("Added {}", gate_label(&gate)));
+                    let before = Features::of(document.level());
+                    let mut after = before.clone();
+                    after.gates.push(gate);
+                    self.gate = Some(after.gates.len() - 1);
+                    document.execute(Box::new(EditFeatures::new("Add gate", before, after)));
                 }
                 None => {}
             }
@@ -144,6 +165,13 @@ impl Authoring {
                 }
             }
             Tool::FillBasin => Some(self.fill(document, p)),
+            Tool::Gate => {
+                self.gate = hit_gate(document.level(), p.x, p.y);
+                if self.gate.is_none() {
+                    self.gesture = Some(Gesture::Gate([p.x, p.y], [p.x, p.y]));
+                }
+                None
+            }
             _ => None,
         }
     }
@@ -177,6 +205,9 @@ impl Authoring {
                 "drag along an edge to paint: {}",
                 kind_name(&self.boundary_kind).to_lowercase()
             ),
+            Tool::Gate => {
+                "drag a box across a valley: a gate   click: select   Delete: remove".into()
+            }
             Tool::FillBasin => match self.fill {
                 FillLevel::AboveClick(depth) => {
                     format!("click a basin: fill to {depth:.2} m above the ground there")
@@ -192,8 +223,29 @@ impl Authoring {
         match self.gesture.take() {
             Some(Gesture::Place(drag)) => drag.cancel(document),
             Some(Gesture::Edge(stroke)) => stroke.cancel(document),
+            Some(Gesture::Gate(..)) => {}
             None => return false,
         }
+        true
+    }
+
+    /// Deletes the selected gate as one command. Returns whether it did.
+    pub fn delete_gate(&mut self, document: &mut Document) -> bool {
+        if self.busy() {
+            return false;
+        }
+        self.commit_pending(document);
+        let Some(i) = self
+            .gate
+            .take()
+            .filter(|&i| i < document.level().gates.len())
+        else {
+            return false;
+        };
+        let before = Features::of(document.level());
+        let mut after = before.clone();
+        after.gates.remove(i);
+        document.execute(Box::new(EditFeatures::new("Delete gate", before, after)));
         true
     }
 
@@ -276,6 +328,10 @@ impl EditorApp {
 
     /// Deletes the selected source or sink (the Delete key, with the Source or Sink tool).
     pub(crate) fn delete_selection(&mut self) {
+        if self.sculpt.tool == Tool::Gate && self.authoring.delete_gate(&mut self.document) {
+            self.notify("Deleted the gate", false);
+            self.repaint = true;
+        }
         if !matches!(self.sculpt.tool, Tool::Source | Tool::Sink) {
             return;
         }

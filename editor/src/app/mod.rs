@@ -8,6 +8,7 @@
 mod actions;
 mod authoring;
 mod dialogs;
+mod gate_panel;
 mod menu;
 mod panels;
 mod preview_panel;

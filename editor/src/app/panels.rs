@@ -221,8 +221,24 @@ pub(crate) fn status_bar(app: &mut EditorApp, ui: &mut egui::Ui) {
                 ui.monospace(format!("terrain {:7.2} m", p.z))
                     .on_hover_text("Terrain height under the cursor");
                 ui.separator();
-                ui.monospace(format!("water {:5.2} m", depth))
-                    .on_hover_text("Water depth under the cursor");
+                match app.preview.probe.filter(|r| (r.x, r.y) == (cx, cy)) {
+                    Some(r) => {
+                        let speed = r.velocity[0].hypot(r.velocity[1]);
+                        ui.monospace(format!(
+                            "water {:5.2} m  surface {:7.2} m  {:5.2} m/s",
+                            r.depth, r.surface, speed
+                        ))
+                        .on_hover_text(format!(
+                            "Live water under the cursor: depth, surface height and speed \
+                             (velocity {:.2}, {:.2} m/s)",
+                            r.velocity[0], r.velocity[1]
+                        ));
+                    }
+                    None => {
+                        ui.monospace(format!("water {:5.2} m", depth))
+                            .on_hover_text("Authored water depth under the cursor");
+                    }
+                }
             }
             None => {
                 ui.monospace("cursor off the terrain")

@@ -20,6 +20,8 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
     if let Some(h) = &preview.halt {
         ui.colored_label(ui.visuals().error_fg_color, &h.message);
     }
+    gates(app, ui);
+    let preview = &app.preview;
     ui.separator();
     ui.horizontal_top(|ui| {
         balance(preview, ui);
@@ -28,13 +30,46 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
     });
 }
 
+/// A button per gate of the level: open it while the water runs.
+fn gates(app: &mut EditorApp, ui: &mut Ui) {
+    let preview = &mut app.preview;
+    if app.document.level().gates.is_empty() {
+        return;
+    }
+    let states = preview.gates();
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Gates")
+            .on_hover_text("Gates hold water back until they open");
+        if states.is_empty() {
+            ui.weak("press Play or Step to run the water, then open them here");
+        }
+        for g in states {
+            if g.open {
+                ui.add_enabled(false, egui::Button::new(format!("{} (open)", g.name)));
+            } else if ui
+                .button(format!("Open {}", g.name))
+                .on_hover_text("Open the gate now: its water floods out at the next step")
+                .clicked()
+            {
+                preview.open_gate(&g.name);
+            }
+        }
+        if preview.gates_changed {
+            ui.weak("Gates were edited: Reset to run with them");
+        }
+    });
+}
+
 fn controls(preview: &mut Preview, ui: &mut Ui) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.strong("Water");
         let (label, tip) = if preview.playing {
             ("Pause", "Stop time (Space)")
         } else {
-            ("Play", "Run the water from where it is, or from the authored level (Space)")
+            (
+                "Play",
+                "Run the water from where it is, or from the authored level (Space)",
+            )
         };
         if ui.button(label).on_hover_text(tip).clicked() {
             if preview.playing {
@@ -70,7 +105,8 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
              steps per frame",
         );
         ui.separator();
-        ui.label("Show").on_hover_text("How the live water is coloured");
+        ui.label("Show")
+            .on_hover_text("How the live water is coloured");
         for o in WaterOverlay::ALL {
             ui.selectable_value(&mut preview.overlay, o, o.name())
                 .on_hover_text(o.tip());
@@ -100,7 +136,11 @@ fn balance(preview: &Preview, ui: &mut Ui) {
                 ui.monospace(value);
                 ui.end_row();
             };
-            row("Volume", format!("{:12.2} m³", s.volume), "Water in the level now");
+            row(
+                "Volume",
+                format!("{:12.2} m³", s.volume),
+                "Water in the level now",
+            );
             row(
                 "Inflow",
                 format!("{:12.2} m³", s.inflow),
@@ -131,17 +171,13 @@ fn balance(preview: &Preview, ui: &mut Ui) {
 }
 
 fn plots(preview: &Preview, ui: &mut Ui) {
-    let volume: PlotPoints = preview
-        .history
-        .iter()
-        .map(|s| [s.time, s.volume])
-        .collect();
+    let volume: PlotPoints = preview.history.iter().map(|s| [s.time, s.volume]).collect();
     let flooded: PlotPoints = preview
         .history
         .iter()
         .map(|s| [s.time, s.flooded])
         .collect();
-    let width = (ui.available_width() * 0.5 - 8.0).max(120.0);
+    let width = ((ui.available_width() - 16.0) * 0.5).max(100.0);
     let height = ui.available_height().clamp(80.0, 220.0);
     Plot::new("volume plot")
         .width(width)

@@ -69,12 +69,13 @@ const DIGITS: [Key; 9] = [
 ];
 
 /// The letter keys of the water tools (none of them flies the camera or frames the view).
-const LETTERS: [(Key, Tool); 5] = [
+const LETTERS: [(Key, Tool); 6] = [
     (Key::I, Tool::Source),
     (Key::O, Tool::Sink),
     (Key::B, Tool::Boundary),
     (Key::P, Tool::Water),
     (Key::L, Tool::FillBasin),
+    (Key::G, Tool::Gate),
 ];
 
 /// Carries out the shortcuts pressed this frame (none while a dialog is open or a text field

@@ -6,14 +6,14 @@
 use spillway::Level;
 
 use super::Sculpt;
-use crate::preview::Preview;
-use crate::viewport::render::WaterStyle;
 use super::authoring::{Authoring, Pointer};
 use super::water_overlay;
 use crate::document::CellRect;
 use crate::document::{Changes, Document};
+use crate::preview::Preview;
 use crate::tools::{Stroke, Tool};
 use crate::viewport::math::Vec3;
+use crate::viewport::render::WaterStyle;
 use crate::viewport::render::{level_bounds, terrain::value_range};
 use crate::viewport::{BrushOutline, Camera, Overlays, Scene, TerrainRenderer, pick};
 
@@ -196,7 +196,8 @@ impl ViewportPanel {
             ui.ctx().request_repaint();
         } else if preview.is_live() {
             // Read-backs (figures, the probe) arrive a frame or two later.
-            ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
         }
         if let Some(renderer) = self.renderer.as_mut() {
             let time = ui.input(|i| i.time) as f32;

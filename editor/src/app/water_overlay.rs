@@ -7,7 +7,11 @@ use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape as Paint, Stroke}
 use spillway::Level;
 use spillway::level::{BoundaryKind, Edge, Shape};
 
-use super::authoring::Authoring;
+use super::authoring::{Authoring, Gesture};
+use crate::tools::gate::gate_label;
+
+/// Colour of gates.
+const GATE_COLOUR: Color32 = Color32::from_rgb(235, 150, 40);
 use crate::tools::Tool;
 use crate::tools::boundary::{edge_cells, edge_length, kind_name, nearest_edge, reach};
 use crate::tools::placement::{Selection, centre, sink_label, source_label};
@@ -136,6 +140,27 @@ pub(crate) fn draw(
             SINK_COLOUR,
             selected,
         );
+    }
+    for (i, gate) in level.gates.iter().enumerate() {
+        let selected = tool == Tool::Gate && authoring.gate == Some(i);
+        feature(
+            painter,
+            view,
+            level,
+            &gate.shape,
+            &gate_label(gate),
+            GATE_COLOUR,
+            selected,
+        );
+    }
+    if let Some(Gesture::Gate(a, b)) = &authoring.gesture {
+        let shape = Shape::Box {
+            x0: a[0],
+            y0: a[1],
+            x1: b[0],
+            y1: b[1],
+        };
+        feature(painter, view, level, &shape, "new gate", GATE_COLOUR, true);
     }
     match tool {
         Tool::Boundary => {

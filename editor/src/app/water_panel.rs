@@ -40,6 +40,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui, tool: Tool) {
         Tool::Source | Tool::Sink => selection_editor(app, ui, tool, &mut busy),
         Tool::Boundary => boundary_settings(app, ui),
         Tool::FillBasin => fill_settings(app, ui),
+        Tool::Gate => busy.0 |= super::gate_panel::settings(app, ui),
         _ => {}
     }
     if !busy.0 {

@@ -3,7 +3,7 @@
 //! simply keeps them before and after the edit.
 
 use spillway::Level;
-use spillway::level::{Boundary, Sink, Source};
+use spillway::level::{Boundary, Gate, Sink, Source};
 
 use super::command::{Change, Command};
 
@@ -16,6 +16,8 @@ pub struct Features {
     pub sinks: Vec<Sink>,
     /// Boundary segments along the edges.
     pub boundaries: Vec<Boundary>,
+    /// Gates.
+    pub gates: Vec<Gate>,
 }
 
 impl Features {
@@ -25,6 +27,7 @@ impl Features {
             sources: level.sources.clone(),
             sinks: level.sinks.clone(),
             boundaries: level.boundaries.clone(),
+            gates: level.gates.clone(),
         }
     }
 
@@ -33,15 +36,18 @@ impl Features {
         level.sources.clone_from(&self.sources);
         level.sinks.clone_from(&self.sinks);
         level.boundaries.clone_from(&self.boundaries);
+        level.gates.clone_from(&self.gates);
     }
 
     fn bytes(&self) -> usize {
         let names: usize = self.sources.iter().map(|s| s.name.len()).sum::<usize>()
-            + self.sinks.iter().map(|s| s.name.len()).sum::<usize>();
+            + self.sinks.iter().map(|s| s.name.len()).sum::<usize>()
+            + self.gates.iter().map(|g| g.name.len()).sum::<usize>();
         names
             + self.sources.len() * std::mem::size_of::<Source>()
             + self.sinks.len() * std::mem::size_of::<Sink>()
             + self.boundaries.len() * std::mem::size_of::<Boundary>()
+            + self.gates.len() * std::mem::size_of::<Gate>()
     }
 }
 

@@ -68,6 +68,8 @@ pub struct Preview {
     queued: usize,
     /// How the water is coloured.
     pub overlay: WaterOverlay,
+    /// The level's gates changed while the water ran: they apply after a reset.
+    pub gates_changed: bool,
 }
 
 impl Preview {
@@ -100,12 +102,33 @@ impl Preview {
         self.probe = None;
         self.owed = 0.0;
         self.last_steps = 0;
+        self.gates_changed = false;
     }
 
     /// Starts time running (from the authored state if nothing runs yet).
     pub fn play(&mut self) {
         self.playing = true;
         self.halt = None;
+    }
+
+    /// Every gate of the running water and whether it is open (empty before the water runs).
+    pub fn gates(&self) -> Vec<spillway::sim::GateState> {
+        self.sim.as_ref().map_or_else(Vec::new, |s| s.gates())
+    }
+
+    /// Opens the gate called `name` in the running water; it releases its water at the next
+    /// step. Returns whether a closed gate of that name existed.
+    pub fn open_gate(&mut self, name: &str) -> bool {
+        let Some(sim) = self.sim.as_mut() else {
+            return false;
+        };
+        match sim.open_gate(name) {
+            Ok(opened) => opened,
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
     }
 
     /// Pauses and runs one step at the next frame.
@@ -187,6 +210,7 @@ impl Preview {
         old.sources = level.sources.clone();
         old.sinks = level.sinks.clone();
         old.boundaries = level.boundaries.clone();
+        self.gates_changed |= old.gates != level.gates;
         if let Some(e) = failed {
             self.fail(e);
         }

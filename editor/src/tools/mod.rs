@@ -6,6 +6,7 @@
 
 pub mod boundary;
 pub mod fill;
+pub mod gate;
 pub mod placement;
 pub mod sculpt;
 pub mod stroke;
@@ -41,6 +42,8 @@ pub enum Tool {
     Water,
     /// Floods the basin under a click up to a level.
     FillBasin,
+    /// Adds gates that hold water back until they open (dam breaks).
+    Gate,
 }
 
 impl Tool {
@@ -56,12 +59,13 @@ impl Tool {
     ];
 
     /// The water authoring tools, in tool-panel order.
-    pub const WATER: [Tool; 5] = [
+    pub const WATER: [Tool; 6] = [
         Tool::Source,
         Tool::Sink,
         Tool::Boundary,
         Tool::Water,
         Tool::FillBasin,
+        Tool::Gate,
     ];
 
     /// The name shown on buttons.
@@ -79,6 +83,7 @@ impl Tool {
             Tool::Boundary => "Boundary",
             Tool::Water => "Water brush",
             Tool::FillBasin => "Fill basin",
+            Tool::Gate => "Gate",
         }
     }
 
@@ -110,6 +115,10 @@ impl Tool {
             Tool::FillBasin => {
                 "Click in a basin to flood the connected ground below the fill level, in one step."
             }
+            Tool::Gate => {
+                "Drag a box across a valley to add a gate that holds the water back until it \
+                 opens; click one to select it, Delete removes it."
+            }
         }
     }
 
@@ -129,6 +138,7 @@ impl Tool {
             Tool::Boundary => "B",
             Tool::Water => "P",
             Tool::FillBasin => "L",
+            Tool::Gate => "G",
         }
     }
 
@@ -141,7 +151,7 @@ impl Tool {
     pub fn paints(self) -> bool {
         !matches!(
             self,
-            Tool::Source | Tool::Sink | Tool::Boundary | Tool::FillBasin
+            Tool::Source | Tool::Sink | Tool::Boundary | Tool::FillBasin | Tool::Gate
         )
     }
 }

@@ -93,7 +93,8 @@ pub fn apply_dab(brush: &Brush, dab: &Dab, terrain: &mut Grid, cell_size: f32) -
                 | Tool::Sink
                 | Tool::Boundary
                 | Tool::Water
-                | Tool::FillBasin => h,
+                | Tool::FillBasin
+                | Tool::Gate => h,
             };
             if new.is_finite() {
                 terrain.data[i] = new;

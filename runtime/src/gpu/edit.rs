@@ -19,7 +19,7 @@ use super::state::{CONTROL_BYTES, Config, STATE, TABLE_BYTES, init, step_table, 
 const MAX_SPEED_OFFSET: u64 = 44;
 
 impl GpuSimulation {
-    fn upload_rect(
+    pub(crate) fn upload_rect(
         &mut self,
         target: Target,
         x0: usize,
@@ -78,7 +78,12 @@ impl GpuSimulation {
         h: usize,
         data: &[f32],
     ) -> Result<(), GpuError> {
-        self.upload_rect(Target::Terrain, x0, y0, w, h, data)
+        if self.gates.0.is_empty() || data.len() != w * h {
+            return self.upload_rect(Target::Terrain, x0, y0, w, h, data);
+        }
+        let mut data = data.to_vec();
+        self.gate_terrain(x0, y0, w, &mut data);
+        self.upload_rect(Target::Terrain, x0, y0, w, h, &data)
     }
 
     /// Replaces the water depth of the `w × h` rectangle at cell `(x0, y0)` with `data`

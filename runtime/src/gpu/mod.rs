@@ -38,6 +38,7 @@ mod edges;
 mod edit;
 mod flow;
 mod forcing;
+mod gates;
 mod kernel;
 mod passes;
 mod probe;

@@ -85,7 +85,12 @@ impl GpuSimulation {
             copy(&mut encoder, &self.bufs.qx, half * half_qx + west, 1);
             copy(&mut encoder, &self.bufs.qx, half * half_qx + west + 1, 2);
             copy(&mut encoder, &self.bufs.qy, half * half_qy + north, 3);
-            copy(&mut encoder, &self.bufs.qy, half * half_qy + north + nx as u64, 4);
+            copy(
+                &mut encoder,
+                &self.bufs.qy,
+                half * half_qy + north + nx as u64,
+                4,
+            );
         }
         self.ctx.queue.submit([encoder.finish()]);
         self.probe.cell = (x, y);

@@ -2,6 +2,7 @@
 //! buffers a renderer can bind.
 
 use crate::level::{Boundary, Level, Params, SolverKind};
+use crate::sim::gates::Gates;
 use crate::sim::{MAX_SUBSTEPS, SimError};
 
 use super::GpuError;
@@ -44,6 +45,9 @@ pub struct GpuSimulation {
     pub(crate) last: Option<Report>,
     pub(crate) volume_initial: f64,
     pub(crate) time_base: f64,
+    /// Simulated time after the steps recorded so far (the GPU's own clock, seen from the CPU).
+    pub(crate) clock: f64,
+    pub(crate) gates: Gates,
     /// Max depth and speed at start-up (for the first steps' sub-step count).
     pub(crate) init_figures: (f32, f32),
     /// Edge conditions in force (kind and value; ghosts live on the GPU).
@@ -204,11 +208,26 @@ impl GpuSimulation {
             ..bytemuck::Zeroable::zeroed()
         };
         let device = &ctx.device;
+        // Closed gates raise their cells (on a copy of the level only when there are gates).
+        let gates = Gates::new(level);
+        let gated = (!gates.0.is_empty()).then(|| {
+            let mut l = level.clone();
+            gates.close(&mut l.terrain.data);
+            l
+        });
         let bufs = captured(device, "allocating the water buffers", || {
             Self::buffers(
-                device, level, &start, &grid, control, &cells, &table, &params,
+                device,
+                gated.as_ref().unwrap_or(level),
+                &start,
+                &grid,
+                control,
+                &cells,
+                &table,
+                &params,
             )
         })?;
+        drop(gated);
         let passes = Passes::new(device, config, &bufs)?;
         let sim = Self {
             nx,
@@ -226,6 +245,8 @@ impl GpuSimulation {
             last: None,
             volume_initial: volume(&start.depth, dx),
             time_base: start.time,
+            clock: start.time,
+            gates,
             init_figures: (max_depth, start.max_speed),
             edge_cells: cells,
             params,

@@ -32,7 +32,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Body, Boundary, FORMAT_VERSION, FlowState, Level, Params, Sink, SolverKind, Source};
+use super::{
+    Body, Boundary, FORMAT_VERSION, FlowState, Gate, Level, Params, Sink, SolverKind, Source,
+};
 use super::{Limits, ValidationError};
 use crate::error::LevelError;
 use crate::grid::Grid;
@@ -65,6 +67,8 @@ struct LevelFile {
     boundaries: Vec<Boundary>,
     #[serde(default)]
     bodies: Vec<Body>,
+    #[serde(default)]
+    gates: Vec<Gate>,
     terrain: GridRef,
     water: GridRef,
     #[serde(default)]
@@ -154,6 +158,7 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
         sinks: level.sinks.clone(),
         boundaries: level.boundaries.clone(),
         bodies: level.bodies.clone(),
+        gates: level.gates.clone(),
         terrain: next_ref()?,
         water: next_ref()?,
         flow: match &level.flow {
@@ -317,6 +322,7 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
                 file.bodies.len(),
             )
         })
+        .and_then(|()| limits.check_gates(file.gates.len()))
         .map_err(|e| invalid(path, e))?;
     let too_big = || invalid(path, ValidationError::new("size", "grid size overflows"));
     let cells = nx.checked_mul(ny).ok_or_else(too_big)?;
@@ -375,6 +381,7 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
         boundaries: file.boundaries,
         params: file.params,
         bodies: file.bodies,
+        gates: file.gates,
     };
     level.validate(limits).map_err(|e| invalid(path, e))?;
     Ok(level)

@@ -3,12 +3,14 @@
 //! The on-disk form (RON plus a checksummed binary sidecar) lives in [`file`].
 
 pub mod file;
+mod gate;
 mod validate;
 
 use serde::{Deserialize, Serialize};
 
 use crate::grid::Grid;
 
+pub use gate::Gate;
 pub use validate::{Limits, ValidationError};
 
 /// The level file format version written by this crate.
@@ -37,6 +39,8 @@ pub struct Level {
     pub params: Params,
     /// Placed rigid bodies.
     pub bodies: Vec<Body>,
+    /// Gates that hold water back until they open (dam breaks).
+    pub gates: Vec<Gate>,
 }
 
 impl Level {
@@ -53,6 +57,7 @@ impl Level {
             boundaries: Vec::new(),
             params: Params::default(),
             bodies: Vec::new(),
+            gates: Vec::new(),
         }
     }
 

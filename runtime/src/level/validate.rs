@@ -20,6 +20,8 @@ pub struct Limits {
     pub max_cells: usize,
     /// Most cells along one side.
     pub max_side: usize,
+    /// Most gates.
+    pub max_gates: usize,
     /// Most water sources.
     pub max_sources: usize,
     /// Most water sinks.
@@ -36,6 +38,7 @@ impl Default for Limits {
         Self {
             max_cells: 8192 * 8192,
             max_side: 16384,
+            max_gates: 10_000,
             max_sources: 10_000,
             max_sinks: 10_000,
             max_boundaries: 10_000,
@@ -51,6 +54,7 @@ impl Limits {
         Self {
             max_cells: usize::MAX,
             max_side: usize::MAX,
+            max_gates: usize::MAX,
             max_sources: usize::MAX,
             max_sinks: usize::MAX,
             max_boundaries: usize::MAX,
@@ -106,6 +110,17 @@ impl Limits {
                     format!("{n} entries, more than the limit of {max}"),
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Checks the number of gates against the limit.
+    pub fn check_gates(&self, gates: usize) -> Result<(), ValidationError> {
+        if gates > self.max_gates {
+            return Err(ValidationError::new(
+                "gates",
+                format!("{gates} entries, more than the limit of {}", self.max_gates),
+            ));
         }
         Ok(())
     }
@@ -194,6 +209,15 @@ impl Level {
         }
         for (i, body) in self.bodies.iter().enumerate() {
             check_body(&format!("bodies[{i}]"), body)?;
+        }
+        limits.check_gates(self.gates.len())?;
+        for (i, gate) in self.gates.iter().enumerate() {
+            let at = format!("gates[{i}]");
+            check_shape(&at, &gate.shape)?;
+            finite(&format!("{at}.crest"), gate.crest)?;
+            if let Some(t) = gate.open_at {
+                rate(&format!("{at}.open_at"), t)?;
+            }
         }
         Ok(())
     }

@@ -8,6 +8,7 @@
 mod advect;
 mod boundary;
 pub(crate) mod forcing;
+pub(crate) mod gates;
 mod kernel;
 mod pipes;
 mod query;
@@ -19,6 +20,8 @@ use crate::level::{FlowState, Level, SolverKind};
 
 use boundary::Edges;
 use forcing::Patch;
+pub use gates::GateState;
+use gates::Gates;
 use kernel::{PassGrid, limit_and_update};
 
 /// The most sub-steps one step may take before the water counts as running away.
@@ -137,6 +140,7 @@ pub struct Simulation {
     pipe_momentum: Option<swe::Velocities>,
     edges: Edges,
     patches: Vec<Patch>,
+    gates: Gates,
     time: f64,
     steps: u64,
     substeps: u64,
@@ -154,6 +158,9 @@ impl Simulation {
         let (depth, saved) = start_state(level)?;
         let mut edges = Edges::new(level, &depth, saved.map(|f| f.ghost.as_slice()));
         let dx = level.cell_size;
+        let gates = Gates::new(level);
+        let mut terrain = level.terrain.data.clone();
+        gates.close(&mut terrain);
         let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
         let swe = match level.params.solver {
             SolverKind::Pipes => {
@@ -174,7 +181,7 @@ impl Simulation {
             ny,
             dx,
             params: level.params.clone(),
-            terrain: level.terrain.data.clone(),
+            terrain,
             depth_next: vec![0.0; nx * ny],
             carry: vec![0.0; nx * ny],
             depth,
@@ -188,6 +195,7 @@ impl Simulation {
                 .then(|| swe::Velocities::zero(nx, ny)),
             edges,
             patches: forcing::patches(level),
+            gates,
             time: saved.map_or(0.0, |f| f.time),
             steps: 0,
             substeps: 0,
@@ -273,6 +281,24 @@ impl Simulation {
         }
     }
 
+    /// Opens the gate called `name` (a game's trigger): its cells get their terrain back and
+    /// the water it held is released at the next step. Returns whether a closed gate of that
+    /// name existed.
+    pub fn open_gate(&mut self, name: &str) -> bool {
+        match self.gates.closed(name) {
+            Some(i) => {
+                self.gates.open(i, &mut self.terrain);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Every gate of the level and whether it has opened.
+    pub fn gates(&self) -> Vec<GateState> {
+        self.gates.states()
+    }
+
     /// The longest stable step for the current state (CFL with the level's Courant number).
     pub fn stable_dt(&self) -> f32 {
         let advected = self.swe.as_ref().or(self.pipe_momentum.as_ref());
@@ -290,6 +316,9 @@ impl Simulation {
     pub fn step(&mut self, dt: f32) -> Result<(), StepError> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(StepError::BadTimeStep(dt));
+        }
+        while let Some(i) = self.gates.due(self.time) {
+            self.gates.open(i, &mut self.terrain);
         }
         let needed = (dt / self.stable_dt()).ceil().max(1.0);
         if needed > MAX_SUBSTEPS as f32 {
@@ -351,7 +380,7 @@ impl Simulation {
                 let (qx, qy) = match self.pipe_momentum.as_mut() {
                     Some(m) => {
                         m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
-                        m.advected_discharges(grid, &self.depth);
+                        m.advected_discharges(grid, &self.depth, &self.terrain);
                         (&m.u, &m.v)
                     }
                     None => (&self.qx, &self.qy),

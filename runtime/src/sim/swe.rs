@@ -186,9 +186,15 @@ impl Velocities {
 
 impl Velocities {
     /// Replaces `u`, `v` by the upwind discharges (m³/s) of the advected velocities, for the
-    /// pipes solver with momentum advection.
-    pub fn advected_discharges(&mut self, g: PassGrid, depth: &[f32]) {
+    /// pipes solver with momentum advection. A face with no wet cross-section (the higher bed
+    /// above both surfaces) carries nothing, so momentum never lifts water over a wall or a
+    /// closed gate.
+    pub fn advected_discharges(&mut self, g: PassGrid, depth: &[f32], terrain: &[f32]) {
         let PassGrid { nx, ny, dx, .. } = g;
+        let face = |l: usize, r: usize| {
+            let (bl, br) = (terrain[l], terrain[r]);
+            ((bl + depth[l]).max(br + depth[r]) - bl.max(br)).max(0.0)
+        };
         let (ua, va) = (&self.u_adv, &self.v_adv);
         self.u
             .par_chunks_mut(nx + 1)
@@ -201,7 +207,13 @@ impl Velocities {
                     } else {
                         i.min(nx - 1)
                     };
-                    *out = u * depth[j * nx + c] * dx;
+                    let d = depth[j * nx + c];
+                    let d = if i > 0 && i < nx && face(j * nx + i - 1, j * nx + i) <= 0.0 {
+                        0.0
+                    } else {
+                        d
+                    };
+                    *out = u * d * dx;
                 }
             });
         self.v.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
@@ -212,7 +224,13 @@ impl Velocities {
                 } else {
                     j.min(ny - 1)
                 };
-                *out = v * depth[r * nx + i] * dx;
+                let d = depth[r * nx + i];
+                let d = if j > 0 && j < ny && face((j - 1) * nx + i, j * nx + i) <= 0.0 {
+                    0.0
+                } else {
+                    d
+                };
+                *out = v * d * dx;
             }
         });
     }

@@ -18,8 +18,8 @@ use scene::{Globals, globals};
 pub use target::RenderTarget;
 pub use terrain::TerrainTextures;
 use tiles::{View, tile_buffer, tile_indices, visible_tiles};
-pub use water::{WaterBuffers, WaterOverlay, WaterStyle};
 use water::WaterPass;
+pub use water::{WaterBuffers, WaterOverlay, WaterStyle};
 
 /// Quads along one side of a mesh tile.
 pub const TILE_QUADS: u32 = 64;

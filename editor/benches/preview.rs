@@ -1,0 +1,229 @@
+//! The editor's live-water frame, offscreen, on the same code path as the app: each frame the
+//! `Preview` steps the GPU solver on the renderer's device by the frame's share of simulated
+//! time and the `TerrainRenderer` draws terrain and water from the solver's buffers at
+//! 1920 × 1080, then waits for the GPU. Reports ms per frame and steps per frame at several
+//! speed factors, and the fastest real-time multiple that still fits a 60 Hz frame.
+//!
+//! `cargo bench -p spillway-editor --bench preview [-- --size N] [--frames-png DIR]`
+//! (`--frames-png` writes a dam-break series of the `dam_break_valley` sample instead).
+
+use std::time::Instant;
+
+use spillway::level::{Gate, Shape, Source, SourceKind};
+use spillway::{Grid, Level};
+use spillway_editor::document::Changes;
+use spillway_editor::preview::Preview;
+use spillway_editor::viewport::render::{WaterStyle, level_bounds};
+use spillway_editor::viewport::{Camera, Overlays, Scene, TerrainRenderer};
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+/// Hills with a reservoir behind a gate, a river source and an open sea edge: every part of the
+/// solver and the water shading has work.
+fn valley(n: usize) -> Level {
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    let s = n as f32;
+    level.terrain = Grid::from_fn(n, n, |x, y| {
+        let (fx, fy) = (x as f32 / s, y as f32 / s);
+        let channel = 60.0 * (fy - 0.5 - 0.1 * (fx * 6.0).sin()).powi(2);
+        18.0 - 14.0 * fx + channel + 2.0 * (fx * 23.0).sin() * (fy * 19.0).cos()
+    });
+    level.water = Grid::from_fn(n, n, |x, y| {
+        if (x as f32) < s * 0.3 {
+            (17.0 - level.terrain.get(x, y)).max(0.0)
+        } else {
+            (6.0 - level.terrain.get(x, y)).max(0.0)
+        }
+    });
+    level.sources.push(Source {
+        name: "river".into(),
+        shape: Shape::Circle {
+            x: s * 0.05,
+            y: s * 0.5,
+            radius: s * 0.02,
+        },
+        kind: SourceKind::Rate { m3_per_s: s * 0.5 },
+        enabled: true,
+    });
+    level.gates.push(Gate {
+        name: "dam".into(),
+        shape: Shape::Box {
+            x0: s * 0.3,
+            y0: 0.0,
+            x1: s * 0.32,
+            y1: s,
+        },
+        crest: 40.0,
+        open_at: Some(5.0),
+    });
+    level.params.dt = 0.02;
+    level
+}
+
+fn gpu() -> Option<(wgpu::Device, wgpu::Queue, String)> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        ..Default::default()
+    }))
+    .ok()?;
+    let name = adapter.get_info().name;
+    let wanted = wgpu::Limits {
+        max_texture_dimension_2d: 8192,
+        ..spillway::gpu::required_limits(4096, 4096)
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("preview bench"),
+        required_limits: wanted.or_worse_values_from(&adapter.limits()),
+        ..Default::default()
+    }))
+    .ok()?;
+    Some((device, queue, name))
+}
+
+/// One editor frame: simulation, then render, then a GPU wait.
+fn frame(
+    preview: &mut Preview,
+    renderer: &mut TerrainRenderer,
+    level: &Level,
+    scene: &Scene,
+    dev: (&wgpu::Device, &wgpu::Queue),
+    time: f32,
+) {
+    preview.sync(level, &Changes::default());
+    preview.frame(
+        level,
+        dev.0,
+        dev.1,
+        1.0 / 60.0,
+        Some((level.nx() / 2, level.ny() / 2)),
+    );
+    let style = WaterStyle {
+        overlay: preview.overlay,
+        time,
+        depth_scale: 10.0,
+        speed_scale: 3.0,
+    };
+    renderer.set_water(preview.water().map(|w| (w, style)));
+    renderer.render(level, scene);
+    renderer.wait_idle();
+}
+
+fn scene_for(level: &Level, renderer: &TerrainRenderer, size: [u32; 2]) -> Scene {
+    let mut camera = Camera::default();
+    let bounds = level_bounds(level, renderer.height_range());
+    camera.reset(&bounds, size[0] as f32 / size[1] as f32);
+    Scene {
+        camera,
+        overlays: Overlays::default(),
+        brush: None,
+        size,
+    }
+}
+
+fn main() {
+    let Some((device, queue, name)) = gpu() else {
+        println!("no GPU adapter: nothing to measure");
+        return;
+    };
+    if let Some(dir) = arg("--frames-png") {
+        return series(&device, &queue, &dir);
+    }
+    let n: usize = arg("--size").and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let slow = name.contains("llvmpipe");
+    println!("GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame");
+    let level = valley(n);
+    let mut renderer = TerrainRenderer::new(&device, &queue);
+    renderer.sync(&level, &Changes::everything());
+    let scene = scene_for(&level, &renderer, [1920, 1080]);
+    let frames = if slow { 3 } else { 240 };
+    println!(
+        "{:>10} {:>12} {:>12} {:>10}",
+        "speed", "steps/frame", "ms/frame", "frames/s"
+    );
+    let mut best = 0.0f32;
+    for speed in [1.0f32, 10.0, 30.0, 100.0, 300.0, 1000.0] {
+        let mut preview = Preview::new();
+        preview.speed = speed;
+        preview.play();
+        let mut time = 0.0;
+        // Warm up: build the simulation and the pipelines.
+        for _ in 0..3 {
+            frame(
+                &mut preview,
+                &mut renderer,
+                &level,
+                &scene,
+                (&device, &queue),
+                time,
+            );
+        }
+        let t = Instant::now();
+        let mut steps = 0;
+        for _ in 0..frames {
+            time += 1.0 / 60.0;
+            frame(
+                &mut preview,
+                &mut renderer,
+                &level,
+                &scene,
+                (&device, &queue),
+                time,
+            );
+            steps += preview.last_steps;
+        }
+        let ms = t.elapsed().as_secs_f64() * 1000.0 / frames as f64;
+        let per = steps as f64 / frames as f64;
+        println!("{speed:>9}× {per:>12.1} {ms:>12.3} {:>10.1}", 1000.0 / ms);
+        if ms <= 1000.0 / 60.0 {
+            best = speed;
+        }
+        if let Some(e) = &preview.error {
+            println!("  preview error: {e}");
+        }
+        if slow {
+            break;
+        }
+    }
+    println!("fastest speed tried that keeps 60 frames/s: {best}× real time");
+}
+
+/// Renders a dam break of the bundled `dam_break_valley` sample as PNG frames into `dir`.
+fn series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str) {
+    let path = "projects/dam_break_valley/level.ron";
+    let path = if std::path::Path::new(path).exists() {
+        path.to_owned()
+    } else {
+        format!("../{path}")
+    };
+    let level = spillway::level::file::load(path.as_ref()).expect("the sample loads");
+    std::fs::create_dir_all(dir).expect("the output folder");
+    let mut renderer = TerrainRenderer::new(device, queue);
+    renderer.sync(&level, &Changes::everything());
+    let scene = scene_for(&level, &renderer, [960, 540]);
+    let mut preview = Preview::new();
+    preview.speed = 4.0;
+    preview.play();
+    for k in 0..=60 {
+        frame(
+            &mut preview,
+            &mut renderer,
+            &level,
+            &scene,
+            (device, queue),
+            k as f32 / 60.0,
+        );
+        if k % 10 == 0 {
+            let (w, h, px) = renderer.read_pixels().expect("pixels");
+            let img = image::RgbaImage::from_raw(w, h, px).expect("size matches");
+            let out = format!("{dir}/dam_break_{:02}.png", k / 10);
+            img.save(&out).expect("write png");
+            println!("t = {:.2} s → {out}", preview.time());
+        }
+    }
+}

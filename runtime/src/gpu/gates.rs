@@ -1,0 +1,95 @@
+//! Gates on the GPU: opening one uploads its cells' own terrain (row runs, no full-grid
+//! upload); gates with an opening time open between the recorded steps exactly when the CPU
+//! solver would open them; terrain edits keep closed gates closed.
+
+use crate::sim::GateState;
+
+use super::GpuError;
+use super::region::Target;
+use super::sim::GpuSimulation;
+
+impl GpuSimulation {
+    /// Opens the gate called `name` (the preview's button, a game's trigger): the water it
+    /// held is released at the next step. Returns whether a closed gate of that name existed.
+    pub fn open_gate(&mut self, name: &str) -> Result<bool, GpuError> {
+        match self.gates.closed(name) {
+            Some(i) => self.open_gate_index(i).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// Every gate of the level and whether it has opened.
+    pub fn gates(&self) -> Vec<GateState> {
+        self.gates.states()
+    }
+
+    fn open_gate_index(&mut self, i: usize) -> Result<(), GpuError> {
+        self.gates.0[i].open = true;
+        let g = &self.gates.0[i];
+        let nx = self.nx;
+        // Runs of consecutive cells along a row, each uploaded as a 1-row rectangle.
+        let mut runs: Vec<(usize, usize, Vec<f32>)> = Vec::new();
+        for (&c, &ground) in g.cells.iter().zip(&g.ground) {
+            let (x, y) = (c as usize % nx, c as usize / nx);
+            let value = self
+                .gates
+                .0
+                .iter()
+                .filter(|o| !o.open)
+                .fold(ground, |v, o| {
+                    if o.cells.binary_search(&c).is_ok() {
+                        v.max(o.crest)
+                    } else {
+                        v
+                    }
+                });
+            match runs.last_mut() {
+                Some((rx, ry, vals)) if *ry == y && *rx + vals.len() == x => vals.push(value),
+                _ => runs.push((x, y, vec![value])),
+            }
+        }
+        for (x, y, vals) in runs {
+            self.upload_rect(Target::Terrain, x, y, vals.len(), 1, &vals)?;
+        }
+        Ok(())
+    }
+
+    /// Steps until the next gate opening time inside the next `n` steps of `dt`, if any: the
+    /// steps to record before opening it.
+    pub(crate) fn steps_before_gate(&self, n: usize, dt: f32) -> Option<usize> {
+        let t = self.gates.next_time()?;
+        let dt = dt as f64;
+        let k = ((t - self.clock) / dt).ceil().max(0.0);
+        (k < n as f64).then_some(k as usize)
+    }
+
+    /// Opens every gate whose time has come at the recorded clock.
+    pub(crate) fn open_due_gates(&mut self) -> Result<(), GpuError> {
+        while let Some(i) = self.gates.due(self.clock) {
+            self.open_gate_index(i)?;
+        }
+        Ok(())
+    }
+
+    /// Terrain values about to be uploaded into the `w × h` rectangle at `(x0, y0)`: they
+    /// become the ground of any gate cells there, and closed gates stay at their crest.
+    pub(crate) fn gate_terrain(&mut self, x0: usize, y0: usize, w: usize, data: &mut [f32]) {
+        let nx = self.nx;
+        for g in &mut self.gates.0 {
+            for (k, &c) in g.cells.iter().enumerate() {
+                let (x, y) = (c as usize % nx, c as usize / nx);
+                if x < x0 || y < y0 || x >= x0 + w {
+                    continue;
+                }
+                let at = (y - y0) * w + (x - x0);
+                let Some(v) = data.get_mut(at) else {
+                    continue;
+                };
+                g.ground[k] = *v;
+                if !g.open {
+                    *v = v.max(g.crest);
+                }
+            }
+        }
+    }
+}

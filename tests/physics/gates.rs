@@ -1,0 +1,45 @@
+//! Gates: a closed gate holds a reservoir back exactly (no water crosses), and opening it, at
+//! its time or by its trigger name, releases a flood; volume is conserved throughout.
+
+use spillway::Simulation;
+use spillway_tests::gated_reservoir;
+
+/// Water east of the gate, m³.
+fn downstream(sim: &Simulation) -> f64 {
+    let nx = sim.nx();
+    sim.depth()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % nx >= 22)
+        .map(|(_, &d)| d as f64)
+        .sum()
+}
+
+#[test]
+fn a_closed_gate_holds_and_its_time_opens_it() {
+    let level = gated_reservoir(Some(2.0));
+    let mut sim = Simulation::new(&level).expect("sim");
+    let v0 = sim.volume();
+    sim.advance(1.98).expect("steps");
+    assert_eq!(downstream(&sim), 0.0, "nothing crosses a closed gate");
+    assert_eq!(sim.gates()[0].open, false);
+    sim.advance(3.0).expect("steps");
+    assert!(sim.gates()[0].open);
+    let released = downstream(&sim);
+    println!("downstream 3 s after opening: {released:.2} m³ of {v0:.2}");
+    assert!(released > 10.0);
+    assert!((sim.volume() - v0).abs() < 1e-6 * v0);
+}
+
+#[test]
+fn a_trigger_opens_a_gate_by_name() {
+    let level = gated_reservoir(None);
+    let mut sim = Simulation::new(&level).expect("sim");
+    sim.advance(5.0).expect("steps");
+    assert_eq!(downstream(&sim), 0.0);
+    assert!(!sim.open_gate("no such gate"));
+    assert!(sim.open_gate("dam"));
+    assert!(!sim.open_gate("dam"), "an open gate cannot open again");
+    sim.advance(3.0).expect("steps");
+    assert!(downstream(&sim) > 10.0);
+}
