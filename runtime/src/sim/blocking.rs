@@ -1,0 +1,409 @@
+//! Two-layer blocking (Kellomäki 2014, §3): rigid bodies rasterised to a blocker column per
+//! cell, water flowing below and above them.
+//!
+//! A game (or the editor) describes where bodies are with [`Blockers`]: per cell, the bottom and
+//! top height of the body column and the fraction of the cell it covers. `Simulation::set_blockers`
+//! hands them to the pipes solver, which from then on accelerates every face touching a covered
+//! cell with the blocked rule below; all other faces keep the plain pipes expression, and with no
+//! blockers the solver runs exactly its original code.
+//!
+//! **Storage.** The solver keeps one water depth per cell (a volume per area). A cell covered at
+//! least half (`cover ≥ 0.5`, the paper's "blocker at the cell centre") stores it in the gap
+//! between terrain and blocker bottom first; water beyond the gap stands on top of the blocker.
+//! Water a body displaces is therefore never removed: it is lifted onto the body and flows off
+//! over the top into the open neighbours, so volume is conserved exactly (the paper removes it
+//! and adds it back with a rate `alpha`).
+//!
+//! **Faces** (§3.4). The face between two cells has a blocked band `[bottom, top]` (the union of
+//! the two sides' blocker columns) over a width fraction `w = min(1, cover_l + cover_r)`. In the
+//! blocked width, water flows through a *lower* interface (from the higher terrain up to the
+//! lower column's top, clipped at the band's bottom), driven by the lower columns' pressure, and
+//! an *upper* interface above the band, driven by the upper surfaces. The open width `1 - w` is a
+//! plain face-depth pipe. Every face is then limited to its open section per step
+//! (`|Q| · dt ≤ A · dx²`), so a face that becomes blocked stops at once (§3.5).
+//!
+//! **Pressure** (§3.6). A full gap is pressurised: its pressure head is the cell's effective
+//! surface, interpolated each sub-step from the neighbours with `kappa`
+//! (`s := max(κ·s + (1-κ)/4·Σ s_neighbour, h)`), never below the top of its water. The effective
+//! surface is also what buoyancy uses (`Simulation::effective_surface`).
+//!
+//! Border faces (the map's edges) keep their edge condition and ignore blockers.
+
+use thiserror::Error;
+
+use super::kernel::{FaceAccel, PassGrid};
+use super::pipes::PipesAccel;
+
+/// Cover from which a cell stores its water below and above the blocker (the blocker covers the
+/// cell's centre).
+pub const BLOCKED_COVER: f32 = 0.5;
+
+/// Per-cell blocker columns of all bodies: what a game hands to `Simulation::set_blockers`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blockers {
+    nx: usize,
+    ny: usize,
+    bottom: Vec<f32>,
+    top: Vec<f32>,
+    cover: Vec<f32>,
+    /// Indices of cells with a positive cover, in insertion order (may repeat).
+    cells: Vec<u32>,
+    /// Spreading rate of the effective surface under bodies (the paper's `kappa`, 0..1).
+    pub kappa: f32,
+}
+
+impl Blockers {
+    /// No blockers on an `nx × ny` grid, `kappa` = 0.5.
+    pub fn new(nx: usize, ny: usize) -> Self {
+        Self {
+            nx,
+            ny,
+            bottom: vec![f32::INFINITY; nx * ny],
+            top: vec![f32::NEG_INFINITY; nx * ny],
+            cover: vec![0.0; nx * ny],
+            cells: Vec::new(),
+            kappa: 0.5,
+        }
+    }
+
+    /// Cells along x.
+    pub fn nx(&self) -> usize {
+        self.nx
+    }
+
+    /// Cells along y.
+    pub fn ny(&self) -> usize {
+        self.ny
+    }
+
+    /// Removes every blocker column (keeps the allocation).
+    pub fn clear(&mut self) {
+        for &k in &self.cells {
+            let k = k as usize;
+            self.bottom[k] = f32::INFINITY;
+            self.top[k] = f32::NEG_INFINITY;
+            self.cover[k] = 0.0;
+        }
+        self.cells.clear();
+    }
+
+    /// Whether no cell is covered.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// Adds a body column over cell `(i, j)`: the body spans heights `bottom..top` (metres) over
+    /// `cover` (0..1) of the cell. Columns of several bodies in one cell merge: the lowest bottom,
+    /// the highest top, covers added up to 1. Out-of-grid cells, non-finite values, an empty cover
+    /// or `top < bottom` are ignored (returns `false`).
+    pub fn add_column(&mut self, i: usize, j: usize, bottom: f32, top: f32, cover: f32) -> bool {
+        let usable = i < self.nx
+            && j < self.ny
+            && bottom.is_finite()
+            && top.is_finite()
+            && top >= bottom
+            && cover.is_finite()
+            && cover > 0.0;
+        if !usable {
+            return false;
+        }
+        let k = j * self.nx + i;
+        if self.cover[k] == 0.0 {
+            self.cells.push(k as u32);
+        }
+        self.bottom[k] = self.bottom[k].min(bottom);
+        self.top[k] = self.top[k].max(top);
+        self.cover[k] = (self.cover[k] + cover).min(1.0);
+        true
+    }
+
+    /// The column of cell `(i, j)`: `(bottom, top, cover)`, or `None` where nothing covers it.
+    pub fn column(&self, i: usize, j: usize) -> Option<(f32, f32, f32)> {
+        let k = j.checked_mul(self.nx)?.checked_add(i)?;
+        (i < self.nx && j < self.ny && self.cover[k] > 0.0)
+            .then(|| (self.bottom[k], self.top[k], self.cover[k]))
+    }
+
+    /// Number of covered cells.
+    pub fn covered_cells(&self) -> usize {
+        self.cells.len()
+    }
+}
+
+/// Why blockers cannot be used.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum BlockerError {
+    /// The blockers were made for another grid size.
+    #[error("blockers are {got_x}×{got_y} cells but the simulation is {nx}×{ny}")]
+    Size {
+        /// Blockers along x.
+        got_x: usize,
+        /// Blockers along y.
+        got_y: usize,
+        /// Simulation cells along x.
+        nx: usize,
+        /// Simulation cells along y.
+        ny: usize,
+    },
+    /// `kappa` is not in `0..=1`.
+    #[error("kappa {0} is not between 0 and 1")]
+    Kappa(f32),
+    /// Blocking runs in the pipes solver only.
+    #[error("blocking bodies need the pipes solver; this level uses the shallow-water solver")]
+    Solver,
+}
+
+/// The solver's copy of the blockers: columns clamped to the terrain, covered cells per row and
+/// the effective surface.
+pub(crate) struct Blocking {
+    nx: usize,
+    ny: usize,
+    kappa: f32,
+    cover: Vec<f32>,
+    /// Blocker bottom, never below the terrain.
+    bottom: Vec<f32>,
+    /// Blocker top, never below `bottom`.
+    top: Vec<f32>,
+    /// Covered columns of each row, sorted.
+    rows: Vec<Vec<u32>>,
+    /// Cells that store water below and above a blocker (`cover ≥ BLOCKED_COVER`), sorted.
+    stored: Vec<u32>,
+    /// Effective surface of the `stored` cells (elsewhere it is terrain + depth).
+    surface: Vec<f32>,
+    /// Scratch for the surface update.
+    next: Vec<f32>,
+}
+
+/// The water of one cell as the blocked faces see it.
+#[derive(Clone, Copy)]
+struct Column {
+    /// Pressure head of the lower water column.
+    p_low: f32,
+    /// Top of the lower water column.
+    t_low: f32,
+    /// Surface of the water above the blocker (its top when there is none).
+    up: f32,
+    /// Whether water stands above the blocker (free cells: always).
+    has_up: bool,
+}
+
+impl Blocking {
+    /// Prepares `b` for a solver on `terrain` and `depth`, keeping the effective surface of
+    /// cells that `old` already blocked.
+    pub fn new(b: &Blockers, terrain: &[f32], depth: &[f32], old: Option<&Blocking>) -> Self {
+        let (nx, ny) = (b.nx, b.ny);
+        let mut cells = b.cells.clone();
+        cells.sort_unstable();
+        cells.dedup();
+        let mut cover = vec![0.0; nx * ny];
+        let mut bottom = vec![0.0; nx * ny];
+        let mut top = vec![0.0; nx * ny];
+        let mut rows = vec![Vec::new(); ny];
+        let mut stored = Vec::new();
+        for &k in &cells {
+            let k = k as usize;
+            cover[k] = b.cover[k];
+            bottom[k] = b.bottom[k].max(terrain[k]);
+            top[k] = b.top[k].max(bottom[k]);
+            rows[k / nx].push((k % nx) as u32);
+            if cover[k] >= BLOCKED_COVER {
+                stored.push(k as u32);
+            }
+        }
+        let surface = stored
+            .iter()
+            .map(|&k| {
+                let k = k as usize;
+                old.and_then(|o| o.stored_surface(k))
+                    .unwrap_or(terrain[k] + depth[k])
+            })
+            .collect::<Vec<_>>();
+        Self {
+            nx,
+            ny,
+            kappa: b.kappa,
+            cover,
+            bottom,
+            top,
+            rows,
+            next: vec![0.0; surface.len()],
+            surface,
+            stored,
+        }
+    }
+
+    fn stored_surface(&self, k: usize) -> Option<f32> {
+        self.stored
+            .binary_search(&(k as u32))
+            .ok()
+            .map(|n| self.surface[n])
+    }
+
+    /// Effective surface of cell `k`: terrain + depth where no blocker stores water.
+    pub fn effective(&self, k: usize, terrain: &[f32], depth: &[f32]) -> f32 {
+        if self.cover[k] >= BLOCKED_COVER {
+            self.stored_surface(k).unwrap_or(terrain[k] + depth[k])
+        } else {
+            terrain[k] + depth[k]
+        }
+    }
+
+    /// The cell's water as the faces see it; `s` is its effective surface.
+    #[inline]
+    fn column(&self, k: usize, b: f32, d: f32, s: f32) -> Column {
+        if self.cover[k] < BLOCKED_COVER {
+            let h = b + d;
+            return Column {
+                p_low: h,
+                t_low: h,
+                up: h,
+                has_up: true,
+            };
+        }
+        let (zb, zt) = (self.bottom[k], self.top[k]);
+        let gap = zb - b;
+        if d <= gap {
+            Column {
+                p_low: b + d,
+                t_low: b + d,
+                up: zt,
+                has_up: false,
+            }
+        } else {
+            let e = d - gap;
+            Column {
+                p_low: s.max(zb),
+                t_low: zb,
+                up: zt + e,
+                has_up: e > 0.0,
+            }
+        }
+    }
+
+    /// Top of the topmost water column of a stored cell (the paper's `h(A)`).
+    #[inline]
+    fn water_top(&self, k: usize, b: f32, d: f32) -> f32 {
+        let gap = self.bottom[k] - b;
+        if d <= gap {
+            b + d
+        } else {
+            self.top[k] + (d - gap)
+        }
+    }
+
+    /// Updates the effective surface of stored cells from the new depths (§3.6, eq. 3).
+    pub fn update_surface(&mut self, terrain: &[f32], depth: &[f32]) {
+        let (nx, ny, kappa) = (self.nx, self.ny, self.kappa);
+        for (n, &k) in self.stored.iter().enumerate() {
+            let k = k as usize;
+            let (i, j) = (k % nx, k / nx);
+            let own = self.surface[n];
+            let neighbour = |c: Option<usize>| match c {
+                Some(c) => self.effective(c, terrain, depth),
+                None => own,
+            };
+            let sum = neighbour(i.checked_sub(1).map(|i| j * nx + i))
+                + neighbour((i + 1 < nx).then_some(k + 1))
+                + neighbour(j.checked_sub(1).map(|j| j * nx + i))
+                + neighbour((j + 1 < ny).then_some(k + nx));
+            let blur = kappa * own + (1.0 - kappa) * 0.25 * sum;
+            self.next[n] = blur.max(self.water_top(k, terrain[k], depth[k]));
+        }
+        std::mem::swap(&mut self.surface, &mut self.next);
+    }
+
+    /// The accelerated discharge of the face between cells `l` and `r` (interior faces only).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn face(
+        &self,
+        l: usize,
+        r: usize,
+        q: f32,
+        t: &[f32],
+        d: &[f32],
+        acc: &PipesAccel,
+        cap: f32,
+    ) -> f32 {
+        let (bl, br) = (t[l], t[r]);
+        let (cl, cr) = (self.cover[l], self.cover[r]);
+        let a = self.column(l, bl, d[l], self.effective(l, t, d));
+        let b = self.column(r, br, d[r], self.effective(r, t, d));
+        let covered = |k: usize| self.cover[k] > 0.0;
+        let side_bottom = |k: usize| {
+            if covered(k) {
+                self.bottom[k]
+            } else {
+                f32::INFINITY
+            }
+        };
+        let side_top = |k: usize| {
+            if covered(k) {
+                self.top[k]
+            } else {
+                f32::NEG_INFINITY
+            }
+        };
+        let zb = side_bottom(l).min(side_bottom(r));
+        let zt = side_top(l).max(side_top(r));
+        let w = (cl + cr).min(1.0);
+        let z0 = bl.max(br);
+        let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
+        let a_up = (a.up.max(b.up) - zt.max(z0)).max(0.0);
+        let top = |c: &Column| if c.has_up { c.t_low.max(c.up) } else { c.t_low };
+        let head = |c: &Column| if c.has_up { c.p_low.max(c.up) } else { c.p_low };
+        let a_open = (top(&a).max(top(&b)) - z0).max(0.0);
+        let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))
+            + (1.0 - w) * a_open * (head(&a) - head(&b));
+        let section = w * (a_low + a_up) + (1.0 - w) * a_open;
+        let limit = section * cap;
+        (q * acc.fric + acc.g_dt * drive).clamp(-limit, limit)
+    }
+}
+
+/// The pipes flow update with blockers: plain pipes faces, then every interior face touching a
+/// covered cell recomputed with the blocked rule.
+pub(crate) struct BlockedPipes<'a> {
+    pub inner: PipesAccel<'a>,
+    pub blocking: &'a Blocking,
+    pub grid: PassGrid,
+}
+
+impl BlockedPipes<'_> {
+    /// `|Q|` per metre of open section that empties that section in one step, `dx² / dt`.
+    fn cap(&self) -> f32 {
+        self.grid.dx * self.grid.dx / self.grid.dt
+    }
+}
+
+impl FaceAccel for BlockedPipes<'_> {
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.x_row(j, out);
+        let (nx, b, p) = (self.grid.nx, self.blocking, &self.inner);
+        let cap = self.cap();
+        for &i in &b.rows[j] {
+            let i = i as usize;
+            for f in [i, i + 1] {
+                if f >= 1 && f < nx {
+                    let (l, r) = (j * nx + f - 1, j * nx + f);
+                    let q = p.qx[j * (nx + 1) + f];
+                    out[f] = b.face(l, r, q, p.terrain, p.depth, p, cap);
+                }
+            }
+        }
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.y_row(j, out);
+        let (nx, ny, b, p) = (self.grid.nx, self.grid.ny, self.blocking, &self.inner);
+        if j == 0 || j >= ny {
+            return;
+        }
+        let cap = self.cap();
+        for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
+            let i = i as usize;
+            let (l, r) = ((j - 1) * nx + i, j * nx + i);
+            out[i] = b.face(l, r, p.qy[j * nx + i], p.terrain, p.depth, p, cap);
+        }
+    }
+}
