@@ -4,15 +4,21 @@
 //! engine to apply, plus damping rates.
 //!
 //! Per covered cell `A` with cover `c`, the submerged extent `u` is the part of the body's
-//! column `[bottom, top]` below the effective surface `s(A)`:
+//! mean column (mean bottom and mean thickness over the covered samples) below the effective
+//! surface `s(A)`:
 //! - buoyancy `ρ·g·c·u·ℓ²` upward, at the cell centre, halfway up the submerged part;
-//! - drag `½·C·ρ·c·u·ℓ·|Δv|·Δv` with `Δv` the horizontal water velocity minus the body's
-//!   velocity at that point, applied at the same point;
+//! - drag `½·C·ρ·c·u·ℓ·(ℓ / 1 m)·|Δv|·Δv` with `Δv` the horizontal water velocity minus the
+//!   body's velocity at that point, applied at the same point. The paper's `½·C·ρ·u·ℓ·Δv²` on
+//!   its 1 m cells; the factor `ℓ / 1 m` keeps a body's drag the same on any cell size (it sums
+//!   to `½·C·ρ·V/(1 m)·|Δv|·Δv` for a submerged volume `V`);
 //! - damping: `linear_damping · f` and `angular_damping · f` (1/s), `f` the submerged fraction,
 //!   for the engine's damping of the body (it tames the excess rotation that forces sampled on a
 //!   grid cause).
 
 use super::raster::Coverage;
+
+/// The cell size of the paper's drag formula, metres.
+const REFERENCE_CELL: f32 = 1.0;
 
 /// The water state the forces read: one view of a simulation's grids.
 #[derive(Clone, Copy, Debug)]
@@ -107,7 +113,7 @@ pub struct WaterForces {
     pub torque: [f32; 3],
     /// Volume of the body below the effective surface, m³.
     pub submerged_volume: f32,
-    /// `submerged_volume` over the body's column volume, 0..1.
+    /// `submerged_volume` over the body's volume from its coverage, 0..1.
     pub submerged_fraction: f32,
     /// Linear damping rate to apply, 1/s.
     pub linear_damping: f32,
@@ -131,15 +137,20 @@ pub fn water_forces(
     let l = water.cell_size;
     let area = l * l;
     let com = motion.center_of_mass;
-    let mut column_volume = 0.0f64;
+    let column_volume = coverage.volume();
     let mut submerged = 0.0f64;
-    for (i, j, bottom, top, c) in coverage.cells() {
-        column_volume += c as f64 * (top - bottom).max(0.0) as f64 * area as f64;
-        if i >= water.nx || j >= water.ny {
+    for k in 0..coverage.width * coverage.height {
+        let c = coverage.cover[k];
+        let (i, j) = (
+            coverage.i0 + k % coverage.width,
+            coverage.j0 + k / coverage.width,
+        );
+        if c <= 0.0 || i >= water.nx || j >= water.ny {
             continue;
         }
+        let (bottom, thickness) = (coverage.mean_bottom[k], coverage.thickness[k]);
         let s = water.surface[j * water.nx + i];
-        let u = (s.min(top) - bottom).max(0.0);
+        let u = (s - bottom).clamp(0.0, thickness.max(0.0));
         if !(u > 0.0 && u.is_finite()) {
             continue;
         }
@@ -156,7 +167,7 @@ pub fn water_forces(
             0.0,
         ];
         let speed = (dv[0] * dv[0] + dv[1] * dv[1]).sqrt();
-        let k = 0.5 * fluid.drag * fluid.density * c * u * l * speed;
+        let k = 0.5 * fluid.drag * fluid.density * c * u * l * (l / REFERENCE_CELL) * speed;
         let drag = [k * dv[0], k * dv[1], 0.0];
         out.buoyancy = add(out.buoyancy, lift);
         out.drag = add(out.drag, drag);

@@ -44,6 +44,11 @@ pub struct Coverage {
     pub top: Vec<f32>,
     /// Share of the cell the body covers seen from above, 0..1.
     pub cover: Vec<f32>,
+    /// Mean bottom height over the covered part of each cell (metres; 0 where uncovered).
+    pub mean_bottom: Vec<f32>,
+    /// Mean thickness of the body over the covered part of each cell (metres): with `cover`
+    /// and the cell area, the body's volume over the cell.
+    pub thickness: Vec<f32>,
 }
 
 impl Coverage {
@@ -126,6 +131,8 @@ impl Coverage {
             bottom: vec![f32::INFINITY; w * h],
             top: vec![f32::NEG_INFINITY; w * h],
             cover: vec![0.0; w * h],
+            mean_bottom: vec![0.0; w * h],
+            thickness: vec![0.0; w * h],
         };
         let per_cell = (s * s) as f32;
         for b in 0..sh {
@@ -138,6 +145,15 @@ impl Coverage {
                 out.bottom[c] = out.bottom[c].min(low[k]);
                 out.top[c] = out.top[c].max(high[k]);
                 out.cover[c] += 1.0 / per_cell;
+                out.mean_bottom[c] += low[k];
+                out.thickness[c] += high[k] - low[k];
+            }
+        }
+        for c in 0..w * h {
+            let hits = (out.cover[c] * per_cell).round();
+            if hits > 0.0 {
+                out.mean_bottom[c] /= hits;
+                out.thickness[c] /= hits;
             }
         }
         out
@@ -159,12 +175,14 @@ impl Coverage {
         })
     }
 
-    /// Volume of the columns, `Σ cover · (top − bottom) · cell²` (m³): the body's volume for a
-    /// body convex along the vertical.
-    pub fn column_volume(&self) -> f64 {
+    /// Volume of the body from its samples, `Σ cover · thickness · cell²` (m³): exact for a
+    /// body convex along the vertical, up to the sampling.
+    pub fn volume(&self) -> f64 {
         let area = (self.cell_size as f64).powi(2);
-        self.cells()
-            .map(|(_, _, b, t, c)| c as f64 * (t - b) as f64 * area)
+        self.cover
+            .iter()
+            .zip(&self.thickness)
+            .map(|(&c, &t)| c as f64 * t as f64 * area)
             .sum()
     }
 

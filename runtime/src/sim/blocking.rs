@@ -270,25 +270,27 @@ impl Blocking {
                 has_up: false,
             }
         } else {
+            // A full gap is pressurised to the effective surface, plus the excess water. With a
+            // gap, the excess is pressure and stands on top of the blocker only where that
+            // pressure rises above it; a blocker resting on the terrain has no lower column,
+            // so its excess is water on top.
             let e = d - gap;
+            let p_low = s.max(zb) + e;
+            let up = if gap > 0.0 { p_low.max(zt) } else { zt + e };
             Column {
-                p_low: s.max(zb),
+                p_low,
                 t_low: zb,
-                up: zt + e,
-                has_up: e > 0.0,
+                up,
+                has_up: up > zt,
             }
         }
     }
 
-    /// Top of the topmost water column of a stored cell (the paper's `h(A)`).
+    /// Top of the lower water column of a stored cell: the effective surface never drops
+    /// below it.
     #[inline]
-    fn water_top(&self, k: usize, b: f32, d: f32) -> f32 {
-        let gap = self.bottom[k] - b;
-        if d <= gap {
-            b + d
-        } else {
-            self.top[k] + (d - gap)
-        }
+    fn lower_top(&self, k: usize, b: f32, d: f32) -> f32 {
+        (b + d).min(self.bottom[k])
     }
 
     /// Updates the effective surface of stored cells from the new depths (§3.6, eq. 3).
@@ -307,7 +309,7 @@ impl Blocking {
                 + neighbour(j.checked_sub(1).map(|j| j * nx + i))
                 + neighbour((j + 1 < ny).then_some(k + nx));
             let blur = kappa * own + (1.0 - kappa) * 0.25 * sum;
-            self.next[n] = blur.max(self.water_top(k, terrain[k], depth[k]));
+            self.next[n] = blur.max(self.lower_top(k, terrain[k], depth[k]));
         }
         std::mem::swap(&mut self.surface, &mut self.next);
     }
@@ -351,10 +353,9 @@ impl Blocking {
         let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
         let a_up = (a.up.max(b.up) - zt.max(z0)).max(0.0);
         let top = |c: &Column| if c.has_up { c.t_low.max(c.up) } else { c.t_low };
-        let head = |c: &Column| if c.has_up { c.p_low.max(c.up) } else { c.p_low };
         let a_open = (top(&a).max(top(&b)) - z0).max(0.0);
         let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))
-            + (1.0 - w) * a_open * (head(&a) - head(&b));
+            + (1.0 - w) * a_open * (a.p_low - b.p_low);
         let section = w * (a_low + a_up) + (1.0 - w) * a_open;
         let limit = section * cap;
         (q * acc.fric + acc.g_dt * drive).clamp(-limit, limit)
