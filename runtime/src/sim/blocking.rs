@@ -36,7 +36,7 @@ use super::pipes::PipesAccel;
 
 /// Cover from which a cell stores its water below and above the blocker (the blocker covers the
 /// cell's centre).
-pub const BLOCKED_COVER: f32 = 0.5;
+pub const BLOCKED_COVER: f32 = 0.99;
 
 /// Per-cell blocker columns of all bodies: what a game hands to `Simulation::set_blockers`.
 #[derive(Clone, Debug, PartialEq)]
