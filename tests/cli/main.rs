@@ -490,10 +490,7 @@ fn bake_on_the_gpu_settles_like_the_cpu() {
 fn auto_backend_picks_the_cpu_without_a_hardware_gpu() {
     let dir = tempfile::tempdir().unwrap();
     small_level(dir.path());
-    let out = spillway(
-        dir.path(),
-        &["sim", "small.ron", "--seconds", "1", "--json"],
-    );
+    let out = spillway(dir.path(), &["sim", "small.ron", "--seconds", "1", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let expected = if spillway::gpu::hardware_adapter().is_some() {

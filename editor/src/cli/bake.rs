@@ -154,8 +154,7 @@ pub fn run(args: &BakeArgs) -> CliResult {
     let (outcome, baked) = if args.backend.resolve() == Backend::Gpu {
         let mut sim = GpuSimulation::headless(&level).map_err(|e| failed(e.to_string()))?;
         let outcome = settle(&mut sim, args.until_steady, max_seconds, progress);
-        let baked =
-            outcome.and_then(|o| Ok((o, sim.bake_into(&level).map_err(|e| e.to_string())?)));
+        let baked = outcome.and_then(|o| Ok((o, sim.bake_into(&level).map_err(|e| e.to_string())?)));
         baked.map_err(failed)?
     } else {
         let mut sim = simulation(&level, path)?;

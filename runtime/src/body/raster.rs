@@ -66,7 +66,7 @@ impl Coverage {
         let Some((lo, hi)) = posed.bounds() else {
             return empty;
         };
-        if !(dx > 0.0) || lo.iter().chain(&hi).any(|v| !v.is_finite()) {
+        if dx.is_nan() || dx <= 0.0 || lo.iter().chain(&hi).any(|v| !v.is_finite()) {
             return empty;
         }
         let cell = |v: f32, n: usize| ((v / dx).floor().max(0.0) as usize).min(n);

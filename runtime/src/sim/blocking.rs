@@ -2,32 +2,36 @@
 //! cell, water flowing below and above them.
 //!
 //! A game (or the editor) describes where bodies are with [`Blockers`]: per cell, the bottom and
-//! top height of the body column and the fraction of the cell it covers. `Simulation::set_blockers`
-//! hands them to the pipes solver, which from then on accelerates every face touching a covered
-//! cell with the blocked rule below; all other faces keep the plain pipes expression, and with no
-//! blockers the solver runs exactly its original code.
+//! top height of the body column and the fraction of the cell it covers (see
+//! [`crate::body::raster`]). `Simulation::set_blockers` hands them to the pipes solver, which from
+//! then on recomputes every interior face touching a covered cell with the blocked rule below; all
+//! other faces keep the plain pipes expression, and with no blockers the solver runs exactly its
+//! original code.
 //!
-//! **Storage.** The solver keeps one water depth per cell (a volume per area). A cell covered at
-//! least half (`cover ≥ 0.5`, the paper's "blocker at the cell centre") stores it in the gap
-//! between terrain and blocker bottom first; water beyond the gap stands on top of the blocker.
-//! Water a body displaces is therefore never removed: it is lifted onto the body and flows off
-//! over the top into the open neighbours, so volume is conserved exactly (the paper removes it
-//! and adds it back with a rate `alpha`).
-//!
-//! **Faces** (§3.4). The face between two cells has a blocked band `[bottom, top]` (the union of
-//! the two sides' blocker columns) over a width fraction `w = min(1, cover_l + cover_r)`. In the
-//! blocked width, water flows through a *lower* interface (from the higher terrain up to the
-//! lower column's top, clipped at the band's bottom), driven by the lower columns' pressure, and
-//! an *upper* interface above the band, driven by the upper surfaces. The open width `1 - w` is a
-//! plain face-depth pipe. Every face is then limited to its open section per step
-//! (`|Q| · dt ≤ A · dx²`), so a face that becomes blocked stops at once (§3.5).
+//! **Storage.** The solver keeps one water depth per cell (a volume per area). A fully covered
+//! cell (`cover ≥ BLOCKED_COVER`) stores it in the gap between terrain and blocker bottom first;
+//! water beyond a full gap is its *excess* `e`. Partly covered cells keep a free part and store
+//! water as usual. Water a body displaces is never removed: it becomes excess, which flows away
+//! through the open faces, so volume is conserved exactly (the paper removes it and adds it back
+//! nearby at a rate `alpha`).
 //!
 //! **Pressure** (§3.6). A full gap is pressurised: its pressure head is the cell's effective
-//! surface, interpolated each sub-step from the neighbours with `kappa`
-//! (`s := max(κ·s + (1-κ)/4·Σ s_neighbour, h)`), never below the top of its water. The effective
-//! surface is also what buoyancy uses (`Simulation::effective_surface`).
+//! surface `s` plus the excess. `s` is interpolated each sub-step from the neighbours with `kappa`
+//! (`s := max(κ·s + (1−κ)/4·Σ s_neighbour, top of the gap water)`) and is what buoyancy and
+//! rendering use (`Simulation::effective_surface`). Where that pressure rises above the blocker's
+//! top, water stands on top of it; a blocker resting on the terrain has no gap, so all its excess
+//! stands on top.
 //!
-//! Border faces (the map's edges) keep their edge condition and ignore blockers.
+//! **Faces** (§3.4, §3.5). The face between two cells has a blocked band `[bottom, top]` (the union
+//! of the two sides' columns) over a width fraction `w = min(1, cover_l + cover_r)`. In the
+//! blocked width, water flows through a *lower* interface (from the higher terrain up to the
+//! lower water's top, clipped at the band's bottom), driven by the lower pressure heads, and an
+//! *upper* interface above the band, driven by the surfaces on top. The open width `1 − w` is a
+//! plain face-depth pipe. Each face then carries at most its open section per step
+//! (`|Q|·dt ≤ A·dx²`), so a face that becomes blocked stops at once.
+//!
+//! Limits: pipes solver only; the map's border faces keep their edge condition and ignore
+//! blockers; one blocker column per cell (bodies stacked in a cell merge into one column).
 
 use thiserror::Error;
 
@@ -35,7 +39,7 @@ use super::kernel::{FaceAccel, PassGrid};
 use super::pipes::PipesAccel;
 
 /// Cover from which a cell stores its water below and above the blocker (the blocker covers the
-/// cell's centre).
+/// whole cell, up to the rounding of its samples).
 pub const BLOCKED_COVER: f32 = 0.99;
 
 /// Per-cell blocker columns of all bodies: what a game hands to `Simulation::set_blockers`.

@@ -82,13 +82,7 @@ pub(crate) fn limit_and_update(
     let reports: Vec<PassReport> = bands
         .into_par_iter()
         .map(|(j0, j1, qx_b, qy_b, d_b)| {
-            let band = Band {
-                j0,
-                j1,
-                qx_b,
-                qy_b,
-                d_b,
-            };
+            let band = Band { j0, j1, qx_b, qy_b, d_b };
             #[cfg(target_arch = "x86_64")]
             if std::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2, checked just above.
@@ -209,18 +203,7 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
         if j > j0 {
             let fy_prev = &done[(local - 1) * nx..];
             let fy_row: &[f32] = if j < j1 { &rest[..nx] } else { &halo };
-            update_row(
-                j - 1,
-                j0,
-                nx,
-                c,
-                d_old,
-                qx_b,
-                fy_prev,
-                fy_row,
-                &mut d_b,
-                &mut report,
-            );
+            update_row(j - 1, j0, nx, c, d_old, qx_b, fy_prev, fy_row, &mut d_b, &mut report);
         }
         if j == ny - 1 && j < j1 {
             // South border face row: outflow limited by this row, inflow from outside unlimited.
