@@ -232,3 +232,31 @@ fn water_runs_under_the_cart_between_its_wheels() {
     assert!(q_cart > 0.9 * q_free, "{q_cart} of {q_free}");
     assert!(under > 0.01, "water under the chassis: {under}");
 }
+
+#[test]
+fn unusable_blockers_are_refused() {
+    let mut b = Blockers::new(4, 4);
+    assert!(!b.add_column(4, 0, 0.0, 1.0, 1.0), "outside the grid");
+    assert!(!b.add_column(0, 0, f32::NAN, 1.0, 1.0));
+    assert!(!b.add_column(0, 0, 1.0, 0.0, 1.0), "top below bottom");
+    assert!(!b.add_column(0, 0, 0.0, 1.0, 0.0), "no cover");
+    assert!(b.is_empty());
+    assert!(b.add_column(1, 1, 0.0, 1.0, 0.7));
+    assert!(b.add_column(1, 1, 0.5, 2.0, 0.7));
+    assert_eq!(b.column(1, 1), Some((0.0, 2.0, 1.0)));
+    let mut level = spillway::Level::flat(4, 4, 1.0, 0.0);
+    let mut sim = Simulation::new(&level).unwrap();
+    b.kappa = f32::NAN;
+    assert!(sim.set_blockers(&b).is_err());
+    b.kappa = 0.5;
+    sim.set_blockers(&b).unwrap();
+    assert!(sim.has_blockers());
+    sim.clear_blockers();
+    assert!(!sim.has_blockers());
+    level.params.solver = spillway::SolverKind::Swe;
+    let mut swe = Simulation::new(&level).unwrap();
+    assert_eq!(
+        swe.set_blockers(&b),
+        Err(spillway::sim::blocking::BlockerError::Solver)
+    );
+}

@@ -251,3 +251,25 @@ fn broken_empty_oversized_missing_and_escaping_files_are_refused_by_name() {
     let (msg, p) = problem(&short, root, &limits);
     assert!(matches!(p, ImportProblem::MissingBuffer { .. }), "{msg}");
 }
+
+#[test]
+fn a_mesh_placed_by_many_nodes_counts_every_placement_against_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, bin) = crate_parts();
+    std::fs::write(dir.path().join("crate.bin"), &bin).unwrap();
+    let nodes: Vec<Value> = (0..20)
+        .map(|k| serde_json::json!({"mesh": 0, "translation": [k as f32 * 2.0, 0.0, 0.0]}))
+        .collect();
+    json["scenes"][0]["nodes"] = (0..20).collect::<Vec<_>>().into();
+    json["nodes"] = nodes.into();
+    let path = write_gltf(dir.path(), "stack.gltf", json, "crate.bin");
+    let all = import(&path, dir.path(), &ImportLimits::default()).unwrap();
+    assert_eq!(all.positions.len(), 20 * 8);
+    assert_eq!(all.triangles.len(), 20 * 12);
+    let few = ImportLimits {
+        max_vertices: 50,
+        ..ImportLimits::default()
+    };
+    let (msg, p) = problem(&path, dir.path(), &few);
+    assert!(matches!(p, ImportProblem::Oversized { .. }), "{msg}");
+}

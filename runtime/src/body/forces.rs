@@ -139,7 +139,7 @@ pub fn water_forces(
     let com = motion.center_of_mass;
     let column_volume = coverage.volume();
     let mut submerged = 0.0f64;
-    for k in 0..coverage.width * coverage.height {
+    for k in 0..coverage.window_cells() {
         let c = coverage.cover[k];
         let (i, j) = (
             coverage.i0 + k % coverage.width,

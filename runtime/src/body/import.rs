@@ -154,7 +154,11 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
             if let Some(a) = p.get(&gltf::Semantic::Positions) {
                 vertices = vertices.saturating_add(a.count());
                 let n = p.indices().map_or(a.count(), |i| i.count());
-                triangles = triangles.saturating_add(n / 3 + n.min(2));
+                let t = match p.mode() {
+                    Mode::Triangles => n / 3,
+                    _ => n.saturating_sub(2),
+                };
+                triangles = triangles.saturating_add(t);
             }
         }
     }
@@ -210,9 +214,13 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
     };
     let mut stack: Vec<(gltf::Node, [[f32; 4]; 4], usize)> =
         roots.into_iter().map(|n| (n, IDENTITY, 0)).collect();
+    let mut visits = 0usize;
     while let Some((node, parent, depth)) = stack.pop() {
-        if depth > 64 {
-            return Err(ImportProblem::Broken("nodes nest more than 64 deep".into()));
+        visits += 1;
+        if depth > MAX_NODE_DEPTH || visits > MAX_NODE_VISITS {
+            return Err(ImportProblem::Broken(format!(
+                "the node tree is deeper than {MAX_NODE_DEPTH} or has more than {MAX_NODE_VISITS} node instances"
+            )));
         }
         let m = mul(&parent, &node.transform().matrix());
         if let Some(me) = node.mesh() {
@@ -315,6 +323,11 @@ fn base64(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Deepest node nesting walked.
+const MAX_NODE_DEPTH: usize = 64;
+/// Most node instances walked (a node reached through several parents counts each time).
+const MAX_NODE_VISITS: usize = 100_000;
+
 const IDENTITY: [[f32; 4]; 4] = [
     [1.0, 0.0, 0.0, 0.0],
     [0.0, 1.0, 0.0, 0.0],
@@ -401,8 +414,16 @@ fn add_primitive(
             pos.index()
         )));
     }
-    let (raw, stride) = elements(&pos, buffers, 12)?;
     let base = mesh.positions.len();
+    // A mesh placed by several nodes counts once per placement.
+    if base.saturating_add(pos.count()) > limits.max_vertices {
+        return Err(ImportProblem::Oversized {
+            what: "the vertex count of all placed meshes",
+            size: base.saturating_add(pos.count()) as u64,
+            limit: limits.max_vertices as u64,
+        });
+    }
+    let (raw, stride) = elements(&pos, buffers, 12)?;
     for v in 0..pos.count() {
         let f = |k: usize| {
             let o = v * stride + 4 * k;

@@ -164,9 +164,20 @@ impl Coverage {
         self.cover.iter().all(|&c| c <= 0.0)
     }
 
+    /// Number of window cells every per-cell vector really holds (a coverage built by hand
+    /// with short vectors is read only that far).
+    pub fn window_cells(&self) -> usize {
+        (self.width.saturating_mul(self.height))
+            .min(self.bottom.len())
+            .min(self.top.len())
+            .min(self.cover.len())
+            .min(self.mean_bottom.len())
+            .min(self.thickness.len())
+    }
+
     /// The covered cells: `(i, j, bottom, top, cover)` in grid coordinates.
     pub fn cells(&self) -> impl Iterator<Item = (usize, usize, f32, f32, f32)> + '_ {
-        (0..self.width * self.height).filter_map(move |k| {
+        (0..self.window_cells()).filter_map(move |k| {
             let c = self.cover[k];
             (c > 0.0).then(|| {
                 let (a, b) = (k % self.width, k / self.width);

@@ -192,48 +192,58 @@ struct Column {
 }
 
 impl Blocking {
-    /// Prepares `b` for a solver on `terrain` and `depth`, keeping the effective surface of
-    /// cells that `old` already blocked.
-    pub fn new(b: &Blockers, terrain: &[f32], depth: &[f32], old: Option<&Blocking>) -> Self {
-        let (nx, ny) = (b.nx, b.ny);
-        let mut cells = b.cells.clone();
-        cells.sort_unstable();
-        cells.dedup();
-        let mut cover = vec![0.0; nx * ny];
-        let mut bottom = vec![0.0; nx * ny];
-        let mut top = vec![0.0; nx * ny];
-        let mut rows = vec![Vec::new(); ny];
-        let mut stored = Vec::new();
-        for &k in &cells {
-            let k = k as usize;
-            cover[k] = b.cover[k];
-            bottom[k] = b.bottom[k].max(terrain[k]);
-            top[k] = b.top[k].max(bottom[k]);
-            rows[k / nx].push((k % nx) as u32);
-            if cover[k] >= BLOCKED_COVER {
-                stored.push(k as u32);
-            }
-        }
-        let surface = stored
-            .iter()
-            .map(|&k| {
-                let k = k as usize;
-                old.and_then(|o| o.stored_surface(k))
-                    .unwrap_or(terrain[k] + depth[k])
-            })
-            .collect::<Vec<_>>();
+    /// No blockers on an `nx × ny` grid.
+    pub fn new(nx: usize, ny: usize) -> Self {
         Self {
             nx,
             ny,
-            kappa: b.kappa,
-            cover,
-            bottom,
-            top,
-            rows,
-            next: vec![0.0; surface.len()],
-            surface,
-            stored,
+            kappa: 0.5,
+            cover: vec![0.0; nx * ny],
+            bottom: vec![0.0; nx * ny],
+            top: vec![0.0; nx * ny],
+            rows: vec![Vec::new(); ny],
+            stored: Vec::new(),
+            surface: Vec::new(),
+            next: Vec::new(),
         }
+    }
+
+    /// Replaces the columns by those of `b` (same grid size) for a solver on `terrain` and
+    /// `depth`, keeping the effective surface of cells that stay stored; a newly stored cell
+    /// starts from its surface without the body. Touches only the cells covered before and now.
+    pub fn fill(&mut self, b: &Blockers, terrain: &[f32], depth: &[f32]) {
+        let nx = self.nx;
+        for (j, row) in self.rows.iter_mut().enumerate() {
+            for &i in row.iter() {
+                self.cover[j * nx + i as usize] = 0.0;
+            }
+            row.clear();
+        }
+        let old_stored = std::mem::take(&mut self.stored);
+        let old_surface = std::mem::take(&mut self.surface);
+        self.kappa = b.kappa;
+        let mut cells = b.cells.clone();
+        cells.sort_unstable();
+        cells.dedup();
+        for &k in &cells {
+            let k = k as usize;
+            self.cover[k] = b.cover[k];
+            self.bottom[k] = b.bottom[k].max(terrain[k]);
+            self.top[k] = b.top[k].max(self.bottom[k]);
+            self.rows[k / nx].push((k % nx) as u32);
+            if self.cover[k] >= BLOCKED_COVER {
+                self.stored.push(k as u32);
+            }
+        }
+        self.surface = self
+            .stored
+            .iter()
+            .map(|&k| match old_stored.binary_search(&k) {
+                Ok(n) => old_surface[n],
+                Err(_) => terrain[k as usize] + depth[k as usize],
+            })
+            .collect();
+        self.next.resize(self.surface.len(), 0.0);
     }
 
     fn stored_surface(&self, k: usize) -> Option<f32> {

@@ -500,13 +500,10 @@ impl Simulation {
         if self.swe.is_some() {
             return Err(BlockerError::Solver);
         }
-        let next = Blocking::new(
-            blockers,
-            &self.terrain,
-            &self.depth,
-            self.blocking.as_deref(),
-        );
-        self.blocking = Some(Box::new(next));
+        let blocking = self
+            .blocking
+            .get_or_insert_with(|| Box::new(Blocking::new(self.nx, self.ny)));
+        blocking.fill(blockers, &self.terrain, &self.depth);
         Ok(())
     }
 
