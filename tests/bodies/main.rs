@@ -5,6 +5,7 @@
 mod blocking;
 mod buoyancy;
 mod import;
+mod raster;
 
 use std::path::PathBuf;
 
