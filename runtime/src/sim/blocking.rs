@@ -15,12 +15,13 @@
 //! through the open faces, so volume is conserved exactly (the paper removes it and adds it back
 //! nearby at a rate `alpha`).
 //!
-//! **Pressure** (§3.6). A full gap is pressurised: its pressure head is the cell's effective
-//! surface `s` plus the excess. `s` is interpolated each sub-step from the neighbours with `kappa`
-//! (`s := max(κ·s + (1−κ)/4·Σ s_neighbour, top of the gap water)`) and is what buoyancy and
-//! rendering use (`Simulation::effective_surface`). Where that pressure rises above the blocker's
-//! top, water stands on top of it; a blocker resting on the terrain has no gap, so all its excess
-//! stands on top.
+//! **Pressure** (§3.6). Each stored cell carries an effective surface `s`, interpolated each
+//! sub-step from the neighbours with `kappa` (`s := max(κ·s + (1−κ)/4·Σ s_neighbour, h)`, `h` the
+//! top of the cell's topmost water); it is what buoyancy and rendering use
+//! (`Simulation::effective_surface`). A full gap is pressurised to `s`. Where `s` is below the
+//! blocker's top (the body sticks out of the water), the excess is more pressure in the gap
+//! (head `s + excess`); where `s` is above it (a submerged body), or where there is no gap (a body
+//! resting on the terrain), the excess is water standing on top of the blocker.
 //!
 //! **Faces** (§3.4, §3.5). The face between two cells has a blocked band `[bottom, top]` (the union
 //! of the two sides' columns) over a width fraction `w = min(1, cover_l + cover_r)`. In the
@@ -284,27 +285,43 @@ impl Blocking {
                 has_up: false,
             }
         } else {
-            // A full gap is pressurised to the effective surface, plus the excess water. With a
-            // gap, the excess is pressure and stands on top of the blocker only where that
-            // pressure rises above it; a blocker resting on the terrain has no lower column,
-            // so its excess is water on top.
+            // A full gap. Where the effective surface is below the blocker's top, the body
+            // sticks out of the water: the excess is pressure in the gap. Where it is above (a
+            // submerged body), or where there is no gap (a body resting on the terrain), the
+            // excess is water standing on top of the blocker.
             let e = d - gap;
-            let p_low = s.max(zb) + e;
-            let up = if gap > 0.0 { p_low.max(zt) } else { zt + e };
-            Column {
-                p_low,
-                t_low: zb,
-                up,
-                has_up: up > zt,
+            if gap > 0.0 && s < zt {
+                Column {
+                    p_low: s.max(zb) + e,
+                    t_low: zb,
+                    up: zt,
+                    has_up: false,
+                }
+            } else {
+                Column {
+                    p_low: s.max(zb),
+                    t_low: zb,
+                    up: zt + e,
+                    has_up: e > 0.0,
+                }
             }
         }
     }
 
-    /// Top of the lower water column of a stored cell: the effective surface never drops
-    /// below it.
+    /// Top of the topmost water of a stored cell (the paper's `h(A)`): the effective surface
+    /// never drops below it. Excess water counts as standing on top where there is no gap or
+    /// where the surface `s` is already over the blocker.
     #[inline]
-    fn lower_top(&self, k: usize, b: f32, d: f32) -> f32 {
-        (b + d).min(self.bottom[k])
+    fn water_top(&self, k: usize, b: f32, d: f32, s: f32) -> f32 {
+        let (zb, zt) = (self.bottom[k], self.top[k]);
+        let gap = zb - b;
+        if d <= gap {
+            b + d
+        } else if gap <= 0.0 || s >= zt {
+            zt + (d - gap)
+        } else {
+            zb
+        }
     }
 
     /// Updates the effective surface of stored cells from the new depths (§3.6, eq. 3).
@@ -323,7 +340,7 @@ impl Blocking {
                 + neighbour(j.checked_sub(1).map(|j| j * nx + i))
                 + neighbour((j + 1 < ny).then_some(k + nx));
             let blur = kappa * own + (1.0 - kappa) * 0.25 * sum;
-            self.next[n] = blur.max(self.lower_top(k, terrain[k], depth[k]));
+            self.next[n] = blur.max(self.water_top(k, terrain[k], depth[k], own));
         }
         std::mem::swap(&mut self.surface, &mut self.next);
     }
