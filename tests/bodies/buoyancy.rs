@@ -167,3 +167,71 @@ fn fast_bodies_plunging_and_crossing_stay_stable() {
     assert!(max_depth < 3.5, "no runaway spikes: {max_depth}");
     assert!(sim.effective_surface().iter().all(|s| s.is_finite()));
 }
+
+#[test]
+fn a_submerged_boulder_raises_the_lake_by_its_volume_and_stays_under_it() {
+    let mut sim = lake();
+    let mesh = asset("boulder");
+    let pose = Pose::at([4.0, 4.0, 0.6]); // resting near the bed, its top 1.2 m under water
+    let cov = coverage(&sim, &mesh, &pose);
+    let b = blockers(&sim, &[(&mesh, pose)]);
+    sim.set_blockers(&b).unwrap();
+    sim.advance(20.0).unwrap();
+    // The lake sloshes for a long while: compare means, not points. Fully covered cells hold
+    // the gap under the boulder and the water over it; the rest of the lake rises by the
+    // volume of their columns.
+    let surface = sim.effective_surface();
+    let (mut free, mut over, mut columns) = (Vec::new(), Vec::new(), 0.0f64);
+    for j in 0..sim.ny() {
+        for i in 0..sim.nx() {
+            let s = surface[j * sim.nx() + i] as f64;
+            match b.column(i, j) {
+                Some((lo, hi, c)) if c >= 0.99 => {
+                    over.push(s);
+                    columns += (hi - lo) as f64 * 0.0625;
+                }
+                Some(_) => {}
+                None => free.push(s),
+            }
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let rise = mean(&free) - 2.0;
+    let expect = columns / (free.len() as f64 * 0.0625);
+    println!(
+        "boulder under water: lake +{rise:.4} m (columns/area {expect:.4}), surface over it {:.4} m, around {:.4} m",
+        mean(&over),
+        mean(&free)
+    );
+    assert!((rise / expect - 1.0).abs() < 0.15, "{rise} vs {expect}");
+    assert!(
+        (mean(&over) - mean(&free)).abs() < 0.05,
+        "the surface runs on over the boulder"
+    );
+    let f = forces(&sim, &cov, &Motion::default());
+    assert!(f.submerged_fraction > 0.99);
+}
+
+#[test]
+fn density_chooses_floaters_and_blockers_unless_the_body_says() {
+    use spillway::body::blocks_water;
+    use spillway::level::{Body, Coupling};
+    let mut body = Body {
+        name: "crate".into(),
+        gltf: "assets/crate.glb".into(),
+        translation: [0.0; 3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density: 500.0,
+        dynamic: true,
+        coupling: Coupling::Auto,
+    };
+    assert!(!blocks_water(&body));
+    body.density = 2600.0;
+    assert!(blocks_water(&body));
+    body.coupling = Coupling::Floater;
+    assert!(!blocks_water(&body));
+    body.density = 100.0;
+    body.coupling = Coupling::Blocker;
+    assert!(blocks_water(&body));
+}

@@ -15,7 +15,20 @@ pub mod forces;
 pub mod import;
 pub mod raster;
 
-use crate::level::Body;
+use crate::level::{Body, Coupling};
+
+/// Density of water, kg/m³: `Coupling::Auto` bodies denser than this block water.
+pub const WATER_DENSITY: f32 = 1000.0;
+
+/// Whether `body` blocks water (two-layer blocking) rather than floating (Kellomäki §4.2): as its
+/// coupling says, and for `Coupling::Auto` when it is denser than water.
+pub fn blocks_water(body: &Body) -> bool {
+    match body.coupling {
+        Coupling::Blocker => true,
+        Coupling::Floater => false,
+        Coupling::Auto => body.density > WATER_DENSITY,
+    }
+}
 
 /// A triangle mesh in a body's own frame: metres, x and y horizontal, z up.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -3,6 +3,7 @@
 //! One step: sources, sinks and rain ([`forcing`]) → border faces ([`boundary`]) → momentum
 //! (pipes: [`pipes`]; shallow water: [`swe`]) → the fused limit-and-depth pass ([`kernel`]) →
 //! ghost columns and the volume ledger. Steps longer than the CFL limit are sub-stepped.
+//! Blocking bodies ([`blocking`], `Simulation::set_blockers`) change the pipes faces they touch.
 //! All passes are multi-threaded with rayon and bit-reproducible for any thread count.
 
 mod advect;
