@@ -273,3 +273,58 @@ fn a_mesh_placed_by_many_nodes_counts_every_placement_against_the_limit() {
     let (msg, p) = problem(&path, dir.path(), &few);
     assert!(matches!(p, ImportProblem::Oversized { .. }), "{msg}");
 }
+
+#[test]
+fn mutated_files_give_a_mesh_or_an_error_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = ImportLimits::default();
+    let mut seed = 0x2545_f491u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let (mut meshes, mut errors) = (0, 0);
+    for name in ["crate", "cart", "boulder"] {
+        let original = std::fs::read(assets().join(format!("{name}.glb"))).unwrap();
+        for round in 0..300 {
+            let mut bytes = original.clone();
+            match round % 3 {
+                0 => {
+                    for _ in 0..1 + next() % 4 {
+                        let at = next() as usize % bytes.len();
+                        bytes[at] = next() as u8;
+                    }
+                }
+                1 => bytes.truncate(next() as usize % bytes.len()),
+                _ => {
+                    // Corrupt the JSON chunk's numbers: counts, offsets, indices.
+                    let at = 20 + next() as usize % 200;
+                    if bytes[at].is_ascii_digit() {
+                        bytes[at] = b'0' + (next() % 10) as u8;
+                    }
+                }
+            }
+            let path = dir.path().join("mutant.glb");
+            std::fs::write(&path, &bytes).unwrap();
+            match import(&path, dir.path(), &limits) {
+                Ok(m) => {
+                    assert!(
+                        m.triangles
+                            .iter()
+                            .flatten()
+                            .all(|&i| (i as usize) < m.positions.len())
+                    );
+                    meshes += 1;
+                }
+                Err(e) => {
+                    assert!(e.to_string().contains("mutant.glb"));
+                    errors += 1;
+                }
+            }
+        }
+    }
+    println!("mutants: {meshes} imported, {errors} refused");
+    assert!(errors > 100);
+}

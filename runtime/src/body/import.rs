@@ -145,7 +145,7 @@ fn inside(root: &Path, relative: &Path) -> Result<PathBuf, ImportProblem> {
 
 fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, ImportProblem> {
     let bytes = read_limited(file, limits.max_file_bytes)?;
-    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| ImportProblem::Broken(e.to_string()))?;
+    let gltf = parse(&bytes)?;
     let folder = file.parent().unwrap_or(Path::new(""));
     // Sizes first: vertices and triangles the primitives declare.
     let (mut vertices, mut triangles) = (0usize, 0usize);
@@ -234,6 +234,52 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
         return Err(ImportProblem::Empty);
     }
     Ok(mesh)
+}
+
+/// Parses and validates glTF or GLB bytes. gltf-json's validation indexes a primitive's
+/// `POSITION` accessor without a range check, so attribute indices are checked first; a panic
+/// inside the parser would still only mark the file as broken.
+fn parse(bytes: &[u8]) -> Result<gltf::Gltf, ImportProblem> {
+    use gltf::json::validation::Validate;
+    let broken = |e: String| ImportProblem::Broken(e);
+    let parsed = std::panic::catch_unwind(|| gltf::Gltf::from_slice_without_validation(bytes))
+        .map_err(|_| broken("the glTF parser failed on it".into()))?
+        .map_err(|e| broken(e.to_string()))?;
+    let json = parsed.document.as_json();
+    for (m, mesh) in json.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            if let Some(a) = primitive
+                .attributes
+                .values()
+                .find(|a| a.value() >= json.accessors.len())
+            {
+                return Err(broken(format!(
+                    "meshes[{m}].primitives[{p}] names accessor {} of {}",
+                    a.value(),
+                    json.accessors.len()
+                )));
+            }
+        }
+    }
+    let mut errors = Vec::new();
+    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        json.validate(json, gltf::json::Path::new, &mut |path, error| {
+            errors.push(format!("{}: {error}", path()))
+        })
+    }));
+    if checked.is_err() {
+        return Err(broken("the glTF validator failed on it".into()));
+    }
+    if !errors.is_empty() {
+        let shown = errors.len().min(3);
+        let more = errors.len() - shown;
+        let mut text = errors[..shown].join("; ");
+        if more > 0 {
+            text.push_str(&format!(" (and {more} more)"));
+        }
+        return Err(broken(text));
+    }
+    Ok(parsed)
 }
 
 /// The bytes of an external or `data:` buffer.
