@@ -17,18 +17,9 @@ fn lake() -> Simulation {
 }
 
 fn forces(sim: &Simulation, cov: &Coverage, motion: &Motion) -> WaterForces {
-    let surface = sim.effective_surface();
-    let (qx, qy) = sim.discharges();
-    let water = Water {
-        nx: sim.nx(),
-        ny: sim.ny(),
-        cell_size: sim.cell_size(),
-        surface: &surface,
-        depth: sim.depth(),
-        qx,
-        qy,
-    };
-    water_forces(cov, motion, &water, &Fluid::default())
+    let mut surface = Vec::new();
+    sim.effective_surface_into(&mut surface);
+    water_forces(cov, motion, &Water::of(sim, &surface), &Fluid::default())
 }
 
 #[test]

@@ -16,6 +16,7 @@
 //!   grid cause).
 
 use super::raster::Coverage;
+use crate::sim::Simulation;
 
 /// The cell size of the paper's drag formula, metres.
 const REFERENCE_CELL: f32 = 1.0;
@@ -39,7 +40,22 @@ pub struct Water<'a> {
     pub qy: &'a [f32],
 }
 
-impl Water<'_> {
+impl<'a> Water<'a> {
+    /// The water of `sim`, with `surface` its effective surface
+    /// (`Simulation::effective_surface`).
+    pub fn of(sim: &'a Simulation, surface: &'a [f32]) -> Self {
+        let (qx, qy) = sim.discharges();
+        Self {
+            nx: sim.nx(),
+            ny: sim.ny(),
+            cell_size: sim.cell_size(),
+            surface,
+            depth: sim.depth(),
+            qx,
+            qy,
+        }
+    }
+
     /// Whether the grids have the sizes `nx`, `ny` imply.
     pub fn is_consistent(&self) -> bool {
         let n = self.nx * self.ny;

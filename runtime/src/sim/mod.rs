@@ -522,16 +522,19 @@ impl Simulation {
     /// blocking bodies, where it estimates the surface the water would have without the body
     /// (Kellomäki §3.6). Buoyancy and rendering use it.
     pub fn effective_surface(&self) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.effective_surface_into(&mut out);
+        out
+    }
+
+    /// [`Simulation::effective_surface`] into `out` (resized to the grid), for a caller that
+    /// reads it every step without allocating.
+    pub fn effective_surface_into(&self, out: &mut Vec<f32>) {
+        out.clear();
         match self.blocking.as_deref() {
-            None => self
-                .terrain
-                .iter()
-                .zip(&self.depth)
-                .map(|(b, d)| b + d)
-                .collect(),
-            Some(b) => (0..self.depth.len())
-                .map(|k| b.effective(k, &self.terrain, &self.depth))
-                .collect(),
+            None => out.extend(self.terrain.iter().zip(&self.depth).map(|(b, d)| b + d)),
+            Some(b) => out
+                .extend((0..self.depth.len()).map(|k| b.effective(k, &self.terrain, &self.depth))),
         }
     }
 
