@@ -17,6 +17,8 @@ use thiserror::Error;
 use super::TriMesh;
 
 /// Size limits of an imported body.
+///
+/// `max_file_bytes` bounds the glTF file and, separately, all its buffers together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImportLimits {
     /// Largest glTF or buffer file, bytes.
@@ -175,6 +177,7 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
         }
     }
     let mut buffers = Vec::new();
+    let mut total = 0u64;
     for b in gltf.buffers() {
         let data = match b.source() {
             gltf::buffer::Source::Bin => {
@@ -187,6 +190,14 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
             }
             gltf::buffer::Source::Uri(uri) => uri_bytes(uri, folder, root, limits, b.index())?,
         };
+        total = total.saturating_add(data.len() as u64);
+        if total > limits.max_file_bytes {
+            return Err(ImportProblem::Oversized {
+                what: "the buffers together",
+                size: total,
+                limit: limits.max_file_bytes,
+            });
+        }
         if data.len() < b.length() {
             return Err(ImportProblem::MissingBuffer {
                 index: b.index(),
@@ -203,14 +214,13 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
     let scene = gltf.default_scene().or_else(|| gltf.scenes().next());
     let roots: Vec<gltf::Node> = match scene {
         Some(s) => s.nodes().collect(),
-        None => gltf
-            .nodes()
-            .filter(|n| {
-                !gltf
-                    .nodes()
-                    .any(|p| p.children().any(|c| c.index() == n.index()))
-            })
-            .collect(),
+        None => {
+            let mut child = vec![false; gltf.nodes().len()];
+            for c in gltf.nodes().flat_map(|n| n.children()) {
+                child[c.index()] = true;
+            }
+            gltf.nodes().filter(|n| !child[n.index()]).collect()
+        }
     };
     let mut stack: Vec<(gltf::Node, [[f32; 4]; 4], usize)> =
         roots.into_iter().map(|n| (n, IDENTITY, 0)).collect();
