@@ -15,6 +15,7 @@
 // Stencil code indexes several grids by one cell index; iterators would hide the stencil.
 #![allow(clippy::needless_range_loop)]
 
+pub mod body;
 pub mod error;
 #[cfg(feature = "gpu")]
 pub mod gpu;

@@ -3,9 +3,11 @@
 //! One step: sources, sinks and rain ([`forcing`]) → border faces ([`boundary`]) → momentum
 //! (pipes: [`pipes`]; shallow water: [`swe`]) → the fused limit-and-depth pass ([`kernel`]) →
 //! ghost columns and the volume ledger. Steps longer than the CFL limit are sub-stepped.
+//! Blocking bodies ([`blocking`], `Simulation::set_blockers`) change the pipes faces they touch.
 //! All passes are multi-threaded with rayon and bit-reproducible for any thread count.
 
 mod advect;
+pub mod blocking;
 mod boundary;
 pub(crate) mod forcing;
 pub(crate) mod gates;
@@ -18,6 +20,7 @@ use thiserror::Error;
 
 use crate::level::{FlowState, Level, SolverKind};
 
+use blocking::{BlockedPipes, BlockerError, Blockers, Blocking};
 use boundary::Edges;
 use forcing::Patch;
 pub use gates::GateState;
@@ -148,6 +151,8 @@ pub struct Simulation {
     inflow: f64,
     outflow: f64,
     max_depth: f32,
+    /// Blocking bodies (pipes solver only); `None` runs the plain solver.
+    blocking: Option<Box<Blocking>>,
 }
 
 impl Simulation {
@@ -203,6 +208,7 @@ impl Simulation {
             inflow: 0.0,
             outflow: 0.0,
             max_depth: 0.0,
+            blocking: None,
         };
         sim.volume_initial = sim.volume();
         let grid = PassGrid {
@@ -397,15 +403,30 @@ impl Simulation {
                     fric,
                     cs: p.cross_section,
                 };
-                let r = limit_and_update(
-                    &acc,
-                    grid,
-                    &self.depth,
-                    &mut self.qx_next,
-                    &mut self.qy_next,
-                    &mut self.depth_next,
-                    &mut self.carry,
-                );
+                let r = match self.blocking.as_deref() {
+                    None => limit_and_update(
+                        &acc,
+                        grid,
+                        &self.depth,
+                        &mut self.qx_next,
+                        &mut self.qy_next,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                    Some(blocking) => limit_and_update(
+                        &BlockedPipes {
+                            inner: acc,
+                            blocking,
+                            grid,
+                        },
+                        grid,
+                        &self.depth,
+                        &mut self.qx_next,
+                        &mut self.qy_next,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                };
                 if let Some(m) = self.pipe_momentum.as_mut() {
                     m.store(grid, &self.depth, &self.qx_next, &self.qy_next, false);
                 }
@@ -476,12 +497,74 @@ impl Simulation {
             dt,
             self.dx,
         );
+        if let Some(b) = self.blocking.as_mut() {
+            b.update_surface(&self.terrain, &self.depth);
+        }
         self.inflow += added + e_in;
         self.outflow += removed + e_out;
         self.max_depth = report.max_depth;
         self.time += dt as f64;
         self.substeps += 1;
         Ok(())
+    }
+
+    /// Sets the blocking bodies for the next steps (Kellomäki 2014 §3, see [`blocking`]); a game
+    /// or the editor calls it after moving its bodies. Empty blockers switch blocking off, and
+    /// the solver runs exactly its plain code path. Water is never added or removed here.
+    pub fn set_blockers(&mut self, blockers: &Blockers) -> Result<(), BlockerError> {
+        if blockers.nx() != self.nx || blockers.ny() != self.ny {
+            return Err(BlockerError::Size {
+                got_x: blockers.nx(),
+                got_y: blockers.ny(),
+                nx: self.nx,
+                ny: self.ny,
+            });
+        }
+        if !(0.0..=1.0).contains(&blockers.kappa) {
+            return Err(BlockerError::Kappa(blockers.kappa));
+        }
+        if blockers.is_empty() {
+            self.blocking = None;
+            return Ok(());
+        }
+        if self.swe.is_some() {
+            return Err(BlockerError::Solver);
+        }
+        let blocking = self
+            .blocking
+            .get_or_insert_with(|| Box::new(Blocking::new(self.nx, self.ny)));
+        blocking.fill(blockers, &self.terrain, &self.depth);
+        Ok(())
+    }
+
+    /// Removes all blocking bodies: the solver runs its plain code path again.
+    pub fn clear_blockers(&mut self) {
+        self.blocking = None;
+    }
+
+    /// Whether blocking bodies are set.
+    pub fn has_blockers(&self) -> bool {
+        self.blocking.is_some()
+    }
+
+    /// The effective surface per cell, row-major (metres): terrain + depth, except under
+    /// blocking bodies, where it estimates the surface the water would have without the body
+    /// (Kellomäki §3.6). Buoyancy and rendering use it.
+    pub fn effective_surface(&self) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.effective_surface_into(&mut out);
+        out
+    }
+
+    /// [`Simulation::effective_surface`] into `out` (resized to the grid), for a caller that
+    /// reads it every step without allocating.
+    pub fn effective_surface_into(&self, out: &mut Vec<f32>) {
+        out.clear();
+        match self.blocking.as_deref() {
+            None => out.extend(self.terrain.iter().zip(&self.depth).map(|(b, d)| b + d)),
+            Some(b) => out
+                .extend((0..self.depth.len()).map(|k| b.effective(k, &self.terrain, &self.depth))),
+        }
     }
 
     /// The level with the current water and flow state, ready to save as a baked level.

@@ -1,0 +1,441 @@
+//! Two-layer blocking (Kellomäki 2014, §3): rigid bodies rasterised to a blocker column per
+//! cell, water flowing below and above them.
+//!
+//! A game (or the editor) describes where bodies are with [`Blockers`]: per cell, the bottom and
+//! top height of the body column and the fraction of the cell it covers (see
+//! [`crate::body::raster`]). `Simulation::set_blockers` hands them to the pipes solver, which from
+//! then on recomputes every interior face touching a covered cell with the blocked rule below; all
+//! other faces keep the plain pipes expression, and with no blockers the solver runs exactly its
+//! original code.
+//!
+//! **Storage.** The solver keeps one water depth per cell (a volume per area). A fully covered
+//! cell (`cover ≥ BLOCKED_COVER`) stores it in the gap between terrain and blocker bottom first;
+//! water beyond a full gap is its *excess* `e`. Partly covered cells keep a free part and store
+//! water as usual. Water a body displaces is never removed: it becomes excess, which flows away
+//! through the open faces, so volume is conserved exactly (the paper removes it and adds it back
+//! nearby at a rate `alpha`).
+//!
+//! **Pressure** (§3.6). Each stored cell carries an effective surface `s`, interpolated each
+//! sub-step from the neighbours with `kappa` (`s := max(κ·s + (1−κ)/4·Σ s_neighbour, h)`, `h` the
+//! top of the cell's topmost water); it is what buoyancy and rendering use
+//! (`Simulation::effective_surface`). A full gap is pressurised to `s`. Where `s` is below the
+//! blocker's top (the body sticks out of the water), the excess is more pressure in the gap
+//! (head `s + excess`); where `s` is above it (a submerged body), or where there is no gap (a body
+//! resting on the terrain), the excess is water standing on top of the blocker.
+//!
+//! **Faces** (§3.4, §3.5). The face between two cells has a blocked band `[bottom, top]` (the union
+//! of the two sides' columns) over a width fraction `w = min(1, cover_l + cover_r)`. In the
+//! blocked width, water flows through a *lower* interface (from the higher terrain up to the
+//! lower water's top, clipped at the band's bottom), driven by the lower pressure heads, and an
+//! *upper* interface above the band, driven by the surfaces on top. The open width `1 − w` is a
+//! plain face-depth pipe. Each face then carries at most its open section per step
+//! (`|Q|·dt ≤ A·dx²`), so a face that becomes blocked stops at once.
+//!
+//! Limits: pipes solver only; the map's border faces keep their edge condition and ignore
+//! blockers; one blocker column per cell (bodies stacked in a cell merge into one column).
+
+use thiserror::Error;
+
+use super::kernel::{FaceAccel, PassGrid};
+use super::pipes::PipesAccel;
+
+/// Cover from which a cell stores its water below and above the blocker (the blocker covers the
+/// whole cell, up to the rounding of its samples).
+pub const BLOCKED_COVER: f32 = 0.99;
+
+/// Per-cell blocker columns of all bodies: what a game hands to `Simulation::set_blockers`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blockers {
+    nx: usize,
+    ny: usize,
+    bottom: Vec<f32>,
+    top: Vec<f32>,
+    cover: Vec<f32>,
+    /// Indices of cells with a positive cover, in insertion order (may repeat).
+    cells: Vec<u32>,
+    /// Spreading rate of the effective surface under bodies (the paper's `kappa`, 0..1).
+    pub kappa: f32,
+}
+
+impl Blockers {
+    /// No blockers on an `nx × ny` grid, `kappa` = 0.5.
+    pub fn new(nx: usize, ny: usize) -> Self {
+        Self {
+            nx,
+            ny,
+            bottom: vec![f32::INFINITY; nx * ny],
+            top: vec![f32::NEG_INFINITY; nx * ny],
+            cover: vec![0.0; nx * ny],
+            cells: Vec::new(),
+            kappa: 0.5,
+        }
+    }
+
+    /// Cells along x.
+    pub fn nx(&self) -> usize {
+        self.nx
+    }
+
+    /// Cells along y.
+    pub fn ny(&self) -> usize {
+        self.ny
+    }
+
+    /// Removes every blocker column (keeps the allocation).
+    pub fn clear(&mut self) {
+        for &k in &self.cells {
+            let k = k as usize;
+            self.bottom[k] = f32::INFINITY;
+            self.top[k] = f32::NEG_INFINITY;
+            self.cover[k] = 0.0;
+        }
+        self.cells.clear();
+    }
+
+    /// Whether no cell is covered.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// Adds a body column over cell `(i, j)`: the body spans heights `bottom..top` (metres) over
+    /// `cover` (0..1) of the cell. Columns of several bodies in one cell merge: the lowest bottom,
+    /// the highest top, covers added up to 1. Out-of-grid cells, non-finite values, an empty cover
+    /// or `top < bottom` are ignored (returns `false`).
+    pub fn add_column(&mut self, i: usize, j: usize, bottom: f32, top: f32, cover: f32) -> bool {
+        let usable = i < self.nx
+            && j < self.ny
+            && bottom.is_finite()
+            && top.is_finite()
+            && top >= bottom
+            && cover.is_finite()
+            && cover > 0.0;
+        if !usable {
+            return false;
+        }
+        let k = j * self.nx + i;
+        if self.cover[k] == 0.0 {
+            self.cells.push(k as u32);
+        }
+        self.bottom[k] = self.bottom[k].min(bottom);
+        self.top[k] = self.top[k].max(top);
+        self.cover[k] = (self.cover[k] + cover).min(1.0);
+        true
+    }
+
+    /// The column of cell `(i, j)`: `(bottom, top, cover)`, or `None` where nothing covers it.
+    pub fn column(&self, i: usize, j: usize) -> Option<(f32, f32, f32)> {
+        let k = j.checked_mul(self.nx)?.checked_add(i)?;
+        (i < self.nx && j < self.ny && self.cover[k] > 0.0)
+            .then(|| (self.bottom[k], self.top[k], self.cover[k]))
+    }
+
+    /// Number of covered cells.
+    pub fn covered_cells(&self) -> usize {
+        self.cells.len()
+    }
+}
+
+/// Why blockers cannot be used.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum BlockerError {
+    /// The blockers were made for another grid size.
+    #[error("blockers are {got_x}×{got_y} cells but the simulation is {nx}×{ny}")]
+    Size {
+        /// Blockers along x.
+        got_x: usize,
+        /// Blockers along y.
+        got_y: usize,
+        /// Simulation cells along x.
+        nx: usize,
+        /// Simulation cells along y.
+        ny: usize,
+    },
+    /// `kappa` is not in `0..=1`.
+    #[error("kappa {0} is not between 0 and 1")]
+    Kappa(f32),
+    /// Blocking runs in the pipes solver only.
+    #[error("blocking bodies need the pipes solver; this level uses the shallow-water solver")]
+    Solver,
+}
+
+/// The solver's copy of the blockers: columns clamped to the terrain, covered cells per row and
+/// the effective surface.
+pub(crate) struct Blocking {
+    nx: usize,
+    ny: usize,
+    kappa: f32,
+    cover: Vec<f32>,
+    /// Blocker bottom, never below the terrain.
+    bottom: Vec<f32>,
+    /// Blocker top, never below `bottom`.
+    top: Vec<f32>,
+    /// Covered columns of each row, sorted.
+    rows: Vec<Vec<u32>>,
+    /// Cells that store water below and above a blocker (`cover ≥ BLOCKED_COVER`), sorted.
+    stored: Vec<u32>,
+    /// Effective surface of the `stored` cells (elsewhere it is terrain + depth).
+    surface: Vec<f32>,
+    /// Scratch for the surface update.
+    next: Vec<f32>,
+}
+
+/// The water of one cell as the blocked faces see it.
+#[derive(Clone, Copy)]
+struct Column {
+    /// Pressure head of the lower water column.
+    p_low: f32,
+    /// Top of the lower water column.
+    t_low: f32,
+    /// Surface of the water above the blocker (its top when there is none).
+    up: f32,
+    /// Whether water stands above the blocker (free cells: always).
+    has_up: bool,
+}
+
+impl Blocking {
+    /// No blockers on an `nx × ny` grid.
+    pub fn new(nx: usize, ny: usize) -> Self {
+        Self {
+            nx,
+            ny,
+            kappa: 0.5,
+            cover: vec![0.0; nx * ny],
+            bottom: vec![0.0; nx * ny],
+            top: vec![0.0; nx * ny],
+            rows: vec![Vec::new(); ny],
+            stored: Vec::new(),
+            surface: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    /// Replaces the columns by those of `b` (same grid size) for a solver on `terrain` and
+    /// `depth`, keeping the effective surface of cells that stay stored; a newly stored cell
+    /// starts from its surface without the body. Touches only the cells covered before and now.
+    pub fn fill(&mut self, b: &Blockers, terrain: &[f32], depth: &[f32]) {
+        let nx = self.nx;
+        for (j, row) in self.rows.iter_mut().enumerate() {
+            for &i in row.iter() {
+                self.cover[j * nx + i as usize] = 0.0;
+            }
+            row.clear();
+        }
+        let old_stored = std::mem::take(&mut self.stored);
+        let old_surface = std::mem::take(&mut self.surface);
+        self.kappa = b.kappa;
+        let mut cells = b.cells.clone();
+        cells.sort_unstable();
+        cells.dedup();
+        for &k in &cells {
+            let k = k as usize;
+            self.cover[k] = b.cover[k];
+            self.bottom[k] = b.bottom[k].max(terrain[k]);
+            self.top[k] = b.top[k].max(self.bottom[k]);
+            self.rows[k / nx].push((k % nx) as u32);
+            if self.cover[k] >= BLOCKED_COVER {
+                self.stored.push(k as u32);
+            }
+        }
+        self.surface = self
+            .stored
+            .iter()
+            .map(|&k| match old_stored.binary_search(&k) {
+                Ok(n) => old_surface[n],
+                Err(_) => terrain[k as usize] + depth[k as usize],
+            })
+            .collect();
+        self.next.resize(self.surface.len(), 0.0);
+    }
+
+    fn stored_surface(&self, k: usize) -> Option<f32> {
+        self.stored
+            .binary_search(&(k as u32))
+            .ok()
+            .map(|n| self.surface[n])
+    }
+
+    /// Effective surface of cell `k`: terrain + depth where no blocker stores water.
+    pub fn effective(&self, k: usize, terrain: &[f32], depth: &[f32]) -> f32 {
+        if self.cover[k] >= BLOCKED_COVER {
+            self.stored_surface(k).unwrap_or(terrain[k] + depth[k])
+        } else {
+            terrain[k] + depth[k]
+        }
+    }
+
+    /// The cell's water as the faces see it; `s` is its effective surface.
+    #[inline]
+    fn column(&self, k: usize, b: f32, d: f32, s: f32) -> Column {
+        if self.cover[k] < BLOCKED_COVER {
+            let h = b + d;
+            return Column {
+                p_low: h,
+                t_low: h,
+                up: h,
+                has_up: true,
+            };
+        }
+        let (zb, zt) = (self.bottom[k], self.top[k]);
+        let gap = zb - b;
+        if d <= gap {
+            Column {
+                p_low: b + d,
+                t_low: b + d,
+                up: zt,
+                has_up: false,
+            }
+        } else {
+            // A full gap. Where the effective surface is below the blocker's top, the body
+            // sticks out of the water: the excess is pressure in the gap. Where it is above (a
+            // submerged body), or where there is no gap (a body resting on the terrain), the
+            // excess is water standing on top of the blocker.
+            let e = d - gap;
+            if gap > 0.0 && s < zt {
+                Column {
+                    p_low: s.max(zb) + e,
+                    t_low: zb,
+                    up: zt,
+                    has_up: false,
+                }
+            } else {
+                Column {
+                    p_low: s.max(zb),
+                    t_low: zb,
+                    up: zt + e,
+                    has_up: e > 0.0,
+                }
+            }
+        }
+    }
+
+    /// Top of the topmost water of a stored cell (the paper's `h(A)`): the effective surface
+    /// never drops below it. Excess water counts as standing on top where there is no gap or
+    /// where the surface `s` is already over the blocker.
+    #[inline]
+    fn water_top(&self, k: usize, b: f32, d: f32, s: f32) -> f32 {
+        let (zb, zt) = (self.bottom[k], self.top[k]);
+        let gap = zb - b;
+        if d <= gap {
+            b + d
+        } else if gap <= 0.0 || s >= zt {
+            zt + (d - gap)
+        } else {
+            zb
+        }
+    }
+
+    /// Updates the effective surface of stored cells from the new depths (§3.6, eq. 3).
+    pub fn update_surface(&mut self, terrain: &[f32], depth: &[f32]) {
+        let (nx, ny, kappa) = (self.nx, self.ny, self.kappa);
+        for (n, &k) in self.stored.iter().enumerate() {
+            let k = k as usize;
+            let (i, j) = (k % nx, k / nx);
+            let own = self.surface[n];
+            let neighbour = |c: Option<usize>| match c {
+                Some(c) => self.effective(c, terrain, depth),
+                None => own,
+            };
+            let sum = neighbour(i.checked_sub(1).map(|i| j * nx + i))
+                + neighbour((i + 1 < nx).then_some(k + 1))
+                + neighbour(j.checked_sub(1).map(|j| j * nx + i))
+                + neighbour((j + 1 < ny).then_some(k + nx));
+            let blur = kappa * own + (1.0 - kappa) * 0.25 * sum;
+            self.next[n] = blur.max(self.water_top(k, terrain[k], depth[k], own));
+        }
+        std::mem::swap(&mut self.surface, &mut self.next);
+    }
+
+    /// The accelerated discharge of the face between cells `l` and `r` (interior faces only).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn face(
+        &self,
+        l: usize,
+        r: usize,
+        q: f32,
+        t: &[f32],
+        d: &[f32],
+        acc: &PipesAccel,
+        cap: f32,
+    ) -> f32 {
+        let (bl, br) = (t[l], t[r]);
+        let (cl, cr) = (self.cover[l], self.cover[r]);
+        let a = self.column(l, bl, d[l], self.effective(l, t, d));
+        let b = self.column(r, br, d[r], self.effective(r, t, d));
+        let covered = |k: usize| self.cover[k] > 0.0;
+        let side_bottom = |k: usize| {
+            if covered(k) {
+                self.bottom[k]
+            } else {
+                f32::INFINITY
+            }
+        };
+        let side_top = |k: usize| {
+            if covered(k) {
+                self.top[k]
+            } else {
+                f32::NEG_INFINITY
+            }
+        };
+        let zb = side_bottom(l).min(side_bottom(r));
+        let zt = side_top(l).max(side_top(r));
+        let w = (cl + cr).min(1.0);
+        let z0 = bl.max(br);
+        let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
+        let a_up = (a.up.max(b.up) - zt.max(z0)).max(0.0);
+        let top = |c: &Column| if c.has_up { c.t_low.max(c.up) } else { c.t_low };
+        let a_open = (top(&a).max(top(&b)) - z0).max(0.0);
+        let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))
+            + (1.0 - w) * a_open * (a.p_low - b.p_low);
+        let section = w * (a_low + a_up) + (1.0 - w) * a_open;
+        let limit = section * cap;
+        (q * acc.fric + acc.g_dt * drive).clamp(-limit, limit)
+    }
+}
+
+/// The pipes flow update with blockers: plain pipes faces, then every interior face touching a
+/// covered cell recomputed with the blocked rule.
+pub(crate) struct BlockedPipes<'a> {
+    pub inner: PipesAccel<'a>,
+    pub blocking: &'a Blocking,
+    pub grid: PassGrid,
+}
+
+impl BlockedPipes<'_> {
+    /// `|Q|` per metre of open section that empties that section in one step, `dx² / dt`.
+    fn cap(&self) -> f32 {
+        self.grid.dx * self.grid.dx / self.grid.dt
+    }
+}
+
+impl FaceAccel for BlockedPipes<'_> {
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.x_row(j, out);
+        let (nx, b, p) = (self.grid.nx, self.blocking, &self.inner);
+        let cap = self.cap();
+        for &i in &b.rows[j] {
+            let i = i as usize;
+            for f in [i, i + 1] {
+                if f >= 1 && f < nx {
+                    let (l, r) = (j * nx + f - 1, j * nx + f);
+                    let q = p.qx[j * (nx + 1) + f];
+                    out[f] = b.face(l, r, q, p.terrain, p.depth, p, cap);
+                }
+            }
+        }
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.y_row(j, out);
+        let (nx, ny, b, p) = (self.grid.nx, self.grid.ny, self.blocking, &self.inner);
+        if j == 0 || j >= ny {
+            return;
+        }
+        let cap = self.cap();
+        for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
+            let i = i as usize;
+            let (l, r) = ((j - 1) * nx + i, j * nx + i);
+            out[i] = b.face(l, r, p.qy[j * nx + i], p.terrain, p.depth, p, cap);
+        }
+    }
+}
