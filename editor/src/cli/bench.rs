@@ -238,7 +238,12 @@ pub fn run(args: &BenchArgs) -> CliResult {
         ))?;
     }
     for &n in &args.sizes {
-        let steps = args.steps.unwrap_or_else(|| default_steps(n));
+        // A GPU step is so short that the peers' batch (5 steps at 8192²) would time the
+        // submission, not the step: GPU batches run at least 200 steps.
+        let steps = args.steps.unwrap_or_else(|| match args.backend {
+            Backend::Gpu => default_steps(n).max(200),
+            _ => default_steps(n),
+        });
         let row = measure(n, steps, args).map_err(CliError::failure)?;
         if row.substeps_per_step > 1.0 {
             note(&format!(
