@@ -22,7 +22,7 @@ fn a_closed_gate_holds_and_its_time_opens_it() {
     let v0 = sim.volume();
     sim.advance(1.98).expect("steps");
     assert_eq!(downstream(&sim), 0.0, "nothing crosses a closed gate");
-    assert_eq!(sim.gates()[0].open, false);
+    assert!(!sim.gates()[0].open);
     sim.advance(3.0).expect("steps");
     assert!(sim.gates()[0].open);
     let released = downstream(&sim);

@@ -309,7 +309,7 @@ impl Preview {
     /// Waits for the steps run so far and returns fresh figures (blocking; for tests).
     pub fn wait_stats(&mut self) -> Option<Stats> {
         let stats = self.sim.as_mut()?.stats().ok()?;
-        self.stats = Some(stats.clone());
+        self.stats = Some(stats);
         Some(stats)
     }
 }

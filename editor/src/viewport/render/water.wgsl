@@ -180,7 +180,10 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         discard;
     }
     let t = w.floats.y;
-    let detail = flow_detail(in.world.xy, in.velocity, t) * smoothstep(0.0, 0.3, in.depth);
+    // Ripples fade where a pixel covers more ground than their wavelength (no aliasing).
+    let footprint = length(fwidth(in.world.xy));
+    let fade = 1.0 - smoothstep(0.15, 0.6, footprint);
+    let detail = flow_detail(in.world.xy, in.velocity, t) * smoothstep(0.0, 0.3, in.depth) * fade;
     let n = normalize(normalize(in.normal) + vec3<f32>(-detail, 0.0));
     let v = normalize(g.eye.xyz - in.world);
     let sun = normalize(g.sun.xyz);
