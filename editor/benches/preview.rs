@@ -110,6 +110,7 @@ fn frame(
         speed_scale: 3.0,
     };
     renderer.set_water(preview.water().map(|w| (w, style)));
+    renderer.submit_with_frame(preview.take_commands());
     renderer.render(level, scene);
     renderer.wait_idle();
 }

@@ -208,7 +208,9 @@ impl ViewportPanel {
                 speed_scale: 3.0,
             };
             renderer.set_water(preview.water().map(|w| (w, style)));
+            renderer.submit_with_frame(preview.take_commands());
         }
+        preview.flush();
     }
 
     fn authoring_input(

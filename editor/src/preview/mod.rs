@@ -70,6 +70,8 @@ pub struct Preview {
     pub overlay: WaterOverlay,
     /// The level's gates changed while the water ran: they apply after a reset.
     pub gates_changed: bool,
+    /// This frame's recorded steps, to be submitted with the frame's rendering.
+    commands: Vec<wgpu::CommandBuffer>,
 }
 
 impl Preview {
@@ -235,6 +237,7 @@ impl Preview {
         probe: Option<(usize, usize)>,
     ) -> bool {
         self.last_steps = 0;
+        self.flush();
         let single = std::mem::take(&mut self.queued);
         if !(self.playing || single > 0 || self.sim.is_some()) {
             return false;
@@ -255,11 +258,14 @@ impl Preview {
         let Some(sim) = self.sim.as_mut() else {
             return false;
         };
-        if steps > 0
-            && let Err(e) = sim.step_n(steps, level.params.dt)
-        {
-            self.fail(e);
-            return false;
+        if steps > 0 {
+            match sim.encode_steps(steps, level.params.dt) {
+                Ok(commands) => self.commands = commands,
+                Err(e) => {
+                    self.fail(e);
+                    return false;
+                }
+            }
         }
         self.last_steps = steps;
         if let Some(stats) = sim.poll_stats() {
@@ -281,6 +287,20 @@ impl Preview {
             None => self.probe = None,
         }
         self.playing || steps > 0
+    }
+
+    /// Takes this frame's recorded solver steps, for the renderer to submit in the same
+    /// submission as the frame it draws (steps first, so it draws the new water).
+    pub fn take_commands(&mut self) -> Vec<wgpu::CommandBuffer> {
+        std::mem::take(&mut self.commands)
+    }
+
+    /// Submits recorded steps nobody took (no renderer this frame).
+    pub fn flush(&mut self) {
+        let commands = std::mem::take(&mut self.commands);
+        if let (false, Some(sim)) = (commands.is_empty(), self.sim.as_ref()) {
+            sim.queue().submit(commands);
+        }
     }
 
     /// The buffers to draw the water from, while a simulation exists.
@@ -308,6 +328,7 @@ impl Preview {
 
     /// Waits for the steps run so far and returns fresh figures (blocking; for tests).
     pub fn wait_stats(&mut self) -> Option<Stats> {
+        self.flush();
         let stats = self.sim.as_mut()?.stats().ok()?;
         self.stats = Some(stats);
         Some(stats)

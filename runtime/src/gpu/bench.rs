@@ -100,7 +100,7 @@ pub fn bench_level(level: &Level, steps: usize) -> Result<BenchResult, GpuError>
     let mut times = Vec::new();
     for _ in 0..5 {
         let t0 = std::time::Instant::now();
-        sim.record_steps(steps, dt, queries.as_ref())?;
+        sim.record_steps(steps, dt, queries.as_ref(), None)?;
         sim.ctx
             .device
             .poll(wgpu::PollType::wait_indefinitely())

@@ -78,6 +78,7 @@ impl GpuSimulation {
         n: usize,
         dt: f32,
         timestamps: Option<&wgpu::QuerySet>,
+        mut keep: Option<&mut Vec<wgpu::CommandBuffer>>,
     ) -> Result<(), GpuError> {
         self.check_device()?;
         let k = self.prepare(dt)?;
@@ -110,7 +111,12 @@ impl GpuSimulation {
                     self.passes.control.finish(&mut pass);
                 }
             }
-            self.ctx.queue.submit([encoder.finish()]);
+            match keep.as_mut() {
+                Some(out) => out.push(encoder.finish()),
+                None => {
+                    self.ctx.queue.submit([encoder.finish()]);
+                }
+            }
             done += steps;
             if last {
                 break;
@@ -127,11 +133,35 @@ impl GpuSimulation {
         while left > 0 {
             self.open_due_gates()?;
             let k = self.steps_before_gate(left, dt).unwrap_or(left).max(1);
-            self.record_steps(k, dt, None)?;
+            self.record_steps(k, dt, None, None)?;
             self.clock += k as f64 * dt as f64;
             left -= k;
         }
         Ok(())
+    }
+
+    /// Records `n` steps of `dt` seconds into command buffers without submitting them, so a
+    /// caller can submit them together with its own work in one submission (the editor submits
+    /// them with the frame's rendering, which then draws the new water). Gates whose time falls
+    /// inside the `n` steps need an upload between steps, so then the steps are submitted at
+    /// once instead and no buffers are returned.
+    pub fn encode_steps(
+        &mut self,
+        n: usize,
+        dt: f32,
+    ) -> Result<Vec<wgpu::CommandBuffer>, GpuError> {
+        let mut out = Vec::new();
+        if n == 0 {
+            return Ok(out);
+        }
+        self.open_due_gates()?;
+        if self.steps_before_gate(n, dt).is_some() {
+            self.step_n(n, dt)?;
+            return Ok(out);
+        }
+        self.record_steps(n, dt, None, Some(&mut out))?;
+        self.clock += n as f64 * dt as f64;
+        Ok(out)
     }
 
     /// One step of `dt` seconds (see [`Self::step_n`]).

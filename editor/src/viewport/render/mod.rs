@@ -46,6 +46,8 @@ pub struct TerrainRenderer {
     water_pass: WaterPass,
     /// The live water to draw this frame, if any.
     water: Option<(WaterBuffers, WaterStyle)>,
+    /// Work to submit together with the next frame, before it (the solver's steps).
+    before_frame: Vec<wgpu::CommandBuffer>,
 }
 
 /// Per-instance vertex layout of the mesh tiles (their first cell).
@@ -167,7 +169,14 @@ impl TerrainRenderer {
             triangles: 0,
             water_pass: WaterPass::new(device, tile_layout()),
             water: None,
+            before_frame: Vec::new(),
         }
+    }
+
+    /// Submits `commands` in the same submission as the next frame, before its drawing (the
+    /// editor passes the water steps of the frame here, so it draws the water they produce).
+    pub fn submit_with_frame(&mut self, commands: Vec<wgpu::CommandBuffer>) {
+        self.before_frame.extend(commands);
     }
 
     /// Draws live water from `water` (the GPU solver's buffers) in the next frames, or none.
@@ -188,6 +197,10 @@ impl TerrainRenderer {
                 level.nx(),
                 level.ny()
             ));
+            let before = std::mem::take(&mut self.before_frame);
+            if !before.is_empty() {
+                self.queue.submit(before);
+            }
             return;
         }
         self.error = None;
@@ -367,7 +380,9 @@ impl TerrainRenderer {
                 }
             }
         }
-        self.queue.submit([encoder.finish()]);
+        let before = std::mem::take(&mut self.before_frame);
+        self.queue
+            .submit(before.into_iter().chain([encoder.finish()]));
         recreated
     }
 
