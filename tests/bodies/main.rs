@@ -4,6 +4,8 @@
 
 mod blocking;
 mod buoyancy;
+#[cfg(feature = "rapier")]
+mod coupled;
 mod import;
 mod raster;
 

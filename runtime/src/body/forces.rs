@@ -7,8 +7,8 @@
 //! mean column (mean bottom and mean thickness over the covered samples) below the effective
 //! surface `s(A)`:
 //! - buoyancy `ρ·g·c·u·ℓ²` upward, at the cell centre, halfway up the submerged part;
-//! - drag `½·C·ρ·c·u·ℓ·(ℓ / 1 m)·|Δv|·Δv` with `Δv` the horizontal water velocity minus the
-//!   body's velocity at that point, applied at the same point. The paper's `½·C·ρ·u·ℓ·Δv²` on
+//! - drag `½·C·ρ·c·u·ℓ·(ℓ / 1 m)·|Δv|·Δv` with `Δv` the water velocity (horizontal; the water
+//!   does not move up or down) minus the body's velocity at that point, applied at the same point. The paper's `½·C·ρ·u·ℓ·Δv²` on
 //!   its 1 m cells; the factor `ℓ / 1 m` keeps a body's drag the same on any cell size (it sums
 //!   to `½·C·ρ·V/(1 m)·|Δv|·Δv` for a submerged volume `V`);
 //! - damping: `linear_damping · f` and `angular_damping · f` (1/s), `f` the submerged fraction,
@@ -180,11 +180,11 @@ pub fn water_forces(
         let dv = [
             water_v[0] - motion.linear_velocity[0] - spin[0],
             water_v[1] - motion.linear_velocity[1] - spin[1],
-            0.0,
+            -motion.linear_velocity[2] - spin[2],
         ];
-        let speed = (dv[0] * dv[0] + dv[1] * dv[1]).sqrt();
+        let speed = (dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]).sqrt();
         let k = 0.5 * fluid.drag * fluid.density * c * u * l * (l / REFERENCE_CELL) * speed;
-        let drag = [k * dv[0], k * dv[1], 0.0];
+        let drag = [k * dv[0], k * dv[1], k * dv[2]];
         out.buoyancy = add(out.buoyancy, lift);
         out.drag = add(out.drag, drag);
         out.torque = add(out.torque, cross(arm, add(lift, drag)));

@@ -9,11 +9,15 @@
 //!   [`Blockers`](crate::sim::blocking::Blockers).
 //! - [`forces`]: buoyancy, drag and damping from a coverage and the water state,
 //!   engine-neutral (no physics engine needed).
+//! - [`world`] (feature `rapier`): a rapier3d world of the level's bodies, stepped with the
+//!   water both ways.
 
 pub mod forces;
 #[cfg(feature = "bodies")]
 pub mod import;
 pub mod raster;
+#[cfg(feature = "rapier")]
+pub mod world;
 
 use crate::level::{Body, Coupling};
 

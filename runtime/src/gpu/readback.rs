@@ -172,6 +172,7 @@ pub(crate) fn interpret(
         volume,
         inflow,
         outflow,
+        displaced: 0.0,
         balance_error: (volume - expected) / (volume_initial + inflow).max(1e-9),
         max_depth: c.max_depth,
         wet_cells,

@@ -9,6 +9,7 @@
 mod advect;
 pub mod blocking;
 mod boundary;
+mod displace;
 pub(crate) mod forcing;
 pub(crate) mod gates;
 mod kernel;
@@ -47,7 +48,10 @@ pub struct Stats {
     pub inflow: f64,
     /// Cumulative water removed by sinks and edges, m³.
     pub outflow: f64,
-    /// `(volume - (volume_initial + inflow - outflow)) / max(volume_initial + inflow, 1e-9)`.
+    /// Water held inside floating bodies now, m³ (pushed down by them, see
+    /// `Simulation::displace`); zero without floaters.
+    pub displaced: f64,
+    /// `(volume + displaced - (volume_initial + inflow - outflow)) / max(volume_initial + inflow, 1e-9)`.
     pub balance_error: f64,
     /// Largest depth, metres.
     pub max_depth: f32,
@@ -150,6 +154,8 @@ pub struct Simulation {
     volume_initial: f64,
     inflow: f64,
     outflow: f64,
+    /// Water held by floating bodies (`displace`), m³.
+    displaced: f64,
     max_depth: f32,
     /// Blocking bodies (pipes solver only); `None` runs the plain solver.
     blocking: Option<Box<Blocking>>,
@@ -207,6 +213,7 @@ impl Simulation {
             volume_initial: 0.0,
             inflow: 0.0,
             outflow: 0.0,
+            displaced: 0.0,
             max_depth: 0.0,
             blocking: None,
         };
@@ -272,7 +279,7 @@ impl Simulation {
     /// Volume and health figures.
     pub fn stats(&self) -> Stats {
         let volume = self.volume();
-        let expected = self.volume_initial + self.inflow - self.outflow;
+        let expected = self.volume_initial + self.inflow - self.outflow - self.displaced;
         Stats {
             time: self.time,
             steps: self.steps,
@@ -281,6 +288,7 @@ impl Simulation {
             volume,
             inflow: self.inflow,
             outflow: self.outflow,
+            displaced: self.displaced,
             balance_error: (volume - expected) / (self.volume_initial + self.inflow).max(1e-9),
             max_depth: self.max_depth,
             wet_cells: self.depth.iter().filter(|&&d| d > 1e-3).count(),

@@ -1,0 +1,539 @@
+//! A rapier3d world of a level's bodies, stepped together with the water (feature `rapier`).
+//!
+//! [`BodyWorld`] owns the rigid bodies (convex hulls for dynamic bodies, triangle meshes for
+//! static ones) and the terrain as a heightfield collider, all in the level's frame (metres, z
+//! up). One [`BodyWorld::step`] is the coupled step of Kellomäki 2014:
+//!
+//! 1. every body is rasterised from above and below ([`Coverage`]);
+//! 2. blockers (bodies denser than water, or marked so) become the solver's two-layer
+//!    [`Blockers`] (§3), floaters push the surface down by the change of their submerged volume
+//!    (§4.2, after Thürey et al.) through [`Simulation::displace`];
+//! 3. the water steps;
+//! 4. buoyancy, drag and damping ([`water_forces`], §4) are set on each dynamic body (forces
+//!    reset every step) and rapier steps by the same `dt`.
+//!
+//! A game without rapier can do the same with the engine-neutral parts: [`Coverage`],
+//! [`Blockers`], [`Simulation::displace`] and [`water_forces`].
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use rapier3d::prelude::{
+    ColliderBuilder, ColliderHandle, PhysicsWorld, Pose as RapierPose, RigidBodyBuilder,
+    RigidBodyHandle, Rotation, Vector,
+};
+use thiserror::Error;
+
+use super::forces::{Fluid, Motion, Water, WaterForces, water_forces};
+use super::import::{ImportError, ImportLimits, import_body};
+use super::raster::{CellGrid, Coverage};
+use super::{Pose, TriMesh, blocks_water};
+use crate::level::{Body, Level};
+use crate::sim::blocking::{BlockerError, Blockers};
+use crate::sim::{Simulation, StepError};
+
+/// Sub-samples per cell side when rasterising bodies.
+const SAMPLES: u32 = 4;
+
+/// Identifies a body of a [`BodyWorld`] (its insertion index; stays valid after removals of
+/// other bodies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyId(pub usize);
+
+/// What can go wrong building or stepping a [`BodyWorld`].
+#[derive(Debug, Error)]
+pub enum WorldError {
+    /// A body's glTF file could not be imported.
+    #[error("bodies[{index}] ({name}): {source}")]
+    Import {
+        /// Index of the body in the level.
+        index: usize,
+        /// The body's name.
+        name: String,
+        /// The import error (file and reason).
+        source: ImportError,
+    },
+    /// The water step failed (blow-up); bodies were not moved.
+    #[error(transparent)]
+    Step(#[from] StepError),
+    /// The blockers do not fit the simulation.
+    #[error(transparent)]
+    Blockers(#[from] BlockerError),
+}
+
+/// One body of the world.
+struct Slot {
+    handle: RigidBodyHandle,
+    /// The mesh in the body's frame, unscaled (the pose scales it).
+    mesh: Arc<TriMesh>,
+    scale: [f32; 3],
+    blocks: bool,
+    dynamic: bool,
+    /// Coverage at the pose of the last step.
+    coverage: Coverage,
+    /// Coverage at the pose of the step before.
+    previous: Coverage,
+    forces: WaterForces,
+}
+
+/// The level's rigid bodies in a rapier3d world, coupled both ways with a [`Simulation`].
+pub struct BodyWorld {
+    physics: PhysicsWorld,
+    terrain: Option<ColliderHandle>,
+    slots: Vec<Option<Slot>>,
+    grid: CellGrid,
+    /// Water-to-body constants (density, drag, damping).
+    pub fluid: Fluid,
+    blockers: Blockers,
+    surface: Vec<f32>,
+}
+
+impl BodyWorld {
+    /// An empty world over the water grid of `sim`, with its terrain as a heightfield collider
+    /// and gravity along −z.
+    pub fn new(sim: &Simulation) -> Self {
+        let grid = CellGrid {
+            nx: sim.nx(),
+            ny: sim.ny(),
+            cell_size: sim.cell_size(),
+        };
+        let mut physics = PhysicsWorld::new();
+        physics.gravity = Vector::new(0.0, 0.0, -sim.params().gravity);
+        let mut world = Self {
+            physics,
+            terrain: None,
+            slots: Vec::new(),
+            grid,
+            fluid: Fluid {
+                gravity: sim.params().gravity,
+                linear_damping: 2.0,
+                ..Fluid::default()
+            },
+            blockers: Blockers::new(grid.nx, grid.ny),
+            surface: Vec::new(),
+        };
+        world.set_terrain(sim.terrain());
+        world
+    }
+
+    /// A world with every body of `level`, meshes imported from `root` (the level's folder;
+    /// each file parsed once).
+    pub fn from_level(level: &Level, sim: &Simulation, root: &Path) -> Result<Self, WorldError> {
+        let mut world = Self::new(sim);
+        let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
+        let limits = ImportLimits::default();
+        for (index, body) in level.bodies.iter().enumerate() {
+            let mesh = match meshes.get(body.gltf.as_str()) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = import_body(root, &body.gltf, &limits).map_err(|source| {
+                        WorldError::Import {
+                            index,
+                            name: body.name.clone(),
+                            source,
+                        }
+                    })?;
+                    let m = Arc::new(m);
+                    meshes.insert(&body.gltf, m.clone());
+                    m
+                }
+            };
+            world.add(body, mesh);
+        }
+        Ok(world)
+    }
+
+    /// Replaces the terrain collider (after sculpting): `terrain` is row-major, one height per
+    /// cell centre of the world's grid.
+    pub fn set_terrain(&mut self, terrain: &[f32]) {
+        if let Some(h) = self.terrain.take() {
+            self.physics.remove_collider(h);
+        }
+        let CellGrid { nx, ny, cell_size } = self.grid;
+        if nx < 2 || ny < 2 || terrain.len() != nx * ny {
+            return;
+        }
+        // parry's heightfield lies in its x–z plane, rows along z: turned +90° about x its
+        // height axis is our z and its rows run along −y, so row `r` is our row `ny − 1 − r`.
+        let mut heights = Vec::with_capacity(nx * ny);
+        for i in 0..nx {
+            for r in 0..ny {
+                heights.push(terrain[(ny - 1 - r) * nx + i]);
+            }
+        }
+        let field = rapier3d::parry::utils::Array2::new(ny, nx, heights);
+        let scale = Vector::new(
+            (nx - 1) as f32 * cell_size,
+            1.0,
+            (ny - 1) as f32 * cell_size,
+        );
+        let at = RapierPose::from_parts(
+            Vector::new(
+                nx as f32 * cell_size / 2.0,
+                ny as f32 * cell_size / 2.0,
+                0.0,
+            ),
+            Rotation::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        );
+        let collider = ColliderBuilder::heightfield(field, scale)
+            .position(at)
+            .friction(0.8);
+        self.terrain = Some(self.physics.insert_collider(collider, None));
+    }
+
+    /// Adds `body` (its placement, density, motion type and coupling) with its `mesh`; returns
+    /// its id.
+    pub fn add(&mut self, body: &Body, mesh: Arc<TriMesh>) -> BodyId {
+        let pose = Pose::of(body);
+        let scaled: Vec<Vector> = mesh
+            .positions
+            .iter()
+            .map(|p| {
+                Vector::new(
+                    p[0] * pose.scale[0],
+                    p[1] * pose.scale[1],
+                    p[2] * pose.scale[2],
+                )
+            })
+            .collect();
+        let density = if body.density.is_finite() && body.density > 0.0 {
+            body.density
+        } else {
+            1000.0
+        };
+        let collider = if body.dynamic {
+            ColliderBuilder::convex_hull(&scaled).unwrap_or_else(|| bounds_box(&mesh, pose.scale))
+        } else if mesh.triangles.is_empty() {
+            bounds_box(&mesh, pose.scale)
+        } else {
+            ColliderBuilder::trimesh(scaled, mesh.triangles.clone())
+                .unwrap_or_else(|_| bounds_box(&mesh, pose.scale))
+        }
+        .density(density)
+        .friction(0.7);
+        let rb = if body.dynamic {
+            RigidBodyBuilder::dynamic()
+        } else {
+            RigidBodyBuilder::fixed()
+        }
+        .pose(rapier_pose(&pose))
+        .can_sleep(false);
+        let (handle, _) = self.physics.insert(rb, collider);
+        self.slots.push(Some(Slot {
+            handle,
+            mesh,
+            scale: pose.scale,
+            blocks: blocks_water(body),
+            dynamic: body.dynamic,
+            coverage: Coverage::default(),
+            previous: Coverage::default(),
+            forces: WaterForces::default(),
+        }));
+        BodyId(self.slots.len() - 1)
+    }
+
+    /// Removes a body (a crate knocked out of a dam, deleted in the editor).
+    pub fn remove(&mut self, id: BodyId) -> bool {
+        let Some(slot) = self.slots.get_mut(id.0).and_then(Option::take) else {
+            return false;
+        };
+        self.physics.remove_body(slot.handle);
+        true
+    }
+
+    /// Ids of the bodies in the world.
+    pub fn ids(&self) -> Vec<BodyId> {
+        (0..self.slots.len())
+            .filter(|&i| self.slots[i].is_some())
+            .map(BodyId)
+            .collect()
+    }
+
+    /// Where body `id` is now.
+    pub fn pose(&self, id: BodyId) -> Option<Pose> {
+        let slot = self.slot(id)?;
+        let rb = self.physics.bodies.get(slot.handle)?;
+        let p = rb.position();
+        let (t, r) = (p.translation, p.rotation);
+        Some(Pose {
+            translation: [t.x, t.y, t.z],
+            rotation: [r.x, r.y, r.z, r.w],
+            scale: slot.scale,
+        })
+    }
+
+    /// Velocity of body `id`'s centre of mass, m/s.
+    pub fn velocity(&self, id: BodyId) -> Option<[f32; 3]> {
+        let rb = self.physics.bodies.get(self.slot(id)?.handle)?;
+        let v = rb.linvel();
+        Some([v.x, v.y, v.z])
+    }
+
+    /// The water's forces on body `id` in the last step.
+    pub fn water_forces(&self, id: BodyId) -> Option<WaterForces> {
+        Some(self.slot(id)?.forces)
+    }
+
+    /// Whether body `id` blocks water (else it floats).
+    pub fn blocks(&self, id: BodyId) -> Option<bool> {
+        Some(self.slot(id)?.blocks)
+    }
+
+    /// Gives body `id` an impulse (N·s) at a world point: a player knocking a crate over.
+    pub fn push(&mut self, id: BodyId, impulse: [f32; 3], at: [f32; 3]) -> bool {
+        let Some(handle) = self.slot(id).filter(|s| s.dynamic).map(|s| s.handle) else {
+            return false;
+        };
+        let Some(rb) = self.physics.bodies.get_mut(handle) else {
+            return false;
+        };
+        rb.apply_impulse_at_point(
+            Vector::new(impulse[0], impulse[1], impulse[2]),
+            Vector::new(at[0], at[1], at[2]),
+            true,
+        );
+        true
+    }
+
+    /// One coupled step of `dt` seconds: bodies to water, the water step, water to bodies, the
+    /// rigid-body step. On a water blow-up the bodies stay where they were.
+    pub fn step(&mut self, sim: &mut Simulation, dt: f32) -> Result<(), WorldError> {
+        self.rasterise();
+        self.block(sim)?;
+        self.displace(sim);
+        sim.step(dt)?;
+        self.apply_forces(sim);
+        self.physics.integration_parameters.dt = dt;
+        self.physics.step();
+        Ok(())
+    }
+
+    /// The water surface the bodies feel: the solver's effective surface, and under each
+    /// floater at least the mean surface of the wet cells around it — the surface as if the body
+    /// were not there, which the waves it makes do not yet show (Kellomäki §4: the surface is
+    /// "allowed to go through the floating object").
+    fn read_surface(&mut self, sim: &Simulation) {
+        sim.effective_surface_into(&mut self.surface);
+        let grid = self.grid;
+        let depth = sim.depth();
+        for slot in self.slots.iter().flatten().filter(|s| !s.blocks) {
+            let c = &slot.coverage;
+            let around: Vec<f32> = ring(c, c, grid)
+                .into_iter()
+                .filter(|&k| depth[k] > 1e-3)
+                .map(|k| self.surface[k])
+                .collect();
+            if around.is_empty() {
+                continue;
+            }
+            let level = around.iter().sum::<f32>() / around.len() as f32;
+            for w in 0..c.window_cells() {
+                let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
+                if c.cover[w] > 0.0 && i < grid.nx && j < grid.ny {
+                    let k = j * grid.nx + i;
+                    self.surface[k] = self.surface[k].max(level);
+                }
+            }
+        }
+    }
+
+    fn slot(&self, id: BodyId) -> Option<&Slot> {
+        self.slots.get(id.0)?.as_ref()
+    }
+
+    fn rasterise(&mut self) {
+        let grid = self.grid;
+        for slot in self.slots.iter_mut().flatten() {
+            if let Some(rb) = self.physics.bodies.get(slot.handle) {
+                let p = rb.position();
+                let (t, r) = (p.translation, p.rotation);
+                let pose = Pose {
+                    translation: [t.x, t.y, t.z],
+                    rotation: [r.x, r.y, r.z, r.w],
+                    scale: slot.scale,
+                };
+                let now = Coverage::rasterise(&slot.mesh, &pose, grid, SAMPLES);
+                slot.previous = std::mem::replace(&mut slot.coverage, now);
+            }
+        }
+    }
+
+    /// Blockers to the solver (pipes only: a shallow-water level lets water through them).
+    fn block(&mut self, sim: &mut Simulation) -> Result<(), BlockerError> {
+        self.blockers.clear();
+        for slot in self.slots.iter().flatten().filter(|s| s.blocks) {
+            slot.coverage.add_to(&mut self.blockers);
+        }
+        match sim.set_blockers(&self.blockers) {
+            Err(BlockerError::Solver) => Ok(()),
+            other => other,
+        }
+    }
+
+    /// Floaters push the water aside as they move (Thürey et al.): the change of a floater's
+    /// submerged volume per cell between its last pose and this one, both measured against the
+    /// water as it is now, is taken from (or given to) the cell, and the net goes to the ring of
+    /// cells around the body. A body at rest moves no water; only motion makes waves.
+    fn displace(&mut self, sim: &mut Simulation) {
+        self.read_surface(sim);
+        let grid = self.grid;
+        let area = grid.cell_size * grid.cell_size;
+        for slot in self.slots.iter_mut().flatten().filter(|s| !s.blocks) {
+            let mut delta: HashMap<usize, f32> = HashMap::new();
+            submerged(&slot.coverage, &self.surface, grid, area, 1.0, &mut delta);
+            submerged(&slot.previous, &self.surface, grid, area, -1.0, &mut delta);
+            let mut changes: Vec<(usize, f32)> =
+                delta.into_iter().filter(|&(_, v)| v != 0.0).collect();
+            if changes.is_empty() {
+                continue;
+            }
+            changes.sort_unstable_by_key(|c| c.0);
+            let net: f32 = sim.displace(&changes).iter().sum();
+            let ring = ring(&slot.coverage, &slot.previous, grid);
+            if !ring.is_empty() && net != 0.0 {
+                let share = -net / ring.len() as f32;
+                let back: Vec<(usize, f32)> = ring.into_iter().map(|k| (k, share)).collect();
+                sim.displace(&back);
+            }
+        }
+    }
+
+    /// Buoyancy, drag and damping on every dynamic body, from the water after its step.
+    fn apply_forces(&mut self, sim: &Simulation) {
+        self.read_surface(sim);
+        let water = Water::of(sim, &self.surface);
+        for slot in self.slots.iter_mut().flatten() {
+            let Some(rb) = self.physics.bodies.get_mut(slot.handle) else {
+                continue;
+            };
+            if !slot.dynamic {
+                continue;
+            }
+            let (c, v, w) = (rb.center_of_mass(), rb.linvel(), rb.angvel());
+            let motion = Motion {
+                center_of_mass: [c.x, c.y, c.z],
+                linear_velocity: [v.x, v.y, v.z],
+                angular_velocity: [w.x, w.y, w.z],
+            };
+            let f = water_forces(&slot.coverage, &motion, &water, &self.fluid);
+            // Linear damping pulls toward the water's velocity (a log keeps drifting with the
+            // river), angular damping toward rest.
+            let flow = mean_velocity(&slot.coverage, &water);
+            let m = rb.mass();
+            let damp = [
+                -f.linear_damping * m * (v.x - flow[0]),
+                -f.linear_damping * m * (v.y - flow[1]),
+                -f.linear_damping * m * v.z,
+            ];
+            let force = [
+                f.force[0] + damp[0],
+                f.force[1] + damp[1],
+                f.force[2] + damp[2],
+            ];
+            rb.reset_forces(false);
+            rb.reset_torques(false);
+            if force.iter().chain(&f.torque).all(|x| x.is_finite()) {
+                rb.add_force(Vector::new(force[0], force[1], force[2]), true);
+                rb.add_torque(Vector::new(f.torque[0], f.torque[1], f.torque[2]), true);
+            }
+            rb.set_angular_damping(f.angular_damping);
+            slot.forces = f;
+        }
+    }
+}
+
+/// Mean horizontal water velocity under a coverage, weighted by cover.
+fn mean_velocity(c: &Coverage, water: &Water) -> [f32; 2] {
+    let (mut sum, mut weight) = ([0.0f32; 2], 0.0f32);
+    for w in 0..c.window_cells() {
+        let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
+        if c.cover[w] > 0.0 && i < water.nx && j < water.ny {
+            let v = water.velocity(i, j);
+            sum = [sum[0] + c.cover[w] * v[0], sum[1] + c.cover[w] * v[1]];
+            weight += c.cover[w];
+        }
+    }
+    if weight > 0.0 {
+        [sum[0] / weight, sum[1] / weight]
+    } else {
+        [0.0; 2]
+    }
+}
+
+/// Adds `sign ×` the submerged volume (m³) of `c` below `surface` per cell into `out`.
+fn submerged(
+    c: &Coverage,
+    surface: &[f32],
+    grid: CellGrid,
+    area: f32,
+    sign: f32,
+    out: &mut HashMap<usize, f32>,
+) {
+    for w in 0..c.window_cells() {
+        let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
+        if c.cover[w] <= 0.0 || i >= grid.nx || j >= grid.ny {
+            continue;
+        }
+        let k = j * grid.nx + i;
+        let under = (surface[k] - c.mean_bottom[w]).clamp(0.0, c.thickness[w].max(0.0));
+        if under.is_finite() && under > 0.0 {
+            *out.entry(k).or_insert(0.0) += sign * c.cover[w] * under * area;
+        }
+    }
+}
+
+/// Cells next to (not under) either coverage, row-major indices.
+fn ring(a: &Coverage, b: &Coverage, grid: CellGrid) -> Vec<usize> {
+    let covered = |k: usize| {
+        let (i, j) = (k % grid.nx, k / grid.nx);
+        [a, b].iter().any(|c| {
+            i >= c.i0
+                && j >= c.j0
+                && i < c.i0 + c.width
+                && j < c.j0 + c.height
+                && c.cover[(j - c.j0) * c.width + (i - c.i0)] > 0.0
+        })
+    };
+    let mut out = Vec::new();
+    for c in [a, b].iter().filter(|c| !c.is_empty()) {
+        let (i0, j0) = (c.i0.saturating_sub(1), c.j0.saturating_sub(1));
+        let (i1, j1) = (
+            (c.i0 + c.width + 1).min(grid.nx),
+            (c.j0 + c.height + 1).min(grid.ny),
+        );
+        for j in j0..j1 {
+            for i in i0..i1 {
+                let k = j * grid.nx + i;
+                if !covered(k) && !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A box of the mesh's scaled bounds, for meshes rapier cannot hull.
+fn bounds_box(mesh: &TriMesh, scale: [f32; 3]) -> ColliderBuilder {
+    let (lo, hi) = mesh.bounds().unwrap_or(([-0.5; 3], [0.5; 3]));
+    let half = |a: usize| ((hi[a] - lo[a]) * scale[a].abs() / 2.0).max(0.01);
+    let mid = |a: usize| (hi[a] + lo[a]) * scale[a] / 2.0;
+    ColliderBuilder::cuboid(half(0), half(1), half(2)).translation(Vector::new(
+        mid(0),
+        mid(1),
+        mid(2),
+    ))
+}
+
+fn rapier_pose(pose: &Pose) -> RapierPose {
+    let [x, y, z, w] = pose.rotation;
+    let q = Rotation::from_xyzw(x, y, z, w);
+    let q = if q.length() > 0.0 && q.is_finite() {
+        q.normalize()
+    } else {
+        Rotation::IDENTITY
+    };
+    let [tx, ty, tz] = pose.translation;
+    RapierPose::from_parts(Vector::new(tx, ty, tz), q)
+}

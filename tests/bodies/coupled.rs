@@ -1,0 +1,334 @@
+//! Bodies and water acting on each other in a rapier3d world (`BodyWorld`, feature `rapier`):
+//! a crate floats at the depth its density implies, a boulder sinks and rests on the bed, a log
+//! drifts with the river, removing or knocking over a dam releases a flood, and 200 moving bodies
+//! keep the water's volume balance.
+
+use std::sync::Arc;
+
+use spillway::body::TriMesh;
+use spillway::body::world::{BodyId, BodyWorld};
+use spillway::level::{Body, BoundaryKind, Coupling, Level};
+use spillway::{Grid, Simulation};
+
+use super::{asset, channel, discharge_at};
+
+/// A body of `assets/NAME.glb` at `at`, unrotated.
+fn body(name: &str, at: [f32; 3], density: f32) -> Body {
+    Body {
+        name: name.into(),
+        gltf: format!("{name}.glb"),
+        translation: at,
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density,
+        dynamic: true,
+        coupling: Coupling::Auto,
+    }
+}
+
+/// A walled `n × n` lake of `dx` cells, `depth` deep over a flat bed at 0.
+fn lake(n: usize, dx: f32, depth: f32) -> Simulation {
+    let mut level = Level::flat(n, n, dx, 0.0);
+    level.water = Grid::filled(n, n, depth);
+    Simulation::new(&level).unwrap()
+}
+
+fn run(world: &mut BodyWorld, sim: &mut Simulation, seconds: f32) {
+    let dt = sim.params().dt;
+    for _ in 0..(seconds / dt).round() as usize {
+        world.step(sim, dt).expect("stable");
+    }
+}
+
+fn mesh(name: &str) -> Arc<TriMesh> {
+    Arc::new(asset(name))
+}
+
+#[test]
+fn a_crate_floats_with_the_submerged_fraction_its_density_implies() {
+    for density in [300.0f32, 500.0, 800.0] {
+        let mut sim = lake(96, 0.25, 2.0);
+        let mut world = BodyWorld::new(&sim);
+        let id = world.add(&body("crate", [12.0, 12.0, 2.6], density), mesh("crate"));
+        run(&mut world, &mut sim, 15.0);
+        // Mean over 5 s: the crate rides the small waves it made.
+        let (mut sum, mut n) = (0.0, 0);
+        let dt = sim.params().dt;
+        for _ in 0..(5.0 / dt) as usize {
+            world.step(&mut sim, dt).unwrap();
+            sum += world.water_forces(id).unwrap().submerged_fraction;
+            n += 1;
+        }
+        let fraction = sum / n as f32;
+        let expected = density / 1000.0;
+        let v = world.velocity(id).unwrap();
+        println!(
+            "density {density}: submerged {fraction:.3} (expected {expected}), z {:.3}, v {v:?}",
+            world.pose(id).unwrap().translation[2]
+        );
+        assert!(
+            (fraction - expected).abs() < 0.1 * expected,
+            "density {density}: submerged fraction {fraction} vs {expected}"
+        );
+        let s = sim.stats();
+        assert!(s.balance_error.abs() < 1e-6, "balance {}", s.balance_error);
+    }
+}
+
+#[test]
+fn a_boulder_sinks_and_rests_on_the_bed() {
+    let mut sim = lake(48, 0.25, 2.0);
+    let mut world = BodyWorld::new(&sim);
+    let id = world.add(&body("boulder", [6.0, 6.0, 2.5], 2600.0), mesh("boulder"));
+    assert_eq!(world.blocks(id), Some(true));
+    run(&mut world, &mut sim, 15.0);
+    let pose = world.pose(id).unwrap();
+    let lowest = asset("boulder")
+        .posed(&pose)
+        .positions
+        .iter()
+        .fold(f32::INFINITY, |a, p| a.min(p[2]));
+    let v = world.velocity(id).unwrap();
+    println!("boulder rests with its lowest point at {lowest:.3} m, v {v:?}");
+    assert!(lowest.abs() < 0.1, "resting on the bed at 0: {lowest}");
+    assert!(v.iter().all(|c| c.abs() < 0.05), "at rest: {v:?}");
+    let f = world.water_forces(id).unwrap();
+    assert!(f.submerged_fraction > 0.95, "under water: {f:?}");
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+}
+
+#[test]
+fn a_log_drifts_with_the_river() {
+    // 60 m × 6 m river on 0.5 m cells, 1 m deep: 3 m³/s in at the west end, the level held at
+    // 1 m at the east end.
+    let mut level = channel(60.0, 6.0, 0.5, 3.0);
+    level.boundaries[1].kind = BoundaryKind::FixedLevel { surface: 1.0 };
+    level.water = Grid::filled(level.nx(), level.ny(), 1.0);
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(60.0).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    // The log across the flow's direction would roll; along it, it drifts.
+    let id = world.add(&body("log", [12.0, 3.0, 0.3], 600.0), mesh("log"));
+    run(&mut world, &mut sim, 4.0);
+    let x0 = world.pose(id).unwrap().translation[0];
+    println!(
+        "log at {:?}, forces {:?}",
+        world.pose(id),
+        world.water_forces(id)
+    );
+    let (mut water, mut n) = (0.0f64, 0);
+    let dt = sim.params().dt;
+    let seconds = 8.0;
+    for _ in 0..(seconds / dt).round() as usize {
+        world.step(&mut sim, dt).unwrap();
+        let p = world.pose(id).unwrap().translation;
+        water += surface_speed(&sim, p[0], p[1] + 1.0);
+        n += 1;
+    }
+    let x1 = world.pose(id).unwrap().translation[0];
+    let log_speed = ((x1 - x0) / seconds) as f64;
+    let water_speed = water / n as f64;
+    println!("log {log_speed:.3} m/s, surface flow {water_speed:.3} m/s");
+    assert!(water_speed > 0.3, "the river flows: {water_speed}");
+    assert!(
+        (log_speed - water_speed).abs() < 0.3 * water_speed,
+        "log {log_speed} vs water {water_speed}"
+    );
+}
+
+/// x-velocity of the water at a point (the cell's mean face discharge over depth).
+fn surface_speed(sim: &Simulation, x: f32, y: f32) -> f64 {
+    let dx = sim.cell_size();
+    let (i, j) = ((x / dx) as usize, (y / dx) as usize);
+    let (i, j) = (i.min(sim.nx() - 1), j.min(sim.ny() - 1));
+    let h = sim.depth()[j * sim.nx() + i].max(1e-3);
+    let (qx, _) = sim.discharges();
+    let q = 0.5 * (qx[j * (sim.nx() + 1) + i] + qx[j * (sim.nx() + 1) + i + 1]);
+    (q / (h * dx)) as f64
+}
+
+/// A channel dammed by three heavy crates at x = 15.5 m, filled behind them for 60 s.
+fn dammed_channel() -> (Simulation, BodyWorld, Vec<BodyId>) {
+    let level = channel(30.0, 3.0, 0.5, 0.4);
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    let crate_mesh = mesh("crate");
+    let ids = (0..3)
+        .map(|k| {
+            world.add(
+                &body("crate", [15.5, 0.5 + k as f32, 0.5], 2500.0),
+                crate_mesh.clone(),
+            )
+        })
+        .collect();
+    run(&mut world, &mut sim, 40.0);
+    (sim, world, ids)
+}
+
+/// Mean and peak discharge 5 m below the dam over `seconds`.
+fn discharge(world: &mut BodyWorld, sim: &mut Simulation, seconds: f32) -> (f64, f64) {
+    let dt = sim.params().dt;
+    let steps = (seconds / dt).round() as usize;
+    let (mut sum, mut peak) = (0.0, 0.0f64);
+    for _ in 0..steps {
+        world.step(sim, dt).unwrap();
+        let q = discharge_at(sim, 42);
+        sum += q;
+        peak = peak.max(q);
+    }
+    (sum / steps as f64, peak)
+}
+
+#[test]
+fn deleting_the_dam_releases_a_flood_wave() {
+    let (mut sim, mut world, ids) = dammed_channel();
+    let (held, _) = discharge(&mut world, &mut sim, 4.0);
+    for id in ids {
+        assert!(world.remove(id));
+    }
+    let (_, released) = discharge(&mut world, &mut sim, 8.0);
+    println!(
+        "downstream: dammed {held:.4} m³/s, after deleting the crates peak {released:.4} m³/s"
+    );
+    assert!(held < 0.04, "the crates hold the water back: {held}");
+    assert!(
+        released > 0.4,
+        "the stored water floods down, more than the 0.4 m³/s inflow: {released}"
+    );
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+}
+
+#[test]
+fn knocking_the_dam_over_releases_a_flood_wave() {
+    let (mut sim, mut world, ids) = dammed_channel();
+    let (held, _) = discharge(&mut world, &mut sim, 4.0);
+    let z0: Vec<f32> = ids
+        .iter()
+        .map(|&id| world.pose(id).unwrap().translation[2])
+        .collect();
+    for &id in &ids {
+        let p = world.pose(id).unwrap().translation;
+        // A hard shove downstream at the top of each 2500 kg crate.
+        assert!(world.push(id, [12000.0, 0.0, 0.0], [p[0] - 0.5, p[1], p[2] + 0.5]));
+    }
+    let (_, released) = discharge(&mut world, &mut sim, 8.0);
+    let moved: Vec<f32> = ids
+        .iter()
+        .map(|&id| world.pose(id).unwrap().translation[0] - 15.5)
+        .collect();
+    println!(
+        "downstream: dammed {held:.4} m³/s, knocked over {released:.4} m³/s; crates moved {moved:?} (z0 {z0:?})"
+    );
+    assert!(
+        moved.iter().all(|&m| m > 0.5),
+        "the crates were shoved: {moved:?}"
+    );
+    assert!(
+        released > 0.4,
+        "the flood follows: peak {released} vs {held} held"
+    );
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+}
+
+/// A 40 m × 40 m basin on 0.5 m cells, a river running round it: a source in one corner, a sink
+/// in the opposite one, and 200 bodies of every kind dropped over it.
+fn crowded_river() -> (Simulation, BodyWorld) {
+    use spillway::level::{Shape, Sink, SinkKind, Source, SourceKind};
+    let n = 80;
+    let mut level = Level::flat(n, n, 0.5, 0.0);
+    level.water = Grid::filled(n, n, 1.5);
+    level.sources.push(Source {
+        name: "spring".into(),
+        shape: Shape::Circle {
+            x: 4.0,
+            y: 4.0,
+            radius: 2.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 4.0 },
+        enabled: true,
+    });
+    level.sinks.push(Sink {
+        name: "drain".into(),
+        shape: Shape::Circle {
+            x: 36.0,
+            y: 36.0,
+            radius: 2.0,
+        },
+        kind: SinkKind::Rate { m3_per_s: 4.0 },
+        enabled: true,
+    });
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    let kinds = [
+        ("crate", 400.0),
+        ("log", 600.0),
+        ("barrel", 300.0),
+        ("plank", 500.0),
+        ("boulder", 2600.0),
+    ];
+    let meshes: Vec<_> = kinds.iter().map(|(k, _)| mesh(k)).collect();
+    // A fixed pseudo-random scatter (no rand crate): a 32-bit LCG.
+    let mut seed = 12345u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    for b in 0..200 {
+        let k = b % kinds.len();
+        let at = [3.0 + 34.0 * next(), 3.0 + 34.0 * next(), 2.5 + 3.0 * next()];
+        let mut body = body(kinds[k].0, at, kinds[k].1);
+        let angle = 6.28 * next();
+        body.rotation = [0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()];
+        world.add(&body, meshes[k].clone());
+    }
+    sim.step(sim.params().dt).unwrap();
+    (sim, world)
+}
+
+#[test]
+fn two_hundred_moving_bodies_keep_the_volume_balance_for_100000_steps() {
+    let steps: usize = std::env::var("SPILLWAY_CROWD_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000);
+    let (mut sim, mut world) = crowded_river();
+    let dt = sim.params().dt;
+    let started = std::time::Instant::now();
+    let mut moving_min = usize::MAX;
+    for step in 0..steps {
+        world.step(&mut sim, dt).expect("no blow-up");
+        if step % 5000 == 4999 {
+            let moving = world
+                .ids()
+                .into_iter()
+                .filter(|&id| world.velocity(id).unwrap().iter().any(|v| v.abs() > 1e-3))
+                .count();
+            moving_min = moving_min.min(moving);
+            let s = sim.stats();
+            println!(
+                "step {}: balance {:.2e}, {moving} bodies moving, {:.2} ms/step",
+                step + 1,
+                s.balance_error,
+                started.elapsed().as_secs_f64() * 1e3 / (step + 1) as f64
+            );
+            assert!(s.balance_error.abs() < 1e-5, "balance {}", s.balance_error);
+            assert!(sim.depth().iter().all(|d| d.is_finite() && *d >= 0.0));
+            for id in world.ids() {
+                let p = world.pose(id).unwrap();
+                assert!(
+                    p.translation
+                        .iter()
+                        .chain(&p.rotation)
+                        .all(|x| x.is_finite())
+                );
+            }
+        }
+    }
+    let s = sim.stats();
+    println!(
+        "after {steps} steps: balance {:.2e}, at least {moving_min} bodies moving",
+        s.balance_error
+    );
+    assert!(s.balance_error.abs() < 1e-5, "balance {}", s.balance_error);
+    assert!(sim.depth().iter().all(|d| d.is_finite() && *d >= 0.0));
+}
