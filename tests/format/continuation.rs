@@ -20,13 +20,13 @@ fn valley(solver: SolverKind, tweak: impl FnOnce(&mut Level)) -> Level {
         let (x, y) = (x as f32, y as f32);
         0.02 * (x - 20.0).abs() + 0.3 * (0.4 * y).sin() * (0.3 * x).cos() - 0.01 * x
     });
-    level.water = Grid::from_fn(nx, ny, |x, y| {
-        if x < 12 {
-            1.5 + 0.01 * y as f32
-        } else {
-            0.0
-        }
-    });
+    level.water = Grid::from_fn(
+        nx,
+        ny,
+        |x, y| {
+            if x < 12 { 1.5 + 0.01 * y as f32 } else { 0.0 }
+        },
+    );
     level.params.solver = solver;
     level.params.dt = 0.05;
     level.params.rain_mm_per_hour = 30.0;
@@ -111,7 +111,8 @@ fn assert_continues(name: &str, level: Level) {
     for (n, m) in [(45, 60), (7, 3)] {
         let (a, b) = straight_and_resumed(&level, n, m);
         assert_eq!(
-            a, b,
+            a,
+            b,
             "{name}: baked after {n} steps and run {m} more differs from {} straight",
             n + m
         );

@@ -30,7 +30,10 @@ fn copied_fixture() -> (tempfile::TempDir, PathBuf) {
 fn version_1_fixture_loads_through_the_migration_and_runs() {
     let path = fixture_dir().join("level.ron");
     let text = fs::read_to_string(&path).expect("fixture");
-    assert!(text.contains("format_version: 1,"), "the fixture is version 1");
+    assert!(
+        text.contains("format_version: 1,"),
+        "the fixture is version 1"
+    );
     let level = file::load(&path).unwrap_or_else(|e| panic!("v1 fixture: {e}"));
     assert_eq!((level.nx(), level.ny()), (6, 4));
     assert_eq!(level.gates.len(), 1);
@@ -73,11 +76,18 @@ fn sample_projects_are_version_1_and_load() {
 #[test]
 fn version_1_refuses_fields_of_version_2() {
     let (_dir, path) = copied_fixture();
-    edit_ron(&path, "time: 12.5,", "time: 12.5,\n        max_speed: Some(1.0),");
+    edit_ron(
+        &path,
+        "time: 12.5,",
+        "time: 12.5,\n        max_speed: Some(1.0),",
+    );
     let err = file::load(&path).expect_err("v1 has no max_speed");
     let text = err.to_string();
     assert!(matches!(err, LevelError::Ron { .. }), "{err:?}");
-    assert!(text.contains("level.ron") && text.contains("max_speed"), "{text}");
+    assert!(
+        text.contains("level.ron") && text.contains("max_speed"),
+        "{text}"
+    );
 }
 
 #[test]

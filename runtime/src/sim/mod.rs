@@ -168,9 +168,8 @@ impl Simulation {
         gates.close(&mut terrain);
         let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
         // The second face field of a format-2 bake, when it has one of the right size.
-        let aux = saved.filter(|f| {
-            f.aux_x.len() == (nx + 1) * ny && f.aux_y.len() == nx * (ny + 1)
-        });
+        let aux =
+            saved.filter(|f| f.aux_x.len() == (nx + 1) * ny && f.aux_y.len() == nx * (ny + 1));
         let swe = match level.params.solver {
             SolverKind::Pipes => {
                 if let Some(f) = saved {
