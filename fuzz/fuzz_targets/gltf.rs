@@ -7,7 +7,11 @@ use spillway::body::import::{ImportLimits, import};
 
 fuzz_target!(|data: &[u8]| {
     let dir = spillway_fuzz::scratch();
-    let name = if data.starts_with(b"glTF") { "body.glb" } else { "body.gltf" };
+    let name = if data.starts_with(b"glTF") {
+        "body.glb"
+    } else {
+        "body.gltf"
+    };
     let path = dir.join(name);
     if std::fs::write(&path, data).is_err() {
         return;

@@ -44,6 +44,8 @@ pub fn decode(
     reader: impl std::io::BufRead + std::io::Seek,
     height_scale: f32,
 ) -> Result<Heightmap, String> {
+    let mut reader = reader;
+    refuse_low_bit_depth(&mut reader)?;
     let reader = ImageReader::with_format(reader, image::ImageFormat::Png);
     let decoder = reader
         .into_decoder()
@@ -99,4 +101,36 @@ pub fn decode(
         bits,
         grid: Grid { nx, ny, data },
     })
+}
+
+/// Refuses 1-, 2- and 4-bit images by their header (the decoder would silently widen them to
+/// 8 bits, turning full white into 1/255 of the height scale), then rewinds `reader`.
+fn refuse_low_bit_depth(reader: &mut (impl std::io::Read + std::io::Seek)) -> Result<(), String> {
+    use std::io::SeekFrom;
+    // Signature (8), IHDR length and type (8), width and height (8), then bit depth and colour.
+    let mut head = [0u8; 26];
+    let io = |e: std::io::Error| format!("cannot read the PNG: {e}");
+    let start = reader.stream_position().map_err(io)?;
+    let mut filled = 0;
+    while filled < head.len() {
+        match reader.read(&mut head[filled..]).map_err(io)? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    reader.seek(SeekFrom::Start(start)).map_err(io)?;
+    if filled == head.len() && head.starts_with(MAGIC) && &head[12..16] == b"IHDR" {
+        let (bits, colour) = (head[24], head[25]);
+        if colour == 3 {
+            return Err(format!(
+                "the image is a {bits}-bit palette (indexed-colour) image; a heightmap must be an 8- or 16-bit grayscale PNG"
+            ));
+        }
+        if colour == 0 && bits < 8 {
+            return Err(format!(
+                "the image is {bits}-bit grayscale; a heightmap must be an 8- or 16-bit grayscale PNG"
+            ));
+        }
+    }
+    Ok(())
 }

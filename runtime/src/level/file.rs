@@ -275,17 +275,49 @@ fn read_text(path: &Path) -> Result<String, LevelError> {
             ),
         ));
     }
-    let mut text = String::with_capacity(len as usize);
+    let mut bytes = Vec::with_capacity(len as usize);
     file.take(MAX_RON_BYTES)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(io_err)?;
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        LevelError::Ron {
+            path: path.to_path_buf(),
+            line,
+            column: at - line_start + 1,
+            message: format!(
+                "not UTF-8 text (byte 0x{:02x} at byte offset {at}); a level file is RON text",
+                bytes[at]
+            ),
+        }
+    })
 }
 
 /// Converts a RON error to a [`LevelError::Ron`] at its position, quoting the offending line.
 fn ron_error(path: &Path, text: &str, e: ron::error::SpannedError) -> LevelError {
     let line = e.span.start.line;
-    let mut message = e.code.to_string().replace(['\n', '\r'], " ");
+    let mut message = match &e.code {
+        ron::Error::ExceededRecursionLimit => {
+            "nested too deeply (more brackets inside each other than any level has)".to_string()
+        }
+        code => code.to_string().replace(['\n', '\r'], " "),
+    };
+    // The parser names this module's private structs; a designer knows them as the level.
+    for (internal, shown) in [
+        ("struct `VersionProbe`", "the level"),
+        ("`VersionProbe`", "the level"),
+        ("`LevelFileV1`", "the level (format version 1)"),
+        ("`LevelFile`", "the level"),
+        ("`FlowFileV1`", "`flow` (format version 1)"),
+        ("`FlowFile`", "`flow`"),
+        ("`GridRef`", "the grid reference"),
+    ] {
+        message = message.replace(internal, shown);
+    }
     let excerpt = text
         .lines()
         .nth(line.saturating_sub(1))
