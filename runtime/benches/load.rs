@@ -27,6 +27,7 @@ fn level() -> Level {
             .collect(),
         ghost: Vec::new(),
         time: 60.0,
+        ..Default::default()
     });
     level
 }

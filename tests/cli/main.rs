@@ -1,5 +1,9 @@
 //! The `spillway` command line as a build engineer drives it: the real binary on real files.
 
+mod bad_inputs;
+mod determinism;
+mod kill_save;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

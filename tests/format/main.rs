@@ -2,8 +2,10 @@
 //! bit-exactly, refuses hostile or damaged files with a message naming the file and the place,
 //! survives interrupted saves, and stays compact.
 
+mod continuation;
 mod damage;
 mod hostile;
+mod migration;
 mod roundtrip;
 mod validate;
 
@@ -84,6 +86,12 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
         flow_y: (0..nx * (ny + 1)).map(|i| -(i as f32) * 1.0e-5).collect(),
         ghost: vec![0.1, -2.5, 1.0 / 3.0, 7.0e-20],
         time: 1_234.567_890_123,
+        carry: (0..nx * ny)
+            .map(|i| (i as f32 * 0.37).sin() * 1.0e-7)
+            .collect(),
+        aux_x: (0..(nx + 1) * ny).map(|i| i as f32 * 1.0e-3).collect(),
+        aux_y: (0..nx * (ny + 1)).map(|i| -(i as f32) * 3.0e-3).collect(),
+        max_speed: Some(1.0 / 7.0),
     });
     level.params.solver = SolverKind::Swe;
     level.params.cross_section = CrossSection::FaceDepth;

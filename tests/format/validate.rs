@@ -80,6 +80,7 @@ fn sizes() {
                 flow_y: vec![0.0; 12 * 10],
                 ghost: Vec::new(),
                 time: 0.0,
+                ..Default::default()
             })
         },
         "flow.flow_x",

@@ -2,6 +2,8 @@
 //! seconds on the CPU without NaN or negative depth, keeps its mass balance, and shows the
 //! event it was made for (the dam breaks, the river flows in, the sea floods the island).
 
+mod long_run;
+
 use std::path::PathBuf;
 
 use spillway::level::file;

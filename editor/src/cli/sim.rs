@@ -1,5 +1,6 @@
-//! `spillway sim`: run a level for some simulated seconds; report volumes, the mass balance and
-//! the time per step, optionally as one JSON object, and optionally dump the final depths.
+//! `spillway sim`: run a level for some simulated seconds or steps; report volumes, the mass
+//! balance, whether any depth went NaN or negative, the time per step and optionally a hash of
+//! the final state, as text or one JSON object, and optionally dump the final depths.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,6 +10,7 @@ use serde::Serialize;
 use spillway::Grid;
 use spillway::level::file;
 
+use super::bake::Settling;
 use super::options::{Backend, SolverOverrides, parse_seconds, simulation};
 use super::{CliError, CliResult, init_threads, say, threads_label};
 use crate::heightmap::npy;
@@ -19,9 +21,17 @@ pub struct SimArgs {
     /// The level file (.ron).
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
-    /// Simulated seconds to run.
-    #[arg(long, value_name = "S", value_parser = parse_seconds)]
-    pub seconds: f64,
+    /// Simulated seconds to run (rounded to whole steps of the level's dt).
+    #[arg(long, value_name = "S", value_parser = parse_seconds,
+          required_unless_present = "steps", conflicts_with = "steps")]
+    pub seconds: Option<f64>,
+    /// Steps of the level's dt to run, instead of --seconds.
+    #[arg(long, value_name = "N")]
+    pub steps: Option<u64>,
+    /// Print a 64-bit hash of the final water state (depths, flows, time; see
+    /// `spillway::Level::state_hash`): bit-identical runs print the same hash.
+    #[arg(long)]
+    pub hash: bool,
     /// Where the simulation runs (auto: the GPU where a hardware GPU exists).
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
@@ -68,11 +78,79 @@ pub struct SimReport {
     pub backend: &'static str,
     /// Worker threads used.
     pub threads: usize,
+    /// Whether any depth was NaN or infinite at any check (every 1/50 of the run and the end).
+    pub nan_seen: bool,
+    /// Whether any depth was negative at any check.
+    pub negative_seen: bool,
+    /// Smallest depth seen at any check, m.
+    pub min_depth: f32,
+    /// FNV-1a hash of the final state as 16 hex digits (with `--hash`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+}
+
+/// What the periodic depth checks of a run found.
+#[derive(Clone, Copy, Debug)]
+struct DepthWatch {
+    nan: bool,
+    negative: bool,
+    min: f32,
+}
+
+impl DepthWatch {
+    fn new() -> Self {
+        Self {
+            nan: false,
+            negative: false,
+            min: f32::INFINITY,
+        }
+    }
+
+    fn look(&mut self, depth: &[f32]) {
+        for &d in depth {
+            if !d.is_finite() {
+                self.nan = true;
+            } else {
+                self.negative |= d < 0.0;
+                self.min = self.min.min(d);
+            }
+        }
+    }
+}
+
+/// Runs `steps` steps in 50 chunks, checking the depths after each.
+fn run_watched(sim: &mut impl Settling, steps: u64) -> Result<DepthWatch, String> {
+    let mut watch = DepthWatch::new();
+    watch.look(&sim.depth_now()?);
+    let chunk = (steps / 50).max(1);
+    let mut done = 0;
+    while done < steps {
+        let n = chunk.min(steps - done);
+        sim.run_steps(n)?;
+        done += n;
+        watch.look(&sim.depth_now()?);
+    }
+    Ok(watch)
+}
+
+/// The number of steps `args` asks for with the level's `dt`.
+fn steps_of(args: &SimArgs, dt: f32) -> u64 {
+    match (args.steps, args.seconds) {
+        (Some(n), _) => n,
+        (None, Some(s)) => (s / dt as f64).round().max(0.0) as u64,
+        (None, None) => 0,
+    }
 }
 
 impl SimReport {
     /// The report of `steps` steps that ended with `stats` after `elapsed` wall-clock seconds.
-    fn new(args: &SimArgs, steps: u64, stats: &spillway::Stats, elapsed: f64) -> Self {
+    fn new(
+        args: &SimArgs,
+        steps: u64,
+        stats: &spillway::Stats,
+        elapsed: f64,
+        watch: DepthWatch,
+    ) -> Self {
         Self {
             steps,
             substeps: stats.substeps,
@@ -91,6 +169,10 @@ impl SimReport {
             },
             backend: args.backend.name(),
             threads: rayon::current_num_threads(),
+            nan_seen: watch.nan,
+            negative_seen: watch.negative,
+            min_depth: watch.min,
+            hash: None,
         }
     }
 }
@@ -112,7 +194,8 @@ pub fn run(args: &SimArgs) -> CliResult {
 
     let before = sim.stats();
     let t0 = Instant::now();
-    let steps = sim.advance(args.seconds).map_err(|e| {
+    let steps = steps_of(args, sim.params().dt);
+    let watch = run_watched(&mut sim, steps).map_err(|e| {
         CliError::failure(format!("{}: the simulation failed: {e}", path.display()))
     })?;
     let elapsed = t0.elapsed().as_secs_f64();
@@ -127,9 +210,12 @@ pub fn run(args: &SimArgs) -> CliResult {
         npy::write(out, &depth).map_err(|e| CliError::failure(e.to_string()))?;
     }
 
-    let mut report = SimReport::new(args, steps, &stats, elapsed);
+    let mut report = SimReport::new(args, steps, &stats, elapsed, watch);
     report.substeps -= before.substeps;
     report.seconds -= before.time;
+    if args.hash {
+        report.hash = Some(format!("{:016x}", sim.bake_into(&level).state_hash()));
+    }
     if args.json {
         let text = serde_json::to_string(&report)
             .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?;
@@ -138,7 +224,7 @@ pub fn run(args: &SimArgs) -> CliResult {
     say(&format!(
         "{}: simulated {:.3} s in {} steps ({} sub-steps), {:.3} ms/step on {} ({})\n\
          volume {:.3} m³ (initial {:.3}, inflow {:.3}, outflow {:.3}), balance error {:.2e}\n\
-         max depth {:.3} m, {} wet cells of {}",
+         max depth {:.3} m, {} wet cells of {}{}{}",
         path.display(),
         report.seconds,
         report.steps,
@@ -153,8 +239,31 @@ pub fn run(args: &SimArgs) -> CliResult {
         report.balance_error,
         report.max_depth,
         report.wet_cells,
-        sim.nx() * sim.ny()
+        sim.nx() * sim.ny(),
+        watch_line(&report),
+        hash_line(&report),
     ))
+}
+
+/// The text summary's line about NaN or negative depths (empty when there were none).
+fn watch_line(report: &SimReport) -> String {
+    match (report.nan_seen, report.negative_seen) {
+        (false, false) => String::new(),
+        (nan, neg) => format!(
+            "\nWARNING: depths went{}{}{}",
+            if nan { " NaN" } else { "" },
+            if nan && neg { " and" } else { "" },
+            if neg { " negative" } else { "" },
+        ),
+    }
+}
+
+/// The text summary's hash line (empty without `--hash`).
+fn hash_line(report: &SimReport) -> String {
+    report
+        .hash
+        .as_ref()
+        .map_or(String::new(), |h| format!("\nhash {h}"))
 }
 
 /// `spillway sim --backend gpu`: the same run and report on the GPU solver.
@@ -168,7 +277,13 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
     };
     let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
     let t0 = Instant::now();
-    let steps = sim.advance(args.seconds).map_err(fail)?;
+    let steps = steps_of(args, sim.params().dt);
+    let watch = run_watched(&mut sim, steps).map_err(|e| {
+        CliError::failure(format!(
+            "{}: the GPU simulation failed: {e}",
+            path.display()
+        ))
+    })?;
     let stats = sim.stats().map_err(fail)?;
     let elapsed = t0.elapsed().as_secs_f64();
     if let Some(out) = &args.dump_depth {
@@ -179,20 +294,26 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         };
         npy::write(out, &depth).map_err(|e| CliError::failure(e.to_string()))?;
     }
-    let report = SimReport::new(args, steps, &stats, elapsed);
+    let mut report = SimReport::new(args, steps, &stats, elapsed, watch);
+    if args.hash {
+        let baked = sim.bake_into(level).map_err(fail)?;
+        report.hash = Some(format!("{:016x}", baked.state_hash()));
+    }
     let text = if args.json {
         serde_json::to_string(&report)
             .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?
     } else {
         format!(
-            "{}: simulated {:.3} s in {} steps on the GPU ({}), {:.3} ms/step; volume {:.3} m³, balance error {:.2e}",
+            "{}: simulated {:.3} s in {} steps on the GPU ({}), {:.3} ms/step; volume {:.3} m³, balance error {:.2e}{}{}",
             path.display(),
             report.seconds,
             report.steps,
             sim.adapter_name(),
             report.ms_per_step,
             report.volume,
-            report.balance_error
+            report.balance_error,
+            watch_line(&report),
+            hash_line(&report),
         )
     };
     say(&text)

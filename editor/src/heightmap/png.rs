@@ -29,34 +29,56 @@ pub struct Heightmap {
 /// Reads the grayscale PNG at `path`, mapping black to 0 m and full white to `height_scale` m.
 /// An alpha channel is ignored; colour and low-bit-depth images are refused.
 pub fn read(path: &Path, height_scale: f32) -> Result<Heightmap, HeightmapError> {
-    let bad = |problem: String| HeightmapError::format(path, problem);
-    let reader = ImageReader::open(path)
-        .and_then(|r| r.with_guessed_format())
-        .map_err(|source| HeightmapError::Io {
-            path: path.to_path_buf(),
-            action: "read the PNG",
-            source,
-        })?;
+    let file = std::fs::File::open(path).map_err(|source| HeightmapError::Io {
+        path: path.to_path_buf(),
+        action: "read the PNG",
+        source,
+    })?;
+    decode(std::io::BufReader::new(file), height_scale)
+        .map_err(|problem| HeightmapError::format(path, problem))
+}
+
+/// Decodes a grayscale PNG from `reader` (see [`read`]); the error says what is wrong. The
+/// size is checked against the level format's limits before any pixel memory is allocated.
+pub fn decode(
+    reader: impl std::io::BufRead + std::io::Seek,
+    height_scale: f32,
+) -> Result<Heightmap, String> {
+    let mut reader = reader;
+    refuse_low_bit_depth(&mut reader)?;
+    let reader = ImageReader::with_format(reader, image::ImageFormat::Png);
     let decoder = reader
         .into_decoder()
-        .map_err(|e| bad(format!("not a readable PNG: {e}")))?;
+        .map_err(|e| format!("not a readable PNG: {e}"))?;
     let (w, h) = decoder.dimensions();
     if w > MAX_SIDE || h > MAX_SIDE {
-        return Err(bad(format!(
+        return Err(format!(
             "{w} × {h} pixels is larger than the {MAX_SIDE}-pixel limit a side"
-        )));
+        ));
+    }
+    let max_cells = spillway::level::Limits::default().max_cells;
+    if w as usize * h as usize > max_cells {
+        return Err(format!(
+            "{w} × {h} pixels is {} cells, more than a level's limit of {max_cells} cells",
+            w as u64 * h as u64
+        ));
+    }
+    if w < 2 || h < 2 {
+        return Err(format!(
+            "{w} × {h} pixels: a level needs at least 2 × 2 cells"
+        ));
     }
     let bits = match decoder.original_color_type() {
         ExtendedColorType::L8 | ExtendedColorType::La8 => 8,
         ExtendedColorType::L16 | ExtendedColorType::La16 => 16,
         other => {
-            return Err(bad(format!(
+            return Err(format!(
                 "the image is {other:?}; a heightmap must be an 8- or 16-bit grayscale PNG"
-            )));
+            ));
         }
     };
     let image =
-        DynamicImage::from_decoder(decoder).map_err(|e| bad(format!("cannot decode: {e}")))?;
+        DynamicImage::from_decoder(decoder).map_err(|e| format!("cannot decode the PNG: {e}"))?;
     let (nx, ny) = (w as usize, h as usize);
     let data: Vec<f32> = if bits == 8 {
         let s = height_scale / 255.0;
@@ -79,4 +101,36 @@ pub fn read(path: &Path, height_scale: f32) -> Result<Heightmap, HeightmapError>
         bits,
         grid: Grid { nx, ny, data },
     })
+}
+
+/// Refuses 1-, 2- and 4-bit images by their header (the decoder would silently widen them to
+/// 8 bits, turning full white into 1/255 of the height scale), then rewinds `reader`.
+fn refuse_low_bit_depth(reader: &mut (impl std::io::Read + std::io::Seek)) -> Result<(), String> {
+    use std::io::SeekFrom;
+    // Signature (8), IHDR length and type (8), width and height (8), then bit depth and colour.
+    let mut head = [0u8; 26];
+    let io = |e: std::io::Error| format!("cannot read the PNG: {e}");
+    let start = reader.stream_position().map_err(io)?;
+    let mut filled = 0;
+    while filled < head.len() {
+        match reader.read(&mut head[filled..]).map_err(io)? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    reader.seek(SeekFrom::Start(start)).map_err(io)?;
+    if filled == head.len() && head.starts_with(MAGIC) && &head[12..16] == b"IHDR" {
+        let (bits, colour) = (head[24], head[25]);
+        if colour == 3 {
+            return Err(format!(
+                "the image is a {bits}-bit palette (indexed-colour) image; a heightmap must be an 8- or 16-bit grayscale PNG"
+            ));
+        }
+        if colour == 0 && bits < 8 {
+            return Err(format!(
+                "the image is {bits}-bit grayscale; a heightmap must be an 8- or 16-bit grayscale PNG"
+            ));
+        }
+    }
+    Ok(())
 }

@@ -361,6 +361,7 @@ impl GpuSimulation {
             flow_y,
             ghost,
             time: stats.time,
+            ..Default::default()
         });
         Ok(out)
     }

@@ -6,7 +6,7 @@
 //!
 //! ```ron
 //! (
-//!     format_version: 1,
+//!     format_version: 2,
 //!     name: "dam break valley",
 //!     cell_size: 1.0,
 //!     size: (nx: 512, ny: 512),
@@ -23,6 +23,8 @@
 //! current level file references: it writes the new sidecar, then replaces the level file
 //! atomically, then deletes the old sidecar. A crash at any point leaves a loadable level.
 
+#[path = "migrate.rs"]
+mod migrate;
 #[path = "sidecar.rs"]
 mod sidecar;
 
@@ -49,7 +51,8 @@ struct VersionProbe {
     format_version: u32,
 }
 
-/// The RON document of format version 1 (the current one).
+/// The RON document of format version 2 (the current one). Older versions are parsed by their
+/// own structs in `migrate.rs` and converted to this one.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LevelFile {
@@ -92,6 +95,18 @@ struct FlowFile {
     ghost: Vec<f32>,
     flow_x: GridRef,
     flow_y: GridRef,
+    /// Since version 2: the compensated-summation remainder per cell.
+    #[serde(default)]
+    carry: Option<GridRef>,
+    /// Since version 2: the solver's second face field (see `FlowState::aux_x`).
+    #[serde(default)]
+    aux_x: Option<GridRef>,
+    /// Since version 2: see `FlowState::aux_y`.
+    #[serde(default)]
+    aux_y: Option<GridRef>,
+    /// Since version 2: the last step's largest face speed.
+    #[serde(default)]
+    max_speed: Option<f32>,
 }
 
 /// Loads the level at `path` (a `.ron` file with its sidecar beside it), checking it against
@@ -134,6 +149,11 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
     let mut grids: Vec<&[f32]> = vec![&level.terrain.data, &level.water.data];
     if let Some(flow) = &level.flow {
         grids.extend([flow.flow_x.as_slice(), flow.flow_y.as_slice()]);
+        for extra in [&flow.carry, &flow.aux_x, &flow.aux_y] {
+            if !extra.is_empty() {
+                grids.push(extra);
+            }
+        }
     }
     let written = sidecar::write_sidecar(&dir, stem, &grids)?;
     let mut refs = written.refs.into_iter();
@@ -163,13 +183,25 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
         water: next_ref()?,
         flow: match &level.flow {
             None => None,
-            Some(flow) => Some(FlowFile {
-                solver: flow.solver,
-                time: flow.time,
-                ghost: flow.ghost.clone(),
-                flow_x: next_ref()?,
-                flow_y: next_ref()?,
-            }),
+            Some(flow) => {
+                let flow_x = next_ref()?;
+                let flow_y = next_ref()?;
+                let mut optional = |v: &Vec<f32>| match v.is_empty() {
+                    true => Ok(None),
+                    false => next_ref().map(Some),
+                };
+                Some(FlowFile {
+                    solver: flow.solver,
+                    time: flow.time,
+                    ghost: flow.ghost.clone(),
+                    flow_x,
+                    flow_y,
+                    carry: optional(&flow.carry)?,
+                    aux_x: optional(&flow.aux_x)?,
+                    aux_y: optional(&flow.aux_y)?,
+                    max_speed: flow.max_speed,
+                })
+            }
         },
     };
     let text = to_ron(&file).map_err(|e| LevelError::Io {
@@ -243,17 +275,49 @@ fn read_text(path: &Path) -> Result<String, LevelError> {
             ),
         ));
     }
-    let mut text = String::with_capacity(len as usize);
+    let mut bytes = Vec::with_capacity(len as usize);
     file.take(MAX_RON_BYTES)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(io_err)?;
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        LevelError::Ron {
+            path: path.to_path_buf(),
+            line,
+            column: at - line_start + 1,
+            message: format!(
+                "not UTF-8 text (byte 0x{:02x} at byte offset {at}); a level file is RON text",
+                bytes[at]
+            ),
+        }
+    })
 }
 
 /// Converts a RON error to a [`LevelError::Ron`] at its position, quoting the offending line.
 fn ron_error(path: &Path, text: &str, e: ron::error::SpannedError) -> LevelError {
     let line = e.span.start.line;
-    let mut message = e.code.to_string().replace(['\n', '\r'], " ");
+    let mut message = match &e.code {
+        ron::Error::ExceededRecursionLimit => {
+            "nested too deeply (more brackets inside each other than any level has)".to_string()
+        }
+        code => code.to_string().replace(['\n', '\r'], " "),
+    };
+    // The parser names this module's private structs; a designer knows them as the level.
+    for (internal, shown) in [
+        ("struct `VersionProbe`", "the level"),
+        ("`VersionProbe`", "the level"),
+        ("`LevelFileV1`", "the level (format version 1)"),
+        ("`LevelFile`", "the level"),
+        ("`FlowFileV1`", "`flow` (format version 1)"),
+        ("`FlowFile`", "`flow`"),
+        ("`GridRef`", "the grid reference"),
+    ] {
+        message = message.replace(internal, shown);
+    }
     let excerpt = text
         .lines()
         .nth(line.saturating_sub(1))
@@ -281,8 +345,12 @@ fn parse(path: &Path, text: &str) -> Result<LevelFile, LevelError> {
     let probe: VersionProbe = ron::from_str(text).map_err(|e| ron_error(path, text, e))?;
     match probe.format_version {
         FORMAT_VERSION => ron::from_str(text).map_err(|e| ron_error(path, text, e)),
-        // When the format changes, keep the old document as `LevelFileV1`, add an arm
-        // `1 => ron::from_str::<LevelFileV1>(text).map(migrate_v1)`, and bump FORMAT_VERSION.
+        // Each older version parses with its own struct and migrates step by step. When the
+        // format changes again, move `LevelFile` to `migrate.rs` as `LevelFileV2`, add an arm
+        // here, and bump FORMAT_VERSION.
+        1 => ron::from_str::<migrate::LevelFileV1>(text)
+            .map(migrate::v1_to_v2)
+            .map_err(|e| ron_error(path, text, e)),
         found if found > FORMAT_VERSION => Err(LevelError::UnsupportedVersion {
             path: path.to_path_buf(),
             found,
@@ -352,6 +420,16 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
             grid: &flow.flow_y,
             cells: faces_y,
         });
+        let extras = [
+            ("flow.carry", &flow.carry, cells),
+            ("flow.aux_x", &flow.aux_x, faces_x),
+            ("flow.aux_y", &flow.aux_y, faces_y),
+        ];
+        for (name, grid, cells) in extras {
+            if let Some(grid) = grid {
+                requests.push(GridRequest { name, grid, cells });
+            }
+        }
     }
     let mut grids = sidecar::read_grids(path, &folder_of(path), &requests)?.into_iter();
     let mut next = || grids.next().unwrap_or_default();
@@ -375,6 +453,10 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
             flow_y: next(),
             ghost: flow.ghost,
             time: flow.time,
+            carry: flow.carry.map(|_| next()).unwrap_or_default(),
+            aux_x: flow.aux_x.map(|_| next()).unwrap_or_default(),
+            aux_y: flow.aux_y.map(|_| next()).unwrap_or_default(),
+            max_speed: flow.max_speed,
         }),
         sources: file.sources,
         sinks: file.sinks,

@@ -14,7 +14,7 @@ pub use gate::Gate;
 pub use validate::{Limits, ValidationError};
 
 /// The level file format version written by this crate.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// A complete level: everything needed to start the simulation.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +74,55 @@ impl Level {
     /// Total water volume of the initial state, in cubic metres.
     pub fn water_volume(&self) -> f64 {
         self.water.sum() * (self.cell_size as f64).powi(2)
+    }
+
+    /// A 64-bit FNV-1a hash of the water state: the grid size, the bit patterns of every depth
+    /// and, if present, of the whole [`FlowState`] (flows, ghosts, time, remainder, second face
+    /// field, speed). Two levels hash alike exactly when their water would continue alike, so
+    /// `spillway sim --hash` hashes [`crate::Simulation::bake_into`] to compare runs bit for bit.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = Fnv64::new();
+        h.u64(self.nx() as u64);
+        h.u64(self.ny() as u64);
+        h.floats(&self.water.data);
+        match &self.flow {
+            None => h.u64(0),
+            Some(f) => {
+                h.u64(1 + f.solver as u64);
+                h.u64(f.time.to_bits());
+                for part in [&f.flow_x, &f.flow_y, &f.ghost, &f.carry, &f.aux_x, &f.aux_y] {
+                    h.u64(part.len() as u64);
+                    h.floats(part);
+                }
+                h.u64(f.max_speed.map_or(u64::MAX, |s| s.to_bits() as u64));
+            }
+        }
+        h.0
+    }
+}
+
+/// 64-bit FNV-1a.
+struct Fnv64(u64);
+
+impl Fnv64 {
+    fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    fn floats(&mut self, values: &[f32]) {
+        for v in values {
+            self.bytes(&v.to_bits().to_le_bytes());
+        }
     }
 }
 
@@ -342,8 +391,11 @@ pub struct Body {
     pub coupling: Coupling,
 }
 
-/// Saved solver state beyond depth, so a baked level continues exactly where it stopped.
-#[derive(Clone, Debug, PartialEq)]
+/// Saved solver state beyond depth, so a baked level continues exactly where it stopped: a
+/// level baked after `n` steps and run `m` more steps by the CPU solver ends bit-identical to
+/// one run `n + m` steps straight (format version 2; a version 1 file lacks `carry`, `aux_x`,
+/// `aux_y` and `max_speed`, which are then rebuilt, so it continues closely but not bit for bit).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowState {
     /// The solver that wrote the state; another solver ignores it.
     pub solver: SolverKind,
@@ -355,4 +407,17 @@ pub struct FlowState {
     pub ghost: Vec<f32>,
     /// Simulated time at which the state was saved, seconds.
     pub time: f64,
+    /// Per-cell depth change the solver's compensated summation has not yet added to the
+    /// depth, `nx × ny`, metres; empty means zero everywhere.
+    pub carry: Vec<f32>,
+    /// The solver's second face field on x-faces, `(nx + 1) × ny`: with pipes and
+    /// `pipe_advection`, the face velocities the momentum is advected with (m/s); with SWE, the
+    /// limited discharges of the last step (m³/s). Empty when the solver has none, or to
+    /// rebuild it from `flow_x` and the depth.
+    pub aux_x: Vec<f32>,
+    /// The second face field on y-faces, `nx × (ny + 1)`; see [`FlowState::aux_x`].
+    pub aux_y: Vec<f32>,
+    /// Largest face speed of the last step (it sets the next step's CFL limit), m/s; `None`
+    /// recomputes it from the saved faces.
+    pub max_speed: Option<f32>,
 }

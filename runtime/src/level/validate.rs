@@ -350,6 +350,30 @@ fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
             format!("{} must be a finite number ≥ 0", flow.time),
         ));
     }
+    if !flow.carry.is_empty() {
+        check_values("flow.carry", &flow.carry, nx, ny, false)?;
+    }
+    match (flow.aux_x.is_empty(), flow.aux_y.is_empty()) {
+        (true, true) => {}
+        (false, false) => {
+            check_values("flow.aux_x", &flow.aux_x, nx + 1, ny, false)?;
+            check_values("flow.aux_y", &flow.aux_y, nx, ny + 1, false)?;
+        }
+        _ => {
+            return Err(ValidationError::new(
+                "flow.aux_x",
+                "aux_x and aux_y must both be present or both absent",
+            ));
+        }
+    }
+    if let Some(s) = flow.max_speed
+        && !(s.is_finite() && s >= 0.0)
+    {
+        return Err(ValidationError::new(
+            "flow.max_speed",
+            format!("{s} must be a finite number ≥ 0"),
+        ));
+    }
     Ok(())
 }
 

@@ -173,6 +173,9 @@ impl Simulation {
         let mut terrain = level.terrain.data.clone();
         gates.close(&mut terrain);
         let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
+        // The second face field of a format-2 bake, when it has one of the right size.
+        let aux =
+            saved.filter(|f| f.aux_x.len() == (nx + 1) * ny && f.aux_y.len() == nx * (ny + 1));
         let swe = match level.params.solver {
             SolverKind::Pipes => {
                 if let Some(f) = saved {
@@ -182,10 +185,21 @@ impl Simulation {
                 }
                 None
             }
-            SolverKind::Swe => Some(match saved {
-                Some(f) => swe::Velocities::from_saved(nx, ny, &f.flow_x, &f.flow_y),
-                None => swe::Velocities::zero(nx, ny),
-            }),
+            SolverKind::Swe => {
+                if let Some(f) = aux {
+                    qx.copy_from_slice(&f.aux_x);
+                    qy.copy_from_slice(&f.aux_y);
+                    edges.load_border_flows(&qx, &qy, nx, ny);
+                }
+                Some(match saved {
+                    Some(f) => swe::Velocities::from_saved(nx, ny, &f.flow_x, &f.flow_y),
+                    None => swe::Velocities::zero(nx, ny),
+                })
+            }
+        };
+        let carry = match saved {
+            Some(f) if f.carry.len() == nx * ny => f.carry.clone(),
+            _ => vec![0.0; nx * ny],
         };
         let mut sim = Self {
             nx,
@@ -194,7 +208,7 @@ impl Simulation {
             params: level.params.clone(),
             terrain,
             depth_next: vec![0.0; nx * ny],
-            carry: vec![0.0; nx * ny],
+            carry,
             depth,
             qx_next: qx.clone(),
             qy_next: qy.clone(),
@@ -225,7 +239,15 @@ impl Simulation {
             dx,
         };
         if let Some(m) = sim.pipe_momentum.as_mut() {
-            m.store(grid, &sim.depth, &sim.qx, &sim.qy, false);
+            match aux {
+                Some(f) => *m = swe::Velocities::from_saved(nx, ny, &f.aux_x, &f.aux_y),
+                None => m.store(grid, &sim.depth, &sim.qx, &sim.qy, false),
+            }
+        }
+        if let Some(speed) = saved.and_then(|f| f.max_speed)
+            && let Some(v) = sim.swe.as_mut().or(sim.pipe_momentum.as_mut())
+        {
+            v.max_speed = speed;
         }
         sim.max_depth = sim.depth.iter().fold(0.0f32, |a, &b| a.max(b));
         Ok(sim)
@@ -579,17 +601,34 @@ impl Simulation {
     pub fn bake_into(&self, level: &Level) -> Level {
         let mut out = level.clone();
         out.water.data.copy_from_slice(&self.depth);
-        let (flow_x, flow_y) = match &self.swe {
-            None => (self.qx.clone(), self.qy.clone()),
-            Some(v) => (v.u.clone(), v.v.clone()),
+        let (flow_x, flow_y, aux_x, aux_y) = match (&self.swe, &self.pipe_momentum) {
+            (Some(v), _) => (v.u.clone(), v.v.clone(), self.qx.clone(), self.qy.clone()),
+            (None, Some(m)) => (self.qx.clone(), self.qy.clone(), m.u.clone(), m.v.clone()),
+            (None, None) => (self.qx.clone(), self.qy.clone(), Vec::new(), Vec::new()),
         };
+        let max_speed = self
+            .swe
+            .as_ref()
+            .or(self.pipe_momentum.as_ref())
+            .map(|v| v.max_speed);
         out.flow = Some(FlowState {
             solver: self.params.solver,
             flow_x,
             flow_y,
             ghost: self.edges.ghost_flat(),
             time: self.time,
+            carry: self.carry.clone(),
+            aux_x,
+            aux_y,
+            max_speed,
         });
+        // A gate that has opened (by its time or a trigger) stays open in the baked level: it
+        // opens at the first step after loading, before any water moves.
+        for state in self.gates.states().into_iter().filter(|g| g.open) {
+            for gate in out.gates.iter_mut().filter(|g| g.name == state.name) {
+                gate.open_at = Some(0.0);
+            }
+        }
         out
     }
 }
