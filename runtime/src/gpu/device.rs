@@ -9,8 +9,8 @@ use super::state::{CONTROL_BYTES, TABLE_BYTES, tile_bytes};
 /// Environment variable that picks an adapter by a part of its name (case-insensitive).
 pub const ADAPTER_ENV: &str = "SPILLWAY_GPU_ADAPTER";
 
-/// Storage buffers the busiest pass binds.
-const STORAGE_BUFFERS: u32 = 7;
+/// Storage buffers the busiest pass binds (the blocked pass; the plain ones bind at most 7).
+const STORAGE_BUFFERS: u32 = 8;
 
 /// A device and queue with what the solver knows about them.
 #[derive(Clone)]

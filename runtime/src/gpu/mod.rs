@@ -32,6 +32,7 @@
 
 mod advect;
 mod bench;
+mod blocking;
 mod control;
 mod device;
 mod edges;
@@ -49,6 +50,7 @@ mod sim;
 mod state;
 mod stats;
 mod store;
+mod tiles;
 
 use thiserror::Error;
 

@@ -2,6 +2,7 @@
 
 use super::GpuError;
 use super::advect::AdvectPass;
+use super::blocking::BlockingPass;
 use super::control::ControlPass;
 use super::edges::EdgePass;
 use super::flow::FlowPass;
@@ -74,7 +75,14 @@ impl Passes {
 
     /// Records one step of up to `grid.k_max` sub-steps; the control pass decides on the GPU
     /// how many of them run, so nothing here waits for the GPU.
-    pub fn encode_step(&self, pass: &mut wgpu::ComputePass<'_>, grid: &GridUniform, plan: Plan) {
+    /// With `blocking` (blockers set), the blocked pass brackets the flow pass.
+    pub fn encode_step(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        grid: &GridUniform,
+        plan: Plan,
+        blocking: Option<&BlockingPass>,
+    ) {
         for k in 0..grid.k_max {
             if k == 0 {
                 self.control.begin_step(pass);
@@ -90,7 +98,13 @@ impl Passes {
             if let Some(a) = &self.advect {
                 a.encode(pass, grid);
             }
+            if let Some(b) = blocking {
+                b.encode_before(pass);
+            }
             self.flow.encode(pass, grid);
+            if let Some(b) = blocking {
+                b.encode_after(pass);
+            }
             if let Some(s) = &self.store {
                 s.encode(pass, grid);
             }

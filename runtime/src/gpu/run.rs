@@ -4,6 +4,7 @@ use crate::level::{FlowState, Level, SolverKind};
 use crate::sim::{MAX_SUBSTEPS, Stats, StepError};
 
 use super::GpuError;
+use super::blocking;
 use super::readback::{interpret, read_bytes, read_f32};
 use super::sim::{GpuSimulation, GpuStatus, TABLE_OFFSET};
 use super::state::step_table;
@@ -82,10 +83,13 @@ impl GpuSimulation {
     ) -> Result<(), GpuError> {
         self.check_device()?;
         let k = self.prepare(dt)?;
+        let blocked = self.prepare_blocked()?;
         let per_step = k
             * (2 + 2 * self.plan.edges as u32
                 + self.plan.forcing as u32
-                + 2 * self.passes.config.advects() as u32);
+                + 2 * self.passes.config.advects() as u32
+                + blocking::DISPATCHES * blocked as u32);
+        let blocking = self.blockers.as_ref().and_then(|b| b.pass());
         let chunk = (DISPATCHES_PER_SUBMIT / per_step.max(1)).max(1) as usize;
         let mut done = 0;
         loop {
@@ -105,7 +109,8 @@ impl GpuSimulation {
                     timestamp_writes,
                 });
                 for _ in 0..steps {
-                    self.passes.encode_step(&mut pass, &self.grid, self.plan);
+                    self.passes
+                        .encode_step(&mut pass, &self.grid, self.plan, blocking);
                 }
                 if last {
                     self.passes.control.finish(&mut pass);
@@ -278,7 +283,7 @@ impl GpuSimulation {
     }
 
     /// The current half (0 or 1) of the ping-pong grids, read back.
-    fn parity(&self) -> Result<u64, GpuError> {
+    pub(crate) fn parity(&self) -> Result<u64, GpuError> {
         let v = read_bytes(&self.ctx.device, &self.ctx.queue, &self.bufs.view, 0, 16)?;
         Ok(u32::from_le_bytes([v[0], v[1], v[2], v[3]]) as u64 & 1)
     }

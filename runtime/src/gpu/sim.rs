@@ -52,6 +52,8 @@ pub struct GpuSimulation {
     pub(crate) init_figures: (f32, f32),
     /// Edge conditions in force (kind and value; ghosts live on the GPU).
     pub(crate) edge_cells: Vec<EdgeCell>,
+    /// Blocking bodies (`set_blockers`); `None` or inactive runs the plain passes.
+    pub(crate) blockers: Option<super::blocking::GpuBlockers>,
 }
 
 /// The host-side initial state of a level, as `Simulation::new` builds it.
@@ -249,6 +251,7 @@ impl GpuSimulation {
             gates,
             init_figures: (max_depth, start.max_speed),
             edge_cells: cells,
+            blockers: None,
             params,
             ctx,
         };

@@ -133,6 +133,11 @@ impl Blockers {
     pub fn covered_cells(&self) -> usize {
         self.cells.len()
     }
+
+    /// Indices (`j·nx + i`) of the covered cells, in insertion order (may repeat).
+    pub(crate) fn covered(&self) -> &[u32] {
+        &self.cells
+    }
 }
 
 /// Why blockers cannot be used.

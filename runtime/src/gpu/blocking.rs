@@ -1,0 +1,230 @@
+//! Owner of the blocked pass (`shaders/blocking.wgsl`): two-layer blocking bodies in the GPU
+//! pipes solver, as [`crate::sim::blocking`] does it on the CPU.
+//!
+//! With no blockers nothing of this runs and the step records exactly the plain passes. With
+//! blockers, each sub-step records three small dispatches over the tiles around the covered
+//! cells (one 16 × 16 workgroup per 12 × 12 tile): `save` before the flow pass, `faces` and
+//! `surface` after it (see the shader for what each does).
+
+use crate::sim::blocking::{BlockerError, Blockers};
+
+use super::GpuError;
+use super::kernel::{Bind, Kernel};
+use super::readback::read_f32;
+use super::sim::GpuSimulation;
+use super::state::{Buffers, Config};
+use super::tiles::Tiles;
+
+const SOURCE: &str = include_str!("../../../shaders/blocking.wgsl");
+
+/// The blocked pass, compiled for one configuration.
+pub(crate) struct BlockingPass {
+    config: Config,
+    kernel: Kernel,
+    group: Option<wgpu::BindGroup>,
+    groups: [u32; 3],
+}
+
+impl BlockingPass {
+    fn new(device: &wgpu::Device, config: &Config) -> Result<Self, GpuError> {
+        let rw = Bind::ReadWrite;
+        let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, rw, Bind::Read];
+        let kernel = Kernel::new(
+            device,
+            "blocking",
+            SOURCE,
+            config,
+            &binds,
+            &["save", "faces", "surface"],
+        )?;
+        Ok(Self {
+            config: *config,
+            kernel,
+            group: None,
+            groups: [0, 1, 1],
+        })
+    }
+
+    /// Binds the pass to the solver's buffers and `blk` with `capacity` slots.
+    fn bind(&mut self, device: &wgpu::Device, b: &Buffers, blk: &wgpu::Buffer, capacity: usize) {
+        let bufs = [
+            &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, blk, &b.adv,
+        ];
+        self.group = Some(self.kernel.bind(device, "blocking", &bufs));
+        let cap = capacity.max(1) as u32;
+        self.groups = [cap.min(65535), cap.div_ceil(65535), 1];
+    }
+
+    fn encode(&self, pass: &mut wgpu::ComputePass<'_>, entry: usize) {
+        if let Some(group) = &self.group {
+            pass.set_pipeline(&self.kernel.pipelines[entry]);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(self.groups[0], self.groups[1], self.groups[2]);
+        }
+    }
+
+    /// Records the part before the flow pass (saves carries, starts new surfaces).
+    pub fn encode_before(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.encode(pass, 0);
+    }
+
+    /// Records the part after the flow pass (blocked faces, depths, effective surface).
+    pub fn encode_after(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.encode(pass, 1);
+        self.encode(pass, 2);
+    }
+}
+
+/// Dispatches a blocked sub-step adds.
+pub(crate) const DISPATCHES: u32 = 3;
+
+/// The blockers of a GPU simulation: tile bookkeeping, the `blk` buffer and the compiled pass.
+pub(crate) struct GpuBlockers {
+    tiles: Tiles,
+    buffer: wgpu::Buffer,
+    pass: Option<BlockingPass>,
+    active: bool,
+}
+
+impl GpuBlockers {
+    /// The compiled pass, while blockers are set.
+    pub fn pass(&self) -> Option<&BlockingPass> {
+        self.pass.as_ref().filter(|_| self.active)
+    }
+}
+
+fn blk_buffer(device: &wgpu::Device, words: usize) -> wgpu::Buffer {
+    use wgpu::BufferUsages as U;
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("blockers"),
+        size: (4 * words as u64).max(16),
+        usage: U::STORAGE | U::COPY_DST | U::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+impl GpuSimulation {
+    /// Sets the blocking bodies for the next steps, as `Simulation::set_blockers` does on the
+    /// CPU (Kellomäki 2014 §3, see [`crate::sim::blocking`]): same checks and errors, same
+    /// physics. Empty blockers switch blocking off, and the solver records exactly its plain
+    /// passes. Uploads only what changed since the last call: the columns of the 12 × 12 tiles
+    /// whose columns changed (4 KiB each) and a few words per tile that comes or goes.
+    pub fn set_blockers(&mut self, blockers: &Blockers) -> Result<(), BlockerError> {
+        if blockers.nx() != self.nx || blockers.ny() != self.ny {
+            return Err(BlockerError::Size {
+                got_x: blockers.nx(),
+                got_y: blockers.ny(),
+                nx: self.nx,
+                ny: self.ny,
+            });
+        }
+        if !(0.0..=1.0).contains(&blockers.kappa) {
+            return Err(BlockerError::Kappa(blockers.kappa));
+        }
+        if blockers.is_empty() {
+            self.clear_blockers();
+            return Ok(());
+        }
+        if self.params.solver == crate::level::SolverKind::Swe {
+            return Err(BlockerError::Solver);
+        }
+        let device = self.ctx.device.clone();
+        let b = self.blockers.get_or_insert_with(|| {
+            let tiles = Tiles::new(self.nx, self.ny);
+            let buffer = blk_buffer(&device, tiles.words(0));
+            GpuBlockers {
+                tiles,
+                buffer,
+                pass: None,
+                active: false,
+            }
+        });
+        let before = b.tiles.capacity();
+        let writes = b.tiles.update(blockers);
+        let queue = &self.ctx.queue;
+        if b.tiles.capacity() > before {
+            // Grow (doubling) and copy the old slots, whose surfaces must survive.
+            let capacity = b.tiles.capacity().max(2 * before).max(16);
+            let buffer = blk_buffer(&device, b.tiles.words(capacity));
+            let mut encoder = device.create_command_encoder(&Default::default());
+            let old = b.tiles.words(before) as u64 * 4;
+            encoder.copy_buffer_to_buffer(&b.buffer, 0, &buffer, 0, old.min(b.buffer.size()));
+            queue.submit([encoder.finish()]);
+            b.buffer = buffer;
+            b.tiles.reserve(capacity);
+        }
+        let header = b.tiles.header(b.tiles.capacity());
+        for w in std::iter::once(header).chain(writes) {
+            queue.write_buffer(
+                &b.buffer,
+                4 * w.word as u64,
+                bytemuck::cast_slice(&w.data),
+            );
+        }
+        b.active = true;
+        Ok(())
+    }
+
+    /// Removes all blocking bodies: steps record the plain passes only, as before any blockers.
+    pub fn clear_blockers(&mut self) {
+        if let Some(b) = self.blockers.as_mut()
+            && b.active
+        {
+            let empty = Blockers::new(self.nx, self.ny);
+            for w in b.tiles.update(&empty) {
+                self.ctx.queue.write_buffer(
+                    &b.buffer,
+                    4 * w.word as u64,
+                    bytemuck::cast_slice(&w.data),
+                );
+            }
+            b.active = false;
+        }
+    }
+
+    /// Whether blocking bodies are set.
+    pub fn has_blockers(&self) -> bool {
+        self.blockers.as_ref().is_some_and(|b| b.active)
+    }
+
+    /// Prepares the blocked pass for the next steps (compiled and bound on demand); `false` for
+    /// the plain solver. Marks the last upload's new surfaces as started.
+    pub(crate) fn prepare_blocked(&mut self) -> Result<bool, GpuError> {
+        let config = self.passes.config;
+        let Some(b) = self.blockers.as_mut().filter(|b| b.active && config.mode != 2) else {
+            return Ok(false);
+        };
+        if b.pass.as_ref().is_none_or(|p| p.config != config) {
+            b.pass = Some(BlockingPass::new(&self.ctx.device, &config)?);
+        }
+        let pass = b.pass.as_mut().expect("compiled just above");
+        // Bound afresh for every batch of steps: the solver may have replaced its buffers.
+        pass.bind(&self.ctx.device, &self.bufs, &b.buffer, b.tiles.capacity());
+        b.tiles.stepped();
+        Ok(true)
+    }
+
+    /// The effective surface per cell, row-major (metres), waiting for the recorded steps:
+    /// terrain + depth, except under blocking bodies, where it estimates the surface the water
+    /// would have without the body (as `Simulation::effective_surface`; buoyancy and rendering
+    /// use it).
+    pub fn effective_surface(&self) -> Result<Vec<f32>, GpuError> {
+        let depth = self.read_depth()?;
+        let terrain = read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.terrain,
+            0,
+            self.nx * self.ny,
+        )?;
+        let mut out: Vec<f32> = terrain.iter().zip(&depth).map(|(b, d)| b + d).collect();
+        if let Some(b) = self.blockers.as_ref().filter(|b| b.active) {
+            let words = b.tiles.words(b.tiles.capacity());
+            let blk = read_f32(&self.ctx.device, &self.ctx.queue, &b.buffer, 0, words)?;
+            for (k, w) in b.tiles.surface_words(self.parity()? as usize) {
+                out[k] = blk[w];
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,281 @@
+//! CPU bookkeeping of the blocked pass (`shaders/blocking.wgsl`): which 12 × 12 tiles around the
+//! covered cells have a slot in the `blk` buffer, what each slot holds, and the few words an
+//! update of the blockers has to upload.
+//!
+//! A tile gets a slot while some covered cell lies within 2 cells of it, and keeps the same slot
+//! as long as it does, so the effective surface of cells that stay stored stays where it is on
+//! the GPU. An update uploads only what changed: map entries and headers of tiles that come or
+//! go, and the 4 KiB column block of each tile whose columns (or halo) changed.
+
+use std::collections::BTreeSet;
+
+use crate::sim::blocking::{BLOCKED_COVER, Blockers};
+
+/// Output cells along a tile's side.
+pub(crate) const BO: usize = 12;
+/// Loaded cells along a tile's side (output and a 2-cell halo).
+pub(crate) const BT: usize = 16;
+/// Output cells of a tile.
+pub(crate) const OUT: usize = BO * BO;
+/// Header words: kappa, tiles along x and y, first slot word, slot capacity, 3 spare.
+const HEADER_WORDS: usize = 8;
+/// Word of the column block in a slot (after tile x, tile y, active, pad).
+const S_CELLS: usize = 4;
+/// Word of the two surface halves in a slot.
+pub(crate) const S_SURF: usize = S_CELLS + 4 * BT * BT;
+/// Words per slot: header, columns, two surface halves, saved carries.
+pub(crate) const SLOT_WORDS: usize = S_SURF + 3 * OUT;
+/// Column flag: the cell's effective surface starts from terrain + depth at the next sub-step.
+const FLAG_INIT: u32 = 1;
+
+/// Words to write into the `blk` buffer.
+pub(crate) struct Write {
+    /// First word.
+    pub word: usize,
+    /// The words.
+    pub data: Vec<u32>,
+}
+
+/// A tile's slot: the tile and the column block last uploaded.
+struct Slot {
+    tile: usize,
+    cells: Vec<u32>,
+}
+
+/// The tiles of the blocked pass and their slots.
+pub(crate) struct Tiles {
+    nx: usize,
+    ny: usize,
+    tiles_x: usize,
+    map: Vec<u32>,
+    slots: Vec<Option<Slot>>,
+    free: Vec<usize>,
+    kappa: Option<u32>,
+    /// Stored cells (cover ≥ `BLOCKED_COVER`) of the last update, sorted.
+    stored: Vec<u32>,
+    /// Cells flagged to start their surface in the last update, sorted.
+    pending: Vec<u32>,
+    /// Whether a sub-step was recorded since the last update (the flags were consumed).
+    stepped: bool,
+}
+
+impl Tiles {
+    /// No tiles on an `nx × ny` grid.
+    pub fn new(nx: usize, ny: usize) -> Self {
+        let tiles_x = nx.div_ceil(BO);
+        Self {
+            nx,
+            ny,
+            tiles_x,
+            map: vec![0; tiles_x * ny.div_ceil(BO)],
+            slots: Vec::new(),
+            free: Vec::new(),
+            kappa: None,
+            stored: Vec::new(),
+            pending: Vec::new(),
+            stepped: true,
+        }
+    }
+
+    /// First word of slot 0.
+    fn slot0(&self) -> usize {
+        (HEADER_WORDS + self.map.len()).next_multiple_of(4)
+    }
+
+    /// First word of slot `s`.
+    fn base(&self, s: usize) -> usize {
+        self.slot0() + s * SLOT_WORDS
+    }
+
+    /// Slots the buffer has room for.
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Makes room for `capacity` slots (the buffer was grown to hold them).
+    pub fn reserve(&mut self, capacity: usize) {
+        while self.slots.len() < capacity {
+            self.free.push(self.slots.len());
+            self.slots.push(None);
+        }
+    }
+
+    /// Words of a buffer holding `capacity` slots.
+    pub fn words(&self, capacity: usize) -> usize {
+        self.slot0() + capacity * SLOT_WORDS
+    }
+
+    /// The header for a buffer of `capacity` slots.
+    pub fn header(&self, capacity: usize) -> Write {
+        let tiles_y = self.map.len() / self.tiles_x.max(1);
+        let data = vec![
+            self.kappa.unwrap_or(0),
+            self.tiles_x as u32,
+            tiles_y as u32,
+            self.slot0() as u32,
+            capacity as u32,
+            0,
+            0,
+            0,
+        ];
+        Write { word: 0, data }
+    }
+
+    /// Marks the flags of the last update as consumed (a sub-step was recorded after it).
+    pub fn stepped(&mut self) {
+        self.stepped = true;
+    }
+
+    /// Takes the columns of `b` (same grid size); returns the words to upload. The capacity may
+    /// grow: compare [`Self::capacity`] before and after (a larger buffer needs the old words
+    /// copied in first, then the header of [`Self::header`] and these writes).
+    pub fn update(&mut self, b: &Blockers) -> Vec<Write> {
+        let (nx, ny) = (self.nx, self.ny);
+        let mut cells = b.covered().to_vec();
+        cells.sort_unstable();
+        cells.dedup();
+        let column = |k: u32| {
+            let k = k as usize;
+            b.column(k % nx, k / nx)
+        };
+        let stored: Vec<u32> = cells
+            .iter()
+            .copied()
+            .filter(|&k| column(k).is_some_and(|c| c.2 >= BLOCKED_COVER))
+            .collect();
+        let init: Vec<u32> = stored
+            .iter()
+            .copied()
+            .filter(|k| {
+                self.stored.binary_search(k).is_err()
+                    || (!self.stepped && self.pending.binary_search(k).is_ok())
+            })
+            .collect();
+        // Tiles within 2 cells of a covered cell.
+        let mut needed = BTreeSet::new();
+        for &k in &cells {
+            let (i, j) = (k as usize % nx, k as usize / nx);
+            let (x0, x1) = (i.saturating_sub(2) / BO, (i + 2).min(nx - 1) / BO);
+            let (y0, y1) = (j.saturating_sub(2) / BO, (j + 2).min(ny - 1) / BO);
+            for ty in y0..=y1 {
+                for tx in x0..=x1 {
+                    needed.insert(ty * self.tiles_x + tx);
+                }
+            }
+        }
+        let mut writes = Vec::new();
+        // Tiles that go free their slots.
+        for s in 0..self.slots.len() {
+            if let Some(slot) = &self.slots[s]
+                && !needed.contains(&slot.tile)
+            {
+                self.map[slot.tile] = 0;
+                writes.push(Write {
+                    word: HEADER_WORDS + slot.tile,
+                    data: vec![0],
+                });
+                writes.push(Write {
+                    word: self.base(s) + 2,
+                    data: vec![0],
+                });
+                self.slots[s] = None;
+                self.free.push(s);
+            }
+        }
+        self.free.sort_unstable_by(|a, b| b.cmp(a));
+        for &tile in &needed {
+            let s = match self.map[tile] {
+                0 => {
+                    let s = self.free.pop().unwrap_or_else(|| {
+                        self.slots.push(None);
+                        self.slots.len() - 1
+                    });
+                    self.map[tile] = s as u32 + 1;
+                    writes.push(Write {
+                        word: HEADER_WORDS + tile,
+                        data: vec![s as u32 + 1],
+                    });
+                    let (tx, ty) = (tile % self.tiles_x, tile / self.tiles_x);
+                    writes.push(Write {
+                        word: self.base(s),
+                        data: vec![tx as u32, ty as u32, 1, 0],
+                    });
+                    s
+                }
+                m => m as usize - 1,
+            };
+            let block = self.block(tile, b, &init);
+            let same = self.slots[s]
+                .as_ref()
+                .is_some_and(|old| old.cells == block);
+            if !same {
+                writes.push(Write {
+                    word: self.base(s) + S_CELLS,
+                    data: block.clone(),
+                });
+            }
+            self.slots[s] = Some(Slot { tile, cells: block });
+        }
+        let kappa = b.kappa.to_bits();
+        if self.kappa != Some(kappa) {
+            self.kappa = Some(kappa);
+            writes.push(Write {
+                word: 0,
+                data: vec![kappa],
+            });
+        }
+        self.stored = stored;
+        self.pending = init;
+        self.stepped = false;
+        writes
+    }
+
+    /// The column block of `tile`: per loaded cell cover, bottom, top (as given; the shader
+    /// clamps them to the terrain) and flags.
+    fn block(&self, tile: usize, b: &Blockers, init: &[u32]) -> Vec<u32> {
+        let (tx, ty) = (tile % self.tiles_x, tile / self.tiles_x);
+        let mut out = vec![0u32; 4 * BT * BT];
+        for ly in 0..BT {
+            for lx in 0..BT {
+                let gi = (tx * BO + lx) as isize - 2;
+                let gj = (ty * BO + ly) as isize - 2;
+                if gi < 0 || gj < 0 || gi as usize >= self.nx || gj as usize >= self.ny {
+                    continue;
+                }
+                let (i, j) = (gi as usize, gj as usize);
+                let Some((bottom, top, cover)) = b.column(i, j) else {
+                    continue;
+                };
+                let output = (2..2 + BO).contains(&lx) && (2..2 + BO).contains(&ly);
+                let k = (j * self.nx + i) as u32;
+                let flags = if output && init.binary_search(&k).is_ok() {
+                    FLAG_INIT
+                } else {
+                    0
+                };
+                let w = 4 * (ly * BT + lx);
+                out[w..w + 4].copy_from_slice(&[
+                    cover.to_bits(),
+                    bottom.to_bits(),
+                    top.to_bits(),
+                    flags,
+                ]);
+            }
+        }
+        out
+    }
+
+    /// The stored cells and, for each, the word of its effective surface in half `half`.
+    pub fn surface_words(&self, half: usize) -> Vec<(usize, usize)> {
+        self.stored
+            .iter()
+            .map(|&k| {
+                let (i, j) = (k as usize % self.nx, k as usize / self.nx);
+                let tile = (j / BO) * self.tiles_x + i / BO;
+                let s = self.map[tile] as usize - 1;
+                let o = (j % BO) * BO + i % BO;
+                (k as usize, self.base(s) + S_SURF + half * OUT + o)
+            })
+            .collect()
+    }
+}

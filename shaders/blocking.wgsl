@@ -1,0 +1,433 @@
+// Blocked pass: two-layer blocking of the pipes solver (Kellomäki 2014 §3, sim::blocking), run
+// only while blockers are set. The plain flow pass runs untouched; around the bodies this pass
+// redoes its work with the blocked face rule:
+//
+// - `save` (before the flow pass): keeps the carry of the cells it will redo (the flow pass
+//   overwrites carry in place) and starts the effective surface of newly stored cells.
+// - `faces` (after the flow pass): recomputes every face touching a cell next to a covered one
+//   (blocked rule where a side is covered, plain pipes elsewhere), the outflow limits of those
+//   cells, the limited faces and the depth and carry of every cell they touch; faces farther
+//   away keep the flow pass's values, which are the same as the blocked solver's there.
+// - `surface` (after `faces`): the effective surface of stored cells (kappa blur, §3.6).
+//
+// Work is split in tiles of 12 × 12 cells around the covered ones (a 2-cell halo around the
+// bodies' cells always lies inside the tiles); one 16 × 16 workgroup per tile loads the tile and
+// a 2-cell halo. The `blk` buffer holds a header, a map tile → slot + 1, then per slot: the tile,
+// the blocker columns of its 16 × 16 cells (cover, bottom, top, flags), the effective surface of
+// its 12 × 12 cells (two halves, by state parity) and their saved carry.
+
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> aux: Aux;
+@group(0) @binding(2) var<storage, read> terrain: array<f32>;
+@group(0) @binding(3) var<storage, read_write> depth: array<f32>;
+@group(0) @binding(4) var<storage, read_write> qx: array<f32>;
+@group(0) @binding(5) var<storage, read_write> qy: array<f32>;
+@group(0) @binding(6) var<storage, read_write> carry: array<f32>;
+@group(0) @binding(7) var<storage, read_write> blk: array<u32>;
+@group(0) @binding(8) var<storage, read> adv: array<f32>;
+
+// Loaded side, output side and halo of a tile.
+const BT: u32 = 16u;
+const BO: u32 = 12u;
+const OUT: u32 = 144u;
+// Header words: kappa, tiles along x, tiles along y, first slot word, slot capacity.
+const H_KAPPA: u32 = 0u;
+const H_TX: u32 = 1u;
+const H_SLOT0: u32 = 3u;
+const H_CAP: u32 = 4u;
+const MAP0: u32 = 8u;
+// Slot layout (words): tile x, tile y, active, pad; 256 columns of 4; 2 × 144 surfaces; 144 carries.
+const S_CELLS: u32 = 4u;
+const S_SURF: u32 = 1028u;
+const S_CARRY: u32 = 1316u;
+const SLOT_WORDS: u32 = 1460u;
+const BLOCKED_COVER: f32 = 0.99;
+const FLAG_INIT: u32 = 1u;
+// Stands for infinity in the band of a face (WGSL has no infinity literal).
+const BIG: f32 = 3.0e38;
+
+var<workgroup> wrun: u32;
+var<workgroup> wb: array<f32, 256>;
+var<workgroup> wd: array<f32, 256>;
+var<workgroup> ws: array<f32, 256>;
+var<workgroup> wc: array<f32, 256>;
+var<workgroup> wzb: array<f32, 256>;
+var<workgroup> wzt: array<f32, 256>;
+var<workgroup> wax: array<f32, 256>;
+var<workgroup> way: array<f32, 256>;
+var<workgroup> wk: array<f32, 256>;
+var<workgroup> wm: array<u32, 256>;
+
+// Where a thread works: its slot, its cell and whether it is inside the map.
+struct At {
+    base: u32,
+    lx: u32,
+    ly: u32,
+    gi: i32,
+    gj: i32,
+    inside: bool,
+    cell: u32,
+    // This cell's index in the tile's output (valid for output cells).
+    o: u32,
+    output: bool,
+}
+
+// The thread's place, or base = NONE for an unused slot (the whole workgroup returns).
+fn locate(t: u32, wid: vec3<u32>) -> At {
+    var at: At;
+    let s = wid.x + wid.y * 65535u;
+    at.base = NONE;
+    if (s >= blk[H_CAP]) {
+        return at;
+    }
+    let base = blk[H_SLOT0] + s * SLOT_WORDS;
+    if (blk[base + 2u] == 0u) {
+        return at;
+    }
+    at.base = base;
+    at.lx = t % BT;
+    at.ly = t / BT;
+    at.gi = i32(blk[base] * BO + at.lx) - 2;
+    at.gj = i32(blk[base + 1u] * BO + at.ly) - 2;
+    at.inside = at.gi >= 0 && at.gi < i32(grid.nx) && at.gj >= 0 && at.gj < i32(grid.ny);
+    at.cell = u32(max(at.gj, 0)) * grid.nx + u32(max(at.gi, 0));
+    at.output = at.inside && at.lx >= 2u && at.lx < 14u && at.ly >= 2u && at.ly < 14u;
+    at.o = (at.ly - 2u) * BO + (at.lx - 2u);
+    if (!at.output) {
+        at.o = 0u;
+    }
+    return at;
+}
+
+fn fword(i: u32) -> f32 {
+    return bitcast<f32>(blk[i]);
+}
+
+// Effective surface (half `half`) of stored cell (gi, gj); its tile always has a slot.
+fn surf_at(gi: u32, gj: u32, half: u32) -> f32 {
+    let slot = blk[MAP0 + (gj / BO) * blk[H_TX] + gi / BO] - 1u;
+    let o = (gj % BO) * BO + gi % BO;
+    return fword(blk[H_SLOT0] + slot * SLOT_WORDS + S_SURF + half * OUT + o);
+}
+
+// Whether the workgroup has work (sub-step open, slot in use).
+fn runs(t: u32, at: At) -> bool {
+    if (t == 0u) {
+        wrun = select(0u, aux.ctl.running, at.base != NONE);
+    }
+    return workgroupUniformLoad(&wrun) != 0u;
+}
+
+@compute @workgroup_size(256)
+fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let at = locate(t, wid);
+    if (!runs(t, at)) {
+        return;
+    }
+    if (!at.output) {
+        return;
+    }
+    blk[at.base + S_CARRY + at.o] = bitcast<u32>(carry[at.cell]);
+    let w = at.base + S_CELLS + 4u * t;
+    if ((blk[w + 3u] & FLAG_INIT) != 0u) {
+        // A newly stored cell starts from its surface without the body.
+        let par = aux.ctl.parity;
+        let s = terrain[at.cell] + depth[par * grid.half_d + at.cell];
+        blk[at.base + S_SURF + par * OUT + at.o] = bitcast<u32>(s);
+        blk[w + 3u] = blk[w + 3u] & ~FLAG_INIT;
+    }
+}
+
+// The water of one cell as the blocked faces see it (sim::blocking::Column).
+struct Col {
+    p_low: f32,
+    t_low: f32,
+    up: f32,
+    has_up: bool,
+}
+
+fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, s: f32) -> Col {
+    if (c < BLOCKED_COVER) {
+        let h = b + d;
+        return Col(h, h, h, true);
+    }
+    let gap = zb - b;
+    if (d <= gap) {
+        return Col(b + d, b + d, zt, false);
+    }
+    let e = d - gap;
+    if (gap > 0.0 && s < zt) {
+        return Col(max(s, zb) + e, zb, zt, false);
+    }
+    return Col(max(s, zb), zb, zt + e, e > 0.0);
+}
+
+fn col_top(c: Col) -> f32 {
+    return select(c.t_low, max(c.t_low, c.up), c.has_up);
+}
+
+// Old discharge of an interior face from its input (pipes: the discharge; pipes with
+// advection: the advected velocity times the upwind depth, zero across a dry face).
+fn face_q(v: f32, bl: f32, br: f32, dl: f32, dr: f32) -> f32 {
+    if (MODE == MODE_PIPES_ADV) {
+        let wet = max(max(bl + dl, br + dr) - max(bl, br), 0.0) > 0.0;
+        return v * select(0.0, select(dr, dl, v > 0.0), wet) * grid.dx;
+    }
+    return v;
+}
+
+// Accelerated discharge of the interior face between workgroup cells l and r, old input v.
+fn accelerate(v: f32, l: u32, r: u32, k: StepConsts) -> f32 {
+    let bl = wb[l];
+    let br = wb[r];
+    let dl = wd[l];
+    let dr = wd[r];
+    let q = face_q(v, bl, br, dl, dr);
+    let cl = wc[l];
+    let cr = wc[r];
+    if (cl <= 0.0 && cr <= 0.0) {
+        let hl = bl + dl;
+        let hr = br + dr;
+        return q * k.fric + k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr);
+    }
+    // The blocked rule (sim::blocking::Blocking::face).
+    let a = column(cl, wzb[l], wzt[l], bl, dl, ws[l]);
+    let b = column(cr, wzb[r], wzt[r], br, dr, ws[r]);
+    let zb = min(select(BIG, wzb[l], cl > 0.0), select(BIG, wzb[r], cr > 0.0));
+    let zt = max(select(-BIG, wzt[l], cl > 0.0), select(-BIG, wzt[r], cr > 0.0));
+    let w = min(cl + cr, 1.0);
+    let z0 = max(bl, br);
+    let a_low = max(min(max(a.t_low, b.t_low), zb) - z0, 0.0);
+    let a_up = max(max(a.up, b.up) - max(zt, z0), 0.0);
+    let a_open = max(max(col_top(a), col_top(b)) - z0, 0.0);
+    let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))
+        + (1.0 - w) * a_open * (a.p_low - b.p_low);
+    let sect = w * (a_low + a_up) + (1.0 - w) * a_open;
+    let lim = sect * k.vol_rate;
+    return clamp(q * k.fric + k.g_dt * drive, -lim, lim);
+}
+
+fn limit(q: f32, k_up_left: f32, k_down_right: f32) -> f32 {
+    return q * select(k_down_right, k_up_left, q > 0.0);
+}
+
+// Loads the tile's cells (old state) into workgroup memory.
+fn load(t: u32, at: At, par: u32) {
+    var b = 0.0;
+    var d = 0.0;
+    var c = 0.0;
+    var zb = 0.0;
+    var zt = 0.0;
+    var s = 0.0;
+    if (at.inside) {
+        let w = at.base + S_CELLS + 4u * t;
+        b = terrain[at.cell];
+        d = depth[par * grid.half_d + at.cell];
+        c = fword(w);
+        zb = max(fword(w + 1u), b);
+        zt = max(fword(w + 2u), zb);
+        s = b + d;
+        if (c >= BLOCKED_COVER) {
+            s = surf_at(u32(at.gi), u32(at.gj), par);
+        }
+    }
+    wb[t] = b;
+    wd[t] = d;
+    wc[t] = c;
+    wzb[t] = zb;
+    wzt[t] = zt;
+    ws[t] = s;
+}
+
+@compute @workgroup_size(256)
+fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let at = locate(t, wid);
+    if (!runs(t, at)) {
+        return;
+    }
+    let nx = grid.nx;
+    let ny = grid.ny;
+    let inx = i32(nx);
+    let iny = i32(ny);
+    let sc = aux.consts[aux.ctl.n];
+    let par = aux.ctl.parity;
+    let cur_qx = par * grid.half_qx;
+    let cur_qy = par * grid.half_qy;
+    let nxt_d = (par ^ 1u) * grid.half_d;
+    let nxt_qx = (par ^ 1u) * grid.half_qx;
+    let nxt_qy = (par ^ 1u) * grid.half_qy;
+    load(t, at, par);
+    workgroupBarrier();
+
+    // Accelerated faces: the x-face right of this cell and the y-face below it.
+    let gi = at.gi;
+    let gj = at.gj;
+    var ax = 0.0;
+    if (at.lx + 1u < BT && gj >= 0 && gj < iny && gi >= -1 && gi < inx) {
+        let row = u32(gj);
+        if (gi == -1) {
+            ax = aux.faces[row];
+        } else if (gi + 1 == inx) {
+            ax = aux.faces[ny + row];
+        } else {
+            let f = row * (nx + 1u) + u32(gi) + 1u;
+            var v = qx[cur_qx + f];
+            if (MODE == MODE_PIPES_ADV) {
+                v = adv[f];
+            }
+            ax = accelerate(v, t, t + 1u, sc);
+        }
+    }
+    var ay = 0.0;
+    if (at.ly + 1u < BT && gi >= 0 && gi < inx && gj >= -1 && gj < iny) {
+        let col = u32(gi);
+        if (gj == -1) {
+            ay = aux.faces[2u * ny + col];
+        } else if (gj + 1 == iny) {
+            ay = aux.faces[2u * ny + nx + col];
+        } else {
+            let f = (u32(gj) + 1u) * nx + col;
+            var v = qy[cur_qy + f];
+            if (MODE == MODE_PIPES_ADV) {
+                v = adv[grid.half_qx + f];
+            }
+            ay = accelerate(v, t, t + BT, sc);
+        }
+    }
+    wax[t] = ax;
+    way[t] = ay;
+    workgroupBarrier();
+
+    // Outflow-limiting factor (1 outside the map and on the tile's rim), and whether the cell
+    // is next to a covered one (its factor may differ from the flow pass's).
+    let rim = at.lx == 0u || at.ly == 0u || at.lx + 1u == BT || at.ly + 1u == BT;
+    var k = 1.0;
+    var near = 0u;
+    if (at.inside && !rim) {
+        let out = max(-wax[t - 1u], 0.0) + max(ax, 0.0) + max(-way[t - BT], 0.0) + max(ay, 0.0);
+        let vol = wd[t] * sc.vol_rate;
+        k = select(1.0, vol / out, out > vol);
+        let cov = wc[t] > 0.0 || wc[t - 1u] > 0.0 || wc[t + 1u] > 0.0 || wc[t - BT] > 0.0
+            || wc[t + BT] > 0.0;
+        near = select(0u, 1u, cov);
+    }
+    wk[t] = k;
+    wm[t] = near;
+    workgroupBarrier();
+    if (!at.output) {
+        return;
+    }
+
+    // Limited faces: recomputed where a side is next to a covered cell, else the flow pass's.
+    let me = wm[t] != 0u;
+    let fxl = u32(gj) * (nx + 1u) + u32(gi);
+    let fyt = u32(gj) * nx + u32(gi);
+    let fyb = fyt + nx;
+    let rl = me || wm[t - 1u] != 0u;
+    let rr = me || wm[t + 1u] != 0u;
+    let rt = me || wm[t - BT] != 0u;
+    let rb = me || wm[t + BT] != 0u;
+    var fl = qx[nxt_qx + fxl];
+    var fr = qx[nxt_qx + fxl + 1u];
+    var ft = qy[nxt_qy + fyt];
+    var fb = qy[nxt_qy + fyb];
+    if (rl) {
+        fl = limit(wax[t - 1u], wk[t - 1u], wk[t]);
+        qx[nxt_qx + fxl] = fl;
+    }
+    if (rr) {
+        fr = limit(wax[t], wk[t], wk[t + 1u]);
+        qx[nxt_qx + fxl + 1u] = fr;
+    }
+    if (rt) {
+        ft = limit(way[t - BT], wk[t - BT], wk[t]);
+        qy[nxt_qy + fyt] = ft;
+    }
+    if (rb) {
+        fb = limit(way[t], wk[t], wk[t + BT]);
+        qy[nxt_qy + fyb] = fb;
+    }
+    if (!(rl || rr || rt || rb)) {
+        return;
+    }
+    // Depth and carry, from the carry saved before the flow pass.
+    var cin = fword(at.base + S_CARRY + at.o);
+    if (RAIN) {
+        cin = cin + sc.rain;
+    }
+    let d = wd[t];
+    let tt = (fl - fr + ft - fb) * sc.c + cin;
+    let v = max(d + tt, 0.0);
+    carry[at.cell] = tt - (v - d);
+    depth[nxt_d + at.cell] = v;
+    atomicMax(&aux.ctl.max_depth, bitcast<u32>(v));
+    if (is_bad(tt)) {
+        atomicMin(&aux.ctl.blowup_cell, at.cell);
+    }
+}
+
+// Top of the topmost water of a stored cell (sim::blocking::Blocking::water_top).
+fn water_top(zb: f32, zt: f32, b: f32, d: f32, s: f32) -> f32 {
+    let gap = zb - b;
+    if (d <= gap) {
+        return b + d;
+    } else if (gap <= 0.0 || s >= zt) {
+        return zt + (d - gap);
+    }
+    return zb;
+}
+
+// Effective surface of map cell (i, j) after the sub-step: the stored surface (old half) of a
+// stored cell, else terrain + new depth. `c` is its cover.
+fn effective_after(i: u32, j: u32, c: f32, par: u32) -> f32 {
+    if (c >= BLOCKED_COVER) {
+        return surf_at(i, j, par);
+    }
+    let cell = j * grid.nx + i;
+    return terrain[cell] + depth[(par ^ 1u) * grid.half_d + cell];
+}
+
+@compute @workgroup_size(256)
+fn surface(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let at = locate(t, wid);
+    if (!runs(t, at)) {
+        return;
+    }
+    if (!at.output) {
+        return;
+    }
+    let w = at.base + S_CELLS + 4u * t;
+    let c = fword(w);
+    if (c < BLOCKED_COVER) {
+        return;
+    }
+    let par = aux.ctl.parity;
+    let i = u32(at.gi);
+    let j = u32(at.gj);
+    let own = fword(at.base + S_SURF + par * OUT + at.o);
+    let cw = at.base + S_CELLS;
+    var sl = own;
+    var sr = own;
+    var su = own;
+    var sd = own;
+    if (i > 0u) {
+        sl = effective_after(i - 1u, j, fword(cw + 4u * (t - 1u)), par);
+    }
+    if (i + 1u < grid.nx) {
+        sr = effective_after(i + 1u, j, fword(cw + 4u * (t + 1u)), par);
+    }
+    if (j > 0u) {
+        su = effective_after(i, j - 1u, fword(cw + 4u * (t - BT)), par);
+    }
+    if (j + 1u < grid.ny) {
+        sd = effective_after(i, j + 1u, fword(cw + 4u * (t + BT)), par);
+    }
+    let kappa = fword(H_KAPPA);
+    let blur = kappa * own + (1.0 - kappa) * 0.25 * (sl + sr + su + sd);
+    let b = terrain[at.cell];
+    let d = depth[(par ^ 1u) * grid.half_d + at.cell];
+    let zb = max(fword(w + 1u), b);
+    let zt = max(fword(w + 2u), zb);
+    let next = max(blur, water_top(zb, zt, b, d, own));
+    blk[at.base + S_SURF + (par ^ 1u) * OUT + at.o] = bitcast<u32>(next);
+}

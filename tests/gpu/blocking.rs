@@ -1,0 +1,256 @@
+//! Blocking bodies on the GPU against the CPU (Kellomäki 2014 §3, `sim::blocking`): the scenes of
+//! `tests/bodies/blocking.rs` (a row of crates across a channel, a slab with clearance, a flooded
+//! gap) agree after 1000 steps, the dam cuts the discharge on the GPU too, blockers moved every
+//! step stay conservative and NaN-free on both, and empty blockers are the plain solver.
+
+use std::path::PathBuf;
+
+use spillway::body::import::{ImportLimits, import};
+use spillway::body::raster::{CellGrid, Coverage};
+use spillway::body::{Pose, TriMesh};
+use spillway::gpu::GpuSimulation;
+use spillway::level::{Boundary, BoundaryKind, Edge, Level, SolverKind};
+use spillway::sim::blocking::{BlockerError, Blockers};
+use spillway::{Grid, Simulation};
+
+use crate::support::{gpu, max_diff, run_gpu};
+
+const STEPS: usize = 1000;
+
+/// The mesh of `assets/NAME.glb`.
+fn asset(name: &str) -> TriMesh {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let path = root.join(format!("{name}.glb"));
+    import(&path, &root, &ImportLimits::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A flat dry channel `length × width` metres of `dx` cells, fed with `inflow` m³/s through the
+/// west edge and open at the east edge (as in `tests/bodies`).
+fn channel(length: f32, width: f32, dx: f32, inflow: f32) -> Level {
+    let (nx, ny) = ((length / dx) as usize, (width / dx) as usize);
+    let mut level = Level::flat(nx, ny, dx, 0.0);
+    level.water = Grid::filled(nx, ny, 0.0);
+    level.boundaries = vec![
+        Boundary {
+            edge: Edge::West,
+            start: 0,
+            end: ny as u32,
+            kind: BoundaryKind::Inflow { m3_per_s: inflow },
+        },
+        Boundary {
+            edge: Edge::East,
+            start: 0,
+            end: ny as u32,
+            kind: BoundaryKind::Open,
+        },
+    ];
+    level
+}
+
+/// Blocker columns of the meshes placed by the poses on `level`'s grid (4×4 samples per cell).
+fn blockers(level: &Level, bodies: &[(&TriMesh, Pose)]) -> Blockers {
+    let grid = CellGrid {
+        nx: level.nx(),
+        ny: level.ny(),
+        cell_size: level.cell_size,
+    };
+    let mut b = Blockers::new(level.nx(), level.ny());
+    for (mesh, pose) in bodies {
+        Coverage::rasterise(mesh, pose, grid, 4).add_to(&mut b);
+    }
+    b
+}
+
+/// Three 1 m crates across the 3 m channel at x = `x` m, resting on the bed.
+fn crate_row(level: &Level, mesh: &TriMesh, x: f32) -> Blockers {
+    let crates: Vec<_> = (0..3)
+        .map(|k| (mesh, Pose::at([x, 0.5 + k as f32, 0.5])))
+        .collect();
+    blockers(level, &crates)
+}
+
+/// A 2 m long slab spanning the channel, `bottom..bottom + 0.6` high.
+fn slab(bottom: f32) -> Pose {
+    Pose {
+        translation: [15.0, 1.5, bottom + 0.3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [2.0, 3.0, 0.6],
+    }
+}
+
+/// Runs `level` with `b` 1000 steps on both solvers and compares depth, effective surface and
+/// the ledgers; returns the GPU simulation.
+fn parity(level: &Level, b: &Blockers, label: &str) -> GpuSimulation {
+    let mut cpu = Simulation::new(level).unwrap();
+    cpu.set_blockers(b).unwrap();
+    for _ in 0..STEPS {
+        cpu.step(level.params.dt).unwrap();
+    }
+    let mut sim = gpu(level);
+    sim.set_blockers(b).unwrap();
+    assert!(sim.has_blockers());
+    run_gpu(&mut sim, STEPS, 100);
+    let (g, c) = (sim.stats().unwrap(), cpu.stats());
+    let depth = sim.read_depth().unwrap();
+    let (diff, cell) = max_diff(cpu.depth(), &depth);
+    let (ds, scell) = max_diff(&cpu.effective_surface(), &sim.effective_surface().unwrap());
+    println!(
+        "{label}: max |Δdepth| {diff:.2e} m at ({},{}), max |Δsurface| {ds:.2e} m at ({},{}); \
+         volume {:.4}/{:.4}, substeps {}/{}, balance GPU {:.1e} CPU {:.1e}",
+        cell % level.nx(),
+        cell / level.nx(),
+        scell % level.nx(),
+        scell / level.nx(),
+        g.volume,
+        c.volume,
+        g.substeps,
+        c.substeps,
+        g.balance_error,
+        c.balance_error
+    );
+    assert!(depth.iter().all(|d| d.is_finite() && *d >= 0.0));
+    assert!(diff <= 1e-3, "{label}: depth differs by {diff} m");
+    assert!(ds <= 1e-3, "{label}: effective surface differs by {ds} m");
+    assert_eq!(g.substeps, c.substeps, "{label}: sub-steps");
+    assert!(
+        g.balance_error.abs() < 1e-5,
+        "{label}: GPU balance {}",
+        g.balance_error
+    );
+    sim
+}
+
+#[test]
+fn a_row_of_crates_matches_the_cpu() {
+    let level = channel(30.0, 3.0, 0.5, 0.3);
+    let b = crate_row(&level, &asset("crate"), 15.5);
+    assert_eq!(b.covered_cells(), 2 * 6);
+    parity(&level, &b, "crate dam");
+}
+
+#[test]
+fn a_body_with_clearance_matches_the_cpu() {
+    let level = channel(30.0, 3.0, 0.5, 0.3);
+    let mesh = asset("crate");
+    for bottom in [0.5, 0.1, 0.0] {
+        let b = blockers(&level, &[(&mesh, slab(bottom))]);
+        parity(&level, &b, &format!("slab {bottom} m above the bed"));
+    }
+    // The flooded gap: a lake held at 0.4 m downstream floods the 0.1 m clearance.
+    let mut lake = level.clone();
+    lake.boundaries[1].kind = BoundaryKind::FixedLevel { surface: 0.4 };
+    lake.water = Grid::filled(lake.nx(), lake.ny(), 0.4);
+    let b = blockers(&lake, &[(&mesh, slab(0.1))]);
+    parity(&lake, &b, "flooded gap");
+}
+
+/// Mean discharge through the x-faces of column `i` over `steps` steps, sampled every 10.
+fn mean_discharge(sim: &mut GpuSimulation, i: usize, steps: usize) -> f64 {
+    let (nx, ny, dt) = (sim.nx(), sim.ny(), sim.params().dt);
+    let (mut sum, mut n) = (0.0, 0);
+    for _ in 0..steps / 10 {
+        sim.step_n(10, dt).unwrap();
+        let (qx, _) = sim.read_discharges().unwrap();
+        sum += (0..ny).map(|j| qx[j * (nx + 1) + i] as f64).sum::<f64>();
+        n += 1;
+    }
+    sum / n as f64
+}
+
+#[test]
+fn the_crate_dam_cuts_the_discharge_on_the_gpu() {
+    let level = channel(30.0, 3.0, 0.5, 0.3);
+    let b = crate_row(&level, &asset("crate"), 15.5);
+    let mut free = gpu(&level);
+    let mut dammed = gpu(&level);
+    dammed.set_blockers(&b).unwrap();
+    run_gpu(&mut free, 2500, 250);
+    run_gpu(&mut dammed, 2500, 250);
+    let q_free = mean_discharge(&mut free, 50, 500);
+    let q_dam = mean_discharge(&mut dammed, 50, 500);
+    let s = dammed.stats().unwrap();
+    println!(
+        "GPU: free {q_free:.4} m³/s, dammed {q_dam:.5} m³/s, balance {:.1e}",
+        s.balance_error
+    );
+    assert!(q_free > 0.25, "the free channel carries the inflow: {q_free}");
+    assert!(
+        q_dam.abs() < 0.1 * q_free,
+        "the dam passes {q_dam} of {q_free}"
+    );
+    assert!(s.balance_error.abs() < 1e-5, "balance {}", s.balance_error);
+}
+
+#[test]
+fn blockers_moved_every_step_stay_conservative_on_both() {
+    // The crate row slides 1 cm downstream per step for 600 steps (6 m) through the filling
+    // channel, re-rasterised every step.
+    let level = channel(30.0, 3.0, 0.5, 0.3);
+    let mesh = asset("crate");
+    let mut cpu = Simulation::new(&level).unwrap();
+    let mut sim = gpu(&level);
+    let dt = level.params.dt;
+    for n in 0..600 {
+        let b = crate_row(&level, &mesh, 8.0 + 0.01 * n as f32);
+        cpu.set_blockers(&b).unwrap();
+        sim.set_blockers(&b).unwrap();
+        cpu.step(dt).unwrap();
+        sim.step(dt).unwrap();
+        if n % 100 == 99 {
+            sim.stats().unwrap();
+        }
+    }
+    let (g, c) = (sim.stats().unwrap(), cpu.stats());
+    let depth = sim.read_depth().unwrap();
+    let (diff, _) = max_diff(cpu.depth(), &depth);
+    println!(
+        "moving crates: balance GPU {:.1e} CPU {:.1e}, max |Δdepth| {diff:.2e} m, volume {:.4}/{:.4}",
+        g.balance_error, c.balance_error, g.volume, c.volume
+    );
+    assert!(sim.status().halted.is_none());
+    assert!(depth.iter().all(|d| d.is_finite() && *d >= 0.0));
+    assert!(cpu.depth().iter().all(|d| d.is_finite() && *d >= 0.0));
+    assert!(g.balance_error.abs() < 1e-5, "GPU balance {}", g.balance_error);
+    assert!(c.balance_error.abs() < 1e-5, "CPU balance {}", c.balance_error);
+    assert!(diff <= 1e-3, "depth differs by {diff} m");
+}
+
+#[test]
+fn no_blockers_is_the_plain_gpu_solver_and_bad_ones_are_refused() {
+    let level = channel(20.0, 3.0, 0.5, 0.3);
+    let mut plain = gpu(&level);
+    let mut cleared = gpu(&level);
+    cleared
+        .set_blockers(&Blockers::new(level.nx(), level.ny()))
+        .unwrap();
+    assert!(!cleared.has_blockers());
+    // Blockers set and cleared again before any step leave the plain solver.
+    let b = crate_row(&level, &asset("crate"), 10.5);
+    cleared.set_blockers(&b).unwrap();
+    cleared.clear_blockers();
+    assert!(!cleared.has_blockers());
+    run_gpu(&mut plain, 300, 100);
+    run_gpu(&mut cleared, 300, 100);
+    assert_eq!(plain.read_depth().unwrap(), cleared.read_depth().unwrap());
+    assert_eq!(
+        plain.read_discharges().unwrap(),
+        cleared.read_discharges().unwrap()
+    );
+    // The same errors as the CPU.
+    let wrong = Blockers::new(3, 3);
+    assert!(matches!(
+        cleared.set_blockers(&wrong),
+        Err(BlockerError::Size { .. })
+    ));
+    let mut bad = b.clone();
+    bad.kappa = f32::NAN;
+    assert!(matches!(
+        cleared.set_blockers(&bad),
+        Err(BlockerError::Kappa(_))
+    ));
+    let mut swe = level.clone();
+    swe.params.solver = SolverKind::Swe;
+    let mut sim = gpu(&swe);
+    assert_eq!(sim.set_blockers(&b), Err(BlockerError::Solver));
+    assert!(!sim.has_blockers());
+}
