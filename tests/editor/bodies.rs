@@ -72,7 +72,9 @@ fn with_one_crate() -> Editor {
 fn drag_handle(ed: &mut Editor, handle: Handle, fraction: f32) {
     let state = ed.harness.state();
     let grab = state.gizmo_handle(handle).expect("the gizmo is shown");
-    let centre = state.gizmo_handle(Handle::Centre).expect("the gizmo is shown");
+    let centre = state
+        .gizmo_handle(Handle::Centre)
+        .expect("the gizmo is shown");
     let to = grab + (grab - centre) * fraction;
     raw_drag(ed, &line(grab, to, 8));
 }
@@ -87,7 +89,10 @@ fn importing_a_body_changes_nothing_until_a_click_drops_it_on_the_terrain() {
     let state = ed.harness.state();
     assert_eq!(state.tool(), Tool::Body, "importing picks the Body tool");
     assert_eq!(state.chosen_body(), Some(file.as_path()));
-    assert!(state.document().level().bodies.is_empty(), "nothing placed yet");
+    assert!(
+        state.document().level().bodies.is_empty(),
+        "nothing placed yet"
+    );
     assert!(!state.document().is_modified());
 
     let at = ed.click_at(ed.at(0.5, 0.5));
@@ -103,22 +108,29 @@ fn importing_a_body_changes_nothing_until_a_click_drops_it_on_the_terrain() {
 
     // Resting on the ground: no vertex below the terrain under it, the lowest touching it.
     let path = file.clone();
-    let mesh = spillway::body::import::import(&path, path.parent().expect("dir"), &Default::default())
-        .expect("barrel");
+    let mesh =
+        spillway::body::import::import(&path, path.parent().expect("dir"), &Default::default())
+            .expect("barrel");
     let level = doc.level();
     let gap = mesh
         .positions
         .iter()
         .map(|&p| {
             let w = Pose::of(body).apply(p);
-            w[2] - level.terrain.sample(w[0] / level.cell_size, w[1] / level.cell_size)
+            w[2] - level
+                .terrain
+                .sample(w[0] / level.cell_size, w[1] / level.cell_size)
         })
         .fold(f32::INFINITY, f32::min);
     assert!(gap.abs() < 1e-3, "lowest vertex {gap} m above the ground");
 
     ed.click_at(ed.at(0.3, 0.6));
     assert_eq!(bodies(&ed).len(), 2);
-    assert_eq!(ed.harness.state().body_files_parsed(), 1, "one parse per file");
+    assert_eq!(
+        ed.harness.state().body_files_parsed(),
+        1,
+        "one parse per file"
+    );
 }
 
 #[test]
@@ -148,11 +160,16 @@ fn r_then_a_drag_scales_the_body() {
     let mut ed = with_one_crate();
     ed.key(Modifiers::NONE, Key::R);
     assert_eq!(ed.harness.state().gizmo_mode(), GizmoMode::Scale);
+    let before_z = bodies(&ed)[0].translation[2];
     ed.frames(1);
     drag_handle(&mut ed, Handle::Axis(0), 0.5);
     let body = bodies(&ed)[0].clone();
     assert!(body.scale[0] > 1.2, "{:?}", body.scale);
     assert_eq!((body.scale[1], body.scale[2]), (1.0, 1.0));
+    assert_eq!(
+        body.translation[2], before_z,
+        "a scale along x keeps the bottom on the ground"
+    );
     assert_eq!(
         ed.harness.state().document().history().undo_label(),
         Some("Scale body")
@@ -173,7 +190,10 @@ fn ctrl_d_duplicates_delete_removes_and_undo_brings_it_back() {
     let two = bodies(&ed);
     assert_eq!(two.len(), 2);
     assert_eq!(two[1].name, "Crate 2");
-    assert!((two[1].translation[0] - two[0].translation[0] - 1.0).abs() < 0.05, "one crate over");
+    assert!(
+        (two[1].translation[0] - two[0].translation[0] - 1.0).abs() < 0.05,
+        "one crate over"
+    );
     assert_eq!(ed.harness.state().selected_body(), Some(1));
 
     ed.key(Modifiers::NONE, Key::Delete);
@@ -189,7 +209,11 @@ fn ctrl_d_duplicates_delete_removes_and_undo_brings_it_back() {
 #[test]
 fn clicking_a_body_selects_it_instead_of_dropping_another() {
     let mut ed = with_one_crate();
-    let p = ed.harness.state().gizmo_handle(Handle::Centre).expect("gizmo");
+    let p = ed
+        .harness
+        .state()
+        .gizmo_handle(Handle::Centre)
+        .expect("gizmo");
     ed.key(Modifiers::NONE, Key::Escape);
     assert_eq!(ed.harness.state().selected_body(), None);
     raw_drag(&mut ed, &[p]);
@@ -245,16 +269,24 @@ fn a_broken_gltf_shows_an_error_and_keeps_the_document() {
     assert!(title.contains("import the body"), "{title}");
     assert!(message.contains("broken.glb"), "names the file: {message}");
     assert_eq!(ed.harness.state().document().level(), &level);
-    assert_eq!(ed.harness.state().chosen_body().map(Path::to_path_buf), chosen);
+    assert_eq!(
+        ed.harness.state().chosen_body().map(Path::to_path_buf),
+        chosen
+    );
 
     // An empty glTF: valid JSON, no triangles.
     let empty = ed.dir.path().join("empty.gltf");
     std::fs::write(&empty, br#"{"asset":{"version":"2.0"}}"#).expect("write");
-    ed.harness.state_mut().perform(Action::ImportBodyPath(empty));
+    ed.harness
+        .state_mut()
+        .perform(Action::ImportBodyPath(empty));
     let Some(Dialog::Error { message, .. }) = ed.harness.state().dialog().cloned() else {
         panic!("an error dialog");
     };
-    assert!(message.contains("empty.gltf") && message.contains("no triangles"), "{message}");
+    assert!(
+        message.contains("empty.gltf") && message.contains("no triangles"),
+        "{message}"
+    );
     assert_eq!(ed.harness.state().document().level(), &level);
 }
 
@@ -265,16 +297,23 @@ fn save_then_open_keeps_the_bodies_with_their_files_beside_the_level() {
     ed.key(Modifiers::COMMAND, Key::S);
     let saved = bodies(&ed);
     assert_eq!(saved.len(), 2);
-    assert!(saved.iter().all(|b| b.gltf == "bodies/crate.glb"), "{saved:?}");
-    assert!(ed.dir.path().join("bodies/crate.glb").is_file(), "copied beside the level");
+    assert!(
+        saved.iter().all(|b| b.gltf == "bodies/crate.glb"),
+        "{saved:?}"
+    );
+    assert!(
+        ed.dir.path().join("bodies/crate.glb").is_file(),
+        "copied beside the level"
+    );
     assert!(!ed.harness.state().document().is_modified());
 
     let path = ed.dir.path().join("level.ron");
     let reloaded = spillway::level::file::load(&path).expect("loads");
     assert_eq!(reloaded.bodies, saved);
     // The game's loader finds the file inside the level's folder.
-    let mesh = spillway::body::import::import_body(ed.dir.path(), &saved[0].gltf, &Default::default())
-        .expect("the game can load it");
+    let mesh =
+        spillway::body::import::import_body(ed.dir.path(), &saved[0].gltf, &Default::default())
+            .expect("the game can load it");
     assert_eq!(mesh, crate_mesh());
 
     ed.harness.state_mut().perform(Action::OpenPath(path));

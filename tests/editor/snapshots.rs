@@ -102,10 +102,14 @@ fn editor_window() {
 fn viewport_bodies() {
     use spillway_editor::tools::body::{Arrangement, arrange, new_body, rest_on_ground};
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
-    let mesh = spillway::body::import::import(&file, file.parent().expect("dir"), &Default::default())
-        .expect("the bundled crate");
+    let mesh =
+        spillway::body::import::import(&file, file.parent().expect("dir"), &Default::default())
+            .expect("the bundled crate");
     let mut level = valley();
-    let gltf = std::fs::canonicalize(&file).expect("exists").to_string_lossy().into_owned();
+    let gltf = std::fs::canonicalize(&file)
+        .expect("exists")
+        .to_string_lossy()
+        .into_owned();
     let mut first = new_body(&level, &gltf, &mesh, 24.0, 92.0);
     first.scale = [6.0; 3];
     rest_on_ground(&mut first, &mesh, &level.terrain, level.cell_size);

@@ -17,7 +17,7 @@ use super::water_overlay::View;
 use crate::document::{Change, Document, EditBodies};
 use crate::tools::body::library::{bundled_bodies, resolve};
 use crate::tools::body::{
-    Arrangement, BodyMesh, MeshCache, arrange, duplicate, hit_body, new_body,
+    Arrangement, BodyMesh, MeshCache, arrange, duplicate, hit_body, new_body, world_bounds,
 };
 use crate::viewport::Ray;
 use crate::viewport::math::Vec3;
@@ -208,9 +208,18 @@ impl Bodies {
             self.commit_pending(document);
             notice = self.press(document, pointer);
         }
-        if let (Some(drag), Some(p)) = (&self.drag, pointer.pos) {
-            let body = drag.body_at(p);
+        if let Some(drag) = self.drag.clone()
+            && let Some(p) = pointer.pos
+        {
+            let mut body = drag.body_at(p);
             let i = drag.index;
+            if drag.scales()
+                && let Ok(mesh) = self.mesh_of(document, &body)
+            {
+                // Scaling keeps the body's lowest point where it was (on the ground).
+                let below = world_bounds(&drag.before, &mesh.mesh).0[2];
+                body.translation[2] += below - world_bounds(&body, &mesh.mesh).0[2];
+            }
             if document.level().bodies.get(i) != Some(&body) {
                 document.stroke_level().bodies[i] = body;
                 document.note_change(&Change::Bodies);

@@ -319,6 +319,11 @@ impl GizmoDrag {
         }
     }
 
+    /// Whether the drag scales the body.
+    pub fn scales(&self) -> bool {
+        self.gizmo.mode == GizmoMode::Scale
+    }
+
     /// How far along axis `k` (metres) the pointer has moved, from its screen direction.
     fn along(&self, k: usize, p: Pos2) -> f32 {
         let Some(end) = self.gizmo.ends[k] else {
