@@ -111,6 +111,8 @@ impl ViewportPanel {
     }
 
     /// Lays out, handles input, renders and shows the viewport.
+    // Each argument is a separate part of the app's state that the viewport drives.
+    #[allow(clippy::too_many_arguments)]
     pub fn show(
         &mut self,
         ui: &mut egui::Ui,
