@@ -6,6 +6,7 @@
 
 mod support;
 
+mod bodies;
 mod files;
 mod heightmaps;
 mod preview;

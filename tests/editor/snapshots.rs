@@ -95,3 +95,32 @@ fn editor_window() {
     ed.harness.mask(times);
     ed.harness.snapshot_options("editor_window", &options());
 }
+
+/// A row of big crates across the valley's lake, dropped on the terrain as the Body tool and
+/// Row helper do (no selection, no ghost: the Raise tool is active).
+#[test]
+fn viewport_bodies() {
+    use spillway_editor::tools::body::{Arrangement, arrange, new_body, rest_on_ground};
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    let mesh =
+        spillway::body::import::import(&file, file.parent().expect("dir"), &Default::default())
+            .expect("the bundled crate");
+    let mut level = valley();
+    let gltf = std::fs::canonicalize(&file)
+        .expect("exists")
+        .to_string_lossy()
+        .into_owned();
+    let mut first = new_body(&level, &gltf, &mesh, 24.0, 92.0);
+    first.scale = [6.0; 3];
+    rest_on_ground(&mut first, &mesh, &level.terrain, level.cell_size);
+    level.bodies.push(first);
+    let row = arrange(&level, 0, &mesh, 8, Arrangement::RowX);
+    level.bodies.extend(row);
+    let mut ed = editor_in(tempfile::tempdir().expect("temp dir"), None);
+    ed.harness
+        .state_mut()
+        .perform(Action::Create(Box::new(level)));
+    ed.harness.remove_cursor();
+    ed.frames(4);
+    viewport_snapshot(&ed, "viewport_bodies");
+}

@@ -31,6 +31,10 @@ pub enum Action {
     ImportPath(PathBuf),
     /// Show the export dialog.
     Export,
+    /// Ask for a glTF body file and import it.
+    ImportBody,
+    /// Import this glTF body file: it becomes the body the Body tool places.
+    ImportBodyPath(PathBuf),
     /// Undo the last edit.
     Undo,
     /// Redo the last undone edit.
@@ -91,6 +95,13 @@ impl EditorApp {
             Action::ImportPath(path) => {
                 self.dialog = Some(Dialog::Import(ImportForm::new(path, self.document.level())));
             }
+            Action::ImportBody => {
+                let dir = self.start_dir();
+                if let Some(path) = self.dialogs.open_body(dir.as_deref()) {
+                    self.perform_now(Action::ImportBodyPath(path));
+                }
+            }
+            Action::ImportBodyPath(path) => self.import_body(&path),
             Action::Export => {
                 self.dialog = Some(Dialog::Export(ExportForm::new(self.document.level())));
             }
@@ -105,10 +116,11 @@ impl EditorApp {
     }
 
     fn undo(&mut self) {
-        if self.sculpt.stroke.is_some() || self.authoring.busy() {
+        if self.sculpt.stroke.is_some() || self.authoring.busy() || self.bodies.busy() {
             return;
         }
         self.authoring.commit_pending(&mut self.document);
+        self.bodies.commit_pending(&mut self.document);
         let label = self.document.history().undo_label().map(str::to_owned);
         if self.document.undo() {
             self.notify(format!("Undid {}", label.unwrap_or_default()), false);
@@ -116,10 +128,11 @@ impl EditorApp {
     }
 
     fn redo(&mut self) {
-        if self.sculpt.stroke.is_some() || self.authoring.busy() {
+        if self.sculpt.stroke.is_some() || self.authoring.busy() || self.bodies.busy() {
             return;
         }
         self.authoring.commit_pending(&mut self.document);
+        self.bodies.commit_pending(&mut self.document);
         let label = self.document.history().redo_label().map(str::to_owned);
         if self.document.redo() {
             self.notify(format!("Redid {}", label.unwrap_or_default()), false);
@@ -187,6 +200,14 @@ impl EditorApp {
 
     fn save_to(&mut self, path: &Path) -> bool {
         self.authoring.commit_pending(&mut self.document);
+        self.bodies.commit_pending(&mut self.document);
+        if let Err(message) = self.copy_body_files(path) {
+            self.dialog = Some(Dialog::Error {
+                title: "Could not save the level".into(),
+                message,
+            });
+            return false;
+        }
         match spillway::level::file::save(self.document.level(), path) {
             Ok(()) => {
                 let old = self.document.path().map(Path::to_path_buf);
@@ -203,6 +224,46 @@ impl EditorApp {
                     message: e.to_string(),
                 });
                 false
+            }
+        }
+    }
+
+    /// Copies the bodies' glTF files into the folder of `path` where they lie outside it and
+    /// makes their paths relative to it, as one command (only if anything changes).
+    fn copy_body_files(&mut self, path: &Path) -> Result<(), String> {
+        let level = self.document.level();
+        if level.bodies.is_empty() {
+            return Ok(());
+        }
+        let new_dir = path.parent().unwrap_or(Path::new("."));
+        let old_dir = super::bodies::level_dir(&self.document);
+        let relinked =
+            crate::project::body_files::relink(&level.bodies, old_dir.as_deref(), new_dir)?;
+        if relinked != level.bodies {
+            let before = level.bodies.clone();
+            self.document
+                .execute(Box::new(crate::document::EditBodies::new(
+                    "Copy body files into the project",
+                    before,
+                    relinked,
+                )));
+        }
+        Ok(())
+    }
+
+    /// Imports the glTF body at `path` (it becomes the body the Body tool places, and the Body
+    /// tool is picked); a broken, empty or oversized file shows why and changes nothing.
+    pub(crate) fn import_body(&mut self, path: &Path) {
+        match self.bodies.import(path) {
+            Ok(notice) => {
+                self.sculpt.tool = crate::tools::Tool::Body;
+                self.notify(notice, false);
+            }
+            Err(message) => {
+                self.dialog = Some(Dialog::Error {
+                    title: "Could not import the body".into(),
+                    message,
+                });
             }
         }
     }
@@ -294,13 +355,17 @@ impl EditorApp {
                 self.request(Action::OpenPath(path));
                 return;
             }
+            if crate::tools::body::library::is_body_file(&path) {
+                self.perform_now(Action::ImportBodyPath(path));
+                return;
+            }
             if HeightmapFormat::from_path(&path).is_some() {
                 self.perform_now(Action::ImportPath(path));
                 return;
             }
             self.notify(
                 format!(
-                    "{}: not a level (.ron) or heightmap (.png, .r16, .raw, .npy)",
+                    "{}: not a level (.ron), heightmap (.png, .r16, .raw, .npy) or body (.glb, .gltf)",
                     path.display()
                 ),
                 true,

@@ -111,6 +111,14 @@ fn file_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
     }
     if item(
         ui,
+        "Import body…",
+        None,
+        "Add a rigid body from a glTF file (.glb, .gltf) to place with the Body tool (K)",
+    ) {
+        app.request(Action::ImportBody);
+    }
+    if item(
+        ui,
         "Export heightmap…",
         None,
         "Write the terrain as a heightmap (16/8-bit PNG, RAW r16, float .npy)",

@@ -7,8 +7,11 @@
 
 mod actions;
 mod authoring;
+mod bodies;
+mod body_panel;
 mod dialogs;
 mod gate_panel;
+mod gizmo;
 mod menu;
 mod panels;
 mod preview_panel;
@@ -29,6 +32,7 @@ use crate::viewport::{Camera, Overlays};
 
 pub use actions::Action;
 pub use dialogs::Dialog;
+pub use gizmo::{GizmoMode, Handle};
 use viewport_panel::ViewportPanel;
 
 /// The bundled sample project opened when no project is given.
@@ -80,6 +84,8 @@ pub struct EditorApp {
     pub(crate) document: Document,
     pub(crate) sculpt: Sculpt,
     pub(crate) authoring: authoring::Authoring,
+    /// Rigid bodies: library, selection, gizmo.
+    pub(crate) bodies: bodies::Bodies,
     pub(crate) viewport: ViewportPanel,
     /// The live water.
     pub(crate) preview: crate::preview::Preview,
@@ -129,6 +135,7 @@ impl EditorApp {
                 stroke: None,
             },
             authoring: authoring::Authoring::default(),
+            bodies: bodies::Bodies::default(),
             viewport: ViewportPanel::default(),
             preview: crate::preview::Preview::new(),
             dialogs: options.dialogs,
@@ -210,6 +217,46 @@ impl EditorApp {
             .map(|p| p.to_array())
     }
 
+    /// The selected body (index into the level's bodies).
+    pub fn selected_body(&self) -> Option<usize> {
+        self.bodies.selected
+    }
+
+    /// Selects body `index` (or none).
+    pub fn select_body(&mut self, index: Option<usize>) {
+        self.bodies.selected = index;
+    }
+
+    /// What dragging the gizmo does now.
+    pub fn gizmo_mode(&self) -> GizmoMode {
+        self.bodies.mode
+    }
+
+    /// Where to grab `handle` of the selected body's gizmo, as laid out in the last frame.
+    pub fn gizmo_handle(&self, handle: Handle) -> Option<egui::Pos2> {
+        self.bodies.gizmo.as_ref()?.grab_point(handle)
+    }
+
+    /// The glTF file a click of the Body tool drops.
+    pub fn chosen_body(&self) -> Option<&Path> {
+        self.bodies.chosen.as_deref()
+    }
+
+    /// Chooses the glTF file a click of the Body tool drops (importing it first).
+    pub fn choose_body(&mut self, path: &Path) -> Result<(), String> {
+        self.bodies.import(path).map(|_| ())
+    }
+
+    /// How many bodies the Row and Stack helpers make, for changing it.
+    pub fn body_count_mut(&mut self) -> &mut usize {
+        &mut self.bodies.count
+    }
+
+    /// How many glTF files were parsed so far (each at most once).
+    pub fn body_files_parsed(&self) -> usize {
+        self.bodies.cache.parses()
+    }
+
     /// The modal dialog shown now, if any.
     pub fn dialog(&self) -> Option<&Dialog> {
         self.dialog.as_ref()
@@ -250,6 +297,7 @@ impl EditorApp {
             stroke.cancel(&mut self.document);
         }
         self.authoring.document_replaced();
+        self.bodies.document_replaced();
         self.document = Document::with_history(level, path, History::new(self.history_budget));
         self.recovery.reset();
         self.viewport.document_replaced();
@@ -268,7 +316,7 @@ impl EditorApp {
     }
 
     fn autosave(&mut self, ctx: &egui::Context) {
-        if self.sculpt.stroke.is_some() || self.authoring.busy() {
+        if self.sculpt.stroke.is_some() || self.authoring.busy() || self.bodies.busy() {
             return;
         }
         let now = Instant::now();
@@ -317,14 +365,15 @@ impl eframe::App for EditorApp {
             .show(ui, |ui| preview_panel::show(self, ui));
         let notice = egui::CentralPanel::no_frame()
             .show(ui, |ui| {
-                let (doc, sculpt, authoring, preview) = (
+                let (doc, sculpt, authoring, bodies, preview) = (
                     &mut self.document,
                     &mut self.sculpt,
                     &mut self.authoring,
+                    &mut self.bodies,
                     &mut self.preview,
                 );
                 self.viewport
-                    .show(ui, frame, doc, sculpt, authoring, preview)
+                    .show(ui, frame, doc, sculpt, authoring, bodies, preview)
             })
             .inner;
         if let Some(text) = notice {
@@ -377,7 +426,7 @@ fn drop_hint(ctx: &egui::Context) {
     painter.text(
         screen.center(),
         egui::Align2::CENTER_CENTER,
-        "Drop a level (.ron) to open it, or a heightmap (.png, .r16, .raw, .npy) to import it",
+        "Drop a level (.ron) to open it, a heightmap (.png, .r16, .raw, .npy) to import it, or a body (.glb, .gltf) to place it",
         egui::FontId::proportional(18.0),
         egui::Color32::WHITE,
     );

@@ -24,6 +24,12 @@ pub(crate) fn tool_panel(app: &mut EditorApp, ui: &mut egui::Ui) {
     for tool in Tool::WATER {
         tool_button(app, ui, tool);
     }
+    ui.add_space(8.0);
+    ui.heading("Bodies");
+    ui.add_space(4.0);
+    for tool in Tool::BODIES {
+        tool_button(app, ui, tool);
+    }
     ui.add_space(12.0);
     ui.separator();
     ui.weak("Left drag: paint\nShift: invert\nDel: delete selected\n[ ] : brush size\nRight drag: orbit\nShift+right: pan\nMiddle drag: orbit\nWheel: zoom\nRight + WASD/QE: fly\nF: frame level");
@@ -55,6 +61,10 @@ pub(crate) fn inspector(app: &mut EditorApp, ui: &mut egui::Ui) {
             brush_settings(app, ui, tool);
         }
         water_panel::settings(app, ui, tool);
+        let busy = tool == Tool::Body && super::body_panel::settings(app, ui);
+        if !busy {
+            app.bodies.commit_pending(&mut app.document);
+        }
         ui.add_space(10.0);
         ui.separator();
         level_info(app, ui);

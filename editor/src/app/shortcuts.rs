@@ -1,12 +1,14 @@
 //! Keyboard shortcuts: the usual file and edit chords, `[`/`]` for the brush size, digits for
 //! the sculpting tools and letters for the water tools, Delete for the selected source or
 //! sink, `F` to frame and Home to reset the view; Space plays or pauses the water, `.` runs
-//! one step and Ctrl+R resets it.
+//! one step and Ctrl+R resets it. With the Body tool (K), W, E and R pick the gizmo's mode and
+//! Ctrl+D duplicates the selected body.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
 use super::EditorApp;
 use super::actions::Action;
+use super::gizmo::GizmoMode;
 use crate::tools::Tool;
 
 /// A named shortcut.
@@ -69,13 +71,21 @@ const DIGITS: [Key; 9] = [
 ];
 
 /// The letter keys of the water tools (none of them flies the camera or frames the view).
-const LETTERS: [(Key, Tool); 6] = [
+const LETTERS: [(Key, Tool); 7] = [
     (Key::I, Tool::Source),
     (Key::O, Tool::Sink),
     (Key::B, Tool::Boundary),
     (Key::P, Tool::Water),
     (Key::L, Tool::FillBasin),
     (Key::G, Tool::Gate),
+    (Key::K, Tool::Body),
+];
+
+/// The gizmo mode keys of the Body tool (W, E and R, as in most 3D tools; not while flying).
+const GIZMO_KEYS: [(Key, GizmoMode); 3] = [
+    (Key::W, GizmoMode::Move),
+    (Key::E, GizmoMode::Rotate),
+    (Key::R, GizmoMode::Scale),
 ];
 
 /// Carries out the shortcuts pressed this frame (none while a dialog is open or a text field
@@ -105,6 +115,21 @@ pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
             || i.consume_key(Modifiers::NONE, Key::Backspace);
         (letter, delete)
     });
+    if app.sculpt.tool == Tool::Body {
+        let (mode, duplicate) = ctx.input_mut(|i| {
+            let mode = GIZMO_KEYS
+                .iter()
+                .find(|(k, _)| !flying && i.consume_key(Modifiers::NONE, *k))
+                .map(|(_, m)| *m);
+            (mode, i.consume_key(Modifiers::COMMAND, Key::D))
+        });
+        if let Some(mode) = mode {
+            app.bodies.mode = mode;
+        }
+        if duplicate && let Some(n) = app.bodies.duplicate(&mut app.document) {
+            app.notify(n, false);
+        }
+    }
     let (play, step, restart) = ctx.input_mut(|i| {
         (
             i.consume_key(Modifiers::NONE, Key::Space),
@@ -154,13 +179,18 @@ pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
         if let Some(stroke) = app.sculpt.stroke.take() {
             stroke.cancel(&mut app.document);
             app.notify("Stroke cancelled", false);
-        } else if app.authoring.cancel(&mut app.document) {
+        } else if app.authoring.cancel(&mut app.document) || app.bodies.cancel(&mut app.document) {
             app.notify("Cancelled", false);
         } else {
             app.authoring.selection = None;
+            app.bodies.selected = None;
         }
     }
-    if delete {
+    if delete && app.sculpt.tool == Tool::Body {
+        if let Some(name) = app.bodies.delete(&mut app.document) {
+            app.notify(format!("Deleted {name}"), false);
+        }
+    } else if delete {
         app.delete_selection();
     }
     if let Some(tool) = digit.and_then(|d| Tool::SCULPT.get(d)) {

@@ -7,6 +7,7 @@ use spillway::Level;
 
 use super::Sculpt;
 use super::authoring::{Authoring, Pointer};
+use super::bodies::{Bodies, BodyPointer};
 use super::water_overlay;
 use crate::document::CellRect;
 use crate::document::{Changes, Document};
@@ -110,6 +111,8 @@ impl ViewportPanel {
     }
 
     /// Lays out, handles input, renders and shows the viewport.
+    // Each argument is a separate part of the app's state that the viewport drives.
+    #[allow(clippy::too_many_arguments)]
     pub fn show(
         &mut self,
         ui: &mut egui::Ui,
@@ -117,6 +120,7 @@ impl ViewportPanel {
         document: &mut Document,
         sculpt: &mut Sculpt,
         authoring: &mut Authoring,
+        bodies: &mut Bodies,
         preview: &mut Preview,
     ) -> Option<String> {
         let rect = ui.available_rect_before_wrap();
@@ -137,9 +141,17 @@ impl ViewportPanel {
         self.camera_input(ui, &response, document.level());
         self.hover = ui
             .input(|i| i.pointer.latest_pos())
-            .filter(|_| response.contains_pointer() || sculpt.stroke.is_some() || authoring.busy())
+            .filter(|_| {
+                response.contains_pointer()
+                    || sculpt.stroke.is_some()
+                    || authoring.busy()
+                    || bodies.busy()
+            })
             .and_then(|p| self.pick(document, p));
-        let notice = if sculpt.stroke.is_none() && (authoring.busy() || !sculpt.tool.paints()) {
+        let body_tool = sculpt.tool == Tool::Body || bodies.busy();
+        let notice = if sculpt.stroke.is_none() && body_tool {
+            self.body_input(ui, &response, document, bodies)
+        } else if sculpt.stroke.is_none() && (authoring.busy() || !sculpt.tool.paints()) {
             self.authoring_input(ui, &response, document, sculpt.tool, authoring)
         } else {
             self.stroke_input(ui, &response, document, sculpt);
@@ -152,7 +164,25 @@ impl ViewportPanel {
         let mut scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
         // The live water replaces the tint of the authored water.
         scene.overlays.water &= !preview.is_live();
+        let (instances, meshes) = bodies.render_input(document, None, body_tool);
+        if let Some(renderer) = self.renderer.as_mut() {
+            for m in &meshes {
+                if !renderer.has_body_mesh(m.id) {
+                    renderer.upload_body_mesh(m.id, &m.mesh);
+                }
+            }
+            renderer.set_bodies(&instances);
+        }
+        let first_frame = self.renderer.is_none();
         self.draw(ui, frame, rect, document.level(), &changes, &scene);
+        if first_frame && let Some(renderer) = self.renderer.as_mut() {
+            // The renderer was made this frame: draw the bodies from the next one.
+            for m in &meshes {
+                renderer.upload_body_mesh(m.id, &m.mesh);
+            }
+            renderer.set_bodies(&instances);
+            ui.ctx().request_repaint();
+        }
         let painter = ui.painter_at(rect);
         let bounds = level_bounds(document.level(), self.z_range);
         let view = water_overlay::View::new(&self.camera, rect, &bounds);
@@ -164,10 +194,13 @@ impl ViewportPanel {
             authoring,
             self.hover,
         );
+        if body_tool && let Some(g) = &bodies.gizmo {
+            g.paint(&painter, bodies.hover_handle);
+        }
         if let Some(cell) = preview.halt.as_ref().and_then(|h| h.cell) {
             water_overlay::halt_marker(&painter, &view, document.level(), cell);
         }
-        self.overlay_text(ui, rect, sculpt, authoring);
+        self.overlay_text(ui, rect, sculpt, authoring, bodies);
         notice
     }
 
@@ -229,6 +262,45 @@ impl ViewportPanel {
         };
         let notice = authoring.viewport_input(tool, document, &pointer);
         if authoring.busy() {
+            ui.ctx().request_repaint();
+        }
+        notice
+    }
+
+    fn body_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        document: &mut Document,
+        bodies: &mut Bodies,
+    ) -> Option<String> {
+        let (pressed, down, latest) = ui.input(|i| {
+            (
+                i.pointer.primary_pressed(),
+                i.pointer.primary_down(),
+                i.pointer.latest_pos(),
+            )
+        });
+        let pos = latest.filter(|p| self.rect.contains(*p) || bodies.busy());
+        let ray = pos.map(|p| {
+            self.camera.ray(
+                p.x - self.rect.min.x,
+                p.y - self.rect.min.y,
+                self.rect.width(),
+                self.rect.height(),
+            )
+        });
+        let pointer = BodyPointer {
+            pressed: pressed && !self.camera_drag && response.hovered(),
+            down,
+            pos,
+            ray,
+            hover: self.hover.filter(|_| response.contains_pointer()),
+        };
+        let bounds = level_bounds(document.level(), self.z_range);
+        let view = water_overlay::View::new(&self.camera, self.rect, &bounds);
+        let notice = bodies.viewport_input(document, &pointer, &view, self.camera.eye());
+        if bodies.busy() {
             ui.ctx().request_repaint();
         }
         notice
@@ -435,9 +507,19 @@ impl ViewportPanel {
         rect: egui::Rect,
         sculpt: &Sculpt,
         authoring: &Authoring,
+        bodies: &Bodies,
     ) {
         let b = &sculpt.brush;
-        let text = if sculpt.tool.paints() {
+        let text = if sculpt.tool == Tool::Body {
+            let chosen = bodies.chosen.as_ref().map_or_else(
+                || "none".into(),
+                |p| crate::tools::body::display_name(&p.to_string_lossy()),
+            );
+            format!(
+                "Body: {chosen}   click: drop or select   gizmo: {}   Ctrl+D: duplicate   Delete: remove",
+                bodies.mode.name().to_lowercase()
+            )
+        } else if sculpt.tool.paints() {
             format!(
                 "{}   radius {:.1} m   strength {:.2}   falloff {:.2}",
                 sculpt.tool.name(),

@@ -1,6 +1,6 @@
 //! Commands: undoable edits of the level. Every change to the document goes through one, so
 //! terrain strokes, heightmap imports, water strokes and fills, and source, sink and boundary
-//! edits ([`super::features`]) share one undo stack.
+//! edits ([`super::features`]) and body edits ([`super::bodies`]) share one undo stack.
 
 use spillway::{Grid, Level};
 
@@ -45,6 +45,8 @@ pub enum Change {
     },
     /// The level's sources, sinks or edge boundaries.
     Features,
+    /// The level's rigid bodies.
+    Bodies,
     /// Anything, including the level's size: refresh everything.
     Whole,
 }

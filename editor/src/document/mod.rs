@@ -5,6 +5,7 @@
 //! The document collects what changed in [`Changes`], which the renderer takes once a frame to
 //! upload only the dirty cells.
 
+pub mod bodies;
 pub mod command;
 pub mod features;
 pub mod history;
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use spillway::Level;
 
+pub use bodies::EditBodies;
 pub use command::{Change, Command, GridPatch, Layer, PatchTile, ReplaceLevel};
 pub use features::{EditFeatures, Features};
 pub use history::History;
@@ -30,6 +32,8 @@ pub struct Changes {
     pub water: Option<CellRect>,
     /// Sources, sinks or boundaries may differ.
     pub features: bool,
+    /// Rigid bodies may differ.
+    pub bodies: bool,
 }
 
 impl Changes {
@@ -46,6 +50,7 @@ impl Changes {
         match change {
             Change::Whole => self.whole = true,
             Change::Features => self.features = true,
+            Change::Bodies => self.bodies = true,
             Change::Cells { layer, rect } => {
                 if rect.is_empty() {
                     return;
@@ -61,7 +66,11 @@ impl Changes {
 
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
-        !self.whole && !self.features && self.terrain.is_none() && self.water.is_none()
+        !self.whole
+            && !self.features
+            && !self.bodies
+            && self.terrain.is_none()
+            && self.water.is_none()
     }
 }
 

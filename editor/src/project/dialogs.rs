@@ -15,6 +15,8 @@ pub trait FileDialogs {
     fn save_level(&mut self, start_dir: Option<&Path>, file_name: &str) -> Option<PathBuf>;
     /// A heightmap file to import.
     fn open_heightmap(&mut self, start_dir: Option<&Path>) -> Option<PathBuf>;
+    /// A glTF body file (`.glb`, `.gltf`) to import.
+    fn open_body(&mut self, start_dir: Option<&Path>) -> Option<PathBuf>;
     /// Where to export a heightmap of `format`, suggesting `file_name`.
     fn save_heightmap(
         &mut self,
@@ -56,6 +58,13 @@ impl FileDialogs for NativeDialogs {
         dialog(start_dir)
             .set_title("Import heightmap")
             .add_filter("Heightmaps", &["png", "r16", "raw", "npy"])
+            .pick_file()
+    }
+
+    fn open_body(&mut self, start_dir: Option<&Path>) -> Option<PathBuf> {
+        dialog(start_dir)
+            .set_title("Import body")
+            .add_filter("glTF bodies", &["glb", "gltf"])
             .pick_file()
     }
 
@@ -109,6 +118,10 @@ impl FileDialogs for ScriptedDialogs {
     }
 
     fn open_heightmap(&mut self, _: Option<&Path>) -> Option<PathBuf> {
+        self.next()
+    }
+
+    fn open_body(&mut self, _: Option<&Path>) -> Option<PathBuf> {
         self.next()
     }
 

@@ -2,6 +2,7 @@
 //! inject paths), the [`ConfigPaths`] of per-user files, recent files ([`recent`]), autosave
 //! and crash recovery ([`recovery`]) and heightmap import and export ([`heightmap_io`]).
 
+pub mod body_files;
 pub mod dialogs;
 pub mod heightmap_io;
 pub mod recent;

@@ -1,9 +1,11 @@
 //! Editing tools: the [`Tool`] kinds, the [`Brush`] settings the painting tools share, the
 //! per-tool dab kernels ([`sculpt`] for the terrain, [`water`] for the initial water) and the
 //! [`Stroke`] that turns a press-drag-release into one undoable command; the basin fill
-//! ([`fill`]), boundary painting ([`boundary`]) and source and sink placement ([`placement`]).
+//! ([`fill`]), boundary painting ([`boundary`]), source and sink placement ([`placement`]),
+//! gates ([`gate`]) and rigid bodies ([`body`]).
 //! Nothing here knows about windows or GPUs.
 
+pub mod body;
 pub mod boundary;
 pub mod fill;
 pub mod gate;
@@ -44,6 +46,8 @@ pub enum Tool {
     FillBasin,
     /// Adds gates that hold water back until they open (dam breaks).
     Gate,
+    /// Places, selects, moves, rotates and scales rigid bodies.
+    Body,
 }
 
 impl Tool {
@@ -68,6 +72,9 @@ impl Tool {
         Tool::Gate,
     ];
 
+    /// The body tools, in tool-panel order.
+    pub const BODIES: [Tool; 1] = [Tool::Body];
+
     /// The name shown on buttons.
     pub fn name(self) -> &'static str {
         match self {
@@ -84,6 +91,7 @@ impl Tool {
             Tool::Water => "Water brush",
             Tool::FillBasin => "Fill basin",
             Tool::Gate => "Gate",
+            Tool::Body => "Body",
         }
     }
 
@@ -119,6 +127,11 @@ impl Tool {
                 "Drag a box across a valley to add a gate that holds the water back until it \
                  opens; click one to select it, Delete removes it."
             }
+            Tool::Body => {
+                "Click the terrain to drop the chosen body onto it; click a body to select it, drag \
+                 the gizmo to move (W), rotate (E) or scale (R) it, Ctrl+D duplicates, Delete \
+                 removes it."
+            }
         }
     }
 
@@ -139,6 +152,7 @@ impl Tool {
             Tool::Water => "P",
             Tool::FillBasin => "L",
             Tool::Gate => "G",
+            Tool::Body => "K",
         }
     }
 
@@ -151,7 +165,7 @@ impl Tool {
     pub fn paints(self) -> bool {
         !matches!(
             self,
-            Tool::Source | Tool::Sink | Tool::Boundary | Tool::FillBasin | Tool::Gate
+            Tool::Source | Tool::Sink | Tool::Boundary | Tool::FillBasin | Tool::Gate | Tool::Body
         )
     }
 }

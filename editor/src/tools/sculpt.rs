@@ -92,6 +92,7 @@ pub fn apply_dab(brush: &Brush, dab: &Dab, terrain: &mut Grid, cell_size: f32) -
                 | Tool::Source
                 | Tool::Sink
                 | Tool::Boundary
+                | Tool::Body
                 | Tool::Water
                 | Tool::FillBasin
                 | Tool::Gate => h,

@@ -3,6 +3,7 @@
 //! ([`terrain`]). It knows nothing of egui: the app shows the colour texture as an image, and
 //! tests and benchmarks read it back.
 
+pub mod bodies;
 mod scene;
 pub mod target;
 pub mod terrain;
@@ -13,6 +14,8 @@ use spillway::Level;
 use wgpu::util::DeviceExt;
 
 use crate::document::Changes;
+use bodies::BodyPass;
+pub use bodies::{BodyInstance, MeshId};
 pub use scene::{BrushOutline, Overlays, Scene, level_bounds, nice_step};
 use scene::{Globals, globals};
 pub use target::RenderTarget;
@@ -48,6 +51,9 @@ pub struct TerrainRenderer {
     water: Option<(WaterBuffers, WaterStyle)>,
     /// Work to submit together with the next frame, before it (the solver's steps).
     before_frame: Vec<wgpu::CommandBuffer>,
+    body_pass: BodyPass,
+    /// The bodies to draw in the next frames.
+    bodies: Vec<BodyInstance>,
 }
 
 /// Per-instance vertex layout of the mesh tiles (their first cell).
@@ -151,6 +157,7 @@ impl TerrainRenderer {
             usage: wgpu::BufferUsages::INDEX,
         });
         let tiles_capacity = 64;
+        let body_pass = BodyPass::new(device, &globals);
         Self {
             tiles: tile_buffer(device, tiles_capacity),
             tiles_capacity,
@@ -170,6 +177,8 @@ impl TerrainRenderer {
             water_pass: WaterPass::new(device, tile_layout()),
             water: None,
             before_frame: Vec::new(),
+            body_pass,
+            bodies: Vec::new(),
         }
     }
 
@@ -177,6 +186,22 @@ impl TerrainRenderer {
     /// editor passes the water steps of the frame here, so it draws the water they produce).
     pub fn submit_with_frame(&mut self, commands: Vec<wgpu::CommandBuffer>) {
         self.before_frame.extend(commands);
+    }
+
+    /// Whether body mesh `id` is on the GPU already.
+    pub fn has_body_mesh(&self, id: MeshId) -> bool {
+        self.body_pass.has_mesh(id)
+    }
+
+    /// Uploads body mesh `id` (once; later calls with the same id replace it).
+    pub fn upload_body_mesh(&mut self, id: MeshId, mesh: &spillway::body::TriMesh) {
+        self.body_pass.upload_mesh(&self.device, id, mesh);
+    }
+
+    /// The bodies to draw in the next frames (their meshes uploaded first; others are skipped).
+    pub fn set_bodies(&mut self, bodies: &[BodyInstance]) {
+        self.bodies.clear();
+        self.bodies.extend_from_slice(bodies);
     }
 
     /// Draws live water from `water` (the GPU solver's buffers) in the next frames, or none.
@@ -319,6 +344,8 @@ impl TerrainRenderer {
             );
             water_ready = true;
         }
+        self.body_pass
+            .prepare(&self.device, &self.queue, &self.bodies);
         let Some(target) = &self.target else {
             return recreated;
         };
@@ -375,6 +402,8 @@ impl TerrainRenderer {
                     }
                 };
                 draw_tiles(&mut pass);
+                self.body_pass.draw(&mut pass);
+                pass.set_vertex_buffer(0, self.tiles.slice(..));
                 if water_ready && self.water_pass.draw(&mut pass) {
                     draw_tiles(&mut pass);
                 }

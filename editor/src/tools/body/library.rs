@@ -1,0 +1,133 @@
+//! [`MeshCache`]: body meshes parsed once per file (the runtime's glTF import), each with an
+//! id the renderer uploads it under; and the bundled body library (`assets/*.glb`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use spillway::body::TriMesh;
+use spillway::body::import::{ImportError, ImportLimits, import};
+
+pub use crate::viewport::render::MeshId;
+
+/// A parsed body mesh and the figures the editor shows of it.
+#[derive(Debug)]
+pub struct BodyMesh {
+    /// Its id.
+    pub id: MeshId,
+    /// The file it came from (as given when first loaded).
+    pub path: PathBuf,
+    /// The triangles, metres, z up, origin at the bounding-box centre.
+    pub mesh: TriMesh,
+    /// Enclosed volume, m³ (unscaled).
+    pub volume: f64,
+}
+
+/// Meshes by file: each file is parsed once, the first time a body of it is shown or placed.
+#[derive(Default)]
+pub struct MeshCache {
+    meshes: HashMap<PathBuf, Arc<BodyMesh>>,
+    limits: ImportLimits,
+    parses: usize,
+}
+
+/// The cache key of `path`: its canonical form where it exists.
+fn key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+impl MeshCache {
+    /// An empty cache importing with the runtime's default limits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty cache importing with `limits` (vertex, triangle and file size caps).
+    pub fn with_limits(limits: ImportLimits) -> Self {
+        Self {
+            limits,
+            ..Self::default()
+        }
+    }
+
+    /// The mesh of the glTF file at `path`, parsing it on first use. External buffers must lie
+    /// in the file's own folder. An error names the file and says what is wrong.
+    pub fn load(&mut self, path: &Path) -> Result<Arc<BodyMesh>, ImportError> {
+        let k = key(path);
+        if let Some(m) = self.meshes.get(&k) {
+            return Ok(m.clone());
+        }
+        let root = path.parent().unwrap_or(Path::new("."));
+        self.parses += 1;
+        let mesh = import(path, root, &self.limits)?;
+        let body = Arc::new(BodyMesh {
+            id: MeshId(self.meshes.len() as u32),
+            path: path.to_path_buf(),
+            volume: mesh.volume(),
+            mesh,
+        });
+        self.meshes.insert(k, body.clone());
+        Ok(body)
+    }
+
+    /// The mesh of `path` if it was parsed already (never parses).
+    pub fn get(&self, path: &Path) -> Option<&Arc<BodyMesh>> {
+        self.meshes.get(&key(path))
+    }
+
+    /// How many files were parsed (each file at most once).
+    pub fn parses(&self) -> usize {
+        self.parses
+    }
+}
+
+/// Where a level body's `gltf` path points: relative to the level's folder `level_dir` (the
+/// current folder for a level not saved yet), or absolute (a body placed in an unsaved level,
+/// not yet copied into a project).
+pub fn resolve(level_dir: Option<&Path>, gltf: &str) -> PathBuf {
+    let p = Path::new(gltf);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    match level_dir {
+        Some(dir) => dir.join(p),
+        None => std::env::current_dir().unwrap_or_default().join(p),
+    }
+}
+
+/// The bundled body library: the `assets/` folder beside the current folder or the editor's
+/// source tree.
+pub fn assets_dir() -> Option<PathBuf> {
+    let here = PathBuf::from("assets");
+    if here.is_dir() {
+        return Some(here);
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("assets");
+    beside.is_dir().then_some(beside)
+}
+
+/// The `.glb` and `.gltf` files of the bundled library, sorted by name.
+pub fn bundled_bodies() -> Vec<PathBuf> {
+    let Some(dir) = assets_dir() else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| is_body_file(p))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Whether `path` names a glTF file (`.glb` or `.gltf`).
+pub fn is_body_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+}
