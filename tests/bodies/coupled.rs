@@ -277,7 +277,7 @@ fn crowded_river() -> (Simulation, BodyWorld) {
         let k = b % kinds.len();
         let at = [3.0 + 34.0 * next(), 3.0 + 34.0 * next(), 2.5 + 3.0 * next()];
         let mut body = body(kinds[k].0, at, kinds[k].1);
-        let angle = 6.28 * next();
+        let angle = std::f32::consts::TAU * next();
         body.rotation = [0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()];
         world.add(&body, meshes[k].clone());
     }

@@ -173,7 +173,10 @@ fn the_crate_dam_cuts_the_discharge_on_the_gpu() {
         "GPU: free {q_free:.4} m³/s, dammed {q_dam:.5} m³/s, balance {:.1e}",
         s.balance_error
     );
-    assert!(q_free > 0.25, "the free channel carries the inflow: {q_free}");
+    assert!(
+        q_free > 0.25,
+        "the free channel carries the inflow: {q_free}"
+    );
     assert!(
         q_dam.abs() < 0.1 * q_free,
         "the dam passes {q_dam} of {q_free}"
@@ -210,8 +213,16 @@ fn blockers_moved_every_step_stay_conservative_on_both() {
     assert!(sim.status().halted.is_none());
     assert!(depth.iter().all(|d| d.is_finite() && *d >= 0.0));
     assert!(cpu.depth().iter().all(|d| d.is_finite() && *d >= 0.0));
-    assert!(g.balance_error.abs() < 1e-5, "GPU balance {}", g.balance_error);
-    assert!(c.balance_error.abs() < 1e-5, "CPU balance {}", c.balance_error);
+    assert!(
+        g.balance_error.abs() < 1e-5,
+        "GPU balance {}",
+        g.balance_error
+    );
+    assert!(
+        c.balance_error.abs() < 1e-5,
+        "CPU balance {}",
+        c.balance_error
+    );
     assert!(diff <= 1e-3, "depth differs by {diff} m");
 }
 

@@ -23,6 +23,7 @@ use rapier3d::prelude::{
     ColliderBuilder, ColliderHandle, PhysicsWorld, Pose as RapierPose, RigidBodyBuilder,
     RigidBodyHandle, Rotation, Vector,
 };
+use rayon::prelude::*;
 use thiserror::Error;
 
 use super::forces::{Fluid, Motion, Water, WaterForces, water_forces};
@@ -74,6 +75,8 @@ struct Slot {
     coverage: Coverage,
     /// Coverage at the pose of the step before.
     previous: Coverage,
+    /// The pose `coverage` was rasterised at (`None` before the first step).
+    rasterised_at: Option<Pose>,
     forces: WaterForces,
 }
 
@@ -228,6 +231,7 @@ impl BodyWorld {
             dynamic: body.dynamic,
             coverage: Coverage::default(),
             previous: Coverage::default(),
+            rasterised_at: None,
             forces: WaterForces::default(),
         }));
         BodyId(self.slots.len() - 1)
@@ -342,21 +346,30 @@ impl BodyWorld {
         self.slots.get(id.0)?.as_ref()
     }
 
+    /// Rasterises every body at its current pose, in parallel; a body that has not moved (at
+    /// rest or asleep) keeps its coverage without being rasterised again.
     fn rasterise(&mut self) {
         let grid = self.grid;
-        for slot in self.slots.iter_mut().flatten() {
-            if let Some(rb) = self.physics.bodies.get(slot.handle) {
-                let p = rb.position();
-                let (t, r) = (p.translation, p.rotation);
-                let pose = Pose {
-                    translation: [t.x, t.y, t.z],
-                    rotation: [r.x, r.y, r.z, r.w],
-                    scale: slot.scale,
-                };
-                let now = Coverage::rasterise(&slot.mesh, &pose, grid, SAMPLES);
-                slot.previous = std::mem::replace(&mut slot.coverage, now);
-            }
-        }
+        let bodies = &self.physics.bodies;
+        self.slots.par_iter_mut().flatten().for_each(|slot| {
+            let Some(rb) = bodies.get(slot.handle) else {
+                return;
+            };
+            let p = rb.position();
+            let (t, r) = (p.translation, p.rotation);
+            let pose = Pose {
+                translation: [t.x, t.y, t.z],
+                rotation: [r.x, r.y, r.z, r.w],
+                scale: slot.scale,
+            };
+            let now = if slot.rasterised_at == Some(pose) {
+                slot.coverage.clone()
+            } else {
+                Coverage::rasterise(&slot.mesh, &pose, grid, SAMPLES)
+            };
+            slot.rasterised_at = Some(pose);
+            slot.previous = std::mem::replace(&mut slot.coverage, now);
+        });
     }
 
     /// Blockers to the solver (pipes only: a shallow-water level lets water through them).
@@ -505,12 +518,14 @@ fn ring(a: &Coverage, b: &Coverage, grid: CellGrid) -> Vec<usize> {
         for j in j0..j1 {
             for i in i0..i1 {
                 let k = j * grid.nx + i;
-                if !covered(k) && !out.contains(&k) {
+                if !covered(k) {
                     out.push(k);
                 }
             }
         }
     }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 

@@ -28,7 +28,17 @@ pub(crate) struct BlockingPass {
 impl BlockingPass {
     fn new(device: &wgpu::Device, config: &Config) -> Result<Self, GpuError> {
         let rw = Bind::ReadWrite;
-        let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, rw, Bind::Read];
+        let binds = [
+            Bind::Uniform,
+            rw,
+            Bind::Read,
+            rw,
+            rw,
+            rw,
+            rw,
+            rw,
+            Bind::Read,
+        ];
         let kernel = Kernel::new(
             device,
             "blocking",
@@ -155,11 +165,7 @@ impl GpuSimulation {
         }
         let header = b.tiles.header(b.tiles.capacity());
         for w in std::iter::once(header).chain(writes) {
-            queue.write_buffer(
-                &b.buffer,
-                4 * w.word as u64,
-                bytemuck::cast_slice(&w.data),
-            );
+            queue.write_buffer(&b.buffer, 4 * w.word as u64, bytemuck::cast_slice(&w.data));
         }
         b.active = true;
         Ok(())
@@ -191,7 +197,11 @@ impl GpuSimulation {
     /// the plain solver. Marks the last upload's new surfaces as started.
     pub(crate) fn prepare_blocked(&mut self) -> Result<bool, GpuError> {
         let config = self.passes.config;
-        let Some(b) = self.blockers.as_mut().filter(|b| b.active && config.mode != 2) else {
+        let Some(b) = self
+            .blockers
+            .as_mut()
+            .filter(|b| b.active && config.mode != 2)
+        else {
             return Ok(false);
         };
         if b.pass.as_ref().is_none_or(|p| p.config != config) {

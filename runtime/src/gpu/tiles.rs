@@ -205,9 +205,7 @@ impl Tiles {
                 m => m as usize - 1,
             };
             let block = self.block(tile, b, &init);
-            let same = self.slots[s]
-                .as_ref()
-                .is_some_and(|old| old.cells == block);
+            let same = self.slots[s].as_ref().is_some_and(|old| old.cells == block);
             if !same {
                 writes.push(Write {
                     word: self.base(s) + S_CELLS,

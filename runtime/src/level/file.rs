@@ -284,7 +284,10 @@ fn read_text(path: &Path) -> Result<String, LevelError> {
         let bytes = e.as_bytes();
         let before = &bytes[..at];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         LevelError::Ron {
             path: path.to_path_buf(),
             line,
