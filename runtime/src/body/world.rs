@@ -280,6 +280,11 @@ impl BodyWorld {
         Some([v.x, v.y, v.z])
     }
 
+    /// Mass of body `id`, kg.
+    pub fn mass(&self, id: BodyId) -> Option<f32> {
+        Some(self.physics.bodies.get(self.slot(id)?.handle)?.mass())
+    }
+
     /// The water's forces on body `id` in the last step.
     pub fn water_forces(&self, id: BodyId) -> Option<WaterForces> {
         Some(self.slot(id)?.forces)
