@@ -212,7 +212,7 @@ fn broken_empty_oversized_missing_and_escaping_files_are_refused_by_name() {
         matches!(
             p,
             ImportProblem::Oversized {
-                what: "the vertex count",
+                what: "the number of vertices",
                 ..
             }
         ),

@@ -266,28 +266,31 @@ impl Bodies {
             self.drag = Some(GizmoDrag::begin(i, &body, g.clone(), handle, p));
             return None;
         }
-        if let Some(ray) = pointer.ray {
-            let meshes: Vec<Option<Arc<BodyMesh>>> = document
-                .level()
-                .bodies
-                .clone()
-                .iter()
-                .map(|b| self.mesh_of(document, b).ok())
-                .collect();
-            let level = document.level();
-            let mut k = 0;
-            let hit = hit_body(level, &ray, |_| {
-                let m = meshes[k].as_ref().map(|m| &m.mesh);
-                k += 1;
-                m
-            });
-            if let Some((i, _)) = hit {
-                self.selected = Some(i);
-                return Some(format!("Selected {}", level.bodies[i].name));
-            }
+        if let Some(ray) = pointer.ray
+            && let Some((i, _)) = self.hit(document, &ray)
+        {
+            self.selected = Some(i);
+            return Some(format!("Selected {}", document.level().bodies[i].name));
         }
         let hover = pointer.hover?;
         self.place(document, hover.x, hover.y)
+    }
+
+    /// The nearest body (at its placement) the ray hits: its index and the distance along the
+    /// ray.
+    pub fn hit(&mut self, document: &Document, ray: &Ray) -> Option<(usize, f32)> {
+        let meshes: Vec<Option<Arc<BodyMesh>>> = document
+            .level()
+            .bodies
+            .iter()
+            .map(|b| self.mesh_of(document, b).ok())
+            .collect();
+        let mut k = 0;
+        hit_body(document.level(), ray, |_| {
+            let m = meshes[k].as_ref().map(|m| &m.mesh);
+            k += 1;
+            m
+        })
     }
 
     /// Drops the chosen body on the ground at world `(x, y)` as one command and selects it.

@@ -104,6 +104,13 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
             "Simulated seconds per real second: below 1 is slow motion, above 1 runs many \
              steps per frame",
         );
+        if preview.bodies_capped {
+            ui.label("(held back: bodies move)").on_hover_text(format!(
+                "While bodies move with the water each step is coupled with the physics, so \
+                 a frame runs at most {} steps",
+                crate::preview::MAX_BODY_STEPS_PER_FRAME
+            ));
+        }
         ui.separator();
         ui.label("Show")
             .on_hover_text("How the live water is coloured");

@@ -149,7 +149,14 @@ impl ViewportPanel {
             })
             .and_then(|p| self.pick(document, p));
         let body_tool = sculpt.tool == Tool::Body || bodies.busy();
-        let notice = if sculpt.stroke.is_none() && body_tool {
+        let knocked = if body_tool && preview.is_live() {
+            self.knock(ui, &response, document, bodies, preview)
+        } else {
+            None
+        };
+        let notice = if knocked.is_some() {
+            knocked
+        } else if sculpt.stroke.is_none() && body_tool {
             self.body_input(ui, &response, document, bodies)
         } else if sculpt.stroke.is_none() && (authoring.busy() || !sculpt.tool.paints()) {
             self.authoring_input(ui, &response, document, sculpt.tool, authoring)
@@ -270,6 +277,48 @@ impl ViewportPanel {
             ui.ctx().request_repaint();
         }
         notice
+    }
+
+    /// Shift+click on a body while the preview runs knocks it away from the camera (an impulse
+    /// of its mass times 4 m/s, at the point hit): how a designer topples a dam. The document
+    /// does not change.
+    fn knock(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        document: &Document,
+        bodies: &mut Bodies,
+        preview: &mut Preview,
+    ) -> Option<String> {
+        let (pressed, shift, pos) = ui.input(|i| {
+            (
+                i.pointer.primary_pressed(),
+                i.modifiers.shift,
+                i.pointer.latest_pos(),
+            )
+        });
+        let p = pos.filter(|_| pressed && shift && response.hovered())?;
+        let ray = self.camera.ray(
+            p.x - self.rect.min.x,
+            p.y - self.rect.min.y,
+            self.rect.width(),
+            self.rect.height(),
+        );
+        let (i, t) = bodies.hit(document, &ray)?;
+        let at = ray.at(t);
+        let horizontal = (ray.dir.x.powi(2) + ray.dir.y.powi(2)).sqrt().max(1e-6);
+        let speed = 4.0 * preview.body_mass(i);
+        let impulse = [
+            ray.dir.x / horizontal * speed,
+            ray.dir.y / horizontal * speed,
+            0.0,
+        ];
+        let name = &document.level().bodies[i].name;
+        if preview.push_body(i, impulse, [at.x, at.y, at.z]) {
+            Some(format!("Knocked {name}"))
+        } else {
+            Some(format!("{name} does not move (static)"))
+        }
     }
 
     fn body_input(

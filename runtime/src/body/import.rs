@@ -70,7 +70,7 @@ pub enum ImportProblem {
         why: String,
     },
     /// An external URI or the file itself would leave the allowed folder.
-    #[error("`{0}` points outside the level's folder")]
+    #[error("{0} points outside the level's folder")]
     OutsideFolder(String),
     /// A feature this importer does not read (e.g. sparse or non-float positions).
     #[error("unsupported: {0}")]
@@ -126,7 +126,7 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ImportProblem> {
 
 /// `relative` joined to `root`, refused if it leaves `root` by name or through links.
 fn inside(root: &Path, relative: &Path) -> Result<PathBuf, ImportProblem> {
-    let outside = || ImportProblem::OutsideFolder(relative.display().to_string());
+    let outside = || ImportProblem::OutsideFolder(format!("`{}`", relative.display()));
     let mut depth = 0usize;
     for c in relative.components() {
         match c {
@@ -165,7 +165,7 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
         }
     }
     for (what, size, limit) in [
-        ("the vertex count", vertices, limits.max_vertices),
+        ("the number of vertices", vertices, limits.max_vertices),
         ("the triangle count", triangles, limits.max_triangles),
     ] {
         if size > limit {
@@ -317,11 +317,14 @@ fn uri_bytes(
             .ok_or_else(|| ImportProblem::Broken(format!("buffer {index}: bad base64 data")));
     }
     if uri.contains(':') {
-        return Err(ImportProblem::OutsideFolder(uri.to_string()));
+        return Err(ImportProblem::OutsideFolder(format!(
+            "buffer {index} (`{uri}`)"
+        )));
     }
     let decoded = percent_decode(uri);
     let rel_folder = folder.strip_prefix(root).unwrap_or(Path::new(""));
-    let path = inside(root, &rel_folder.join(&decoded))?;
+    let path = inside(root, &rel_folder.join(&decoded))
+        .map_err(|_| ImportProblem::OutsideFolder(format!("buffer {index} (`{decoded}`)")))?;
     if !path.exists() {
         return Err(ImportProblem::MissingBuffer {
             index,
@@ -474,7 +477,7 @@ fn add_primitive(
     // A mesh placed by several nodes counts once per placement.
     if base.saturating_add(pos.count()) > limits.max_vertices {
         return Err(ImportProblem::Oversized {
-            what: "the vertex count of all placed meshes",
+            what: "the number of vertices of all placed meshes",
             size: base.saturating_add(pos.count()) as u64,
             limit: limits.max_vertices as u64,
         });

@@ -1,0 +1,175 @@
+//! What the rigid-body coupling costs per step: N bodies (crates, logs, barrels, boulders)
+//! dropped on a lake of `size`² cells of 1 m, coupled with the water through `BodyWorld`, one
+//! step per 60 Hz frame of simulated time (`dt` = 1/60 s). For each N it prints the time of a
+//! coupled step (bodies rasterised, blockers set, the water under them gathered back, forces,
+//! floaters' displacement, the water step, rapier) next to a water-only step.
+//!
+//! ```text
+//! cargo run --release -p spillway --example body_bench --features gpu,rapier -- \
+//!     [--backend gpu|cpu] [--size 1024] [--bodies 0,50,200] [--steps 300]
+//! ```
+
+use std::error::Error;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use spillway::body::import::{ImportLimits, import_body};
+use spillway::body::solver::WaterSolver;
+use spillway::body::world::BodyWorld;
+use spillway::gpu::GpuSimulation;
+use spillway::level::{Body, Coupling};
+use spillway::{Grid, Level, Simulation};
+
+/// One simulated 60 Hz frame, seconds.
+const DT: f32 = 1.0 / 60.0;
+
+struct Options {
+    gpu: bool,
+    size: usize,
+    bodies: Vec<usize>,
+    steps: usize,
+}
+
+fn options() -> Result<Options, Box<dyn Error>> {
+    let mut o = Options {
+        gpu: true,
+        size: 1024,
+        bodies: vec![0, 50, 200],
+        steps: 300,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--backend" => o.gpu = value()? == "gpu",
+            "--size" => o.size = value()?.parse()?,
+            "--bodies" => {
+                o.bodies = value()?
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()?
+            }
+            "--steps" => o.steps = value()?.parse()?,
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+    }
+    Ok(o)
+}
+
+/// A walled lake, 1 m deep over a gently rolling bed.
+fn lake(n: usize) -> Level {
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.terrain = Grid::from_fn(n, n, |x, y| {
+        0.2 * ((x as f32 * 0.05).sin() + (y as f32 * 0.07).cos())
+    });
+    level.water = Grid::from_fn(n, n, |x, y| 1.0 - level.terrain.data[y * n + x]);
+    level
+}
+
+/// Adds `count` bodies in a fixed scatter over the middle of the lake.
+fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn Error>> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let kinds = [
+        ("crate", 400.0),
+        ("log", 600.0),
+        ("barrel", 300.0),
+        ("boulder", 2600.0),
+        ("plank", 500.0),
+    ];
+    let meshes = kinds
+        .iter()
+        .map(|(k, _)| {
+            Ok(Arc::new(import_body(
+                &root,
+                &format!("{k}.glb"),
+                &ImportLimits::default(),
+            )?))
+        })
+        .collect::<Result<Vec<_>, Box<dyn Error>>>()?;
+    let mut seed = 99u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    let span = n as f32 * 0.8;
+    for b in 0..count {
+        let k = b % kinds.len();
+        let (name, density) = kinds[k];
+        let body = Body {
+            name: format!("{name} {b}"),
+            gltf: format!("{name}.glb"),
+            translation: [
+                n as f32 * 0.1 + span * next(),
+                n as f32 * 0.1 + span * next(),
+                1.5 + next(),
+            ],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+            density,
+            dynamic: true,
+            coupling: Coupling::Auto,
+        };
+        world.add(&body, meshes[k].clone());
+    }
+    Ok(())
+}
+
+/// Milliseconds per coupled step with `count` bodies, and per water-only step.
+fn measure<S: WaterSolver>(
+    sim: &mut S,
+    n: usize,
+    count: usize,
+    steps: usize,
+    finish: &mut dyn FnMut(&mut S),
+) -> Result<(f64, f64), Box<dyn Error>> {
+    let mut world = BodyWorld::new(sim);
+    scatter(&mut world, n, count)?;
+    for _ in 0..30 {
+        world.step(sim, DT)?;
+    }
+    finish(sim);
+    let t = Instant::now();
+    for _ in 0..steps {
+        world.step(sim, DT)?;
+    }
+    finish(sim);
+    let coupled = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
+    let t = Instant::now();
+    for _ in 0..steps {
+        sim.advance(DT)?;
+    }
+    finish(sim);
+    let water = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
+    Ok((coupled, water))
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let o = options()?;
+    let level = lake(o.size);
+    let backend = if o.gpu { "gpu" } else { "cpu" };
+    for &count in &o.bodies {
+        let (coupled, water) = if o.gpu {
+            let mut sim = GpuSimulation::headless(&level)?;
+            println!("adapter: {}", sim.adapter_name());
+            measure(
+                &mut sim,
+                o.size,
+                count,
+                o.steps,
+                &mut |s: &mut GpuSimulation| {
+                    let _ = s.stats();
+                },
+            )?
+        } else {
+            let mut sim = Simulation::new(&level)?;
+            measure(&mut sim, o.size, count, o.steps, &mut |_| {})?
+        };
+        println!(
+            "{{\"backend\": \"{backend}\", \"size\": {}, \"bodies\": {count}, \"coupled_ms_per_step\": {coupled:.3}, \"water_ms_per_step\": {water:.3}, \"fits_60hz\": {}}}",
+            o.size,
+            coupled < 1000.0 / 60.0
+        );
+    }
+    Ok(())
+}
