@@ -1,0 +1,547 @@
+//! A small windowed game on a Spillway level: fly over the level the editor exported while its
+//! water runs on the GPU solver in real time, drop crates into it and open its gates.
+//!
+//! ```text
+//! cargo run -p spillway --example game --features gpu,rapier [-- LEVEL.ron] [--frames N]
+//!     [--screenshot PATH] [--demo] [--warmup SECONDS]
+//! ```
+//!
+//! Without a level it loads `projects/river_gorge/level.ron`. A baked level starts with its
+//! rivers flowing (the start-up line says whether the level is baked); `--warmup SECONDS` runs
+//! the water ahead before the first frame, for levels that are not. The level's gates open
+//! with G; a level without gates gets one, `dam`, a wall across the map (see
+//! `state::add_gate_if_none`).
+//!
+//! Controls: WASD fly, Q/E down/up, Shift faster, drag with the left mouse button to look,
+//! Space drops a crate where you look, G opens the gates, Escape quits. The title bar shows
+//! the frame rate, the water volume and simulated time (from the solver's asynchronous
+//! stats), the gates open and the crates.
+//!
+//! What runs where:
+//! - the water: [`spillway::gpu::GpuSimulation`] on the window's own device, stepped every
+//!   frame by the real time elapsed in whole steps of the level's `dt` (with `--frames`, by a
+//!   fixed 1/60 s a frame), drawn straight from its depth and terrain buffers;
+//! - the level's placed bodies: drawn at their authored poses (imported with
+//!   [`spillway::body::import`]), not simulated;
+//! - dropped crates (`assets/crate.glb`): rapier bodies in a [`spillway::body::world::BodyWorld`]
+//!   coupled to a CPU [`spillway::Simulation`] that twins the GPU water (started from it at the
+//!   first drop, see `game/crates.rs`), since `BodyWorld` does not drive the GPU solver yet.
+//!
+//! For a check without a screen: `--frames N` runs N frames and exits, `--screenshot PATH`
+//! writes the last one as a PNG, and `--demo` drops a few crates and opens the gates on the
+//! way, e.g. under Xvfb:
+//!
+//! ```text
+//! xvfb-run -a -s "-screen 0 1280x720x24" cargo run -p spillway --example game \
+//!     --features gpu,rapier -- --frames 120 --screenshot /tmp/game.png --demo
+//! ```
+
+#[path = "game/camera.rs"]
+mod camera;
+#[path = "game/crates.rs"]
+mod crates;
+#[path = "game/render.rs"]
+mod render;
+#[path = "game/state.rs"]
+mod state;
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use spillway::level::file;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use camera::{Camera, Held};
+use state::Game;
+
+/// Simulated seconds per frame with `--frames` (reproducible whatever the machine's speed).
+const FIXED_FRAME: f64 = 1.0 / 60.0;
+
+/// Command-line options.
+struct Options {
+    level: PathBuf,
+    frames: Option<u64>,
+    screenshot: Option<PathBuf>,
+    demo: bool,
+    warmup: f64,
+}
+
+const USAGE: &str = "usage: game [LEVEL.ron] [--frames N] [--screenshot PATH] [--demo] \
+                     [--warmup SECONDS]";
+
+/// The workspace root (the sample projects and assets live there).
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Parses the arguments; `Ok(None)` for `--help`.
+fn parse_args() -> Result<Option<Options>, String> {
+    let mut opts = Options {
+        level: workspace().join("projects/river_gorge/level.ron"),
+        frames: None,
+        screenshot: None,
+        demo: false,
+        warmup: 0.0,
+    };
+    let mut args = std::env::args().skip(1);
+    let mut level = None;
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value\n{USAGE}"));
+        match a.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--frames" => {
+                let v = value("--frames")?;
+                let n = v.parse().map_err(|_| format!("--frames: `{v}` is not a count"))?;
+                opts.frames = Some(n);
+            }
+            "--screenshot" => opts.screenshot = Some(value("--screenshot")?.into()),
+            "--demo" => opts.demo = true,
+            "--warmup" => {
+                let v = value("--warmup")?;
+                opts.warmup = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .ok_or(format!("--warmup: `{v}` is not a number of seconds"))?;
+            }
+            s if s.starts_with('-') => return Err(format!("unknown option `{s}`\n{USAGE}")),
+            s if level.is_none() => level = Some(PathBuf::from(s)),
+            s => return Err(format!("unexpected argument `{s}`\n{USAGE}")),
+        }
+    }
+    if opts.screenshot.is_some() && opts.frames.is_none() {
+        return Err(format!("--screenshot needs --frames N\n{USAGE}"));
+    }
+    if let Some(l) = level {
+        opts.level = l;
+    }
+    Ok(Some(opts))
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let Some(opts) = parse_args()? else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    // Validated: every error names the file, the place and the reason.
+    let mut level = file::load(&opts.level)?;
+    match &level.flow {
+        Some(f) => println!(
+            "{}: baked at t = {:.1} s, the water starts flowing",
+            opts.level.display(),
+            f.time
+        ),
+        None => println!(
+            "{}: not baked, the water starts from its authored state{}",
+            opts.level.display(),
+            if opts.warmup > 0.0 {
+                format!(" and runs {} s ahead", opts.warmup)
+            } else {
+                String::new()
+            }
+        ),
+    }
+    if state::add_gate_if_none(&mut level) {
+        println!("the level has no gate: added `dam` across the map (G opens it)");
+    }
+    let event_loop = EventLoop::new().map_err(|e| format!("cannot open a window: {e}"))?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let mut app = App::new(opts, level);
+    event_loop.run_app(&mut app)?;
+    match app.error.take() {
+        Some(e) => Err(e),
+        None => {
+            println!("{} frames", app.frames);
+            Ok(())
+        }
+    }
+}
+
+/// The window, its surface and the game drawn into it.
+struct Gfx {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    /// The non-sRGB format the scene is drawn in (it encodes sRGB itself).
+    format: wgpu::TextureFormat,
+    game: Game,
+}
+
+impl Gfx {
+    /// Opens the window, a device that can present to it and hold the level, and the game.
+    fn new(
+        event_loop: &ActiveEventLoop,
+        opts: &Options,
+        level: spillway::Level,
+    ) -> Result<Self, Box<dyn Error>> {
+        let attributes = Window::default_attributes()
+            .with_title(format!("Spillway: {}", level.name))
+            .with_inner_size(winit::dpi::PhysicalSize::new(1280, 720));
+        let window = Arc::new(event_loop.create_window(attributes)?);
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+                event_loop.owned_display_handle(),
+            )),
+        );
+        let surface = instance.create_surface(window.clone())?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: Some(&surface),
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| {
+            format!(
+                "no GPU adapter can draw to this window ({e}); install a Vulkan driver, or \
+                 mesa-vulkan-drivers for lavapipe"
+            )
+        })?;
+        let mut limits = spillway::gpu::required_limits(level.nx(), level.ny());
+        // A larger flow tile where the adapter has the workgroup memory for it.
+        limits.max_compute_workgroup_storage_size = limits
+            .max_compute_workgroup_storage_size
+            .max(adapter.limits().max_compute_workgroup_storage_size);
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("spillway game"),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            format!(
+                "{} cannot run a {} × {} level: {e}",
+                adapter.get_info().name,
+                level.nx(),
+                level.ny()
+            )
+        })?;
+        let caps = surface.get_capabilities(&adapter);
+        let surface_format = *caps
+            .formats
+            .iter()
+            .find(|f| !f.is_srgb())
+            .or(caps.formats.first())
+            .ok_or("the window's surface offers no format")?;
+        let format = surface_format.remove_srgb_suffix();
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format: surface_format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: if opts.frames.is_some() {
+                wgpu::PresentMode::AutoNoVsync
+            } else {
+                wgpu::PresentMode::AutoVsync
+            },
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps.alpha_modes[0],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            view_formats: if format == surface_format {
+                vec![]
+            } else {
+                vec![format]
+            },
+        };
+        surface.configure(&device, &config);
+        println!(
+            "GPU: {} ({:?}); level {} × {} cells of {} m",
+            adapter.get_info().name,
+            adapter.get_info().backend,
+            level.nx(),
+            level.ny(),
+            level.cell_size
+        );
+        let dir = opts.level.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let game = Game::new(level, &dir, &workspace(), &device, &queue, format)?;
+        Ok(Self {
+            window,
+            surface,
+            config,
+            format,
+            game,
+        })
+    }
+
+    /// Reconfigures the surface for the window's size.
+    fn resize(&mut self) {
+        let size = self.window.inner_size();
+        if size.width > 0 && size.height > 0 {
+            self.config.width = size.width;
+            self.config.height = size.height;
+            self.surface.configure(self.game.device(), &self.config);
+        }
+    }
+
+    /// Draws one frame to the window; false if the surface had no image this time.
+    fn present(&mut self, cam: &Camera, time: f32) -> Result<bool, Box<dyn Error>> {
+        use wgpu::CurrentSurfaceTexture as T;
+        let frame = match self.surface.get_current_texture() {
+            T::Success(f) | T::Suboptimal(f) => f,
+            T::Timeout | T::Occluded => return Ok(false),
+            T::Outdated | T::Lost => {
+                self.resize();
+                return Ok(false);
+            }
+            T::Validation => return Err("the window's surface failed validation".into()),
+        };
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.format),
+            ..Default::default()
+        });
+        let size = [self.config.width, self.config.height];
+        self.game.draw(&view, size, cam, time);
+        self.game.queue().present(frame);
+        Ok(true)
+    }
+
+    /// Draws the frame once more off screen and writes it to `path` as a PNG.
+    fn screenshot(&mut self, cam: &Camera, time: f32, path: &Path) -> Result<(), Box<dyn Error>> {
+        let (w, h) = (self.config.width, self.config.height);
+        let texture = self.game.device().create_texture(&wgpu::TextureDescriptor {
+            label: Some("screenshot"),
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: self.format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        self.game.draw(&view, [w, h], cam, time);
+        let rgba = render::read_rgba(self.game.device(), self.game.queue(), &texture)?;
+        image::save_buffer(path, &rgba, w, h, image::ColorType::Rgba8)
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!("screenshot: {}", path.display());
+        Ok(())
+    }
+}
+
+/// The winit application: input, the frame loop and the exit.
+struct App {
+    opts: Options,
+    level: Option<spillway::Level>,
+    gfx: Option<Gfx>,
+    error: Option<Box<dyn Error>>,
+    camera: Option<Camera>,
+    held: Held,
+    dragging: bool,
+    cursor: Option<(f64, f64)>,
+    frames: u64,
+    start: Instant,
+    last: Instant,
+    /// Frames and start of the current frame-rate window.
+    fps_window: (u32, Instant),
+    fps: f32,
+}
+
+impl App {
+    fn new(opts: Options, level: spillway::Level) -> Self {
+        let now = Instant::now();
+        Self {
+            opts,
+            level: Some(level),
+            gfx: None,
+            error: None,
+            camera: None,
+            held: Held::default(),
+            dragging: false,
+            cursor: None,
+            frames: 0,
+            start: now,
+            last: now,
+            fps_window: (0, now),
+            fps: 0.0,
+        }
+    }
+
+    /// Stops the game with `e` as its result.
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: Box<dyn Error>) {
+        self.error.get_or_insert(e);
+        event_loop.exit();
+    }
+
+    /// Starts the game: window, device, water, camera, and the warm-up.
+    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<(), Box<dyn Error>> {
+        let Some(level) = self.level.take() else {
+            return Ok(());
+        };
+        let mut gfx = Gfx::new(event_loop, &self.opts, level)?;
+        let ((w, h), (lo, hi)) = (gfx.game.extent(), gfx.game.heights());
+        self.camera = Some(Camera::overlooking(w, h, hi, 0.5 * (lo + hi)));
+        let mut left = self.opts.warmup;
+        while left > 0.0 {
+            gfx.game.advance(left.min(0.25))?;
+            left -= 0.25;
+        }
+        self.start = Instant::now();
+        self.last = self.start;
+        self.fps_window = (0, self.start);
+        self.gfx = Some(gfx);
+        Ok(())
+    }
+
+    /// One frame: input, water steps, drawing, HUD, and the scripted end with `--frames`.
+    fn frame(&mut self, event_loop: &ActiveEventLoop) -> Result<(), Box<dyn Error>> {
+        let (Some(gfx), Some(cam)) = (self.gfx.as_mut(), self.camera.as_mut()) else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        let real = (now - self.last).as_secs_f64();
+        self.last = now;
+        cam.fly(&self.held, real as f32);
+        let scripted = self.opts.frames;
+        if let Some(n) = scripted
+            && self.opts.demo
+        {
+            // Five crates side by side early on, then the gates open halfway.
+            if (10..=50).contains(&self.frames) && self.frames % 10 == 0 {
+                let side = (self.frames as f32 / 10.0 - 3.0) * 4.0;
+                gfx.game.drop_crate(cam, side)?;
+            }
+            if self.frames == n / 2 {
+                gfx.game.open_gates()?;
+            }
+        }
+        gfx.game.advance(if scripted.is_some() { FIXED_FRAME } else { real })?;
+        let time = (now - self.start).as_secs_f32();
+        if !gfx.present(cam, time)? {
+            return Ok(());
+        }
+        self.frames += 1;
+        self.fps_window.0 += 1;
+        let window = (now - self.fps_window.1).as_secs_f32();
+        if window >= 0.5 {
+            self.fps = self.fps_window.0 as f32 / window;
+            self.fps_window = (0, now);
+            gfx.window.set_title(&gfx.game.hud(self.fps));
+        }
+        if scripted.is_some_and(|n| self.frames >= n) {
+            println!("{}", gfx.game.hud(self.fps));
+            if let Some(path) = &self.opts.screenshot {
+                gfx.screenshot(cam, time, path)?;
+            }
+            event_loop.exit();
+        }
+        Ok(())
+    }
+
+    /// A key went down or up.
+    fn key(&mut self, code: KeyCode, down: bool, repeat: bool) -> Result<bool, Box<dyn Error>> {
+        let h = &mut self.held;
+        match code {
+            KeyCode::KeyW | KeyCode::ArrowUp => h.forward = down,
+            KeyCode::KeyS | KeyCode::ArrowDown => h.back = down,
+            KeyCode::KeyA | KeyCode::ArrowLeft => h.left = down,
+            KeyCode::KeyD | KeyCode::ArrowRight => h.right = down,
+            KeyCode::KeyQ => h.down = down,
+            KeyCode::KeyE => h.up = down,
+            KeyCode::ShiftLeft | KeyCode::ShiftRight => h.fast = down,
+            KeyCode::Escape if down => return Ok(false),
+            KeyCode::Space if down && !repeat => {
+                if let (Some(gfx), Some(cam)) = (self.gfx.as_mut(), self.camera.as_ref()) {
+                    gfx.game.drop_crate(cam, 0.0)?;
+                }
+            }
+            KeyCode::KeyG if down && !repeat => {
+                if let Some(gfx) = self.gfx.as_mut() {
+                    let opened = gfx.game.open_gates()?;
+                    println!("opened {opened} gate(s)");
+                }
+            }
+            _ => {}
+        }
+        Ok(true)
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if let Err(e) = self.start(event_loop) {
+            self.fail(event_loop, e);
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let result = match event {
+            WindowEvent::CloseRequested => {
+                event_loop.exit();
+                Ok(())
+            }
+            WindowEvent::Resized(_) => {
+                if let Some(gfx) = self.gfx.as_mut() {
+                    gfx.resize();
+                }
+                Ok(())
+            }
+            WindowEvent::KeyboardInput { event, .. } => match event.physical_key {
+                PhysicalKey::Code(code) => {
+                    let down = event.state == ElementState::Pressed;
+                    match self.key(code, down, event.repeat) {
+                        Ok(false) => {
+                            event_loop.exit();
+                            Ok(())
+                        }
+                        other => other.map(|_| ()),
+                    }
+                }
+                PhysicalKey::Unidentified(_) => Ok(()),
+            },
+            WindowEvent::MouseInput {
+                state,
+                button: MouseButton::Left,
+                ..
+            } => {
+                self.dragging = state == ElementState::Pressed;
+                Ok(())
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                if let (true, Some((x, y)), Some(cam)) =
+                    (self.dragging, self.cursor, self.camera.as_mut())
+                {
+                    cam.turn((position.x - x) as f32, (position.y - y) as f32);
+                }
+                self.cursor = Some((position.x, position.y));
+                Ok(())
+            }
+            WindowEvent::Focused(false) => {
+                // Keys released while another window has the focus never arrive here.
+                self.held = Held::default();
+                self.dragging = false;
+                Ok(())
+            }
+            WindowEvent::RedrawRequested => self.frame(event_loop),
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            self.fail(event_loop, e);
+        }
+    }
+
+    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
+        if let Some(gfx) = &self.gfx {
+            gfx.window.request_redraw();
+        }
+    }
+}
