@@ -408,23 +408,31 @@ impl App {
             return Ok(());
         };
         let now = Instant::now();
-        let real = (now - self.last).as_secs_f64();
-        self.last = now;
-        cam.fly(&self.held, real as f32);
         let scripted = self.opts.frames;
+        // Real time, or a fixed frame time with `--frames`.
+        let elapsed = match scripted {
+            Some(_) => FIXED_FRAME,
+            None => (now - self.last).as_secs_f64(),
+        };
+        self.last = now;
         if let Some(n) = scripted
             && self.opts.demo
         {
-            // Five crates side by side early on, then the gates open halfway.
+            // Five crates side by side early on, the gates open halfway, and meanwhile the
+            // camera flies ahead and down for a closer look.
             if (10..=50).contains(&self.frames) && self.frames % 10 == 0 {
-                let side = (self.frames as f32 / 10.0 - 3.0) * 4.0;
+                let side = (self.frames as f32 / 10.0 - 3.0) * 3.0;
                 gfx.game.drop_crate(cam, side)?;
             }
             if self.frames == n / 2 {
                 gfx.game.open_gates()?;
             }
+            let flying = self.frames > 50 && self.frames <= 50 + 60;
+            self.held.forward = flying;
+            self.held.down = flying;
         }
-        gfx.game.advance(if scripted.is_some() { FIXED_FRAME } else { real })?;
+        cam.fly(&self.held, elapsed as f32);
+        gfx.game.advance(elapsed)?;
         let time = (now - self.start).as_secs_f32();
         if !gfx.present(cam, time)? {
             return Ok(());

@@ -60,7 +60,7 @@ fn normal_of(l: f32, r: f32, u: f32, d: f32) -> vec3<f32> {
 fn hazed(colour: vec3<f32>, world: vec3<f32>) -> vec3<f32> {
     let dist = distance(world, g.eye.xyz);
     let haze = 1.0 - exp(-dist / max(g.eye.w, 1.0));
-    return mix(colour, HAZE, clamp(haze, 0.0, 0.6));
+    return mix(colour, HAZE, clamp(haze, 0.0, 0.35));
 }
 
 struct GroundOut {
@@ -128,23 +128,45 @@ fn surface(c: vec2<i32>, own: f32) -> f32 {
     return select(own, terrain[index(c)] + d, d > DRY);
 }
 
+// The highest water surface among the eight neighbours of a cell (very low if all are dry).
+fn wet_neighbour_surface(c: vec2<i32>) -> f32 {
+    var s = -1e30;
+    for (var dy = -1; dy <= 1; dy++) {
+        for (var dx = -1; dx <= 1; dx++) {
+            let n = c + vec2<i32>(dx, dy);
+            let d = water(n);
+            if d > DRY {
+                s = max(s, terrain[index(n)] + d);
+            }
+        }
+    }
+    return s;
+}
+
 @vertex
 fn water_vs(@builtin(vertex_index) vi: u32) -> WaterOut {
     let c = cell_of(vi);
     let b = terrain[vi];
     let d = water(c);
-    // Dry vertices sink below the ground, so the shore line ends under it.
-    let z = select(b - 0.05, b + d, d > DRY);
-    let own = b + d;
+    var z = b + d;
+    if d <= DRY {
+        // A dry vertex continues its wet neighbours' surface flat into the bank (under the
+        // ground), so the shore lies where that plane meets the terrain; with no wet
+        // neighbour it sinks below the ground.
+        let s = wet_neighbour_surface(c);
+        z = select(b - 0.05, min(s, b), s > -1e29);
+    }
     var out: WaterOut;
     out.world = centre(c, z);
     out.normal = normal_of(
-        surface(c - vec2<i32>(1, 0), own),
-        surface(c + vec2<i32>(1, 0), own),
-        surface(c - vec2<i32>(0, 1), own),
-        surface(c + vec2<i32>(0, 1), own),
+        surface(c - vec2<i32>(1, 0), z),
+        surface(c + vec2<i32>(1, 0), z),
+        surface(c - vec2<i32>(0, 1), z),
+        surface(c + vec2<i32>(0, 1), z),
     );
-    out.depth = d;
+    // Height above the ground: zero or less at dry vertices, so the interpolated value
+    // crosses zero at the shore.
+    out.depth = z - b;
     out.clip = g.view_proj * vec4<f32>(out.world, 1.0);
     return out;
 }
@@ -163,7 +185,10 @@ fn water_fs(in: WaterOut) -> @location(0) vec4<f32> {
     if in.depth <= DRY {
         discard;
     }
-    let ripple = ripples(in.world.xy, g.sun.w) * smoothstep(0.0, 0.3, in.depth);
+    // Ripples fade where a pixel covers more ground than their wavelength (no moiré).
+    let footprint = length(fwidth(in.world.xy));
+    let fade = 1.0 - smoothstep(0.15, 0.6, footprint);
+    let ripple = ripples(in.world.xy, g.sun.w) * smoothstep(0.0, 0.3, in.depth) * fade;
     let n = normalize(normalize(in.normal) + vec3<f32>(-ripple, 0.0));
     let v = normalize(g.eye.xyz - in.world);
     let sun = normalize(g.sun.xyz);

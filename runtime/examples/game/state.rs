@@ -217,7 +217,7 @@ impl Game {
         let sun = camera::normalized([-0.7, 0.35, 0.6]);
         let globals = Globals {
             view_proj: cam.view_proj(size[0] as f32 / size[1].max(1) as f32, reach),
-            eye: [cam.eye[0], cam.eye[1], cam.eye[2], extent * 1.5],
+            eye: [cam.eye[0], cam.eye[1], cam.eye[2], extent * 4.0],
             sun: [sun[0], sun[1], sun[2], time],
             level: [
                 self.level.nx() as f32,
