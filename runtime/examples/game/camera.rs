@@ -82,11 +82,11 @@ pub struct Camera {
 }
 
 impl Camera {
-    /// A camera beyond the south edge of a `width × height` m map, above its highest ground
-    /// `top`, looking at the map's centre at height `mid`.
+    /// A camera just beyond the south edge (the last rows) of a `width × height` m map, above
+    /// its highest ground `top`, looking at the map's centre at height `mid`.
     pub fn overlooking(width: f32, height: f32, top: f32, mid: f32) -> Self {
         let extent = width.max(height);
-        let eye = [0.5 * width, height + 0.12 * extent, top + 0.35 * extent];
+        let eye = [0.5 * width, height + 0.05 * extent, top + 0.22 * extent];
         let target = [0.5 * width, 0.5 * height, mid];
         let d = [target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]];
         Self {

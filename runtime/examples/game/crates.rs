@@ -48,7 +48,11 @@ impl Crates {
     /// Crates of `assets/crate.glb` under `root` (the workspace), `size` metres wide; crates
     /// below `floor` are removed.
     pub fn new(root: &Path, size: f32, floor: f32) -> Result<Self, ImportError> {
-        let mesh = import(&root.join("assets/crate.glb"), root, &ImportLimits::default())?;
+        let mesh = import(
+            &root.join("assets/crate.glb"),
+            root,
+            &ImportLimits::default(),
+        )?;
         Ok(Self {
             mesh: Arc::new(mesh),
             size,

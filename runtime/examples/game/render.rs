@@ -252,7 +252,11 @@ impl Renderer {
         let indices = grid_indices(sim.nx() as u32, sim.ny() as u32);
         let grid = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("cell grid"),
-            contents: bytemuck::cast_slice(if indices.is_empty() { &[0u32; 3] } else { &indices }),
+            contents: bytemuck::cast_slice(if indices.is_empty() {
+                &[0u32; 3]
+            } else {
+                &indices
+            }),
             usage: wgpu::BufferUsages::INDEX,
         });
         Self {
@@ -376,7 +380,8 @@ pub fn read_rgba(
 ) -> Result<Vec<u8>, String> {
     let (w, h) = (texture.width(), texture.height());
     let row = w * 4;
-    let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let padded =
+        row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("screenshot"),
         size: padded as u64 * h as u64,

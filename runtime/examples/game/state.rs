@@ -35,13 +35,23 @@ pub fn add_gate_if_none(level: &mut Level) -> bool {
         let i = (0.3 * nx as f32) as usize;
         let x0 = i as f32 * dx;
         let line = (0..ny).flat_map(|j| [t[j * nx + i], t[j * nx + (i + 1).min(nx - 1)]]);
-        let shape = Shape::Box { x0, y0: 0.0, x1: x0 + 2.0 * dx, y1: h };
+        let shape = Shape::Box {
+            x0,
+            y0: 0.0,
+            x1: x0 + 2.0 * dx,
+            y1: h,
+        };
         (shape, line.collect())
     } else {
         let j = ny / 2;
         let y0 = j as f32 * dx;
         let line = (0..nx).flat_map(|i| [t[j * nx + i], t[(j + 1).min(ny - 1) * nx + i]]);
-        let shape = Shape::Box { x0: 0.0, y0, x1: w, y1: y0 + 2.0 * dx };
+        let shape = Shape::Box {
+            x0: 0.0,
+            y0,
+            x1: w,
+            y1: y0 + 2.0 * dx,
+        };
         (shape, line.collect())
     };
     let crest = line.iter().fold(f32::MIN, |a, &b| a.max(b)) + 1.0;
@@ -187,8 +197,7 @@ impl Game {
         let margin = self.level.cell_size * 2.0;
         at[0] = at[0].clamp(margin, w - margin);
         at[1] = at[1].clamp(margin, h - margin);
-        self.crates
-            .drop_at(&mut self.sim, &self.level, at, cam.yaw)
+        self.crates.drop_at(&mut self.sim, &self.level, at, cam.yaw)
     }
 
     /// The one-line HUD: frames per second, water volume, simulated time, gates, crates.
@@ -242,7 +251,8 @@ impl Game {
             pose,
             colour: CRATE_COLOUR,
         }));
-        self.renderer.draw(&self.sim, target, size, &globals, &draws);
+        self.renderer
+            .draw(&self.sim, target, size, &globals, &draws);
     }
 
     /// The GPU device.
