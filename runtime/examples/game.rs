@@ -258,7 +258,7 @@ impl App {
             && self.opts.demo
         {
             // Five crates side by side early on, the gates open halfway, and meanwhile the
-            // camera flies ahead and down for a closer look.
+            // camera flies ahead for a closer look.
             if (10..=50).contains(&self.frames) && self.frames.is_multiple_of(10) {
                 let side = (self.frames as f32 / 10.0 - 3.0) * 3.0;
                 gfx.game.drop_crate(cam, side)?;
@@ -266,9 +266,7 @@ impl App {
             if self.frames == n / 2 {
                 gfx.game.open_gates()?;
             }
-            let flying = self.frames > 50 && self.frames <= 50 + 60;
-            self.held.forward = flying;
-            self.held.down = flying;
+            self.held.forward = self.frames > 50 && self.frames <= 50 + 30;
         }
         cam.fly(&self.held, elapsed as f32);
         gfx.game.advance(elapsed)?;

@@ -175,8 +175,8 @@ fn water_vs(@builtin(vertex_index) vi: u32) -> WaterOut {
 fn ripples(p: vec2<f32>, t: f32) -> vec2<f32> {
     let d1 = vec2<f32>(0.80, 0.60);
     let d2 = vec2<f32>(-0.45, 0.89);
-    let g1 = cos(dot(p, d1) * 1.7 + t * 1.3) * d1 * 0.06;
-    let g2 = cos(dot(p, d2) * 3.1 - t * 1.9) * d2 * 0.04;
+    let g1 = cos(dot(p, d1) * 1.7 + t * 1.3) * d1 * 0.025;
+    let g2 = cos(dot(p, d2) * 3.1 - t * 1.9) * d2 * 0.015;
     return g1 + g2;
 }
 
