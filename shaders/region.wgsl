@@ -1,5 +1,7 @@
 // Region pass: incremental uploads of a rectangle of terrain or water from a staging buffer,
-// so an edit takes effect at the next step without a reset. Water is written to both halves
+// or of a list of per-cell water changes (floating bodies displacing water, `water_cells`:
+// pairs of cell index bits and depth change, count in `rect.x`), so an edit takes effect at
+// the next step without a reset. Water is written to both halves
 // (whichever holds the current state), its carry cleared, the CFL's max depth raised, and the
 // water painted in or out booked in ledger slot 0 (one workgroup, so the sum has one owner).
 
@@ -40,6 +42,43 @@ fn water_rect(@builtin(local_invocation_index) lid: u32) {
         let c = (rect.y + e / rect.z) * grid.nx + rect.x + e % rect.z;
         let d = max(src[e], 0.0);
         let old = depth[cur + c];
+        if (d > old) {
+            added = df_add(added, two_sum(d, -old));
+        } else {
+            removed = df_add(removed, two_sum(old, -d));
+        }
+        depth[c] = d;
+        depth[grid.half_d + c] = d;
+        carry[c] = 0.0;
+        top = max(top, d);
+    }
+    red[lid] = vec4<f32>(added, removed);
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        workgroupBarrier();
+        if (lid < s) {
+            let a = red[lid];
+            let b = red[lid + s];
+            red[lid] = vec4<f32>(df_add(a.xy, b.xy), df_add(a.zw, b.zw));
+        }
+    }
+    workgroupBarrier();
+    atomicMax(&aux.ctl.max_depth, bitcast<u32>(top));
+    if (lid == 0u) {
+        let a = ledger[0];
+        ledger[0] = vec4<f32>(df_add(a.xy, red[0].xy), df_add(a.zw, red[0].zw));
+    }
+}
+
+@compute @workgroup_size(256)
+fn water_cells(@builtin(local_invocation_index) lid: u32) {
+    let cur = aux.ctl.parity * grid.half_d;
+    var added = vec2<f32>(0.0);
+    var removed = vec2<f32>(0.0);
+    var top = 0.0;
+    for (var e = lid; e < rect.x; e = e + 256u) {
+        let c = bitcast<u32>(src[2u * e]);
+        let old = depth[cur + c];
+        let d = max(old + src[2u * e + 1u], 0.0);
         if (d > old) {
             added = df_add(added, two_sum(d, -old));
         } else {

@@ -6,6 +6,8 @@ mod blocking;
 mod buoyancy;
 #[cfg(feature = "rapier")]
 mod coupled;
+#[cfg(all(feature = "rapier", feature = "gpu"))]
+mod gpu_coupled;
 mod import;
 mod raster;
 

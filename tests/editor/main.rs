@@ -10,6 +10,7 @@ mod bodies;
 mod files;
 mod heightmaps;
 mod preview;
+mod preview_bodies;
 mod sculpt;
 mod snapshots;
 mod water;

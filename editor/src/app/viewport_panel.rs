@@ -160,11 +160,16 @@ impl ViewportPanel {
 
         let changes = document.take_changes();
         self.track_range(document.level(), &changes, sculpt.stroke.is_some());
+        preview.sync_bodies(&document.level().bodies, |body| {
+            let mesh = bodies.mesh_of(document, body).ok()?;
+            Some(std::sync::Arc::new(mesh.mesh.clone()))
+        });
         self.run_water(ui, frame, document.level(), &changes, preview);
         let mut scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
         // The live water replaces the tint of the authored water.
         scene.overlays.water &= !preview.is_live();
-        let (instances, meshes) = bodies.render_input(document, None, body_tool);
+        let simulated = preview.body_poses();
+        let (instances, meshes) = bodies.render_input(document, simulated.as_deref(), body_tool);
         if let Some(renderer) = self.renderer.as_mut() {
             for m in &meshes {
                 if !renderer.has_body_mesh(m.id) {

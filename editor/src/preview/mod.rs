@@ -2,10 +2,17 @@
 //! renderer's device (so the water is drawn straight from the solver's buffers), steps it by
 //! the frame's real time times a speed factor, takes the document's edits without a reset,
 //! reads volume figures and a probe back asynchronously, and pauses on a blow-up. It never
-//! writes to the document: reset returns to the authored level exactly.
+//! writes to the document: reset returns to the authored level exactly. The level's bodies
+//! move with the water ([`bodies`]).
+
+mod bodies;
+
+use std::sync::Arc;
 
 use spillway::Level;
-use spillway::gpu::{GpuError, GpuSimulation, ProbeReading};
+use spillway::body::{Pose, TriMesh};
+use spillway::gpu::{GpuSimulation, ProbeReading};
+use spillway::level::Body;
 use spillway::sim::{Stats, StepError};
 
 use crate::document::{CellRect, Changes};
@@ -13,6 +20,12 @@ use crate::viewport::render::{WaterBuffers, WaterOverlay};
 
 /// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
 pub const MAX_STEPS_PER_FRAME: usize = 4000;
+
+/// Most steps one frame runs while bodies move: each is coupled with the rigid bodies (a
+/// gather of the water under them and a rapier step), so fast-forward is capped lower.
+pub const MAX_BODY_STEPS_PER_FRAME: usize = 24;
+
+pub use bodies::{PreviewBodies, WantedBodies};
 
 /// Most samples kept for the plots (older ones are thinned).
 const MAX_SAMPLES: usize = 2048;
@@ -72,6 +85,12 @@ pub struct Preview {
     pub gates_changed: bool,
     /// This frame's recorded steps, to be submitted with the frame's rendering.
     commands: Vec<wgpu::CommandBuffer>,
+    /// The document's bodies, as last handed over.
+    wanted: WantedBodies,
+    /// The bodies moving with the water, while the simulation runs and the level has bodies.
+    bodies: Option<PreviewBodies>,
+    /// Fast-forward was held back this frame because bodies move.
+    pub bodies_capped: bool,
 }
 
 impl Preview {
@@ -105,6 +124,8 @@ impl Preview {
         self.owed = 0.0;
         self.last_steps = 0;
         self.gates_changed = false;
+        self.bodies = None;
+        self.bodies_capped = false;
     }
 
     /// Starts time running (from the authored state if nothing runs yet).
@@ -218,10 +239,77 @@ impl Preview {
         }
     }
 
-    fn fail(&mut self, e: GpuError) {
+    fn fail(&mut self, e: impl std::fmt::Display) {
         self.error = Some(format!("The water preview stopped: {e}"));
         self.sim = None;
+        self.bodies = None;
         self.playing = false;
+    }
+
+    /// Hands over the document's bodies; `mesh` gives a body's mesh (`None`: its file does not
+    /// load). Cheap when nothing changed. While the water runs, a deleted body leaves the
+    /// physics at once and a new or edited one enters at its placement.
+    pub fn sync_bodies(
+        &mut self,
+        bodies: &[Body],
+        mut mesh: impl FnMut(&Body) -> Option<Arc<TriMesh>>,
+    ) {
+        if self.wanted.bodies == bodies {
+            return;
+        }
+        let mut wanted = WantedBodies {
+            bodies: bodies.to_vec(),
+            meshes: std::mem::take(&mut self.wanted.meshes),
+        };
+        for body in bodies {
+            if !wanted.meshes.contains_key(&body.gltf)
+                && let Some(m) = mesh(body)
+            {
+                wanted.meshes.insert(body.gltf.clone(), m);
+            }
+        }
+        self.wanted = wanted;
+    }
+
+    /// Where each of the document's bodies is in the running physics (one pose per body, in
+    /// document order), while it runs.
+    pub fn body_poses(&self) -> Option<Vec<Pose>> {
+        self.bodies.as_ref().map(PreviewBodies::poses)
+    }
+
+    /// Knocks the document's body `index`: an impulse (N·s) at a world point. Returns whether
+    /// the body moves in the running physics.
+    pub fn push_body(&mut self, index: usize, impulse: [f32; 3], at: [f32; 3]) -> bool {
+        self.bodies
+            .as_mut()
+            .is_some_and(|b| b.push(index, impulse, at))
+    }
+
+    /// Mass of the document's body `index` in the running physics, kg (0 if none).
+    pub fn body_mass(&self, index: usize) -> f32 {
+        self.bodies.as_ref().map_or(0.0, |b| b.mass(index))
+    }
+
+    /// Runs `steps` steps coupled with the bodies (at most [`MAX_BODY_STEPS_PER_FRAME`]);
+    /// returns how many ran.
+    fn step_bodies(&mut self, steps: usize, dt: f32) -> usize {
+        let (Some(sim), Some(bodies)) = (self.sim.as_mut(), self.bodies.as_mut()) else {
+            return 0;
+        };
+        let run = steps.min(MAX_BODY_STEPS_PER_FRAME);
+        self.bodies_capped = run < steps;
+        let mut failed = None;
+        let mut done = 0;
+        while done < run && failed.is_none() {
+            match bodies.step(sim, dt) {
+                Ok(()) => done += 1,
+                Err(e) => failed = Some(e),
+            }
+        }
+        if let Some(e) = failed {
+            self.fail(e);
+        }
+        done
     }
 
     /// Runs one frame of `real_dt` seconds: steps the solver by `speed × real_dt` simulated
@@ -255,10 +343,24 @@ impl Preview {
             self.owed = (self.owed - whole).min(1.0);
             steps += whole as usize;
         }
-        let Some(sim) = self.sim.as_mut() else {
-            return false;
-        };
-        if steps > 0 {
+        if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
+            let sim = self.sim.as_ref().expect("ensured above");
+            let bodies = self.bodies.get_or_insert_with(|| PreviewBodies::new(sim));
+            bodies.sync(&self.wanted);
+            if bodies.is_empty()
+                && let Some(sim) = self.sim.as_mut()
+            {
+                // The last body left (deleted): nothing blocks the water any more.
+                sim.clear_blockers();
+            }
+        }
+        self.bodies_capped = false;
+        if steps > 0 && self.bodies.as_ref().is_some_and(|b| !b.is_empty()) {
+            // Coupled steps go to the GPU one by one (each reads the water under the bodies).
+            steps = self.step_bodies(steps, level.params.dt);
+        } else if steps > 0
+            && let Some(sim) = self.sim.as_mut()
+        {
             match sim.encode_steps(steps, level.params.dt) {
                 Ok(commands) => self.commands = commands,
                 Err(e) => {
@@ -267,6 +369,9 @@ impl Preview {
                 }
             }
         }
+        let Some(sim) = self.sim.as_mut() else {
+            return false;
+        };
         self.last_steps = steps;
         if let Some(stats) = sim.poll_stats() {
             let status = sim.status();

@@ -9,6 +9,8 @@
 //!   [`Blockers`](crate::sim::blocking::Blockers).
 //! - [`forces`]: buoyancy, drag and damping from a coverage and the water state,
 //!   engine-neutral (no physics engine needed).
+//! - [`solver`]: what the coupling needs of a water solver ([`solver::WaterSolver`]), for the
+//!   CPU and the GPU solver alike.
 //! - [`world`] (feature `rapier`): a rapier3d world of the level's bodies, stepped with the
 //!   water both ways.
 
@@ -16,6 +18,7 @@ pub mod forces;
 #[cfg(feature = "bodies")]
 pub mod import;
 pub mod raster;
+pub mod solver;
 #[cfg(feature = "rapier")]
 pub mod world;
 

@@ -15,7 +15,7 @@ pub const MAX_SAMPLES: u32 = 8;
 
 /// The grid the water lives on: `nx × ny` cells of `cell_size` metres, cell `(0, 0)` at the
 /// world origin corner.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CellGrid {
     /// Cells along x.
     pub nx: usize,

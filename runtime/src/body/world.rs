@@ -7,13 +7,15 @@
 //! 1. every body is rasterised from above and below ([`Coverage`]);
 //! 2. blockers (bodies denser than water, or marked so) become the solver's two-layer
 //!    [`Blockers`] (§3), floaters push the surface down by the change of their submerged volume
-//!    (§4.2, after Thürey et al.) through [`Simulation::displace`];
-//! 3. the water steps;
-//! 4. buoyancy, drag and damping ([`water_forces`], §4) are set on each dynamic body (forces
-//!    reset every step) and rapier steps by the same `dt`.
+//!    (§4.2, after Thürey et al.) through [`WaterSolver::displace`];
+//! 3. buoyancy, drag and damping ([`water_forces`], §4) are set on each dynamic body from the
+//!    water read under and around the bodies (forces reset every step);
+//! 4. the water advances by `dt` and rapier steps by the same `dt`.
 //!
-//! A game without rapier can do the same with the engine-neutral parts: [`Coverage`],
-//! [`Blockers`], [`Simulation::displace`] and [`water_forces`].
+//! The water is any [`WaterSolver`]: the CPU [`Simulation`](crate::sim::Simulation) or, with feature `gpu`, the
+//! [`GpuSimulation`](crate::gpu::GpuSimulation), which then reads back only the cells the bodies
+//! need (one small gather per step). A game without rapier can do the same with the
+//! engine-neutral parts: [`Coverage`], [`Blockers`], [`WaterSolver`] and [`water_forces`].
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -29,10 +31,10 @@ use thiserror::Error;
 use super::forces::{Fluid, Motion, Water, WaterForces, water_forces};
 use super::import::{ImportError, ImportLimits, import_body};
 use super::raster::{CellGrid, Coverage};
+use super::solver::{SolverError, WaterCopy, WaterSolver};
 use super::{Pose, TriMesh, blocks_water};
 use crate::level::{Body, Level};
 use crate::sim::blocking::{BlockerError, Blockers};
-use crate::sim::{Simulation, StepError};
 
 /// Sub-samples per cell side when rasterising bodies.
 const SAMPLES: u32 = 4;
@@ -55,9 +57,9 @@ pub enum WorldError {
         /// The import error (file and reason).
         source: ImportError,
     },
-    /// The water step failed (blow-up); bodies were not moved.
-    #[error(transparent)]
-    Step(#[from] StepError),
+    /// The water solver failed (a blow-up, a lost GPU); bodies were not moved.
+    #[error("the water solver: {0}")]
+    Solver(#[from] SolverError),
     /// The blockers do not fit the simulation.
     #[error(transparent)]
     Blockers(#[from] BlockerError),
@@ -80,7 +82,8 @@ struct Slot {
     forces: WaterForces,
 }
 
-/// The level's rigid bodies in a rapier3d world, coupled both ways with a [`Simulation`].
+/// The level's rigid bodies in a rapier3d world, coupled both ways with a water
+/// solver ([`WaterSolver`]).
 pub struct BodyWorld {
     physics: PhysicsWorld,
     terrain: Option<ColliderHandle>,
@@ -89,40 +92,43 @@ pub struct BodyWorld {
     /// Water-to-body constants (density, drag, damping).
     pub fluid: Fluid,
     blockers: Blockers,
-    surface: Vec<f32>,
+    /// The water under and around the bodies, read once per step.
+    water: WaterCopy,
 }
 
 impl BodyWorld {
     /// An empty world over the water grid of `sim`, with its terrain as a heightfield collider
-    /// and gravity along −z.
-    pub fn new(sim: &Simulation) -> Self {
-        let grid = CellGrid {
-            nx: sim.nx(),
-            ny: sim.ny(),
-            cell_size: sim.cell_size(),
-        };
+    /// (none if the solver cannot give its terrain: a lost GPU) and gravity along −z.
+    pub fn new<S: WaterSolver + ?Sized>(sim: &S) -> Self {
+        let grid = sim.grid();
         let mut physics = PhysicsWorld::new();
-        physics.gravity = Vector::new(0.0, 0.0, -sim.params().gravity);
+        physics.gravity = Vector::new(0.0, 0.0, -sim.gravity());
         let mut world = Self {
             physics,
             terrain: None,
             slots: Vec::new(),
             grid,
             fluid: Fluid {
-                gravity: sim.params().gravity,
+                gravity: sim.gravity(),
                 linear_damping: 2.0,
                 ..Fluid::default()
             },
             blockers: Blockers::new(grid.nx, grid.ny),
-            surface: Vec::new(),
+            water: WaterCopy::new(grid),
         };
-        world.set_terrain(sim.terrain());
+        if let Ok(terrain) = sim.read_terrain() {
+            world.set_terrain(&terrain);
+        }
         world
     }
 
     /// A world with every body of `level`, meshes imported from `root` (the level's folder;
     /// each file parsed once).
-    pub fn from_level(level: &Level, sim: &Simulation, root: &Path) -> Result<Self, WorldError> {
+    pub fn from_level<S: WaterSolver + ?Sized>(
+        level: &Level,
+        sim: &S,
+        root: &Path,
+    ) -> Result<Self, WorldError> {
         let mut world = Self::new(sim);
         let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
         let limits = ImportLimits::default();
@@ -274,6 +280,11 @@ impl BodyWorld {
         Some([v.x, v.y, v.z])
     }
 
+    /// Mass of body `id`, kg.
+    pub fn mass(&self, id: BodyId) -> Option<f32> {
+        Some(self.physics.bodies.get(self.slot(id)?.handle)?.mass())
+    }
+
     /// The water's forces on body `id` in the last step.
     pub fn water_forces(&self, id: BodyId) -> Option<WaterForces> {
         Some(self.slot(id)?.forces)
@@ -300,46 +311,55 @@ impl BodyWorld {
         true
     }
 
-    /// One coupled step of `dt` seconds: bodies to water, the water step, water to bodies, the
-    /// rigid-body step. On a water blow-up the bodies stay where they were.
-    pub fn step(&mut self, sim: &mut Simulation, dt: f32) -> Result<(), WorldError> {
+    /// One coupled step of `dt` seconds: bodies to water, water to bodies, the water's advance
+    /// and the rigid-body step. On a solver error the bodies stay where they were.
+    pub fn step<S: WaterSolver + ?Sized>(
+        &mut self,
+        sim: &mut S,
+        dt: f32,
+    ) -> Result<(), WorldError> {
         self.rasterise();
         self.block(sim)?;
-        self.displace(sim);
-        sim.step(dt)?;
-        self.apply_forces(sim);
+        self.read_water(sim)?;
+        self.apply_forces();
+        self.displace(sim)?;
+        sim.advance(dt)?;
         self.physics.integration_parameters.dt = dt;
         self.physics.step();
         Ok(())
     }
 
-    /// The water surface the bodies feel: the solver's effective surface, and under each
-    /// floater at least the mean surface of the wet cells around it — the surface as if the body
-    /// were not there, which the waves it makes do not yet show (Kellomäki §4: the surface is
-    /// "allowed to go through the floating object").
-    fn read_surface(&mut self, sim: &Simulation) {
-        sim.effective_surface_into(&mut self.surface);
+    /// Reads the water under and around every body, and gives each floater the surface as if
+    /// it were not there: under it at least the mean surface of the wet cells around it, which
+    /// the waves it makes do not yet show (Kellomäki §4: the surface is "allowed to go through
+    /// the floating object").
+    fn read_water<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), SolverError> {
         let grid = self.grid;
-        let depth = sim.depth();
+        let mut cells = Vec::new();
+        for slot in self.slots.iter().flatten() {
+            for c in [&slot.coverage, &slot.previous] {
+                covered(c, grid, |k| cells.push(k));
+            }
+            cells.extend(ring(&slot.coverage, &slot.previous, grid));
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        sim.read_cells(&cells, &mut self.water)?;
+        let water = &mut self.water;
         for slot in self.slots.iter().flatten().filter(|s| !s.blocks) {
             let c = &slot.coverage;
             let around: Vec<f32> = ring(c, c, grid)
                 .into_iter()
-                .filter(|&k| depth[k] > 1e-3)
-                .map(|k| self.surface[k])
+                .filter(|&k| water.depth[k] > 1e-3)
+                .map(|k| water.surface[k])
                 .collect();
             if around.is_empty() {
                 continue;
             }
             let level = around.iter().sum::<f32>() / around.len() as f32;
-            for w in 0..c.window_cells() {
-                let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
-                if c.cover[w] > 0.0 && i < grid.nx && j < grid.ny {
-                    let k = j * grid.nx + i;
-                    self.surface[k] = self.surface[k].max(level);
-                }
-            }
+            covered(c, grid, |k| water.surface[k] = water.surface[k].max(level));
         }
+        Ok(())
     }
 
     fn slot(&self, id: BodyId) -> Option<&Slot> {
@@ -373,7 +393,7 @@ impl BodyWorld {
     }
 
     /// Blockers to the solver (pipes only: a shallow-water level lets water through them).
-    fn block(&mut self, sim: &mut Simulation) -> Result<(), BlockerError> {
+    fn block<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), BlockerError> {
         self.blockers.clear();
         for slot in self.slots.iter().flatten().filter(|s| s.blocks) {
             slot.coverage.add_to(&mut self.blockers);
@@ -387,35 +407,62 @@ impl BodyWorld {
     /// Floaters push the water aside as they move (Thürey et al.): the change of a floater's
     /// submerged volume per cell between its last pose and this one, both measured against the
     /// water as it is now, is taken from (or given to) the cell, and the net goes to the ring of
-    /// cells around the body. A body at rest moves no water; only motion makes waves.
-    fn displace(&mut self, sim: &mut Simulation) {
-        self.read_surface(sim);
+    /// cells around the body. A body at rest moves no water; only motion makes waves. What all
+    /// floaters move is summed per cell and handed to the solver at once.
+    fn displace<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), SolverError> {
         let grid = self.grid;
         let area = grid.cell_size * grid.cell_size;
-        for slot in self.slots.iter_mut().flatten().filter(|s| !s.blocks) {
+        let mut total: HashMap<usize, f32> = HashMap::new();
+        for slot in self.slots.iter().flatten().filter(|s| !s.blocks) {
             let mut delta: HashMap<usize, f32> = HashMap::new();
-            submerged(&slot.coverage, &self.surface, grid, area, 1.0, &mut delta);
-            submerged(&slot.previous, &self.surface, grid, area, -1.0, &mut delta);
+            submerged(
+                &slot.coverage,
+                &self.water.surface,
+                grid,
+                area,
+                1.0,
+                &mut delta,
+            );
+            submerged(
+                &slot.previous,
+                &self.water.surface,
+                grid,
+                area,
+                -1.0,
+                &mut delta,
+            );
             let mut changes: Vec<(usize, f32)> =
                 delta.into_iter().filter(|&(_, v)| v != 0.0).collect();
             if changes.is_empty() {
                 continue;
             }
             changes.sort_unstable_by_key(|c| c.0);
-            let net: f32 = sim.displace(&changes).iter().sum();
+            let mut net = 0.0;
+            for (k, volume) in changes {
+                // A cell gives no more than it holds (as the copy knows it).
+                let held = self.water.depth[k] * area;
+                let taken = volume.min(held);
+                self.water.depth[k] -= taken / area;
+                net += taken;
+                *total.entry(k).or_insert(0.0) += taken;
+            }
             let ring = ring(&slot.coverage, &slot.previous, grid);
             if !ring.is_empty() && net != 0.0 {
-                let share = -net / ring.len() as f32;
-                let back: Vec<(usize, f32)> = ring.into_iter().map(|k| (k, share)).collect();
-                sim.displace(&back);
+                let share = net / ring.len() as f32;
+                for k in ring {
+                    self.water.depth[k] += share / area;
+                    *total.entry(k).or_insert(0.0) -= share;
+                }
             }
         }
+        let mut moved: Vec<(usize, f32)> = total.into_iter().filter(|&(_, v)| v != 0.0).collect();
+        moved.sort_unstable_by_key(|c| c.0);
+        sim.displace(&moved)
     }
 
     /// Buoyancy, drag and damping on every dynamic body, from the water after its step.
-    fn apply_forces(&mut self, sim: &Simulation) {
-        self.read_surface(sim);
-        let water = Water::of(sim, &self.surface);
+    fn apply_forces(&mut self) {
+        let water = self.water.water();
         for slot in self.slots.iter_mut().flatten() {
             let Some(rb) = self.physics.bodies.get_mut(slot.handle) else {
                 continue;
@@ -551,4 +598,14 @@ fn rapier_pose(pose: &Pose) -> RapierPose {
     };
     let [tx, ty, tz] = pose.translation;
     RapierPose::from_parts(Vector::new(tx, ty, tz), q)
+}
+
+/// Calls `f` with the row-major index of every grid cell `c` covers.
+fn covered(c: &Coverage, grid: CellGrid, mut f: impl FnMut(usize)) {
+    for w in 0..c.window_cells() {
+        let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
+        if c.cover[w] > 0.0 && i < grid.nx && j < grid.ny {
+            f(j * grid.nx + i);
+        }
+    }
 }

@@ -40,6 +40,7 @@ mod edit;
 mod flow;
 mod forcing;
 mod gates;
+mod gather;
 mod kernel;
 mod passes;
 mod probe;
@@ -59,6 +60,7 @@ use crate::sim::{SimError, StepError};
 pub use bench::{BenchResult, bench, bench_level, pipe_scene};
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};
 pub use flow::TILE_ENV;
+pub use gather::{CellWater, GATHERED};
 pub use probe::ProbeReading;
 pub use sim::{GpuSimulation, GpuStatus};
 

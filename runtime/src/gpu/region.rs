@@ -31,7 +31,7 @@ impl RegionPass {
             SOURCE,
             config,
             &binds,
-            &["terrain_rect", "water_rect"],
+            &["terrain_rect", "water_rect", "water_cells"],
         )?;
         Ok(Self { kernel })
     }
@@ -78,5 +78,37 @@ impl RegionPass {
                 pass.dispatch_workgroups(1, 1, 1);
             }
         }
+    }
+
+    /// Records the list-of-cells water change of `src` (pairs of cell bits and depth change;
+    /// the count in `bufs.rect`): one workgroup, which alone books the volume change.
+    pub fn encode_cells(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        bufs: &Buffers,
+        src: &wgpu::Buffer,
+    ) {
+        let group = self.kernel.bind(
+            device,
+            "region",
+            &[
+                &bufs.grid,
+                &bufs.aux,
+                &bufs.terrain,
+                &bufs.depth,
+                &bufs.carry,
+                src,
+                &bufs.rect,
+                &bufs.ledger,
+            ],
+        );
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("region cells"),
+            timestamp_writes: None,
+        });
+        pass.set_bind_group(0, &group, &[]);
+        pass.set_pipeline(&self.kernel.pipelines[2]);
+        pass.dispatch_workgroups(1, 1, 1);
     }
 }

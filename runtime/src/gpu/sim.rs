@@ -54,6 +54,8 @@ pub struct GpuSimulation {
     pub(crate) edge_cells: Vec<EdgeCell>,
     /// Blocking bodies (`set_blockers`); `None` or inactive runs the plain passes.
     pub(crate) blockers: Option<super::blocking::GpuBlockers>,
+    /// The gather pass of the body coupling, compiled on first use.
+    pub(crate) gather: Option<super::gather::GatherPass>,
 }
 
 /// The host-side initial state of a level, as `Simulation::new` builds it.
@@ -252,6 +254,7 @@ impl GpuSimulation {
             init_figures: (max_depth, start.max_speed),
             edge_cells: cells,
             blockers: None,
+            gather: None,
             params,
             ctx,
         };

@@ -32,4 +32,13 @@ impl Simulation {
         }
         taken
     }
+
+    /// The effective surface of the row-major cell `k` (see
+    /// [`Simulation::effective_surface`]), metres.
+    pub fn effective_surface_at(&self, k: usize) -> f32 {
+        match self.blocking.as_deref() {
+            None => self.terrain[k] + self.depth[k],
+            Some(b) => b.effective(k, &self.terrain, &self.depth),
+        }
+    }
 }

@@ -1,0 +1,125 @@
+//! Bodies in the live preview: the document's bodies in a rapier3d world
+//! ([`BodyWorld`]) coupled both ways with the preview's GPU water. Crates dam the river, logs
+//! drift, a boulder sinks, while time runs. The document is never written: the bodies move only
+//! here, and a reset puts them back where the designer placed them.
+//!
+//! The world follows the document's edits while the water runs: a body deleted (a dam crate)
+//! leaves the world at once, so the water it held floods down; a body placed or edited enters
+//! at its placement; the others keep moving.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use spillway::body::world::{BodyId, BodyWorld, WorldError};
+use spillway::body::{Pose, TriMesh};
+use spillway::gpu::GpuSimulation;
+use spillway::level::Body;
+
+/// The document's bodies as the preview last saw them, with their meshes (`None`: the file
+/// does not load; such a body stays out of the physics).
+#[derive(Clone, Default)]
+pub struct WantedBodies {
+    /// The bodies, in document order.
+    pub bodies: Vec<Body>,
+    /// Each body's mesh, by glTF path as written in the level.
+    pub meshes: HashMap<String, Arc<TriMesh>>,
+}
+
+impl WantedBodies {
+    fn mesh(&self, body: &Body) -> Option<Arc<TriMesh>> {
+        self.meshes.get(&body.gltf).cloned()
+    }
+}
+
+/// The preview's rigid-body world.
+pub struct PreviewBodies {
+    world: BodyWorld,
+    /// One entry per document body, in document order: its placement when it entered the
+    /// world, and its id there (`None`: its mesh did not load).
+    placed: Vec<(Body, Option<BodyId>)>,
+}
+
+impl PreviewBodies {
+    /// An empty world over the water of `sim` (its terrain as the ground).
+    pub fn new(sim: &GpuSimulation) -> Self {
+        Self {
+            world: BodyWorld::new(sim),
+            placed: Vec::new(),
+        }
+    }
+
+    /// Whether any body takes part in the physics.
+    pub fn is_empty(&self) -> bool {
+        self.placed.iter().all(|(_, id)| id.is_none())
+    }
+
+    /// Brings the world in line with the document's bodies: deleted bodies leave it, new or
+    /// edited ones enter at their placement, unchanged ones keep moving.
+    pub fn sync(&mut self, wanted: &WantedBodies) {
+        if self.placed.len() == wanted.bodies.len()
+            && self
+                .placed
+                .iter()
+                .zip(&wanted.bodies)
+                .all(|((b, _), w)| b == w)
+        {
+            return;
+        }
+        let old = std::mem::take(&mut self.placed);
+        let mut next = 0;
+        for body in &wanted.bodies {
+            if let Some(offset) = old[next..].iter().position(|(b, _)| b == body) {
+                for (_, id) in &old[next..next + offset] {
+                    self.remove(*id);
+                }
+                self.placed.push(old[next + offset].clone());
+                next += offset + 1;
+            } else {
+                let id = wanted.mesh(body).map(|m| self.world.add(body, m));
+                self.placed.push((body.clone(), id));
+            }
+        }
+        for (_, id) in &old[next..] {
+            self.remove(*id);
+        }
+    }
+
+    fn remove(&mut self, id: Option<BodyId>) {
+        if let Some(id) = id {
+            self.world.remove(id);
+        }
+    }
+
+    /// One coupled step of `dt` seconds of the bodies and the water.
+    pub fn step(&mut self, sim: &mut GpuSimulation, dt: f32) -> Result<(), WorldError> {
+        self.world.step(sim, dt)
+    }
+
+    /// Where each document body is now (its placement, for one outside the physics).
+    pub fn poses(&self) -> Vec<Pose> {
+        self.placed
+            .iter()
+            .map(|(body, id)| {
+                id.and_then(|id| self.world.pose(id))
+                    .unwrap_or_else(|| Pose::of(body))
+            })
+            .collect()
+    }
+
+    /// Gives the document's body `index` an impulse (N·s) at a world point: knocking a crate
+    /// over. Returns whether it is a dynamic body of the physics.
+    pub fn push(&mut self, index: usize, impulse: [f32; 3], at: [f32; 3]) -> bool {
+        match self.placed.get(index) {
+            Some((_, Some(id))) => self.world.push(*id, impulse, at),
+            _ => false,
+        }
+    }
+
+    /// Mass of the document's body `index`, kg (zero outside the physics).
+    pub fn mass(&self, index: usize) -> f32 {
+        match self.placed.get(index) {
+            Some((_, Some(id))) => self.world.mass(*id).unwrap_or(0.0),
+            _ => 0.0,
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Owner of the gather pass (`shaders/gather.wgsl`): the water at a list of cells, read back
+//! for the rigid-body coupling, and the list-of-cells water edit the floaters' displacement
+//! makes (the `water_cells` entry of the region pass).
+
+use wgpu::util::DeviceExt;
+
+use super::GpuError;
+use super::kernel::{Bind, Kernel};
+use super::readback::read_f32;
+use super::sim::GpuSimulation;
+use super::state::Config;
+
+const SOURCE: &str = include_str!("../../../shaders/gather.wgsl");
+
+/// Words the gather pass writes per cell: surface, depth, west, east, north and south faces.
+pub const GATHERED: usize = 6;
+
+/// Cells per workgroup of the gather pass.
+const GROUP: usize = 64;
+
+/// The gather pass, compiled for one configuration.
+pub(crate) struct GatherPass {
+    config: Config,
+    kernel: Kernel,
+}
+
+impl GatherPass {
+    fn new(device: &wgpu::Device, config: &Config) -> Result<Self, GpuError> {
+        let r = Bind::Read;
+        let binds = [
+            Bind::Uniform,
+            Bind::ReadWrite,
+            r,
+            r,
+            r,
+            r,
+            r,
+            Bind::ReadWrite,
+        ];
+        let kernel = Kernel::new(device, "gather", SOURCE, config, &binds, &["gather"])?;
+        Ok(Self {
+            config: *config,
+            kernel,
+        })
+    }
+}
+
+/// The water at one cell, as the gather pass reads it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CellWater {
+    /// Terrain plus depth, metres.
+    pub surface: f32,
+    /// Depth, metres.
+    pub depth: f32,
+    /// Discharge through the west and east faces, m³/s (positive towards +x).
+    pub qx: [f32; 2],
+    /// Discharge through the north and south faces (rows `j` and `j + 1`), m³/s.
+    pub qy: [f32; 2],
+}
+
+impl GpuSimulation {
+    /// The water at each of `cells` (row-major indices) after the steps recorded so far: one
+    /// small compute pass and a read-back of 24 bytes per cell. Waits for the GPU.
+    pub fn read_cells(&mut self, cells: &[u32]) -> Result<Vec<CellWater>, GpuError> {
+        self.check_device()?;
+        if cells.is_empty() {
+            return Ok(Vec::new());
+        }
+        let n = self.nx * self.ny;
+        if let Some(&bad) = cells.iter().find(|&&c| c as usize >= n) {
+            return Err(GpuError::BadInput(format!(
+                "cell {bad} is outside the {}×{} grid",
+                self.nx, self.ny
+            )));
+        }
+        let config = self.passes.config;
+        if self.gather.as_ref().is_none_or(|g| g.config != config) {
+            self.gather = Some(GatherPass::new(&self.ctx.device, &config)?);
+        }
+        let pass = self.gather.as_ref().expect("compiled just above");
+        let device = &self.ctx.device;
+        let list = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("gather cells"),
+            contents: bytemuck::cast_slice(cells),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let out = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gathered water"),
+            size: (4 * GATHERED * cells.len()) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let b = &self.bufs;
+        let group = pass.kernel.bind(
+            device,
+            "gather",
+            &[
+                &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &list, &out,
+            ],
+        );
+        let groups = cells.len().div_ceil(GROUP) as u32;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gather"),
+                timestamp_writes: None,
+            });
+            cpass.set_pipeline(&pass.kernel.pipelines[0]);
+            cpass.set_bind_group(0, &group, &[]);
+            cpass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
+        }
+        self.ctx.queue.submit([encoder.finish()]);
+        let words = read_f32(device, &self.ctx.queue, &out, 0, GATHERED * cells.len())?;
+        self.check_device()?;
+        Ok(words
+            .chunks_exact(GATHERED)
+            .map(|w| CellWater {
+                surface: w[0],
+                depth: w[1],
+                qx: [w[2], w[3]],
+                qy: [w[4], w[5]],
+            })
+            .collect())
+    }
+
+    /// Moves water into or out of cells, as `Simulation::displace` does: each `(cell, volume)`
+    /// takes `volume` m³ from the row-major `cell` (negative: gives it). A cell never gives
+    /// more than it holds. The water moved is booked like water painted in or out (inflow and
+    /// outflow of the stats), so the balance stays exact. Takes effect at the next step; a
+    /// cell may appear once only.
+    pub fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), GpuError> {
+        self.check_device()?;
+        let n = self.nx * self.ny;
+        let area = self.dx * self.dx;
+        let words: Vec<f32> = changes
+            .iter()
+            .filter(|(cell, volume)| *cell < n && volume.is_finite() && *volume != 0.0)
+            .flat_map(|&(cell, volume)| [f32::from_bits(cell as u32), -volume / area])
+            .collect();
+        if words.is_empty() {
+            return Ok(());
+        }
+        let device = &self.ctx.device;
+        let count = [(words.len() / 2) as u32, 0, 0, 0];
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.rect, 0, bytemuck::cast_slice(&count));
+        let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("displaced water"),
+            contents: bytemuck::cast_slice(&words),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        self.passes
+            .region
+            .encode_cells(device, &mut encoder, &self.bufs, &src);
+        self.ctx.queue.submit([encoder.finish()]);
+        self.check_device()
+    }
+}
+
+impl GpuSimulation {
+    /// The terrain heights (`nx·ny`, row-major), as the solver holds them. Waits for the GPU.
+    pub fn read_terrain(&self) -> Result<Vec<f32>, GpuError> {
+        self.check_device()?;
+        read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.terrain,
+            0,
+            self.nx * self.ny,
+        )
+    }
+}
