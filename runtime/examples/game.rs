@@ -21,11 +21,10 @@
 //! - the water: [`spillway::gpu::GpuSimulation`] on the window's own device, stepped every
 //!   frame by the real time elapsed in whole steps of the level's `dt` (with `--frames`, by a
 //!   fixed 1/60 s a frame), drawn straight from its depth and terrain buffers;
-//! - the level's placed bodies: drawn at their authored poses (imported with
-//!   [`spillway::body::import`]), not simulated;
-//! - dropped crates (`assets/crate.glb`): rapier bodies in a [`spillway::body::world::BodyWorld`]
-//!   coupled to a CPU [`spillway::Simulation`] that twins the GPU water (started from it at the
-//!   first drop, see `game/crates.rs`), since `BodyWorld` does not drive the GPU solver yet.
+//! - the rigid bodies, the level's placed ones and the crates dropped (`assets/crate.glb`):
+//!   rapier bodies in a [`spillway::body::world::BodyWorld`] coupled both ways to that same
+//!   GPU water (blockers, floaters, buoyancy and drag; see `game/bodies.rs`), meshes imported
+//!   with [`spillway::body::import`].
 //!
 //! For a check without a screen: `--frames N` runs N frames and exits, `--screenshot PATH`
 //! writes the last one as a PNG, and `--demo` drops a few crates and opens the gates on the
@@ -36,10 +35,10 @@
 //!     --features gpu,rapier -- --frames 120 --screenshot /tmp/game.png --demo
 //! ```
 
+#[path = "game/bodies.rs"]
+mod bodies;
 #[path = "game/camera.rs"]
 mod camera;
-#[path = "game/crates.rs"]
-mod crates;
 #[path = "game/render.rs"]
 mod render;
 #[path = "game/state.rs"]
@@ -261,7 +260,7 @@ impl App {
             // camera flies ahead for a closer look.
             if (10..=50).contains(&self.frames) && self.frames.is_multiple_of(10) {
                 let side = (self.frames as f32 / 10.0 - 3.0) * 3.0;
-                gfx.game.drop_crate(cam, side)?;
+                gfx.game.drop_crate(cam, side);
             }
             if self.frames == n / 2 {
                 gfx.game.open_gates()?;
@@ -306,7 +305,7 @@ impl App {
             KeyCode::Escape if down => return Ok(false),
             KeyCode::Space if down && !repeat => {
                 if let (Some(gfx), Some(cam)) = (self.gfx.as_mut(), self.camera.as_ref()) {
-                    gfx.game.drop_crate(cam, 0.0)?;
+                    gfx.game.drop_crate(cam, 0.0);
                 }
             }
             KeyCode::KeyG if down && !repeat => {

@@ -5,13 +5,11 @@ use std::error::Error;
 use std::path::Path;
 
 use spillway::Level;
-use spillway::body::Pose;
-use spillway::body::import::{ImportLimits, import_body};
 use spillway::gpu::GpuSimulation;
 use spillway::level::{Gate, Shape};
 
+use super::bodies::Bodies;
 use super::camera::{self, Camera};
-use super::crates::Crates;
 use super::render::{Draw, Globals, Mesh, Renderer};
 
 /// Most simulated seconds one frame catches up (a slow frame does not snowball).
@@ -69,10 +67,8 @@ pub struct Game {
     level: Level,
     sim: GpuSimulation,
     renderer: Renderer,
-    crates: Crates,
-    crate_mesh: Mesh,
-    /// The level's bodies at their authored poses, and their meshes.
-    placed: Vec<(usize, Pose)>,
+    bodies: Bodies,
+    /// The GPU copies of [`Bodies::meshes`].
     meshes: Vec<Mesh>,
     /// Lowest and highest terrain.
     heights: (f32, f32),
@@ -99,26 +95,18 @@ impl Game {
             .data
             .iter()
             .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
-        let size = level.cell_size.clamp(1.0, 3.0);
-        let crates = Crates::new(assets_root, size, heights.0 - 50.0)?;
-        let crate_mesh = Mesh::new(device, crates.mesh());
-        let (mut placed, mut meshes) = (Vec::new(), Vec::new());
-        for (i, body) in level.bodies.iter().enumerate() {
-            match import_body(dir, &body.gltf, &ImportLimits::default()) {
-                Ok(mesh) => {
-                    placed.push((meshes.len(), Pose::of(body)));
-                    meshes.push(Mesh::new(device, &mesh));
-                }
-                Err(e) => eprintln!("warning: bodies[{i}] ({}) is not drawn: {e}", body.name),
-            }
-        }
+        let crate_size = level.cell_size.clamp(1.0, 3.0);
+        let bodies = Bodies::new(&level, dir, &sim, assets_root, crate_size)?;
+        let meshes = bodies
+            .meshes()
+            .iter()
+            .map(|m| Mesh::new(device, m))
+            .collect();
         Ok(Self {
             renderer: Renderer::new(&sim, format),
             level,
             sim,
-            crates,
-            crate_mesh,
-            placed,
+            bodies,
             meshes,
             heights,
             owed: 0.0,
@@ -137,15 +125,14 @@ impl Game {
         (self.level.nx() as f32 * dx, self.level.ny() as f32 * dx)
     }
 
-    /// Steps the water (and the crates) by `seconds` of real time, in whole steps of the
+    /// Steps the water (and the bodies) by `seconds` of real time, in whole steps of the
     /// level's `dt` (the remainder is owed to the next frame); returns the steps recorded.
     pub fn advance(&mut self, seconds: f64) -> Result<usize, Box<dyn Error>> {
         let dt = self.level.params.dt;
         self.owed += seconds.clamp(0.0, MAX_CATCH_UP);
         let steps = (self.owed / dt as f64).floor() as usize;
         self.owed -= steps as f64 * dt as f64;
-        self.sim.step_n(steps, dt)?;
-        self.crates.step(steps, dt)?;
+        self.bodies.step(&mut self.sim, steps, dt)?;
         self.sim.request_stats();
         if let Some(s) = self.sim.poll_stats() {
             self.stats = Some((s.time, s.volume));
@@ -157,10 +144,10 @@ impl Game {
     pub fn open_gates(&mut self) -> Result<usize, Box<dyn Error>> {
         let mut opened = 0;
         for gate in self.sim.gates().into_iter().filter(|g| !g.open) {
-            if self.sim.open_gate(&gate.name)? {
-                self.crates.open_gate(&gate.name);
-                opened += 1;
-            }
+            opened += self.sim.open_gate(&gate.name)? as usize;
+        }
+        if opened > 0 {
+            self.bodies.terrain_changed(&self.sim)?;
         }
         Ok(opened)
     }
@@ -176,7 +163,7 @@ impl Game {
 
     /// Drops a crate where the camera looks (a little above the ground it sees, or ahead of
     /// the camera if it sees none), shifted sideways by `side` metres.
-    pub fn drop_crate(&mut self, cam: &Camera, side: f32) -> Result<(), Box<dyn Error>> {
+    pub fn drop_crate(&mut self, cam: &Camera, side: f32) {
         let (w, h) = self.extent();
         let f = cam.forward();
         let step = 0.5 * self.level.cell_size;
@@ -197,7 +184,7 @@ impl Game {
         let margin = self.level.cell_size * 2.0;
         at[0] = at[0].clamp(margin, w - margin);
         at[1] = at[1].clamp(margin, h - margin);
-        self.crates.drop_at(&mut self.sim, &self.level, at, cam.yaw)
+        self.bodies.drop_crate(at, cam.yaw);
     }
 
     /// The one-line HUD: frames per second, water volume, simulated time, gates, crates.
@@ -209,11 +196,12 @@ impl Game {
             None => "water … m³".into(),
         };
         format!(
-            "Spillway: {} | {fps:.0} fps | {water} | gates open {open}/{} | crates {} | \
+            "Spillway: {} | {fps:.0} fps | {water} | gates open {open}/{} | bodies {} ({} crates) | \
              WASD QE fly, drag look, Space crate, G gates, Esc quit",
             self.level.name,
             gates.len(),
-            self.crates.len()
+            self.bodies.len(),
+            self.bodies.crates()
         )
     }
 
@@ -236,21 +224,19 @@ impl Game {
             ],
             heights: [self.heights.0, self.heights.1, 0.0, 0.0],
         };
-        let crates = self.crates.poses();
-        let mut draws: Vec<Draw> = self
-            .placed
+        let shown = self.bodies.shown();
+        let draws: Vec<Draw> = shown
             .iter()
-            .map(|&(m, pose)| Draw {
-                mesh: &self.meshes[m],
-                pose,
-                colour: PLACED_COLOUR,
+            .map(|b| Draw {
+                mesh: &self.meshes[b.mesh],
+                pose: b.pose,
+                colour: if b.dropped {
+                    CRATE_COLOUR
+                } else {
+                    PLACED_COLOUR
+                },
             })
             .collect();
-        draws.extend(crates.into_iter().map(|pose| Draw {
-            mesh: &self.crate_mesh,
-            pose,
-            colour: CRATE_COLOUR,
-        }));
         self.renderer
             .draw(&self.sim, target, size, &globals, &draws);
     }
