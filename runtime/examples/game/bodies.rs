@@ -1,0 +1,183 @@
+//! The rigid bodies: the level's placed bodies and the crates the player drops, in one
+//! rapier world ([`BodyWorld`]) coupled both ways to the GPU water. Bodies denser than water
+//! block it (the solver's two-layer blockers), lighter ones float on it and push it aside;
+//! the water's buoyancy and drag move the dynamic ones. Each coupled step reads back the
+//! water under and around the bodies (a small gather); with no bodies the water steps alone.
+
+use std::collections::{HashMap, VecDeque};
+use std::error::Error;
+use std::path::Path;
+use std::sync::Arc;
+
+use spillway::Level;
+use spillway::body::import::{ImportLimits, import, import_body};
+use spillway::body::world::{BodyId, BodyWorld};
+use spillway::body::{Pose, TriMesh};
+use spillway::gpu::GpuSimulation;
+use spillway::level::{Body, Coupling};
+
+/// Most crates at once: dropping more removes the oldest.
+const MAX_CRATES: usize = 48;
+/// Density of a crate, kg/m³: wood, so it floats.
+const CRATE_DENSITY: f32 = 600.0;
+
+/// One body and what to draw it with.
+#[derive(Clone, Copy, Debug)]
+pub struct Shown {
+    /// Index into [`Bodies::meshes`].
+    pub mesh: usize,
+    /// Where it is now.
+    pub pose: Pose,
+    /// Whether the player dropped it (else the level placed it).
+    pub dropped: bool,
+}
+
+/// The level's bodies and the dropped crates in a rapier world.
+pub struct Bodies {
+    world: BodyWorld,
+    /// Every distinct mesh; the crate's is the first.
+    meshes: Vec<Arc<TriMesh>>,
+    /// Each body and its mesh index, in the order added.
+    bodies: Vec<(BodyId, usize)>,
+    /// Dropped crates, oldest first.
+    crates: VecDeque<BodyId>,
+    /// Edge length of a crate, metres.
+    crate_size: f32,
+    /// Below this height a body has fallen off the map and is removed.
+    floor: f32,
+    dropped: usize,
+}
+
+impl Bodies {
+    /// The bodies of `level` (meshes imported from `dir`, its folder) over `sim`'s water, and
+    /// crates of `assets/crate.glb` under `assets_root`, `crate_size` metres wide.
+    pub fn new(
+        level: &Level,
+        dir: &Path,
+        sim: &GpuSimulation,
+        assets_root: &Path,
+        crate_size: f32,
+    ) -> Result<Self, Box<dyn Error>> {
+        let limits = ImportLimits::default();
+        let crate_mesh = import(&assets_root.join("assets/crate.glb"), assets_root, &limits)?;
+        let lowest = level.terrain.data.iter().fold(f32::MAX, |a, &b| a.min(b));
+        let mut out = Self {
+            world: BodyWorld::new(sim),
+            meshes: vec![Arc::new(crate_mesh)],
+            bodies: Vec::new(),
+            crates: VecDeque::new(),
+            crate_size,
+            floor: lowest - 50.0,
+            dropped: 0,
+        };
+        let mut by_file: HashMap<&str, usize> = HashMap::new();
+        for (i, body) in level.bodies.iter().enumerate() {
+            let mesh = match by_file.get(body.gltf.as_str()) {
+                Some(&m) => m,
+                None => {
+                    let m = import_body(dir, &body.gltf, &limits)
+                        .map_err(|e| format!("bodies[{i}] ({}): {e}", body.name))?;
+                    out.meshes.push(Arc::new(m));
+                    by_file.insert(&body.gltf, out.meshes.len() - 1);
+                    out.meshes.len() - 1
+                }
+            };
+            let id = out.world.add(body, out.meshes[mesh].clone());
+            out.bodies.push((id, mesh));
+        }
+        Ok(out)
+    }
+
+    /// Every distinct mesh (uploaded once by the renderer).
+    pub fn meshes(&self) -> &[Arc<TriMesh>] {
+        &self.meshes
+    }
+
+    /// Crates the player dropped that are still in the world.
+    pub fn crates(&self) -> usize {
+        self.crates.len()
+    }
+
+    /// Bodies in the world, placed and dropped.
+    pub fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Drops a crate with its centre at `at`, turned by `yaw` about z.
+    pub fn drop_crate(&mut self, at: [f32; 3], yaw: f32) {
+        self.dropped += 1;
+        let (s, c) = (0.5 * yaw).sin_cos();
+        let body = Body {
+            name: format!("crate {}", self.dropped),
+            gltf: "assets/crate.glb".into(),
+            translation: at,
+            rotation: [0.0, 0.0, s, c],
+            scale: [self.crate_size; 3],
+            density: CRATE_DENSITY,
+            dynamic: true,
+            coupling: Coupling::Auto,
+        };
+        let id = self.world.add(&body, self.meshes[0].clone());
+        self.bodies.push((id, 0));
+        self.crates.push_back(id);
+        if self.crates.len() > MAX_CRATES {
+            let oldest = self.crates.pop_front().expect("more than MAX_CRATES");
+            self.remove(oldest);
+        }
+    }
+
+    fn remove(&mut self, id: BodyId) {
+        self.world.remove(id);
+        self.bodies.retain(|b| b.0 != id);
+        self.crates.retain(|&c| c != id);
+    }
+
+    /// Rebuilds the terrain collider from the solver (after a gate opened and lowered its
+    /// cells).
+    pub fn terrain_changed(&mut self, sim: &GpuSimulation) -> Result<(), Box<dyn Error>> {
+        self.world.set_terrain(&sim.read_terrain()?);
+        Ok(())
+    }
+
+    /// Steps the water and the bodies `steps` times by `dt`: coupled steps while there are
+    /// bodies, else the water alone (recorded without waiting).
+    pub fn step(
+        &mut self,
+        sim: &mut GpuSimulation,
+        steps: usize,
+        dt: f32,
+    ) -> Result<(), Box<dyn Error>> {
+        if self.bodies.is_empty() {
+            if sim.has_blockers() {
+                sim.clear_blockers();
+            }
+            sim.step_n(steps, dt)?;
+            return Ok(());
+        }
+        for _ in 0..steps {
+            self.world.step(sim, dt)?;
+        }
+        let floor = self.floor;
+        let fallen: Vec<BodyId> = (self.bodies.iter())
+            .map(|b| b.0)
+            .filter(|&id| self.world.pose(id).is_none_or(|p| p.translation[2] < floor))
+            .collect();
+        for id in fallen {
+            self.remove(id);
+        }
+        Ok(())
+    }
+
+    /// Every body as it stands now.
+    pub fn shown(&self) -> Vec<Shown> {
+        (self.bodies.iter())
+            .filter_map(|&(id, mesh)| {
+                Some(Shown {
+                    mesh,
+                    pose: self.world.pose(id)?,
+                    dropped: self.crates.contains(&id),
+                })
+            })
+            .collect()
+    }
+}

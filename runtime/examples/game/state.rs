@@ -1,0 +1,253 @@
+//! The game's state: the level, its water on the GPU, the level's placed bodies, the dropped
+//! crates, the gates, the stats the HUD shows, and the renderer that draws them.
+
+use std::error::Error;
+use std::path::Path;
+
+use spillway::Level;
+use spillway::gpu::GpuSimulation;
+use spillway::level::{Gate, Shape};
+
+use super::bodies::Bodies;
+use super::camera::{self, Camera};
+use super::render::{Draw, Globals, Mesh, Renderer};
+
+/// Most simulated seconds one frame catches up (a slow frame does not snowball).
+const MAX_CATCH_UP: f64 = 0.25;
+/// Colour of the dropped crates (linear RGB).
+const CRATE_COLOUR: [f32; 3] = [0.42, 0.24, 0.09];
+/// Colour of the level's placed bodies.
+const PLACED_COLOUR: [f32; 3] = [0.40, 0.40, 0.42];
+
+/// Closes the level with a gate where it has none, so G has something to open: a wall across
+/// the map (at 30 % of the width for wide maps, as the `headless` example does, else halfway
+/// down the rows), 1 m above the highest ground along it. Returns whether it added one.
+pub fn add_gate_if_none(level: &mut Level) -> bool {
+    if !level.gates.is_empty() {
+        return false;
+    }
+    let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
+    let (w, h) = (nx as f32 * dx, ny as f32 * dx);
+    let t = &level.terrain.data;
+    let (shape, line): (Shape, Vec<f32>) = if w >= h {
+        let i = (0.3 * nx as f32) as usize;
+        let x0 = i as f32 * dx;
+        let line = (0..ny).flat_map(|j| [t[j * nx + i], t[j * nx + (i + 1).min(nx - 1)]]);
+        let shape = Shape::Box {
+            x0,
+            y0: 0.0,
+            x1: x0 + 2.0 * dx,
+            y1: h,
+        };
+        (shape, line.collect())
+    } else {
+        let j = ny / 2;
+        let y0 = j as f32 * dx;
+        let line = (0..nx).flat_map(|i| [t[j * nx + i], t[(j + 1).min(ny - 1) * nx + i]]);
+        let shape = Shape::Box {
+            x0: 0.0,
+            y0,
+            x1: w,
+            y1: y0 + 2.0 * dx,
+        };
+        (shape, line.collect())
+    };
+    let crest = line.iter().fold(f32::MIN, |a, &b| a.max(b)) + 1.0;
+    level.gates.push(Gate {
+        name: "dam".into(),
+        shape,
+        crest,
+        open_at: None,
+    });
+    true
+}
+
+/// Everything the game simulates and draws.
+pub struct Game {
+    level: Level,
+    sim: GpuSimulation,
+    renderer: Renderer,
+    bodies: Bodies,
+    /// The GPU copies of [`Bodies::meshes`].
+    meshes: Vec<Mesh>,
+    /// Lowest and highest terrain.
+    heights: (f32, f32),
+    /// Simulated seconds owed to real time.
+    owed: f64,
+    /// The latest asynchronous stats: simulated time and water volume (m³).
+    stats: Option<(f64, f64)>,
+}
+
+impl Game {
+    /// Builds the GPU water of `level` (loaded from `dir`) on `device`, drawing into targets of
+    /// `format`; crate assets come from `assets_root`.
+    pub fn new(
+        level: Level,
+        dir: &Path,
+        assets_root: &Path,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+    ) -> Result<Self, Box<dyn Error>> {
+        let sim = GpuSimulation::new(&level, device, queue)?;
+        let heights = level
+            .terrain
+            .data
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
+        let crate_size = level.cell_size.clamp(1.0, 3.0);
+        let bodies = Bodies::new(&level, dir, &sim, assets_root, crate_size)?;
+        let meshes = bodies
+            .meshes()
+            .iter()
+            .map(|m| Mesh::new(device, m))
+            .collect();
+        Ok(Self {
+            renderer: Renderer::new(&sim, format),
+            level,
+            sim,
+            bodies,
+            meshes,
+            heights,
+            owed: 0.0,
+            stats: None,
+        })
+    }
+
+    /// Lowest and highest terrain, metres.
+    pub fn heights(&self) -> (f32, f32) {
+        self.heights
+    }
+
+    /// Map size in metres.
+    pub fn extent(&self) -> (f32, f32) {
+        let dx = self.level.cell_size;
+        (self.level.nx() as f32 * dx, self.level.ny() as f32 * dx)
+    }
+
+    /// Steps the water (and the bodies) by `seconds` of real time, in whole steps of the
+    /// level's `dt` (the remainder is owed to the next frame); returns the steps recorded.
+    pub fn advance(&mut self, seconds: f64) -> Result<usize, Box<dyn Error>> {
+        let dt = self.level.params.dt;
+        self.owed += seconds.clamp(0.0, MAX_CATCH_UP);
+        let steps = (self.owed / dt as f64).floor() as usize;
+        self.owed -= steps as f64 * dt as f64;
+        self.bodies.step(&mut self.sim, steps, dt)?;
+        self.sim.request_stats();
+        if let Some(s) = self.sim.poll_stats() {
+            self.stats = Some((s.time, s.volume));
+        }
+        Ok(steps)
+    }
+
+    /// Opens every closed gate; returns how many opened.
+    pub fn open_gates(&mut self) -> Result<usize, Box<dyn Error>> {
+        let mut opened = 0;
+        for gate in self.sim.gates().into_iter().filter(|g| !g.open) {
+            opened += self.sim.open_gate(&gate.name)? as usize;
+        }
+        if opened > 0 {
+            self.bodies.terrain_changed(&self.sim)?;
+        }
+        Ok(opened)
+    }
+
+    /// Height of the ground at a world point (nearest cell), or `None` off the map.
+    fn ground(&self, x: f32, y: f32) -> Option<f32> {
+        let dx = self.level.cell_size;
+        let (i, j) = ((x / dx).floor(), (y / dx).floor());
+        let (nx, ny) = (self.level.nx(), self.level.ny());
+        (i >= 0.0 && j >= 0.0 && (i as usize) < nx && (j as usize) < ny)
+            .then(|| self.level.terrain.data[j as usize * nx + i as usize])
+    }
+
+    /// Drops a crate where the camera looks (a little above the ground it sees, or ahead of
+    /// the camera if it sees none), shifted sideways by `side` metres.
+    pub fn drop_crate(&mut self, cam: &Camera, side: f32) {
+        let (w, h) = self.extent();
+        let f = cam.forward();
+        let step = 0.5 * self.level.cell_size;
+        let reach = 2.0 * w.max(h);
+        let mut at = camera::add_scaled(cam.eye, f, 20.0_f32.min(0.25 * w.max(h)));
+        let mut s = 0.0;
+        while s < reach {
+            let p = camera::add_scaled(cam.eye, f, s);
+            if let Some(g) = self.ground(p[0], p[1])
+                && p[2] <= g
+            {
+                at = [p[0], p[1], g + 3.0 * self.level.cell_size.clamp(1.0, 3.0)];
+                break;
+            }
+            s += step;
+        }
+        at = camera::add_scaled(at, cam.right(), side);
+        let margin = self.level.cell_size * 2.0;
+        at[0] = at[0].clamp(margin, w - margin);
+        at[1] = at[1].clamp(margin, h - margin);
+        self.bodies.drop_crate(at, cam.yaw);
+    }
+
+    /// The one-line HUD: frames per second, water volume, simulated time, gates, crates.
+    pub fn hud(&self, fps: f32) -> String {
+        let gates = self.sim.gates();
+        let open = gates.iter().filter(|g| g.open).count();
+        let water = match self.stats {
+            Some((t, v)) => format!("water {v:.0} m³ | t {t:.1} s"),
+            None => "water … m³".into(),
+        };
+        format!(
+            "Spillway: {} | {fps:.0} fps | {water} | gates open {open}/{} | bodies {} ({} crates) | \
+             WASD QE fly, drag look, Space crate, G gates, Esc quit",
+            self.level.name,
+            gates.len(),
+            self.bodies.len(),
+            self.bodies.crates()
+        )
+    }
+
+    /// Draws the frame into `target` of `size` pixels, seen by `cam`, `time` seconds into the
+    /// game (for the ripples).
+    pub fn draw(&mut self, target: &wgpu::TextureView, size: [u32; 2], cam: &Camera, time: f32) {
+        let (w, h) = self.extent();
+        let extent = w.max(h);
+        let reach = extent * 4.0 + (self.heights.1 - self.heights.0);
+        let sun = camera::normalized([-0.7, 0.35, 0.6]);
+        let globals = Globals {
+            view_proj: cam.view_proj(size[0] as f32 / size[1].max(1) as f32, reach),
+            eye: [cam.eye[0], cam.eye[1], cam.eye[2], extent * 4.0],
+            sun: [sun[0], sun[1], sun[2], time],
+            level: [
+                self.level.nx() as f32,
+                self.level.ny() as f32,
+                self.level.cell_size,
+                0.0,
+            ],
+            heights: [self.heights.0, self.heights.1, 0.0, 0.0],
+        };
+        let shown = self.bodies.shown();
+        let draws: Vec<Draw> = shown
+            .iter()
+            .map(|b| Draw {
+                mesh: &self.meshes[b.mesh],
+                pose: b.pose,
+                colour: if b.dropped {
+                    CRATE_COLOUR
+                } else {
+                    PLACED_COLOUR
+                },
+            })
+            .collect();
+        self.renderer
+            .draw(&self.sim, target, size, &globals, &draws);
+    }
+
+    /// The GPU device.
+    pub fn device(&self) -> &wgpu::Device {
+        self.sim.device()
+    }
+
+    /// The GPU queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        self.sim.queue()
+    }
+}

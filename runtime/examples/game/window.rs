@@ -1,0 +1,189 @@
+//! The window and what draws into it: a winit window, a wgpu surface and device that can
+//! present to it and hold the level's water, and the [`Game`] drawn each frame (or once more
+//! off screen for a screenshot).
+
+use std::error::Error;
+use std::path::Path;
+use std::sync::Arc;
+
+use winit::event_loop::ActiveEventLoop;
+use winit::window::Window;
+
+use super::camera::Camera;
+use super::state::Game;
+use super::{Options, render, workspace};
+
+/// The window, its surface and the game drawn into it.
+pub struct Gfx {
+    /// The window.
+    pub window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    /// The non-sRGB format the scene is drawn in (it encodes sRGB itself).
+    format: wgpu::TextureFormat,
+    /// The game drawn into it.
+    pub game: Game,
+}
+
+impl Gfx {
+    /// Opens the window, a device that can present to it and hold the level, and the game.
+    pub fn new(
+        event_loop: &ActiveEventLoop,
+        opts: &Options,
+        level: spillway::Level,
+    ) -> Result<Self, Box<dyn Error>> {
+        let attributes = Window::default_attributes()
+            .with_title(format!("Spillway: {}", level.name))
+            .with_inner_size(winit::dpi::PhysicalSize::new(1280, 720));
+        let window = Arc::new(event_loop.create_window(attributes)?);
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+                Box::new(event_loop.owned_display_handle()),
+            ));
+        let surface = instance.create_surface(window.clone()).map_err(|e| {
+            format!(
+                "no GPU can draw to the window ({e}); install a Vulkan driver, or \
+                 mesa-vulkan-drivers for lavapipe"
+            )
+        })?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: Some(&surface),
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| {
+            format!(
+                "no GPU adapter can draw to this window ({e}); install a Vulkan driver, or \
+                 mesa-vulkan-drivers for lavapipe"
+            )
+        })?;
+        let mut limits = spillway::gpu::required_limits(level.nx(), level.ny());
+        // A larger flow tile where the adapter has the workgroup memory for it.
+        limits.max_compute_workgroup_storage_size = limits
+            .max_compute_workgroup_storage_size
+            .max(adapter.limits().max_compute_workgroup_storage_size);
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("spillway game"),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            format!(
+                "{} cannot run a {} × {} level: {e}",
+                adapter.get_info().name,
+                level.nx(),
+                level.ny()
+            )
+        })?;
+        let caps = surface.get_capabilities(&adapter);
+        let surface_format = *caps
+            .formats
+            .iter()
+            .find(|f| !f.is_srgb())
+            .or(caps.formats.first())
+            .ok_or("the window's surface offers no format")?;
+        let format = surface_format.remove_srgb_suffix();
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format: surface_format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: if opts.frames.is_some() {
+                wgpu::PresentMode::AutoNoVsync
+            } else {
+                wgpu::PresentMode::AutoVsync
+            },
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps.alpha_modes[0],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            view_formats: if format == surface_format {
+                vec![]
+            } else {
+                vec![format]
+            },
+        };
+        surface.configure(&device, &config);
+        println!(
+            "GPU: {} ({:?}); level {} × {} cells of {} m",
+            adapter.get_info().name,
+            adapter.get_info().backend,
+            level.nx(),
+            level.ny(),
+            level.cell_size
+        );
+        let dir = opts.level.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let game = Game::new(level, &dir, &workspace(), &device, &queue, format)?;
+        Ok(Self {
+            window,
+            surface,
+            config,
+            format,
+            game,
+        })
+    }
+
+    /// Reconfigures the surface for the window's size.
+    pub fn resize(&mut self) {
+        let size = self.window.inner_size();
+        if size.width > 0 && size.height > 0 {
+            self.config.width = size.width;
+            self.config.height = size.height;
+            self.surface.configure(self.game.device(), &self.config);
+        }
+    }
+
+    /// Draws one frame to the window; false if the surface had no image this time.
+    pub fn present(&mut self, cam: &Camera, time: f32) -> Result<bool, Box<dyn Error>> {
+        use wgpu::CurrentSurfaceTexture as T;
+        let frame = match self.surface.get_current_texture() {
+            T::Success(f) | T::Suboptimal(f) => f,
+            T::Timeout | T::Occluded => return Ok(false),
+            T::Outdated | T::Lost => {
+                self.resize();
+                return Ok(false);
+            }
+            T::Validation => return Err("the window's surface failed validation".into()),
+        };
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.format),
+            ..Default::default()
+        });
+        let size = [self.config.width, self.config.height];
+        self.game.draw(&view, size, cam, time);
+        self.game.queue().present(frame);
+        Ok(true)
+    }
+
+    /// Draws the frame once more off screen and writes it to `path` as a PNG.
+    pub fn screenshot(
+        &mut self,
+        cam: &Camera,
+        time: f32,
+        path: &Path,
+    ) -> Result<(), Box<dyn Error>> {
+        let (w, h) = (self.config.width, self.config.height);
+        let texture = self.game.device().create_texture(&wgpu::TextureDescriptor {
+            label: Some("screenshot"),
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: self.format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        self.game.draw(&view, [w, h], cam, time);
+        let rgba = render::read_rgba(self.game.device(), self.game.queue(), &texture)?;
+        image::save_buffer(path, &rgba, w, h, image::ColorType::Rgba8)
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!("screenshot: {}", path.display());
+        Ok(())
+    }
+}
