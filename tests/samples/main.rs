@@ -1,7 +1,11 @@
 //! Integration tests: samples. Every sample project in `projects/` loads, runs 20 simulated
 //! seconds on the CPU without NaN or negative depth, keeps its mass balance, and shows the
-//! event it was made for (the dam breaks, the river flows in, the sea floods the island).
+//! event it was made for (the dam breaks, the river flows in, the sea floods the island). The
+//! samples with rigid bodies (`crate_dam`, `dam_knockdown`) are run in a body world with
+//! feature `rapier` (`cargo test -p spillway-tests --features rapier --test samples`).
 
+#[cfg(feature = "rapier")]
+mod bodies;
 mod long_run;
 
 use std::path::PathBuf;
