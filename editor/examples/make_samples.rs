@@ -474,7 +474,7 @@ fn dam_knockdown(scratch: &Path) -> Result<Level> {
     }
     // The village: static bodies on the valley floor, each resting on the highest terrain
     // under its footprint.
-    let village: [(&str, &str, f32, f32, [f32; 3], f32, f32); 11] = [
+    let village: [House; 11] = [
         ("hut 1", "crate", 104.0, 33.5, [4.0, 3.0, 2.5], 600.0, 0.0),
         ("hut 2", "crate", 112.0, 46.5, [3.0, 4.0, 2.5], 600.0, 0.0),
         ("hut 3", "crate", 121.0, 35.0, [4.0, 4.0, 3.0], 600.0, 0.0),
@@ -514,3 +514,6 @@ fn dam_knockdown(scratch: &Path) -> Result<Level> {
     }
     Ok(level)
 }
+
+/// A village building: name, asset, x, y, scale, density, heading (degrees).
+type House = (&'static str, &'static str, f32, f32, [f32; 3], f32, f32);

@@ -21,7 +21,7 @@ fn load(name: &str) -> (Level, PathBuf) {
 }
 
 /// The simulation and body world of `level`, body files from `dir`.
-fn start(level: &Level, dir: &PathBuf) -> (Simulation, BodyWorld) {
+fn start(level: &Level, dir: &std::path::Path) -> (Simulation, BodyWorld) {
     let sim = Simulation::new(level).unwrap_or_else(|e| panic!("{}: {e}", level.name));
     let world = BodyWorld::from_level(level, &sim, dir).unwrap_or_else(|e| panic!("{e}"));
     (sim, world)
@@ -155,7 +155,7 @@ fn crate_dam_holds_the_river_back_then_spills_over_the_crates() {
         started.elapsed().as_secs_f64()
     );
     assert!(surface_at_column(&sim, pool) > top(&world), "over the tops");
-    assert!(mean > 0.5 * inflow as f64, "the river spills: {mean}");
+    assert!(mean > 0.5 * inflow, "the river spills: {mean}");
     // The first rush over the tops jolts the crates a little (about 0.25 m); then they stand.
     assert!(shift < 0.5, "the crates hold: moved {shift} m");
     assert!(stats.balance_error.abs() < 1e-5, "{stats:?}");
