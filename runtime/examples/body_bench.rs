@@ -69,7 +69,11 @@ fn lake(n: usize) -> Level {
 
 /// Adds `count` bodies in a fixed scatter over the middle of the lake.
 fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn Error>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    // The working tree's assets, also when the binary runs from a copy of the tree elsewhere.
+    let root = match PathBuf::from("assets") {
+        here if here.join("crate.glb").is_file() => here,
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets"),
+    };
     let kinds = [
         ("crate", 400.0),
         ("log", 600.0),

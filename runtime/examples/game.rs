@@ -6,8 +6,8 @@
 //!     [--screenshot PATH] [--demo] [--warmup SECONDS]
 //! ```
 //!
-//! Without a level it loads `projects/river_gorge/level.ron`. A baked level starts with its
-//! rivers flowing (the start-up line says whether the level is baked); `--warmup SECONDS` runs
+//! Without a level it loads `projects/crate_dam/level.ron`, baked by the editor with its river
+//! already flowing against a row of crates. A baked level starts with its rivers flowing (the start-up line says whether the level is baked); `--warmup SECONDS` runs
 //! the water ahead before the first frame, for levels that are not. The level's gates open
 //! with G; a level without gates gets one, `dam`, a wall across the map (see
 //! `state::add_gate_if_none`).
@@ -84,7 +84,7 @@ fn workspace() -> PathBuf {
 /// Parses the arguments; `Ok(None)` for `--help`.
 fn parse_args() -> Result<Option<Options>, String> {
     let mut opts = Options {
-        level: workspace().join("projects/river_gorge/level.ron"),
+        level: workspace().join("projects/crate_dam/level.ron"),
         frames: None,
         screenshot: None,
         demo: false,

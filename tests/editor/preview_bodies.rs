@@ -124,3 +124,54 @@ fn deleting_the_dam_crates_during_preview_floods_the_channel() {
     ed.key(Modifiers::COMMAND, Key::Z);
     assert_eq!(ed.harness.state().document().level().bodies.len(), 1);
 }
+
+#[test]
+fn shift_click_knocks_a_crate_out_of_the_dam_during_preview() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let level = dammed_channel();
+    let path = save_level(&level, dir.path());
+    let crate_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
+    let mut ed = editor_in(dir, Some(path));
+    ed.key(Modifiers::NONE, Key::K);
+    let authored = ed.harness.state().document().level().bodies.clone();
+
+    // 20 s behind the dam, then Shift+click the top of the crate at the channel's north side
+    // while the water runs.
+    ed.harness.state_mut().preview_mut().speed = 20.0;
+    ed.click("Play");
+    ed.frames(60);
+    let held = downstream(&mut ed);
+    let top = ed
+        .harness
+        .state()
+        .screen_pos([15.5, 2.5, 1.0])
+        .expect("the crate is in view");
+    ed.drag(&[top], Modifiers::SHIFT);
+    ed.frames(60);
+    ed.click("Pause");
+
+    let poses = ed
+        .harness
+        .state()
+        .preview()
+        .body_poses()
+        .expect("the bodies run with the water");
+    let p = poses[2].translation;
+    let moved = ((p[0] - 15.5).powi(2) + (p[1] - 2.5).powi(2)).sqrt();
+    let flooded = downstream(&mut ed);
+    println!(
+        "knocked crate at {p:?} ({moved:.2} m from its place); downstream {held:.4} → {flooded:.3} m³"
+    );
+    assert!(moved > 0.5, "the knocked crate moved only {moved} m");
+    for k in 0..2 {
+        let q = poses[k].translation;
+        assert!((q[0] - 15.5).abs() < 0.3, "crate {k} stays: {q:?}");
+    }
+    assert!(
+        flooded > held + 0.5,
+        "water runs through the gap: {held} → {flooded} m³"
+    );
+    // Knocking is a preview event: the document keeps the authored placement.
+    assert_eq!(ed.harness.state().document().level().bodies, authored);
+}

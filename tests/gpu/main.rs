@@ -1,11 +1,13 @@
 //! The GPU solver against the CPU solver and the physics checks, on lavapipe in CI (any Vulkan
 //! adapter works): parity after 1000 steps for both solvers on scenes with every forcing and
 //! edge kind and on the sample projects, the volume ledger over 10^4 steps, Ritter's dam break,
-//! the lake at rest, incremental edits, and blocking bodies against the CPU.
+//! the lake at rest, incremental edits, blocking bodies against the CPU, and 10^5-step long
+//! runs of every sample project.
 
 mod analytic;
 mod balance;
 mod blocking;
 mod edits;
+mod long_run;
 mod parity;
 mod support;
