@@ -15,6 +15,7 @@ use spillway::level::Body;
 use super::gizmo::{Gizmo, GizmoDrag, GizmoMode, Handle};
 use super::water_overlay::View;
 use crate::document::{Change, Document, EditBodies};
+use crate::preview::Preview;
 use crate::tools::body::library::{bundled_bodies, resolve};
 use crate::tools::body::{
     Arrangement, BodyMesh, MeshCache, arrange, duplicate, hit_body, new_body, world_bounds,
@@ -69,6 +70,10 @@ pub(crate) struct Bodies {
     /// Files that failed to load, with why (not retried every frame).
     failed: HashMap<PathBuf, String>,
 }
+
+/// Speed a Shift+click knock gives a body, m/s (the impulse is its mass times this): enough to
+/// shove a crate out of a dam.
+pub const KNOCK_SPEED: f32 = 6.0;
 
 impl Default for Bodies {
     fn default() -> Self {
@@ -279,17 +284,56 @@ impl Bodies {
     /// The nearest body (at its placement) the ray hits: its index and the distance along the
     /// ray.
     pub fn hit(&mut self, document: &Document, ray: &Ray) -> Option<(usize, f32)> {
-        let meshes: Vec<Option<Arc<BodyMesh>>> = document
-            .level()
-            .bodies
+        self.hit_posed(document, &document.level().bodies, ray)
+    }
+
+    /// The nearest of `bodies` (the document's, in its order, possibly moved) the ray hits.
+    fn hit_posed(
+        &mut self,
+        document: &Document,
+        bodies: &[Body],
+        ray: &Ray,
+    ) -> Option<(usize, f32)> {
+        let meshes: Vec<Option<Arc<BodyMesh>>> = bodies
             .iter()
             .map(|b| self.mesh_of(document, b).ok())
             .collect();
         let mut k = 0;
-        hit_body(document.level(), ray, |_| {
+        hit_body(bodies, ray, |_| {
             let m = meshes[k].as_ref().map(|m| &m.mesh);
             k += 1;
             m
+        })
+    }
+
+    /// Knocks the body the ray hits where the running physics has it (Shift+click during the
+    /// preview): an impulse of its mass times [`KNOCK_SPEED`] along the ray's horizontal
+    /// direction, at the point hit. The document does not change. `None` when no body is hit.
+    pub fn knock(
+        &mut self,
+        document: &Document,
+        ray: &Ray,
+        preview: &mut Preview,
+    ) -> Option<String> {
+        let mut moved = document.level().bodies.clone();
+        for (body, pose) in moved.iter_mut().zip(preview.body_poses()?) {
+            body.translation = pose.translation;
+            body.rotation = pose.rotation;
+        }
+        let (i, t) = self.hit_posed(document, &moved, ray)?;
+        let at = ray.at(t);
+        let horizontal = (ray.dir.x.powi(2) + ray.dir.y.powi(2)).sqrt().max(1e-6);
+        let speed = KNOCK_SPEED * preview.body_mass(i);
+        let impulse = [
+            ray.dir.x / horizontal * speed,
+            ray.dir.y / horizontal * speed,
+            0.0,
+        ];
+        let name = &moved[i].name;
+        Some(if preview.push_body(i, impulse, [at.x, at.y, at.z]) {
+            format!("Knocked {name}")
+        } else {
+            format!("{name} does not move (static)")
         })
     }
 

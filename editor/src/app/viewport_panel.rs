@@ -279,9 +279,7 @@ impl ViewportPanel {
         notice
     }
 
-    /// Shift+click on a body while the preview runs knocks it away from the camera (an impulse
-    /// of its mass times 4 m/s, at the point hit): how a designer topples a dam. The document
-    /// does not change.
+    /// Shift+click on a body while the preview runs knocks it ([`Bodies::knock`]).
     fn knock(
         &mut self,
         ui: &egui::Ui,
@@ -304,21 +302,7 @@ impl ViewportPanel {
             self.rect.width(),
             self.rect.height(),
         );
-        let (i, t) = bodies.hit(document, &ray)?;
-        let at = ray.at(t);
-        let horizontal = (ray.dir.x.powi(2) + ray.dir.y.powi(2)).sqrt().max(1e-6);
-        let speed = 4.0 * preview.body_mass(i);
-        let impulse = [
-            ray.dir.x / horizontal * speed,
-            ray.dir.y / horizontal * speed,
-            0.0,
-        ];
-        let name = &document.level().bodies[i].name;
-        if preview.push_body(i, impulse, [at.x, at.y, at.z]) {
-            Some(format!("Knocked {name}"))
-        } else {
-            Some(format!("{name} does not move (static)"))
-        }
+        bodies.knock(document, &ray, preview)
     }
 
     fn body_input(

@@ -261,15 +261,14 @@ pub fn ray_hit(ray: &Ray, body: &Body, mesh: &TriMesh) -> Option<f32> {
         })
 }
 
-/// The nearest body of `level` under `ray`: its index and distance. `mesh_of` gives each
-/// body's mesh (`None`: not loaded, never hit).
+/// The nearest of `bodies` under `ray`: its index and distance. `mesh_of` gives each body's
+/// mesh (`None`: not loaded, never hit).
 pub fn hit_body<'a>(
-    level: &Level,
+    bodies: &[Body],
     ray: &Ray,
     mut mesh_of: impl FnMut(&Body) -> Option<&'a TriMesh>,
 ) -> Option<(usize, f32)> {
-    level
-        .bodies
+    bodies
         .iter()
         .enumerate()
         .filter_map(|(i, b)| Some((i, ray_hit(ray, b, mesh_of(b)?)?)))
@@ -423,13 +422,13 @@ mod tests {
             origin: Vec3::new(5.0, 5.0, 10.0),
             dir: Vec3::new(0.0, 0.0, -1.0),
         };
-        let (i, t) = hit_body(&level, &ray, |_| Some(&mesh)).expect("a hit");
+        let (i, t) = hit_body(&level.bodies, &ray, |_| Some(&mesh)).expect("a hit");
         assert_eq!(i, 0);
         assert!((t - 9.0).abs() < 1e-4);
         let miss = Ray {
             origin: Vec3::new(15.0, 5.0, 10.0),
             dir: Vec3::new(0.0, 0.0, -1.0),
         };
-        assert!(hit_body(&level, &miss, |_| Some(&mesh)).is_none());
+        assert!(hit_body(&level.bodies, &miss, |_| Some(&mesh)).is_none());
     }
 }
