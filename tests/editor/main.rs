@@ -7,6 +7,7 @@
 mod support;
 
 mod bodies;
+mod device_loss;
 mod files;
 mod heightmaps;
 mod preview;

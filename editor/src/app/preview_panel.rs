@@ -20,6 +20,20 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
     if let Some(h) = &preview.halt {
         ui.colored_label(ui.visuals().error_fg_color, &h.message);
     }
+    if let Some(lost) = &preview.gpu_lost {
+        ui.colored_label(ui.visuals().warn_fg_color, lost)
+            .on_hover_text("Restart the editor to use the GPU again. The CPU solver gives the same water, more slowly.");
+    }
+    if app.preview.take_gpu_lost_news() {
+        // Nothing of the user's work may hang on a device that just failed.
+        match app.autosave_now() {
+            Ok(path) => app.notify(
+                format!("GPU lost: saved a recovery copy to {}", path.display()),
+                true,
+            ),
+            Err(e) => app.notify(format!("GPU lost, and the recovery copy failed: {e}"), true),
+        }
+    }
     gates(app, ui);
     let preview = &app.preview;
     ui.separator();
@@ -92,6 +106,19 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
         {
             preview.reset();
         }
+        let mut cpu = preview.on_cpu();
+        let lost = preview.gpu_lost.is_some();
+        if ui
+            .add_enabled(!lost, egui::Checkbox::new(&mut cpu, "CPU solver"))
+            .on_hover_text(
+                "Run the water on the CPU solver instead of the GPU (slower; the same solver a \
+                 game runs without a GPU). Switching starts again from the authored water.",
+            )
+            .on_disabled_hover_text("The GPU device was lost: the water runs on the CPU")
+            .changed()
+        {
+            preview.set_cpu(cpu);
+        }
         ui.separator();
         ui.label("Speed");
         ui.add(
@@ -104,7 +131,12 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
             "Simulated seconds per real second: below 1 is slow motion, above 1 runs many \
              steps per frame",
         );
-        if preview.bodies_capped {
+        if preview.bodies_capped && preview.on_cpu() {
+            ui.label("(held back: CPU solver)").on_hover_text(format!(
+                "The GPU was lost: the CPU solver runs as many steps as fit in {} ms a frame",
+                crate::preview::CPU_FRAME_BUDGET.as_millis()
+            ));
+        } else if preview.bodies_capped {
             ui.label("(held back: bodies move)").on_hover_text(format!(
                 "While bodies move with the water each step is coupled with the physics, so \
                  a frame runs at most {} steps",

@@ -1,7 +1,7 @@
-//! Bodies in the live preview: the document's bodies in a rapier3d world
-//! ([`BodyWorld`]) coupled both ways with the preview's GPU water. Crates dam the river, logs
-//! drift, a boulder sinks, while time runs. The document is never written: the bodies move only
-//! here, and a reset puts them back where the designer placed them.
+//! Bodies in the live preview: the document's bodies in a rapier3d world ([`BodyWorld`])
+//! coupled both ways with the preview's water (GPU, or CPU after a lost device). Crates dam the
+//! river, logs drift, a boulder sinks, while time runs. The document is never written: the
+//! bodies move only here, and a reset puts them back where the designer placed them.
 //!
 //! The world follows the document's edits while the water runs: a body deleted (a dam crate)
 //! leaves the world at once, so the water it held floods down; a body placed or edited enters
@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use spillway::body::solver::WaterSolver;
 use spillway::body::world::{BodyId, BodyWorld, WorldError};
 use spillway::body::{Pose, TriMesh};
-use spillway::gpu::GpuSimulation;
 use spillway::level::Body;
 
 /// The document's bodies as the preview last saw them, with their meshes (`None`: the file
@@ -41,7 +41,7 @@ pub struct PreviewBodies {
 
 impl PreviewBodies {
     /// An empty world over the water of `sim` (its terrain as the ground).
-    pub fn new(sim: &GpuSimulation) -> Self {
+    pub fn new<S: WaterSolver + ?Sized>(sim: &S) -> Self {
         Self {
             world: BodyWorld::new(sim),
             placed: Vec::new(),
@@ -91,7 +91,11 @@ impl PreviewBodies {
     }
 
     /// One coupled step of `dt` seconds of the bodies and the water.
-    pub fn step(&mut self, sim: &mut GpuSimulation, dt: f32) -> Result<(), WorldError> {
+    pub fn step<S: WaterSolver + ?Sized>(
+        &mut self,
+        sim: &mut S,
+        dt: f32,
+    ) -> Result<(), WorldError> {
         self.world.step(sim, dt)
     }
 

@@ -3,9 +3,12 @@
 //! the frame's real time times a speed factor, takes the document's edits without a reset,
 //! reads volume figures and a probe back asynchronously, and pauses on a blow-up. It never
 //! writes to the document: reset returns to the authored level exactly. The level's bodies
-//! move with the water ([`bodies`]).
+//! move with the water ([`bodies`]). If the GPU device is lost, the preview pauses and goes on
+//! with the CPU solver ([`cpu`]), restarted from the authored water.
 
 mod bodies;
+mod cpu;
+mod device;
 
 use std::sync::Arc;
 
@@ -17,6 +20,9 @@ use spillway::sim::{Stats, StepError};
 
 use crate::document::{CellRect, Changes};
 use crate::viewport::render::{WaterBuffers, WaterOverlay};
+pub use cpu::CPU_FRAME_BUDGET;
+use cpu::CpuWater;
+pub use device::DeviceWatch;
 
 /// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
 pub const MAX_STEPS_PER_FRAME: usize = 4000;
@@ -91,6 +97,16 @@ pub struct Preview {
     bodies: Option<PreviewBodies>,
     /// Fast-forward was held back this frame because bodies move.
     pub bodies_capped: bool,
+    /// The water on the CPU solver, after the GPU device was lost.
+    cpu: Option<CpuWater>,
+    /// Watches the device the GPU water runs on.
+    watch: DeviceWatch,
+    /// What happened when the GPU device was lost: from then on the water runs on the CPU.
+    pub gpu_lost: Option<String>,
+    /// The device was lost since [`Self::take_gpu_lost_news`] was last asked.
+    lost_news: bool,
+    /// The designer chose the CPU solver.
+    cpu_chosen: bool,
 }
 
 impl Preview {
@@ -104,7 +120,27 @@ impl Preview {
 
     /// Whether a simulation exists (time has run since the last reset).
     pub fn is_live(&self) -> bool {
-        self.sim.is_some()
+        self.sim.is_some() || self.cpu.is_some()
+    }
+
+    /// Whether the water runs on the CPU solver (chosen, or the GPU device was lost).
+    pub fn on_cpu(&self) -> bool {
+        self.gpu_lost.is_some() || self.cpu_chosen
+    }
+
+    /// Chooses the CPU solver (`true`) or the GPU (`false`; not after the GPU was lost).
+    /// Switching starts again from the authored water.
+    pub fn set_cpu(&mut self, cpu: bool) {
+        if cpu != self.cpu_chosen {
+            self.cpu_chosen = cpu;
+            self.reset();
+        }
+    }
+
+    /// Whether the GPU device was lost since the last call (once per loss): the editor saves a
+    /// recovery copy of the document then.
+    pub fn take_gpu_lost_news(&mut self) -> bool {
+        std::mem::take(&mut self.lost_news)
     }
 
     /// Simulated time, seconds.
@@ -115,6 +151,7 @@ impl Preview {
     /// Drops the running water: the next frame starts again from the authored level.
     pub fn reset(&mut self) {
         self.sim = None;
+        self.cpu = None;
         self.uploaded = None;
         self.stats = None;
         self.history.clear();
@@ -136,12 +173,18 @@ impl Preview {
 
     /// Every gate of the running water and whether it is open (empty before the water runs).
     pub fn gates(&self) -> Vec<spillway::sim::GateState> {
+        if let Some(cpu) = &self.cpu {
+            return cpu.gates();
+        }
         self.sim.as_ref().map_or_else(Vec::new, |s| s.gates())
     }
 
     /// Opens the gate called `name` in the running water; it releases its water at the next
     /// step. Returns whether a closed gate of that name existed.
     pub fn open_gate(&mut self, name: &str) -> bool {
+        if let Some(cpu) = self.cpu.as_mut() {
+            return cpu.open_gate(name);
+        }
         let Some(sim) = self.sim.as_mut() else {
             return false;
         };
@@ -168,14 +211,32 @@ impl Preview {
     }
 
     fn ensure(&mut self, level: &Level, device: &wgpu::Device, queue: &wgpu::Queue) -> bool {
-        if self.sim.is_some() {
+        if self.is_live() {
             return true;
         }
         if self.error.is_some() {
             return false;
         }
+        if self.on_cpu() {
+            return match CpuWater::new(level) {
+                Ok(cpu) => {
+                    self.stats = Some(cpu.stats());
+                    self.cpu = Some(cpu);
+                    self.uploaded = Some(level.clone());
+                    true
+                }
+                Err(e) => {
+                    self.error = Some(format!("The water preview cannot run: {e}"));
+                    self.playing = false;
+                    false
+                }
+            };
+        }
         match GpuSimulation::new(level, device, queue) {
             Ok(mut sim) => {
+                if !self.watch.watches(device) {
+                    self.watch = DeviceWatch::install(device);
+                }
                 sim.request_stats();
                 self.sim = Some(sim);
                 self.uploaded = Some(level.clone());
@@ -192,6 +253,10 @@ impl Preview {
     /// Hands the document's edits to the running solver; they take effect at the next step.
     /// A new document or a new size resets the preview.
     pub fn sync(&mut self, level: &Level, changes: &Changes) {
+        if self.cpu.is_some() {
+            self.sync_cpu(level, changes);
+            return;
+        }
         let Some(sim) = self.sim.as_mut() else {
             return;
         };
@@ -237,6 +302,41 @@ impl Preview {
         if let Some(e) = failed {
             self.fail(e);
         }
+    }
+
+    /// On the CPU solver an edit restarts the water from the edited level (the CPU solver
+    /// takes no edits while it runs); time keeps running if it ran.
+    fn sync_cpu(&mut self, level: &Level, changes: &Changes) {
+        let old = self.uploaded.as_ref();
+        let edited = changes.whole
+            || changes.terrain.is_some_and(|r| !r.is_empty())
+            || changes.water.is_some_and(|r| !r.is_empty())
+            || old.is_none_or(|o| {
+                o.params != level.params
+                    || o.sources != level.sources
+                    || o.sinks != level.sinks
+                    || o.boundaries != level.boundaries
+                    || o.gates != level.gates
+            });
+        if edited {
+            let playing = self.playing;
+            self.reset();
+            self.playing = playing;
+        }
+    }
+
+    /// Moves the water to the CPU after the GPU device was lost: pauses, drops every GPU
+    /// resource, and restarts from the authored water on the next frame.
+    fn fall_back(&mut self, why: &str) {
+        let at = self.time();
+        self.reset();
+        self.commands.clear();
+        self.playing = false;
+        self.lost_news = true;
+        self.gpu_lost = Some(format!(
+            "The GPU device was lost ({why}) at {at:.1} s of preview. The preview is paused and \
+             runs on the CPU solver from the authored water; the level is unchanged."
+        ));
     }
 
     fn fail(&mut self, e: impl std::fmt::Display) {
@@ -325,9 +425,14 @@ impl Preview {
         probe: Option<(usize, usize)>,
     ) -> bool {
         self.last_steps = 0;
+        if self.gpu_lost.is_none()
+            && let Some(why) = self.watch.lost()
+        {
+            self.fall_back(&why);
+        }
         self.flush();
         let single = std::mem::take(&mut self.queued);
-        if !(self.playing || single > 0 || self.sim.is_some()) {
+        if !(self.playing || single > 0 || self.is_live()) {
             return false;
         }
         if !self.ensure(level, device, queue) {
@@ -342,6 +447,9 @@ impl Preview {
             let whole = self.owed.floor().min(MAX_STEPS_PER_FRAME as f64);
             self.owed = (self.owed - whole).min(1.0);
             steps += whole as usize;
+        }
+        if self.cpu.is_some() {
+            return self.frame_cpu(level, device, queue, steps, probe);
         }
         if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
             let sim = self.sim.as_ref().expect("ensured above");
@@ -394,6 +502,48 @@ impl Preview {
         self.playing || steps > 0
     }
 
+    /// One frame on the CPU solver: up to `steps` steps within [`CPU_FRAME_BUDGET`], figures
+    /// and probe straight from the solver, and the state copied to `device` for drawing (unless
+    /// `device` is the lost one).
+    fn frame_cpu(
+        &mut self,
+        level: &Level,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        steps: usize,
+        probe: Option<(usize, usize)>,
+    ) -> bool {
+        let Some(cpu) = self.cpu.as_mut() else {
+            return false;
+        };
+        if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
+            let bodies = self
+                .bodies
+                .get_or_insert_with(|| PreviewBodies::new(cpu.sim()));
+            bodies.sync(&self.wanted);
+        }
+        let ran = match cpu.run(steps, level.params.dt, self.bodies.as_mut()) {
+            Ok(ran) => ran,
+            Err(e) => {
+                self.fail(e);
+                return false;
+            }
+        };
+        if self.bodies.as_ref().is_some_and(PreviewBodies::is_empty) {
+            cpu.clear_blockers();
+        }
+        self.bodies_capped = ran < steps;
+        self.last_steps = ran;
+        let stats = cpu.stats();
+        record(&mut self.history, &stats, level.cell_size);
+        self.stats = Some(stats);
+        self.probe = probe.and_then(|(x, y)| cpu.probe(x, y));
+        if !(self.watch.watches(device) && self.watch.lost().is_some()) {
+            cpu.upload(device, queue);
+        }
+        self.playing || ran > 0
+    }
+
     /// Takes this frame's recorded solver steps, for the renderer to submit in the same
     /// submission as the frame it draws (steps first, so it draws the new water).
     pub fn take_commands(&mut self) -> Vec<wgpu::CommandBuffer> {
@@ -410,6 +560,9 @@ impl Preview {
 
     /// The buffers to draw the water from, while a simulation exists.
     pub fn water(&self) -> Option<WaterBuffers> {
+        if let Some(cpu) = &self.cpu {
+            return cpu.buffers();
+        }
         let sim = self.sim.as_ref()?;
         Some(WaterBuffers {
             terrain: sim.terrain_buffer().clone(),
@@ -428,12 +581,19 @@ impl Preview {
 
     /// The whole depth grid now (blocking; for tests and "apply to level").
     pub fn read_depth(&self) -> Option<Vec<f32>> {
+        if let Some(cpu) = &self.cpu {
+            return Some(cpu.depth());
+        }
         self.sim.as_ref()?.read_depth().ok()
     }
 
     /// Waits for the steps run so far and returns fresh figures (blocking; for tests).
     pub fn wait_stats(&mut self) -> Option<Stats> {
         self.flush();
+        if let Some(cpu) = &self.cpu {
+            self.stats = Some(cpu.stats());
+            return self.stats;
+        }
         let stats = self.sim.as_mut()?.stats().ok()?;
         self.stats = Some(stats);
         Some(stats)
