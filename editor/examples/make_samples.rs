@@ -279,6 +279,7 @@ fn body(name: String, asset: &str, at: [f32; 3], density: f32, dynamic: bool) ->
         density,
         dynamic,
         coupling: Coupling::Auto,
+        collider: Default::default(),
     }
 }
 

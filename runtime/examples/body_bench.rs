@@ -113,6 +113,7 @@ fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn 
             density,
             dynamic: true,
             coupling: Coupling::Auto,
+            collider: Default::default(),
         };
         world.add(&body, meshes[k].clone());
     }

@@ -216,6 +216,7 @@ fn density_chooses_floaters_and_blockers_unless_the_body_says() {
         density: 500.0,
         dynamic: true,
         coupling: Coupling::Auto,
+        collider: Default::default(),
     };
     assert!(!blocks_water(&body));
     body.density = 2600.0;

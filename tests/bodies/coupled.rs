@@ -23,6 +23,7 @@ fn body(name: &str, at: [f32; 3], density: f32) -> Body {
         density,
         dynamic: true,
         coupling: Coupling::Auto,
+        collider: Default::default(),
     }
 }
 

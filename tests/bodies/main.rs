@@ -5,6 +5,8 @@
 mod blocking;
 mod buoyancy;
 #[cfg(feature = "rapier")]
+mod collider;
+#[cfg(feature = "rapier")]
 mod coupled;
 #[cfg(all(feature = "rapier", feature = "gpu"))]
 mod gpu_coupled;

@@ -320,3 +320,26 @@ fn save_then_open_keeps_the_bodies_with_their_files_beside_the_level() {
     ed.frames(2);
     assert_eq!(bodies(&ed), saved);
 }
+
+#[test]
+fn the_inspector_sets_a_convex_decomposition_as_one_undoable_step() {
+    let mut ed = with_one_crate();
+    let steps = ed.harness.state().document().history().undo_len();
+    {
+        use egui_kittest::kittest::Queryable;
+        ed.harness.get_by_value("Auto (convex hull)").click();
+        ed.harness.run_steps(3);
+    }
+    ed.click("Convex decomposition");
+    assert_eq!(
+        bodies(&ed)[0].collider,
+        spillway::level::ColliderShape::ConvexDecomposition
+    );
+    assert_eq!(
+        ed.harness.state().document().history().undo_len(),
+        steps + 1,
+        "one step"
+    );
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(bodies(&ed)[0].collider, spillway::level::ColliderShape::Auto);
+}

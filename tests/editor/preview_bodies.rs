@@ -40,6 +40,7 @@ fn dammed_channel() -> Level {
             density: 2500.0,
             dynamic: true,
             coupling: Coupling::Auto,
+            collider: Default::default(),
         })
         .collect();
     level

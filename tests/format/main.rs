@@ -185,6 +185,7 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
             density: 600.0,
             dynamic: true,
             coupling: Coupling::Floater,
+            collider: Default::default(),
         },
         Body {
             name: "boulder".into(),
@@ -195,6 +196,7 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
             density: 2600.0,
             dynamic: false,
             coupling: Coupling::Auto,
+            collider: Default::default(),
         },
     ];
     level.gates = vec![

@@ -5,7 +5,7 @@
 
 use egui::{DragValue, Ui};
 use spillway::body::{WATER_DENSITY, blocks_water};
-use spillway::level::Coupling;
+use spillway::level::{Body, ColliderShape, Coupling};
 
 use super::EditorApp;
 use super::actions::Action;
@@ -182,6 +182,9 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
                     "How the body and the water act on each other: it floats"
                 });
             ui.end_row();
+            ui.label("Collider");
+            collider_combo(ui, body);
+            ui.end_row();
             ui.label("Position");
             ui.horizontal(|ui| {
                 for v in &mut body.translation {
@@ -248,4 +251,37 @@ fn helpers(app: &mut EditorApp, ui: &mut Ui) {
         }
     });
     ui.weak("Ctrl+D duplicates, Delete removes the selected body.");
+}
+
+/// The collision shape of `body`: automatic, one convex hull, or a convex decomposition.
+fn collider_combo(ui: &mut egui::Ui, body: &mut Body) {
+    let auto = if body.dynamic {
+        "Auto (convex hull)"
+    } else {
+        "Auto (triangle mesh)"
+    };
+    let name = |c: ColliderShape| match c {
+        ColliderShape::Auto => auto,
+        ColliderShape::ConvexHull => "Convex hull",
+        ColliderShape::ConvexDecomposition => "Convex decomposition",
+    };
+    egui::ComboBox::from_id_salt("collider")
+        .selected_text(name(body.collider))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut body.collider, ColliderShape::Auto, auto)
+                .on_hover_text("A convex hull if dynamic, the exact triangles if static");
+            ui.selectable_value(&mut body.collider, ColliderShape::ConvexHull, "Convex hull")
+                .on_hover_text("One convex hull around the mesh: fast, fills hollows and gaps");
+            ui.selectable_value(
+                &mut body.collider,
+                ColliderShape::ConvexDecomposition,
+                "Convex decomposition",
+            )
+            .on_hover_text(
+                "The mesh cut into convex parts (computed once per mesh): keeps hollows such \
+                 as a trough or the gap under a cart",
+            );
+        })
+        .response
+        .on_hover_text("The body's shape in the physics (the water sees the mesh itself)");
 }

@@ -75,6 +75,7 @@ mod tests {
             density: 600.0,
             dynamic: true,
             coupling: Coupling::Auto,
+            collider: Default::default(),
         };
         let edit = EditBodies::new("Place body", vec![], vec![body.clone()]);
         assert!(!edit.is_empty());

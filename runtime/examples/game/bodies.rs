@@ -116,6 +116,7 @@ impl Bodies {
             density: CRATE_DENSITY,
             dynamic: true,
             coupling: Coupling::Auto,
+            collider: Default::default(),
         };
         let id = self.world.add(&body, self.meshes[0].clone());
         self.bodies.push((id, 0));

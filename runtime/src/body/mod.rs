@@ -22,6 +22,8 @@ pub mod solver;
 #[cfg(feature = "rapier")]
 pub mod world;
 
+use std::sync::{Arc, OnceLock};
+
 use crate::level::{Body, Coupling};
 
 /// Density of water, kg/m³: `Coupling::Auto` bodies denser than this block water.
@@ -38,15 +40,48 @@ pub fn blocks_water(body: &Body) -> bool {
 }
 
 /// A triangle mesh in a body's own frame: metres, x and y horizontal, z up.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct TriMesh {
     /// Vertex positions.
     pub positions: Vec<[f32; 3]>,
     /// Triangles as three indices into `positions`, counter-clockwise seen from outside.
     pub triangles: Vec<[u32; 3]>,
+    /// The mesh cut into convex parts (each a cloud of points), made the first time a body
+    /// asks for [`crate::level::ColliderShape::ConvexDecomposition`] and kept with the mesh, so
+    /// every body sharing it reuses one decomposition.
+    parts: OnceLock<Arc<Vec<Vec<[f32; 3]>>>>,
+}
+
+impl PartialEq for TriMesh {
+    fn eq(&self, other: &Self) -> bool {
+        self.positions == other.positions && self.triangles == other.triangles
+    }
 }
 
 impl TriMesh {
+    /// A mesh of `positions` and `triangles` (indices into `positions`).
+    pub fn new(positions: Vec<[f32; 3]>, triangles: Vec<[u32; 3]>) -> Self {
+        Self {
+            positions,
+            triangles,
+            parts: OnceLock::new(),
+        }
+    }
+
+    /// The convex parts of the mesh, made by `decompose` the first time and kept with the mesh
+    /// after (every later call returns the same parts).
+    pub fn convex_parts(
+        &self,
+        decompose: impl FnOnce(&TriMesh) -> Vec<Vec<[f32; 3]>>,
+    ) -> Arc<Vec<Vec<[f32; 3]>>> {
+        self.parts.get_or_init(|| Arc::new(decompose(self))).clone()
+    }
+
+    /// Whether the convex parts were made already.
+    pub fn has_convex_parts(&self) -> bool {
+        self.parts.get().is_some()
+    }
+
     /// Axis-aligned bounds `(min, max)`, or `None` for a mesh without vertices.
     pub fn bounds(&self) -> Option<([f32; 3], [f32; 3])> {
         let first = *self.positions.first()?;
@@ -103,10 +138,10 @@ impl TriMesh {
 
     /// The mesh with every vertex mapped by `pose` (its world placement).
     pub fn posed(&self, pose: &Pose) -> TriMesh {
-        TriMesh {
-            positions: self.positions.iter().map(|&p| pose.apply(p)).collect(),
-            triangles: self.triangles.clone(),
-        }
+        TriMesh::new(
+            self.positions.iter().map(|&p| pose.apply(p)).collect(),
+            self.triangles.clone(),
+        )
     }
 }
 

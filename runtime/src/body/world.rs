@@ -28,6 +28,7 @@ use rapier3d::prelude::{
 use rayon::prelude::*;
 
 mod cells;
+pub mod collider;
 use cells::{covered, mean_velocity, ring, submerged};
 use thiserror::Error;
 
@@ -198,32 +199,14 @@ impl BodyWorld {
     /// its id.
     pub fn add(&mut self, body: &Body, mesh: Arc<TriMesh>) -> BodyId {
         let pose = Pose::of(body);
-        let scaled: Vec<Vector> = mesh
-            .positions
-            .iter()
-            .map(|p| {
-                Vector::new(
-                    p[0] * pose.scale[0],
-                    p[1] * pose.scale[1],
-                    p[2] * pose.scale[2],
-                )
-            })
-            .collect();
         let density = if body.density.is_finite() && body.density > 0.0 {
             body.density
         } else {
             1000.0
         };
-        let collider = if body.dynamic {
-            ColliderBuilder::convex_hull(&scaled).unwrap_or_else(|| bounds_box(&mesh, pose.scale))
-        } else if mesh.triangles.is_empty() {
-            bounds_box(&mesh, pose.scale)
-        } else {
-            ColliderBuilder::trimesh(scaled, mesh.triangles.clone())
-                .unwrap_or_else(|_| bounds_box(&mesh, pose.scale))
-        }
-        .density(density)
-        .friction(0.7);
+        let collider = collider::collider(body, &mesh, pose.scale)
+            .density(density)
+            .friction(0.7);
         let rb = if body.dynamic {
             RigidBodyBuilder::dynamic()
         } else {
@@ -504,18 +487,6 @@ impl BodyWorld {
             slot.forces = f;
         }
     }
-}
-
-/// A box of the mesh's scaled bounds, for meshes rapier cannot hull.
-fn bounds_box(mesh: &TriMesh, scale: [f32; 3]) -> ColliderBuilder {
-    let (lo, hi) = mesh.bounds().unwrap_or(([-0.5; 3], [0.5; 3]));
-    let half = |a: usize| ((hi[a] - lo[a]) * scale[a].abs() / 2.0).max(0.01);
-    let mid = |a: usize| (hi[a] + lo[a]) * scale[a] / 2.0;
-    ColliderBuilder::cuboid(half(0), half(1), half(2)).translation(Vector::new(
-        mid(0),
-        mid(1),
-        mid(2),
-    ))
 }
 
 fn rapier_pose(pose: &Pose) -> RapierPose {

@@ -369,6 +369,26 @@ pub enum Coupling {
     Blocker,
 }
 
+/// The collision shape of a body in the physics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ColliderShape {
+    /// A convex hull for a dynamic body, the triangle mesh itself for a static one.
+    #[default]
+    Auto,
+    /// One convex hull around the whole mesh (fast; fills hollows and gaps).
+    ConvexHull,
+    /// The mesh cut into convex parts (V-HACD), computed once per mesh and kept with it: a
+    /// dynamic body keeps its hollows (a trough, the gap under a cart).
+    ConvexDecomposition,
+}
+
+impl ColliderShape {
+    /// Whether this is [`ColliderShape::Auto`] (left out of saved files).
+    pub fn is_auto(&self) -> bool {
+        *self == Self::Auto
+    }
+}
+
 /// A placed rigid body from a glTF file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Body {
@@ -389,6 +409,9 @@ pub struct Body {
     /// Coupling mode.
     #[serde(default)]
     pub coupling: Coupling,
+    /// Collision shape (written only when not `Auto`, so files without it stay as they were).
+    #[serde(default, skip_serializing_if = "ColliderShape::is_auto")]
+    pub collider: ColliderShape,
 }
 
 /// Saved solver state beyond depth, so a baked level continues exactly where it stopped: a

@@ -135,6 +135,7 @@ impl Blockers {
     }
 
     /// Indices (`j·nx + i`) of the covered cells, in insertion order (may repeat).
+    #[cfg(feature = "gpu")]
     pub(crate) fn covered(&self) -> &[u32] {
         &self.cells
     }

@@ -72,6 +72,7 @@ pub fn new_body(level: &Level, gltf: &str, mesh: &TriMesh, x: f32, y: f32) -> Bo
         density: default_density(gltf),
         dynamic: true,
         coupling: Coupling::Auto,
+        collider: Default::default(),
     };
     rest_on_ground(&mut body, mesh, &level.terrain, level.cell_size);
     body
@@ -366,10 +367,7 @@ mod tests {
             .iter()
             .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
             .collect();
-        TriMesh {
-            positions,
-            triangles,
-        }
+        TriMesh::new(positions, triangles)
     }
 
     #[test]
