@@ -183,6 +183,8 @@ struct App {
     gfx: Option<Gfx>,
     error: Option<Box<dyn Error>>,
     camera: Option<Camera>,
+    /// Where the camera started, to report how far the player flew.
+    start_eye: [f32; 3],
     held: Held,
     dragging: bool,
     cursor: Option<(f64, f64)>,
@@ -203,6 +205,7 @@ impl App {
             gfx: None,
             error: None,
             camera: None,
+            start_eye: [0.0; 3],
             held: Held::default(),
             dragging: false,
             cursor: None,
@@ -227,7 +230,9 @@ impl App {
         };
         let mut gfx = Gfx::new(event_loop, &self.opts, level)?;
         let ((w, h), (lo, hi)) = (gfx.game.extent(), gfx.game.heights());
-        self.camera = Some(Camera::overlooking(w, h, hi, 0.5 * (lo + hi)));
+        let camera = Camera::overlooking(w, h, hi, 0.5 * (lo + hi));
+        self.start_eye = camera.eye;
+        self.camera = Some(camera);
         let mut left = self.opts.warmup;
         while left > 0.0 {
             gfx.game.advance(left.min(0.25))?;
@@ -302,10 +307,22 @@ impl App {
             KeyCode::KeyQ => h.down = down,
             KeyCode::KeyE => h.up = down,
             KeyCode::ShiftLeft | KeyCode::ShiftRight => h.fast = down,
-            KeyCode::Escape if down => return Ok(false),
+            KeyCode::Escape if down => {
+                // What the player did, for whoever ran the game (and the input test).
+                if let (Some(gfx), Some(cam)) = (self.gfx.as_ref(), self.camera.as_ref()) {
+                    println!("{}", gfx.game.hud(self.fps));
+                    let d = (0..3)
+                        .map(|k| (cam.eye[k] - self.start_eye[k]).powi(2))
+                        .sum::<f32>()
+                        .sqrt();
+                    println!("flew {d:.1} m from the start");
+                }
+                return Ok(false);
+            }
             KeyCode::Space if down && !repeat => {
                 if let (Some(gfx), Some(cam)) = (self.gfx.as_mut(), self.camera.as_ref()) {
                     gfx.game.drop_crate(cam, 0.0);
+                    println!("dropped a crate ({} now)", gfx.game.crates());
                 }
             }
             KeyCode::KeyG if down && !repeat => {

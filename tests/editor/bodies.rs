@@ -341,5 +341,8 @@ fn the_inspector_sets_a_convex_decomposition_as_one_undoable_step() {
         "one step"
     );
     ed.key(Modifiers::COMMAND, Key::Z);
-    assert_eq!(bodies(&ed)[0].collider, spillway::level::ColliderShape::Auto);
+    assert_eq!(
+        bodies(&ed)[0].collider,
+        spillway::level::ColliderShape::Auto
+    );
 }

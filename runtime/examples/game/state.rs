@@ -187,6 +187,11 @@ impl Game {
         self.bodies.drop_crate(at, cam.yaw);
     }
 
+    /// Crates the player dropped so far.
+    pub fn crates(&self) -> usize {
+        self.bodies.crates()
+    }
+
     /// The one-line HUD: frames per second, water volume, simulated time, gates, crates.
     pub fn hud(&self, fps: f32) -> String {
         let gates = self.sim.gates();

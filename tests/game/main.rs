@@ -1,0 +1,91 @@
+//! The windowed game example driven by real input: it runs under a virtual X display (Xvfb) on
+//! whatever Vulkan adapter there is (lavapipe in CI), and `xdotool` types into its window
+//! through the X server's XTEST extension, as a keyboard would. Space drops crates, G opens the
+//! level's gate, holding W flies forward, Escape quits with a report of what happened.
+//!
+//! Needs the game example built (`cargo test --workspace --all-features` builds it; alone:
+//! `cargo build -p spillway --example game --features gpu,rapier`) and `xvfb-run` and `xdotool`
+//! (`.ci/setup` installs them).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The game example next to this test's binary (`target/<profile>/examples/game`).
+fn game() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps");
+    let game = dir.join("examples").join("game");
+    assert!(
+        game.is_file(),
+        "{} is missing: build it with `cargo build -p spillway --example game --features gpu,rapier`",
+        game.display()
+    );
+    game
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Plays: waits for the window, focuses it, presses Space, G, Space, holds W for 1.5 s, then
+/// Escape. Returns the game's output and exit status.
+const SCRIPT: &str = r#"
+set -u
+"$GAME" "$LEVEL" --frames 1000000 > "$OUT" 2>&1 &
+pid=$!
+wid=$(timeout 120 xdotool search --sync --name "Spillway" | head -1)
+[ -n "$wid" ] || { echo "no game window"; kill $pid; exit 3; }
+sleep 3
+xdotool windowfocus --sync "$wid"
+xdotool key space; sleep 0.5
+xdotool key g; sleep 0.5
+xdotool key space; sleep 0.5
+xdotool keydown w; sleep 1.5; xdotool keyup w; sleep 0.5
+xdotool key Escape
+wait $pid
+"#;
+
+#[test]
+fn keys_drop_crates_open_the_gate_fly_and_quit() {
+    for tool in ["xvfb-run", "xdotool"] {
+        assert!(
+            have(tool),
+            "`{tool}` is needed (apt install xvfb xdotool; .ci/setup does)"
+        );
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("game.out");
+    let status = Command::new("timeout")
+        .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1024x768x24"])
+        .args(["bash", "-c", SCRIPT])
+        .env("GAME", game())
+        .env("LEVEL", root.join("projects/crate_dam/level.ron"))
+        .env("OUT", &out)
+        .status()
+        .expect("xvfb-run runs");
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    println!("{text}");
+    assert!(status.success(), "the game did not quit cleanly: {status}");
+    for line in [
+        "baked at t = 40.0 s, the water starts flowing",
+        "dropped a crate (1 now)",
+        "opened 1 gate(s)",
+        "dropped a crate (2 now)",
+        "gates open 1/1",
+        "(2 crates)",
+    ] {
+        assert!(text.contains(line), "no `{line}` in the game's output");
+    }
+    let flew: f32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("flew ")?.split(' ').next()?.parse().ok())
+        .expect("the game reports how far the camera flew");
+    assert!(flew > 2.0, "holding W flew only {flew} m");
+}
