@@ -15,13 +15,14 @@ pub(crate) mod gates;
 mod kernel;
 mod pipes;
 mod query;
+mod state;
 mod swe;
 
 use thiserror::Error;
 
 use crate::level::{FlowState, Level, SolverKind};
 
-use blocking::{BlockedPipes, BlockerError, Blockers, Blocking};
+use blocking::{BlockedPipes, Blocking};
 use boundary::Edges;
 use forcing::Patch;
 pub use gates::GateState;
@@ -536,99 +537,5 @@ impl Simulation {
         self.time += dt as f64;
         self.substeps += 1;
         Ok(())
-    }
-
-    /// Sets the blocking bodies for the next steps (Kellomäki 2014 §3, see [`blocking`]); a game
-    /// or the editor calls it after moving its bodies. Empty blockers switch blocking off, and
-    /// the solver runs exactly its plain code path. Water is never added or removed here.
-    pub fn set_blockers(&mut self, blockers: &Blockers) -> Result<(), BlockerError> {
-        if blockers.nx() != self.nx || blockers.ny() != self.ny {
-            return Err(BlockerError::Size {
-                got_x: blockers.nx(),
-                got_y: blockers.ny(),
-                nx: self.nx,
-                ny: self.ny,
-            });
-        }
-        if !(0.0..=1.0).contains(&blockers.kappa) {
-            return Err(BlockerError::Kappa(blockers.kappa));
-        }
-        if blockers.is_empty() {
-            self.blocking = None;
-            return Ok(());
-        }
-        if self.swe.is_some() {
-            return Err(BlockerError::Solver);
-        }
-        let blocking = self
-            .blocking
-            .get_or_insert_with(|| Box::new(Blocking::new(self.nx, self.ny)));
-        blocking.fill(blockers, &self.terrain, &self.depth);
-        Ok(())
-    }
-
-    /// Removes all blocking bodies: the solver runs its plain code path again.
-    pub fn clear_blockers(&mut self) {
-        self.blocking = None;
-    }
-
-    /// Whether blocking bodies are set.
-    pub fn has_blockers(&self) -> bool {
-        self.blocking.is_some()
-    }
-
-    /// The effective surface per cell, row-major (metres): terrain + depth, except under
-    /// blocking bodies, where it estimates the surface the water would have without the body
-    /// (Kellomäki §3.6). Buoyancy and rendering use it.
-    pub fn effective_surface(&self) -> Vec<f32> {
-        let mut out = Vec::new();
-        self.effective_surface_into(&mut out);
-        out
-    }
-
-    /// [`Simulation::effective_surface`] into `out` (resized to the grid), for a caller that
-    /// reads it every step without allocating.
-    pub fn effective_surface_into(&self, out: &mut Vec<f32>) {
-        out.clear();
-        match self.blocking.as_deref() {
-            None => out.extend(self.terrain.iter().zip(&self.depth).map(|(b, d)| b + d)),
-            Some(b) => out
-                .extend((0..self.depth.len()).map(|k| b.effective(k, &self.terrain, &self.depth))),
-        }
-    }
-
-    /// The level with the current water and flow state, ready to save as a baked level.
-    pub fn bake_into(&self, level: &Level) -> Level {
-        let mut out = level.clone();
-        out.water.data.copy_from_slice(&self.depth);
-        let (flow_x, flow_y, aux_x, aux_y) = match (&self.swe, &self.pipe_momentum) {
-            (Some(v), _) => (v.u.clone(), v.v.clone(), self.qx.clone(), self.qy.clone()),
-            (None, Some(m)) => (self.qx.clone(), self.qy.clone(), m.u.clone(), m.v.clone()),
-            (None, None) => (self.qx.clone(), self.qy.clone(), Vec::new(), Vec::new()),
-        };
-        let max_speed = self
-            .swe
-            .as_ref()
-            .or(self.pipe_momentum.as_ref())
-            .map(|v| v.max_speed);
-        out.flow = Some(FlowState {
-            solver: self.params.solver,
-            flow_x,
-            flow_y,
-            ghost: self.edges.ghost_flat(),
-            time: self.time,
-            carry: self.carry.clone(),
-            aux_x,
-            aux_y,
-            max_speed,
-        });
-        // A gate that has opened (by its time or a trigger) stays open in the baked level: it
-        // opens at the first step after loading, before any water moves.
-        for state in self.gates.states().into_iter().filter(|g| g.open) {
-            for gate in out.gates.iter_mut().filter(|g| g.name == state.name) {
-                gate.open_at = Some(0.0);
-            }
-        }
-        out
     }
 }

@@ -1,0 +1,133 @@
+//! The document's edits and bodies reaching the running preview: changed cells, parameters,
+//! sources, sinks and boundaries go to the GPU solver in place (the CPU fallback restarts
+//! instead), and the bodies are handed over for the physics.
+
+use std::sync::Arc;
+
+use spillway::Level;
+use spillway::body::{Pose, TriMesh};
+use spillway::level::Body;
+
+use super::{Preview, PreviewBodies, WantedBodies};
+use crate::document::{CellRect, Changes};
+
+impl Preview {
+    /// Hands the document's edits to the running solver; they take effect at the next step.
+    /// A new document or a new size resets the preview.
+    pub fn sync(&mut self, level: &Level, changes: &Changes) {
+        if self.cpu.is_some() {
+            self.sync_cpu(level, changes);
+            return;
+        }
+        let Some(sim) = self.sim.as_mut() else {
+            return;
+        };
+        let Some(old) = self.uploaded.as_mut() else {
+            return;
+        };
+        if changes.whole || old.nx() != level.nx() || old.ny() != level.ny() {
+            self.reset();
+            return;
+        }
+        let mut failed = None;
+        let mut upload = |rect: Option<CellRect>, water: bool| {
+            let Some(r) = rect.filter(|r| !r.is_empty()) else {
+                return;
+            };
+            let grid = if water { &level.water } else { &level.terrain };
+            let values = crate::document::region::copy_out(&grid.data, grid.nx, &r);
+            let result = if water {
+                sim.update_water_region(r.x0, r.y0, r.width(), r.height(), &values)
+            } else {
+                sim.update_terrain_region(r.x0, r.y0, r.width(), r.height(), &values)
+            };
+            if let Err(e) = result {
+                failed = Some(e);
+            }
+        };
+        upload(changes.terrain, false);
+        upload(changes.water, true);
+        if old.params != level.params {
+            failed = sim.set_params(&level.params).err().or(failed);
+        }
+        if old.sources != level.sources || old.sinks != level.sinks {
+            failed = sim.set_sources_sinks(level).err().or(failed);
+        }
+        if old.boundaries != level.boundaries {
+            failed = sim.set_boundaries(level).err().or(failed);
+        }
+        old.params = level.params.clone();
+        old.sources = level.sources.clone();
+        old.sinks = level.sinks.clone();
+        old.boundaries = level.boundaries.clone();
+        self.gates_changed |= old.gates != level.gates;
+        if let Some(e) = failed {
+            self.fail(e);
+        }
+    }
+
+    /// On the CPU solver an edit restarts the water from the edited level (the CPU solver
+    /// takes no edits while it runs); time keeps running if it ran.
+    fn sync_cpu(&mut self, level: &Level, changes: &Changes) {
+        let old = self.uploaded.as_ref();
+        let edited = changes.whole
+            || changes.terrain.is_some_and(|r| !r.is_empty())
+            || changes.water.is_some_and(|r| !r.is_empty())
+            || old.is_none_or(|o| {
+                o.params != level.params
+                    || o.sources != level.sources
+                    || o.sinks != level.sinks
+                    || o.boundaries != level.boundaries
+                    || o.gates != level.gates
+            });
+        if edited {
+            let playing = self.playing;
+            self.reset();
+            self.playing = playing;
+        }
+    }
+
+    /// Hands over the document's bodies; `mesh` gives a body's mesh (`None`: its file does not
+    /// load). Cheap when nothing changed. While the water runs, a deleted body leaves the
+    /// physics at once and a new or edited one enters at its placement.
+    pub fn sync_bodies(
+        &mut self,
+        bodies: &[Body],
+        mut mesh: impl FnMut(&Body) -> Option<Arc<TriMesh>>,
+    ) {
+        if self.wanted.bodies == bodies {
+            return;
+        }
+        let mut wanted = WantedBodies {
+            bodies: bodies.to_vec(),
+            meshes: std::mem::take(&mut self.wanted.meshes),
+        };
+        for body in bodies {
+            if !wanted.meshes.contains_key(&body.gltf)
+                && let Some(m) = mesh(body)
+            {
+                wanted.meshes.insert(body.gltf.clone(), m);
+            }
+        }
+        self.wanted = wanted;
+    }
+
+    /// Where each of the document's bodies is in the running physics (one pose per body, in
+    /// document order), while it runs.
+    pub fn body_poses(&self) -> Option<Vec<Pose>> {
+        self.bodies.as_ref().map(PreviewBodies::poses)
+    }
+
+    /// Knocks the document's body `index`: an impulse (N·s) at a world point. Returns whether
+    /// the body moves in the running physics.
+    pub fn push_body(&mut self, index: usize, impulse: [f32; 3], at: [f32; 3]) -> bool {
+        self.bodies
+            .as_mut()
+            .is_some_and(|b| b.push(index, impulse, at))
+    }
+
+    /// Mass of the document's body `index` in the running physics, kg (0 if none).
+    pub fn body_mass(&self, index: usize) -> f32 {
+        self.bodies.as_ref().map_or(0.0, |b| b.mass(index))
+    }
+}
