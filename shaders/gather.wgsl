@@ -1,7 +1,10 @@
 // Gather pass: the water at a list of cells, for the rigid-body coupling (buoyancy, drag and
 // the floaters' displacement read the water only where bodies are). For each listed cell it
-// writes six words: surface (terrain + depth), depth, and the discharges of its west, east,
-// north and south faces, all from the current half of the ping-pong state.
+// writes six words: the effective surface, depth, and the discharges of its west, east, north
+// and south faces, all from the current half of the ping-pong state. The effective surface is
+// terrain + depth, except under a blocking body that stores water, where it is the surface
+// the blocked pass keeps for the cell (kappa interpolation, Kellomäki 2014 §3.6; `blk` as laid
+// out in blocking.wgsl, or a zeroed header when no blockers are set).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -11,6 +14,44 @@
 @group(0) @binding(5) var<storage, read> qy: array<f32>;
 @group(0) @binding(6) var<storage, read> cells: array<u32>;
 @group(0) @binding(7) var<storage, read_write> out: array<f32>;
+@group(0) @binding(8) var<storage, read> blk: array<u32>;
+
+// blocking.wgsl's layout: header words, tile map, slot words and offsets.
+const BT: u32 = 16u;
+const BO: u32 = 12u;
+const OUT: u32 = 144u;
+const H_TX: u32 = 1u;
+const H_TY: u32 = 2u;
+const H_SLOT0: u32 = 3u;
+const MAP0: u32 = 8u;
+const S_CELLS: u32 = 4u;
+const S_SURF: u32 = 1028u;
+const SLOT_WORDS: u32 = 1460u;
+const BLOCKED_COVER: f32 = 0.99;
+const FLAG_INIT: u32 = 1u;
+
+// The effective surface of cell (i, j): the stored surface of a blocked cell whose surface has
+// been started, else `plain`.
+fn effective(i: u32, j: u32, parity: u32, plain: f32) -> f32 {
+    let tx = blk[H_TX];
+    if (tx == 0u) {
+        return plain;
+    }
+    let tile = (j / BO) * tx + i / BO;
+    if (tile >= tx * blk[H_TY]) {
+        return plain;
+    }
+    let slot = blk[MAP0 + tile];
+    if (slot == 0u) {
+        return plain;
+    }
+    let base = blk[H_SLOT0] + (slot - 1u) * SLOT_WORDS;
+    let w = base + S_CELLS + 4u * ((j % BO + 2u) * BT + i % BO + 2u);
+    if (bitcast<f32>(blk[w]) < BLOCKED_COVER || (blk[w + 3u] & FLAG_INIT) != 0u) {
+        return plain;
+    }
+    return bitcast<f32>(blk[base + S_SURF + parity * OUT + (j % BO) * BO + i % BO]);
+}
 
 @compute @workgroup_size(64)
 fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -26,7 +67,7 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     let west = parity * grid.half_qx + j * (grid.nx + 1u) + i;
     let north = parity * grid.half_qy + c;
     let o = 6u * e;
-    out[o] = terrain[c] + d;
+    out[o] = effective(i, j, parity, terrain[c] + d);
     out[o + 1u] = d;
     out[o + 2u] = qx[west];
     out[o + 3u] = qx[west + 1u];

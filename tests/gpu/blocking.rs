@@ -109,6 +109,22 @@ fn parity(level: &Level, b: &Blockers, label: &str) -> GpuSimulation {
         c.balance_error
     );
     assert!(depth.iter().all(|d| d.is_finite() && *d >= 0.0));
+    // The coupling's gather reads the same effective surface, for buoyancy.
+    let all: Vec<u32> = (0..depth.len() as u32).collect();
+    let gathered = sim.read_cells(&all).unwrap();
+    let host = sim.effective_surface().unwrap();
+    let raised = gathered
+        .iter()
+        .zip(&depth)
+        .enumerate()
+        .filter(|(k, (g, d))| (g.surface - (cpu.terrain()[*k] + **d)).abs() > 1e-6)
+        .count();
+    for (k, (g, h)) in gathered.iter().zip(&host).enumerate() {
+        assert_eq!(g.surface, *h, "{label}: gathered surface at cell {k}");
+    }
+    println!(
+        "{label}: the gather reads the effective surface ({raised} cells above terrain + depth)"
+    );
     assert!(diff <= 1e-3, "{label}: depth differs by {diff} m");
     assert!(ds <= 1e-3, "{label}: effective surface differs by {ds} m");
     assert_eq!(g.substeps, c.substeps, "{label}: sub-steps");

@@ -188,6 +188,14 @@ impl GpuSimulation {
         }
     }
 
+    /// The `blk` buffer while blockers are set (for the gather pass).
+    pub(crate) fn blocker_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.blockers
+            .as_ref()
+            .filter(|b| b.active)
+            .map(|b| &b.buffer)
+    }
+
     /// Whether blocking bodies are set.
     pub fn has_blockers(&self) -> bool {
         self.blockers.as_ref().is_some_and(|b| b.active)

@@ -22,6 +22,8 @@ const GROUP: usize = 64;
 pub(crate) struct GatherPass {
     config: Config,
     kernel: Kernel,
+    /// A zeroed blocker header, bound while no blockers are set.
+    no_blockers: wgpu::Buffer,
 }
 
 impl GatherPass {
@@ -36,11 +38,18 @@ impl GatherPass {
             r,
             r,
             Bind::ReadWrite,
+            r,
         ];
         let kernel = Kernel::new(device, "gather", SOURCE, config, &binds, &["gather"])?;
+        let no_blockers = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("no blockers"),
+            contents: &[0u8; 64],
+            usage: wgpu::BufferUsages::STORAGE,
+        });
         Ok(Self {
             config: *config,
             kernel,
+            no_blockers,
         })
     }
 }
@@ -48,7 +57,8 @@ impl GatherPass {
 /// The water at one cell, as the gather pass reads it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CellWater {
-    /// Terrain plus depth, metres.
+    /// The effective surface, metres: terrain plus depth, or under a blocking body that stores
+    /// water the surface the water would have without it.
     pub surface: f32,
     /// Depth, metres.
     pub depth: f32,
@@ -60,7 +70,9 @@ pub struct CellWater {
 
 impl GpuSimulation {
     /// The water at each of `cells` (row-major indices) after the steps recorded so far: one
-    /// small compute pass and a read-back of 24 bytes per cell. Waits for the GPU.
+    /// small compute pass and a read-back of 24 bytes per cell. Waits for the GPU. The surface
+    /// is the effective one (as `Simulation::effective_surface_at`): under a blocking body that
+    /// stores water, the surface the water would have without the body.
     pub fn read_cells(&mut self, cells: &[u32]) -> Result<Vec<CellWater>, GpuError> {
         self.check_device()?;
         if cells.is_empty() {
@@ -91,11 +103,12 @@ impl GpuSimulation {
             mapped_at_creation: false,
         });
         let b = &self.bufs;
+        let blk = self.blocker_buffer().unwrap_or(&pass.no_blockers);
         let group = pass.kernel.bind(
             device,
             "gather",
             &[
-                &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &list, &out,
+                &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &list, &out, blk,
             ],
         );
         let groups = cells.len().div_ceil(GROUP) as u32;
