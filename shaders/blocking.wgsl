@@ -26,23 +26,7 @@
 @group(0) @binding(7) var<storage, read_write> blk: array<u32>;
 @group(0) @binding(8) var<storage, read> adv: array<f32>;
 
-// Loaded side, output side and halo of a tile.
-const BT: u32 = 16u;
-const BO: u32 = 12u;
-const OUT: u32 = 144u;
-// Header words: kappa, tiles along x, tiles along y, first slot word, slot capacity.
-const H_KAPPA: u32 = 0u;
-const H_TX: u32 = 1u;
-const H_SLOT0: u32 = 3u;
-const H_CAP: u32 = 4u;
-const MAP0: u32 = 8u;
-// Slot layout (words): tile x, tile y, active, pad; 256 columns of 4; 2 × 144 surfaces; 144 carries.
-const S_CELLS: u32 = 4u;
-const S_SURF: u32 = 1028u;
-const S_CARRY: u32 = 1316u;
-const SLOT_WORDS: u32 = 1460u;
-const BLOCKED_COVER: f32 = 0.99;
-const FLAG_INIT: u32 = 1u;
+// The tile layout of `blk` (BT, BO, OUT, H_*, S_*, ...) is in common.wgsl.
 // Stands for infinity in the band of a face (WGSL has no infinity literal).
 const BIG: f32 = 3.0e38;
 

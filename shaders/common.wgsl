@@ -144,3 +144,24 @@ fn edge_cell(grid: Grid, p: u32) -> vec3<u32> {
     let k = p - 2u * ny - nx;
     return vec3<u32>(3u, k, (ny - 1u) * nx + k);
 }
+
+// The blocker buffer `blk` (owner runtime/src/gpu/tiles.rs; written by blocking.wgsl, read by
+// gather.wgsl): a header, a map tile → slot + 1, then per slot: tile x, tile y, active, pad; the
+// blocker columns of its 16 × 16 loaded cells (cover, bottom, top, flags); the effective surface
+// of its 12 × 12 cells (two halves, by state parity); their saved carry.
+const BT: u32 = 16u;
+const BO: u32 = 12u;
+const OUT: u32 = 144u;
+// Header words: kappa, tiles along x, tiles along y, first slot word, slot capacity.
+const H_KAPPA: u32 = 0u;
+const H_TX: u32 = 1u;
+const H_TY: u32 = 2u;
+const H_SLOT0: u32 = 3u;
+const H_CAP: u32 = 4u;
+const MAP0: u32 = 8u;
+const S_CELLS: u32 = 4u;
+const S_SURF: u32 = 1028u;
+const S_CARRY: u32 = 1316u;
+const SLOT_WORDS: u32 = 1460u;
+const BLOCKED_COVER: f32 = 0.99;
+const FLAG_INIT: u32 = 1u;

@@ -4,7 +4,7 @@
 // and south faces, all from the current half of the ping-pong state. The effective surface is
 // terrain + depth, except under a blocking body that stores water, where it is the surface
 // the blocked pass keeps for the cell (kappa interpolation, Kellomäki 2014 §3.6; `blk` as laid
-// out in blocking.wgsl, or a zeroed header when no blockers are set).
+// out in common.wgsl, or a zeroed header when no blockers are set).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -15,20 +15,6 @@
 @group(0) @binding(6) var<storage, read> cells: array<u32>;
 @group(0) @binding(7) var<storage, read_write> out: array<f32>;
 @group(0) @binding(8) var<storage, read> blk: array<u32>;
-
-// blocking.wgsl's layout: header words, tile map, slot words and offsets.
-const BT: u32 = 16u;
-const BO: u32 = 12u;
-const OUT: u32 = 144u;
-const H_TX: u32 = 1u;
-const H_TY: u32 = 2u;
-const H_SLOT0: u32 = 3u;
-const MAP0: u32 = 8u;
-const S_CELLS: u32 = 4u;
-const S_SURF: u32 = 1028u;
-const SLOT_WORDS: u32 = 1460u;
-const BLOCKED_COVER: f32 = 0.99;
-const FLAG_INIT: u32 = 1u;
 
 // The effective surface of cell (i, j): the stored surface of a blocked cell whose surface has
 // been started, else `plain`.

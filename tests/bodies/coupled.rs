@@ -10,7 +10,7 @@ use spillway::body::world::{BodyId, BodyWorld};
 use spillway::level::{Body, BoundaryKind, Coupling, Level};
 use spillway::{Grid, Simulation};
 
-use super::{asset, channel, discharge_at};
+use super::{asset, channel, crowd, crowded_river_level, discharge_at};
 
 /// A body of `assets/NAME.glb` at `at`, unrotated.
 fn body(name: &str, at: [f32; 3], density: f32) -> Body {
@@ -234,54 +234,9 @@ fn knocking_the_dam_over_releases_a_flood_wave() {
 /// A 40 m × 40 m basin on 0.5 m cells, a river running round it: a source in one corner, a sink
 /// in the opposite one, and 200 bodies of every kind dropped over it.
 fn crowded_river() -> (Simulation, BodyWorld) {
-    use spillway::level::{Shape, Sink, SinkKind, Source, SourceKind};
-    let n = 80;
-    let mut level = Level::flat(n, n, 0.5, 0.0);
-    level.water = Grid::filled(n, n, 1.5);
-    level.sources.push(Source {
-        name: "spring".into(),
-        shape: Shape::Circle {
-            x: 4.0,
-            y: 4.0,
-            radius: 2.0,
-        },
-        kind: SourceKind::Rate { m3_per_s: 4.0 },
-        enabled: true,
-    });
-    level.sinks.push(Sink {
-        name: "drain".into(),
-        shape: Shape::Circle {
-            x: 36.0,
-            y: 36.0,
-            radius: 2.0,
-        },
-        kind: SinkKind::Rate { m3_per_s: 4.0 },
-        enabled: true,
-    });
-    let mut sim = Simulation::new(&level).unwrap();
+    let mut sim = Simulation::new(&crowded_river_level()).unwrap();
     let mut world = BodyWorld::new(&sim);
-    let kinds = [
-        ("crate", 400.0),
-        ("log", 600.0),
-        ("barrel", 300.0),
-        ("plank", 500.0),
-        ("boulder", 2600.0),
-    ];
-    let meshes: Vec<_> = kinds.iter().map(|(k, _)| mesh(k)).collect();
-    // A fixed pseudo-random scatter (no rand crate): a 32-bit LCG.
-    let mut seed = 12345u32;
-    let mut next = || {
-        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (seed >> 8) as f32 / (1u32 << 24) as f32
-    };
-    for b in 0..200 {
-        let k = b % kinds.len();
-        let at = [3.0 + 34.0 * next(), 3.0 + 34.0 * next(), 2.5 + 3.0 * next()];
-        let mut body = body(kinds[k].0, at, kinds[k].1);
-        let angle = std::f32::consts::TAU * next();
-        body.rotation = [0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()];
-        world.add(&body, meshes[k].clone());
-    }
+    crowd(&mut world);
     sim.step(sim.params().dt).unwrap();
     (sim, world)
 }

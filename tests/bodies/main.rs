@@ -96,3 +96,72 @@ pub fn surface_at_column(sim: &Simulation, i: usize) -> f64 {
         .sum::<f64>()
         / ny as f64
 }
+
+/// A 40 m square basin of 0.5 m cells, 1.5 m deep, with a 4 m³/s spring in one corner and a
+/// 4 m³/s drain in the opposite one: the water runs across it.
+#[cfg(feature = "rapier")]
+pub fn crowded_river_level() -> Level {
+    use spillway::level::{Shape, Sink, SinkKind, Source, SourceKind};
+    let n = 80;
+    let mut level = Level::flat(n, n, 0.5, 0.0);
+    level.water = Grid::filled(n, n, 1.5);
+    level.sources.push(Source {
+        name: "spring".into(),
+        shape: Shape::Circle {
+            x: 4.0,
+            y: 4.0,
+            radius: 2.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 4.0 },
+        enabled: true,
+    });
+    level.sinks.push(Sink {
+        name: "drain".into(),
+        shape: Shape::Circle {
+            x: 36.0,
+            y: 36.0,
+            radius: 2.0,
+        },
+        kind: SinkKind::Rate { m3_per_s: 4.0 },
+        enabled: true,
+    });
+    level
+}
+
+/// Drops 200 bodies of every kind (crates, logs, barrels, planks, boulders) in a fixed
+/// pseudo-random scatter over [`crowded_river_level`].
+#[cfg(feature = "rapier")]
+pub fn crowd(world: &mut spillway::body::world::BodyWorld) {
+    use spillway::level::{Body, Coupling};
+    let kinds = [
+        ("crate", 400.0),
+        ("log", 600.0),
+        ("barrel", 300.0),
+        ("plank", 500.0),
+        ("boulder", 2600.0),
+    ];
+    let meshes: Vec<std::sync::Arc<TriMesh>> = kinds.iter().map(|(k, _)| asset(k).into()).collect();
+    // A fixed pseudo-random scatter (no rand crate): a 32-bit LCG.
+    let mut seed = 12345u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    for b in 0..200 {
+        let k = b % kinds.len();
+        let at = [3.0 + 34.0 * next(), 3.0 + 34.0 * next(), 2.5 + 3.0 * next()];
+        let angle = std::f32::consts::TAU * next();
+        let body = Body {
+            name: format!("{} {b}", kinds[k].0),
+            gltf: format!("{}.glb", kinds[k].0),
+            translation: at,
+            rotation: [0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()],
+            scale: [1.0; 3],
+            density: kinds[k].1,
+            dynamic: true,
+            coupling: Coupling::Auto,
+            collider: Default::default(),
+        };
+        world.add(&body, meshes[k].clone());
+    }
+}

@@ -169,10 +169,6 @@ fn shift_click_knocks_a_crate_out_of_the_dam_during_preview() {
         moved > 0.8,
         "the knocked crate moved only {moved} m downstream (it is 1 m wide)"
     );
-    for k in [0, 2] {
-        let q = poses[k].translation;
-        assert!((q[0] - 15.5).abs() < 0.3, "crate {k} stays: {q:?}");
-    }
     assert!(
         held < 0.05 && flooded > held + 0.2,
         "water runs through the gap: {held} → {flooded} m³"

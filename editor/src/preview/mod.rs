@@ -213,28 +213,26 @@ impl Preview {
         if self.error.is_some() {
             return false;
         }
-        if self.on_cpu() {
-            return match CpuWater::new(level) {
-                Ok(cpu) => {
+        let started = if self.on_cpu() {
+            CpuWater::new(level)
+                .map(|cpu| {
                     self.stats = Some(cpu.stats());
                     self.cpu = Some(cpu);
-                    self.uploaded = Some(level.clone());
-                    true
-                }
-                Err(e) => {
-                    self.error = Some(format!("The water preview cannot run: {e}"));
-                    self.playing = false;
-                    false
-                }
-            };
-        }
-        match GpuSimulation::new(level, device, queue) {
-            Ok(mut sim) => {
-                if !self.watch.watches(device) {
-                    self.watch = DeviceWatch::install(device);
-                }
-                sim.request_stats();
-                self.sim = Some(sim);
+                })
+                .map_err(|e| e.to_string())
+        } else {
+            GpuSimulation::new(level, device, queue)
+                .map(|mut sim| {
+                    if !self.watch.watches(device) {
+                        self.watch = DeviceWatch::install(device);
+                    }
+                    sim.request_stats();
+                    self.sim = Some(sim);
+                })
+                .map_err(|e| e.to_string())
+        };
+        match started {
+            Ok(()) => {
                 self.uploaded = Some(level.clone());
                 true
             }
