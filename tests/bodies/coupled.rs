@@ -7,25 +7,10 @@ use std::sync::Arc;
 
 use spillway::body::TriMesh;
 use spillway::body::world::{BodyId, BodyWorld};
-use spillway::level::{Body, BoundaryKind, Coupling, Level};
+use spillway::level::{BoundaryKind, Level};
 use spillway::{Grid, Simulation};
 
-use super::{asset, channel, crowd, crowded_river_level, discharge_at};
-
-/// A body of `assets/NAME.glb` at `at`, unrotated.
-fn body(name: &str, at: [f32; 3], density: f32) -> Body {
-    Body {
-        name: name.into(),
-        gltf: format!("{name}.glb"),
-        translation: at,
-        rotation: [0.0, 0.0, 0.0, 1.0],
-        scale: [1.0; 3],
-        density,
-        dynamic: true,
-        coupling: Coupling::Auto,
-        collider: Default::default(),
-    }
-}
+use super::{asset, body, channel, crowd, crowded_river_level, discharge_at};
 
 /// A walled `n × n` lake of `dx` cells, `depth` deep over a flat bed at 0.
 fn lake(n: usize, dx: f32, depth: f32) -> Simulation {

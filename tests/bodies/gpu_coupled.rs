@@ -6,24 +6,10 @@
 use spillway::body::solver::WaterSolver;
 use spillway::body::world::{BodyId, BodyWorld};
 use spillway::gpu::GpuSimulation;
-use spillway::level::{Body, BoundaryKind, Coupling, Level};
+use spillway::level::{BoundaryKind, Level};
 use spillway::{Grid, Simulation};
 
-use super::{asset, channel, crowd, crowded_river_level};
-
-fn body(name: &str, at: [f32; 3], density: f32) -> Body {
-    Body {
-        name: name.into(),
-        gltf: format!("{name}.glb"),
-        translation: at,
-        rotation: [0.0, 0.0, 0.0, 1.0],
-        scale: [1.0; 3],
-        density,
-        dynamic: true,
-        coupling: Coupling::Auto,
-        collider: Default::default(),
-    }
-}
+use super::{asset, body, channel, crowd, crowded_river_level};
 
 fn gpu(level: &Level) -> GpuSimulation {
     GpuSimulation::headless(level).expect("a GPU adapter (lavapipe in CI)")

@@ -165,3 +165,18 @@ pub fn crowd(world: &mut spillway::body::world::BodyWorld) {
         world.add(&body, meshes[k].clone());
     }
 }
+
+/// A dynamic body of `assets/NAME.glb` at `at`, unrotated, coupling from its density.
+pub fn body(name: &str, at: [f32; 3], density: f32) -> spillway::level::Body {
+    spillway::level::Body {
+        name: name.into(),
+        gltf: format!("{name}.glb"),
+        translation: at,
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density,
+        dynamic: true,
+        coupling: spillway::level::Coupling::Auto,
+        collider: Default::default(),
+    }
+}

@@ -70,15 +70,20 @@ fn play(ed: &mut Editor, speed: f32, frames: usize) {
     ed.click("Pause");
 }
 
-#[test]
-fn deleting_the_dam_crates_during_preview_floods_the_channel() {
+/// The editor on the dammed channel, saved with its crate file, with the Body tool.
+fn dam_editor() -> Editor {
     let dir = tempfile::tempdir().expect("temp dir");
-    let level = dammed_channel();
-    let path = save_level(&level, dir.path());
+    let path = save_level(&dammed_channel(), dir.path());
     let crate_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
     std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
     let mut ed = editor_in(dir, Some(path));
     ed.key(Modifiers::NONE, Key::K);
+    ed
+}
+
+#[test]
+fn deleting_the_dam_crates_during_preview_floods_the_channel() {
+    let mut ed = dam_editor();
 
     // 40 s of water behind the dam (20× speed, 120 frames).
     play(&mut ed, 20.0, 120);
@@ -128,13 +133,7 @@ fn deleting_the_dam_crates_during_preview_floods_the_channel() {
 
 #[test]
 fn shift_click_knocks_a_crate_out_of_the_dam_during_preview() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let level = dammed_channel();
-    let path = save_level(&level, dir.path());
-    let crate_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
-    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
-    let mut ed = editor_in(dir, Some(path));
-    ed.key(Modifiers::NONE, Key::K);
+    let mut ed = dam_editor();
     let authored = ed.harness.state().document().level().bodies.clone();
     // Orbit (middle drag) to look east, down the channel: a knock pushes along the view.
     orbit(&mut ed, std::f32::consts::FRAC_PI_2 / 0.008);

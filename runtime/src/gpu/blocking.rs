@@ -120,17 +120,7 @@ impl GpuSimulation {
     /// passes. Uploads only what changed since the last call: the columns of the 12 × 12 tiles
     /// whose columns changed (4 KiB each) and a few words per tile that comes or goes.
     pub fn set_blockers(&mut self, blockers: &Blockers) -> Result<(), BlockerError> {
-        if blockers.nx() != self.nx || blockers.ny() != self.ny {
-            return Err(BlockerError::Size {
-                got_x: blockers.nx(),
-                got_y: blockers.ny(),
-                nx: self.nx,
-                ny: self.ny,
-            });
-        }
-        if !(0.0..=1.0).contains(&blockers.kappa) {
-            return Err(BlockerError::Kappa(blockers.kappa));
-        }
+        blockers.check(self.nx, self.ny)?;
         if blockers.is_empty() {
             self.clear_blockers();
             return Ok(());

@@ -134,6 +134,22 @@ impl Blockers {
         self.cells.len()
     }
 
+    /// Whether these blockers fit an `nx × ny` solver: the grid size and a kappa in 0..=1.
+    pub fn check(&self, nx: usize, ny: usize) -> Result<(), BlockerError> {
+        if self.nx() != nx || self.ny() != ny {
+            return Err(BlockerError::Size {
+                got_x: self.nx(),
+                got_y: self.ny(),
+                nx,
+                ny,
+            });
+        }
+        if !(0.0..=1.0).contains(&self.kappa) {
+            return Err(BlockerError::Kappa(self.kappa));
+        }
+        Ok(())
+    }
+
     /// Indices (`j·nx + i`) of the covered cells, in insertion order (may repeat).
     #[cfg(feature = "gpu")]
     pub(crate) fn covered(&self) -> &[u32] {

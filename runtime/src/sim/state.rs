@@ -10,17 +10,7 @@ impl Simulation {
     /// or the editor calls it after moving its bodies. Empty blockers switch blocking off, and
     /// the solver runs exactly its plain code path. Water is never added or removed here.
     pub fn set_blockers(&mut self, blockers: &Blockers) -> Result<(), BlockerError> {
-        if blockers.nx() != self.nx || blockers.ny() != self.ny {
-            return Err(BlockerError::Size {
-                got_x: blockers.nx(),
-                got_y: blockers.ny(),
-                nx: self.nx,
-                ny: self.ny,
-            });
-        }
-        if !(0.0..=1.0).contains(&blockers.kappa) {
-            return Err(BlockerError::Kappa(blockers.kappa));
-        }
+        blockers.check(self.nx, self.ny)?;
         if blockers.is_empty() {
             self.blocking = None;
             return Ok(());
