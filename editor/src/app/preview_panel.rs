@@ -139,8 +139,9 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
         } else if preview.bodies_capped {
             ui.label("(held back: bodies move)").on_hover_text(format!(
                 "While bodies move with the water each step is coupled with the physics, so \
-                 a frame runs at most {} steps",
-                crate::preview::MAX_BODY_STEPS_PER_FRAME
+                 a frame runs at most {} steps, and no more than fit in {} ms",
+                crate::preview::MAX_BODY_STEPS_PER_FRAME,
+                preview.body_budget.as_millis()
             ));
         }
         ui.separator();

@@ -27,6 +27,9 @@ pub const MAX_STEPS_PER_FRAME: usize = 4000;
 /// gather of the water under them and a rapier step), so fast-forward is capped lower.
 pub const MAX_BODY_STEPS_PER_FRAME: usize = 24;
 
+/// Default of [`Preview::body_budget`].
+pub const BODY_FRAME_BUDGET: std::time::Duration = std::time::Duration::from_millis(12);
+
 pub use bodies::{PreviewBodies, WantedBodies};
 
 /// Most samples kept for the plots (older ones are thinned).
@@ -93,6 +96,9 @@ pub struct Preview {
     bodies: Option<PreviewBodies>,
     /// Fast-forward was held back this frame because bodies move.
     pub bodies_capped: bool,
+    /// Longest a frame spends on coupled steps after the first (each waits for the GPU), so
+    /// many bodies on a slow GPU keep the editor responsive.
+    pub body_budget: std::time::Duration,
     /// The water on the CPU solver, after the GPU device was lost.
     cpu: Option<CpuWater>,
     /// Watches the device the GPU water runs on.
@@ -110,6 +116,7 @@ impl Preview {
     pub fn new() -> Self {
         Self {
             speed: 1.0,
+            body_budget: BODY_FRAME_BUDGET,
             ..Self::default()
         }
     }
@@ -265,22 +272,23 @@ impl Preview {
         self.playing = false;
     }
 
-    /// Runs `steps` steps coupled with the bodies (at most [`MAX_BODY_STEPS_PER_FRAME`]);
-    /// returns how many ran.
+    /// Runs `steps` steps coupled with the bodies (at most [`MAX_BODY_STEPS_PER_FRAME`], and no
+    /// more than fit in [`Self::body_budget`] after the first); returns how many ran.
     fn step_bodies(&mut self, steps: usize, dt: f32) -> usize {
         let (Some(sim), Some(bodies)) = (self.sim.as_mut(), self.bodies.as_mut()) else {
             return 0;
         };
         let run = steps.min(MAX_BODY_STEPS_PER_FRAME);
-        self.bodies_capped = run < steps;
+        let start = std::time::Instant::now();
         let mut failed = None;
         let mut done = 0;
-        while done < run && failed.is_none() {
+        while done < run && failed.is_none() && (done == 0 || start.elapsed() < self.body_budget) {
             match bodies.step(sim, dt) {
                 Ok(()) => done += 1,
                 Err(e) => failed = Some(e),
             }
         }
+        self.bodies_capped = done < steps;
         if let Some(e) = failed {
             self.fail(e);
         }
