@@ -386,8 +386,8 @@ impl Preview {
     }
 
     /// One frame on the CPU solver: up to `steps` steps within [`CPU_FRAME_BUDGET`], figures
-    /// and probe straight from the solver, and the state copied to `device` for drawing (unless
-    /// `device` is the lost one).
+    /// and probe straight from the solver, and a new state copied to `device` for drawing
+    /// (unless `device` is the lost one).
     fn frame_cpu(
         &mut self,
         level: &Level,
@@ -421,7 +421,8 @@ impl Preview {
         record(&mut self.history, &stats, level.cell_size);
         self.stats = Some(stats);
         self.probe = probe.and_then(|(x, y)| cpu.probe(x, y));
-        if !(self.watch.watches(device) && self.watch.lost().is_some()) {
+        let fresh = ran > 0 || cpu.buffers().is_none();
+        if fresh && !(self.watch.watches(device) && self.watch.lost().is_some()) {
             cpu.upload(device, queue);
         }
         self.playing || ran > 0
