@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use spillway::body::TriMesh;
 use spillway::body::world::{BodyId, BodyWorld};
-use spillway::level::{BoundaryKind, Level};
+use spillway::level::Level;
 use spillway::{Grid, Simulation};
 
-use super::{asset, body, channel, crowd, crowded_river_level, discharge_at};
+use super::{asset, body, channel, crowd, crowded_river_level, discharge_at, river};
 
 /// A walled `n × n` lake of `dx` cells, `depth` deep over a flat bed at 0.
 fn lake(n: usize, dx: f32, depth: f32) -> Simulation {
@@ -85,12 +85,7 @@ fn a_boulder_sinks_and_rests_on_the_bed() {
 
 #[test]
 fn a_log_drifts_with_the_river() {
-    // 60 m × 6 m river on 0.5 m cells, 1 m deep: 3 m³/s in at the west end, the level held at
-    // 1 m at the east end.
-    let mut level = channel(60.0, 6.0, 0.5, 3.0);
-    level.boundaries[1].kind = BoundaryKind::FixedLevel { surface: 1.0 };
-    level.water = Grid::filled(level.nx(), level.ny(), 1.0);
-    let mut sim = Simulation::new(&level).unwrap();
+    let mut sim = Simulation::new(&river()).unwrap();
     sim.advance(60.0).unwrap();
     let mut world = BodyWorld::new(&sim);
     // The log across the flow's direction would roll; along it, it drifts.

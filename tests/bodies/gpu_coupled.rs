@@ -6,10 +6,10 @@
 use spillway::body::solver::WaterSolver;
 use spillway::body::world::{BodyId, BodyWorld};
 use spillway::gpu::GpuSimulation;
-use spillway::level::{BoundaryKind, Level};
+use spillway::level::Level;
 use spillway::{Grid, Simulation};
 
-use super::{asset, body, channel, crowd, crowded_river_level};
+use super::{asset, body, channel, crowd, crowded_river_level, river};
 
 fn gpu(level: &Level) -> GpuSimulation {
     GpuSimulation::headless(level).expect("a GPU adapter (lavapipe in CI)")
@@ -190,11 +190,7 @@ fn two_hundred_moving_bodies_on_the_gpu_keep_the_balance() {
 
 #[test]
 fn a_log_drifts_with_the_river_on_the_gpu() {
-    // As the CPU test: a 60 m × 6 m river on 0.5 m cells, 1 m deep, 3 m³/s in at the west end,
-    // the level held at 1 m at the east end.
-    let mut level = channel(60.0, 6.0, 0.5, 3.0);
-    level.boundaries[1].kind = BoundaryKind::FixedLevel { surface: 1.0 };
-    level.water = Grid::filled(level.nx(), level.ny(), 1.0);
+    let level = river();
     let dt = level.params.dt;
     let mut sim = gpu(&level);
     sim.step_n((60.0 / dt).round() as usize, dt).unwrap();

@@ -61,6 +61,15 @@ pub fn channel(length: f32, width: f32, dx: f32, inflow: f32) -> Level {
     level
 }
 
+/// A 60 m × 6 m river on 0.5 m cells, 1 m deep: 3 m³/s in at the west end, the level held at
+/// 1 m at the east end (the log drift scenario).
+pub fn river() -> Level {
+    let mut level = channel(60.0, 6.0, 0.5, 3.0);
+    level.boundaries[1].kind = BoundaryKind::FixedLevel { surface: 1.0 };
+    level.water = Grid::filled(level.nx(), level.ny(), 1.0);
+    level
+}
+
 /// Blocker columns of the meshes placed by the poses on the simulation's grid.
 pub fn blockers(sim: &Simulation, bodies: &[(&TriMesh, Pose)]) -> Blockers {
     let mut b = Blockers::new(sim.nx(), sim.ny());

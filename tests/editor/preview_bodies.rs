@@ -80,7 +80,7 @@ fn dam_editor() -> Editor {
     ed.key(Modifiers::NONE, Key::K);
     // A coupled step takes milliseconds on lavapipe: let each frame run all the steps its
     // speed asks for (up to the step cap), as a hardware GPU does within the frame budget.
-    ed.harness.state_mut().preview_mut().body_budget = std::time::Duration::from_secs(1);
+    ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::from_secs(1);
     ed
 }
 

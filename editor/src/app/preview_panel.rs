@@ -134,14 +134,14 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
         if preview.bodies_capped && preview.on_cpu() {
             ui.label("(held back: CPU solver)").on_hover_text(format!(
                 "The GPU was lost: the CPU solver runs as many steps as fit in {} ms a frame",
-                crate::preview::CPU_FRAME_BUDGET.as_millis()
+                preview.step_budget.as_millis()
             ));
         } else if preview.bodies_capped {
             ui.label("(held back: bodies move)").on_hover_text(format!(
                 "While bodies move with the water each step is coupled with the physics, so \
                  a frame runs at most {} steps, and no more than fit in {} ms",
                 crate::preview::MAX_BODY_STEPS_PER_FRAME,
-                preview.body_budget.as_millis()
+                preview.step_budget.as_millis()
             ));
         }
         ui.separator();

@@ -14,9 +14,6 @@ use spillway::{Level, Simulation, Stats};
 use super::bodies::PreviewBodies;
 use crate::viewport::render::WaterBuffers;
 
-/// Longest a frame spends stepping the CPU water.
-pub const CPU_FRAME_BUDGET: Duration = Duration::from_millis(12);
-
 /// The water of the preview on the CPU.
 pub struct CpuWater {
     sim: Simulation,
@@ -40,17 +37,18 @@ impl CpuWater {
         })
     }
 
-    /// Runs up to `steps` steps of `dt` seconds (coupled with `bodies` when it has any) within
-    /// [`CPU_FRAME_BUDGET`]; returns how many ran.
+    /// Runs up to `steps` steps of `dt` seconds (coupled with `bodies` when it has any), no
+    /// more than fit in `budget` after the first; returns how many ran.
     pub fn run(
         &mut self,
         steps: usize,
         dt: f32,
+        budget: Duration,
         mut bodies: Option<&mut PreviewBodies>,
     ) -> Result<usize, String> {
         let start = Instant::now();
         let mut done = 0;
-        while done < steps && (done == 0 || start.elapsed() < CPU_FRAME_BUDGET) {
+        while done < steps && (done == 0 || start.elapsed() < budget) {
             match bodies.as_deref_mut().filter(|b| !b.is_empty()) {
                 Some(b) => b.step(&mut self.sim, dt).map_err(|e| e.to_string())?,
                 None => self.sim.step(dt).map_err(|e| e.to_string())?,

@@ -16,7 +16,6 @@ use spillway::gpu::{GpuSimulation, ProbeReading};
 use spillway::sim::{Stats, StepError};
 
 use crate::viewport::render::{WaterBuffers, WaterOverlay};
-pub use cpu::CPU_FRAME_BUDGET;
 use cpu::CpuWater;
 pub use device::DeviceWatch;
 
@@ -27,8 +26,8 @@ pub const MAX_STEPS_PER_FRAME: usize = 4000;
 /// gather of the water under them and a rapier step), so fast-forward is capped lower.
 pub const MAX_BODY_STEPS_PER_FRAME: usize = 24;
 
-/// Default of [`Preview::body_budget`].
-pub const BODY_FRAME_BUDGET: std::time::Duration = std::time::Duration::from_millis(12);
+/// Default of [`Preview::step_budget`].
+pub const STEP_BUDGET: std::time::Duration = std::time::Duration::from_millis(12);
 
 pub use bodies::{PreviewBodies, WantedBodies};
 
@@ -96,9 +95,10 @@ pub struct Preview {
     bodies: Option<PreviewBodies>,
     /// Fast-forward was held back this frame because bodies move.
     pub bodies_capped: bool,
-    /// Longest a frame spends on coupled steps after the first (each waits for the GPU), so
-    /// many bodies on a slow GPU keep the editor responsive.
-    pub body_budget: std::time::Duration,
+    /// Longest a frame spends on steps that run one by one after the first: steps coupled with
+    /// bodies (each waits for the GPU) and steps of the CPU solver. Keeps the editor responsive
+    /// with many bodies, a slow GPU or a large grid on the CPU.
+    pub step_budget: std::time::Duration,
     /// The water on the CPU solver, after the GPU device was lost.
     cpu: Option<CpuWater>,
     /// Watches the device the GPU water runs on.
@@ -116,7 +116,7 @@ impl Preview {
     pub fn new() -> Self {
         Self {
             speed: 1.0,
-            body_budget: BODY_FRAME_BUDGET,
+            step_budget: STEP_BUDGET,
             ..Self::default()
         }
     }
@@ -273,7 +273,7 @@ impl Preview {
     }
 
     /// Runs `steps` steps coupled with the bodies (at most [`MAX_BODY_STEPS_PER_FRAME`], and no
-    /// more than fit in [`Self::body_budget`] after the first); returns how many ran.
+    /// more than fit in [`Self::step_budget`] after the first); returns how many ran.
     fn step_bodies(&mut self, steps: usize, dt: f32) -> usize {
         let (Some(sim), Some(bodies)) = (self.sim.as_mut(), self.bodies.as_mut()) else {
             return 0;
@@ -282,7 +282,7 @@ impl Preview {
         let start = std::time::Instant::now();
         let mut failed = None;
         let mut done = 0;
-        while done < run && failed.is_none() && (done == 0 || start.elapsed() < self.body_budget) {
+        while done < run && failed.is_none() && (done == 0 || start.elapsed() < self.step_budget) {
             match bodies.step(sim, dt) {
                 Ok(()) => done += 1,
                 Err(e) => failed = Some(e),
@@ -385,7 +385,7 @@ impl Preview {
         self.playing || steps > 0
     }
 
-    /// One frame on the CPU solver: up to `steps` steps within [`CPU_FRAME_BUDGET`], figures
+    /// One frame on the CPU solver: up to `steps` steps within [`Self::step_budget`], figures
     /// and probe straight from the solver, and a new state copied to `device` for drawing
     /// (unless `device` is the lost one).
     fn frame_cpu(
@@ -405,7 +405,12 @@ impl Preview {
                 .get_or_insert_with(|| PreviewBodies::new(cpu.sim()));
             bodies.sync(&self.wanted);
         }
-        let ran = match cpu.run(steps, level.params.dt, self.bodies.as_mut()) {
+        let ran = match cpu.run(
+            steps,
+            level.params.dt,
+            self.step_budget,
+            self.bodies.as_mut(),
+        ) {
             Ok(ran) => ran,
             Err(e) => {
                 self.fail(e);
