@@ -7,10 +7,11 @@
 //! ```
 //!
 //! Without a level it loads `projects/crate_dam/level.ron`, baked by the editor with its river
-//! already flowing against a row of crates. A baked level starts with its rivers flowing (the start-up line says whether the level is baked); `--warmup SECONDS` runs
-//! the water ahead before the first frame, for levels that are not. The level's gates open
-//! with G; a level without gates gets one, `dam`, a wall across the map (see
-//! `state::add_gate_if_none`).
+//! already flowing against a row of crates. A baked level starts with its rivers flowing (the
+//! start-up line says whether the level is baked); `--warmup SECONDS` runs the water ahead
+//! before the first frame, for levels that are not. The level's gates open with G; a level
+//! without gates gets one, `dam`, a wall across the map in front of its outlet
+//! (see `state::add_gate_if_none`).
 //!
 //! Controls: WASD fly, Q/E down/up, Shift faster, drag with the left mouse button to look,
 //! Space drops a crate where you look, G opens the gates, Escape quits. The title bar shows
@@ -161,7 +162,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         ),
     }
     if state::add_gate_if_none(&mut level) {
-        println!("the level has no gate: added `dam` across the map (G opens it)");
+        println!(
+            "the level has no gate: added `dam` across the map before its outlet (G opens it)"
+        );
     }
     let event_loop = EventLoop::new().map_err(|e| format!("cannot open a window: {e}"))?;
     event_loop.set_control_flow(ControlFlow::Poll);

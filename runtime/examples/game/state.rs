@@ -6,7 +6,7 @@ use std::path::Path;
 
 use spillway::Level;
 use spillway::gpu::GpuSimulation;
-use spillway::level::{Gate, Shape};
+use spillway::level::{BoundaryKind, Edge, Gate, Shape};
 
 use super::bodies::Bodies;
 use super::camera::{self, Camera};
@@ -20,34 +20,46 @@ const CRATE_COLOUR: [f32; 3] = [0.42, 0.24, 0.09];
 const PLACED_COLOUR: [f32; 3] = [0.40, 0.40, 0.42];
 
 /// Closes the level with a gate where it has none, so G has something to open: a wall across
-/// the map (at 30 % of the width for wide maps, as the `headless` example does, else halfway
-/// down the rows), 1 m above the highest ground along it. Returns whether it added one.
+/// the map in front of the level's first open edge (4 cells inside it), so the rivers keep
+/// flowing through the level and pool only before the outlet; without an open edge, at 30 % of
+/// the width (as the `headless` example does). 1 m above the highest ground along it. Returns
+/// whether it added one.
 pub fn add_gate_if_none(level: &mut Level) -> bool {
     if !level.gates.is_empty() {
         return false;
     }
     let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
-    let (w, h) = (nx as f32 * dx, ny as f32 * dx);
+    let outlet = level
+        .boundaries
+        .iter()
+        .find(|b| b.kind == BoundaryKind::Open)
+        .map(|b| b.edge);
+    // The wall's first column (vertical wall) or row (horizontal wall).
+    let (vertical, at) = match outlet {
+        Some(Edge::East) => (true, nx.saturating_sub(6)),
+        Some(Edge::West) => (true, 4.min(nx - 1)),
+        Some(Edge::South) => (false, ny.saturating_sub(6)),
+        Some(Edge::North) => (false, 4.min(ny - 1)),
+        None => (true, (0.3 * nx as f32) as usize),
+    };
     let t = &level.terrain.data;
-    let (shape, line): (Shape, Vec<f32>) = if w >= h {
-        let i = (0.3 * nx as f32) as usize;
-        let x0 = i as f32 * dx;
-        let line = (0..ny).flat_map(|j| [t[j * nx + i], t[j * nx + (i + 1).min(nx - 1)]]);
+    let (shape, line): (Shape, Vec<f32>) = if vertical {
+        let line = (0..ny).flat_map(|j| [t[j * nx + at], t[j * nx + (at + 1).min(nx - 1)]]);
+        let x0 = at as f32 * dx;
         let shape = Shape::Box {
             x0,
             y0: 0.0,
             x1: x0 + 2.0 * dx,
-            y1: h,
+            y1: ny as f32 * dx,
         };
         (shape, line.collect())
     } else {
-        let j = ny / 2;
-        let y0 = j as f32 * dx;
-        let line = (0..nx).flat_map(|i| [t[j * nx + i], t[(j + 1).min(ny - 1) * nx + i]]);
+        let line = (0..nx).flat_map(|i| [t[at * nx + i], t[(at + 1).min(ny - 1) * nx + i]]);
+        let y0 = at as f32 * dx;
         let shape = Shape::Box {
             x0: 0.0,
             y0,
-            x1: w,
+            x1: nx as f32 * dx,
             y1: y0 + 2.0 * dx,
         };
         (shape, line.collect())
