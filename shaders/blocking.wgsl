@@ -160,8 +160,18 @@ fn face_q(v: f32, bl: f32, br: f32, dl: f32, dr: f32) -> f32 {
     return v;
 }
 
-// Accelerated discharge of the interior face between workgroup cells l and r, old input v.
-fn accelerate(v: f32, l: u32, r: u32, k: StepConsts) -> f32 {
+// Manning's n² of the face between map cells l and r (flow.wgsl's face_n2).
+fn face_n2(l: u32, r: u32) -> f32 {
+    if (!ROUGH) {
+        return 1.0;
+    }
+    let nf = 0.5 * (terrain[grid.cells + l] + terrain[grid.cells + r]);
+    return nf * nf;
+}
+
+// Accelerated discharge of the interior face between workgroup cells l and r, old input v,
+// Manning n² n2.
+fn accelerate(v: f32, l: u32, r: u32, n2: f32, k: StepConsts) -> f32 {
     let bl = wb[l];
     let br = wb[r];
     let dl = wd[l];
@@ -172,7 +182,8 @@ fn accelerate(v: f32, l: u32, r: u32, k: StepConsts) -> f32 {
     if (cl <= 0.0 && cr <= 0.0) {
         let hl = bl + dl;
         let hr = br + dr;
-        return q * k.fric + k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr);
+        let hf = max(max(hl, hr) - max(bl, br), 0.0);
+        return bed_q(q, k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr), hf, n2, k);
     }
     // The blocked rule (sim::blocking::Blocking::face).
     let a = column(cl, wzb[l], wzt[l], bl, dl, ws[l]);
@@ -188,7 +199,7 @@ fn accelerate(v: f32, l: u32, r: u32, k: StepConsts) -> f32 {
         + (1.0 - w) * a_open * (a.p_low - b.p_low);
     let sect = w * (a_low + a_up) + (1.0 - w) * a_open;
     let lim = sect * k.vol_rate;
-    return clamp(q * k.fric + k.g_dt * drive, -lim, lim);
+    return clamp(bed_q(q, k.g_dt * drive, sect, n2, k), -lim, lim);
 }
 
 fn limit(q: f32, k_up_left: f32, k_down_right: f32) -> f32 {
@@ -259,7 +270,8 @@ fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: ve
             if (MODE == MODE_PIPES_ADV) {
                 v = adv[f];
             }
-            ax = accelerate(v, t, t + 1u, sc);
+            let l = row * nx + u32(gi);
+            ax = accelerate(v, t, t + 1u, face_n2(l, l + 1u), sc);
         }
     }
     var ay = 0.0;
@@ -275,7 +287,8 @@ fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: ve
             if (MODE == MODE_PIPES_ADV) {
                 v = adv[grid.half_qx + f];
             }
-            ay = accelerate(v, t, t + BT, sc);
+            let l = u32(gj) * nx + col;
+            ay = accelerate(v, t, t + BT, face_n2(l, l + nx), sc);
         }
     }
     wax[t] = ax;

@@ -1,5 +1,6 @@
 // Declarations shared by every pass of the Spillway GPU solver. The runtime prepends a few
-// constants before this file (MODE, SECTION, RAIN, SPEED, EXTEND, TW, TH), so each pipeline is
+// constants before this file (MODE, SECTION, RAIN, SPEED, EXTEND, FRICTION, ROUGH, TW, TH), so
+// each pipeline is
 // specialised for one configuration and dead branches disappear.
 //
 // Every state grid that a step rewrites (depth, x- and y-face discharges) holds two halves; the
@@ -56,7 +57,10 @@ struct Control {
     rain_hi: f32,
     rain_lo: f32,
     runaway_speed: f32,
-    pad: array<u32, 47>,
+    // Sub-steps the step under way runs (n, or k_max when the step needed more: then each is
+    // as short as n asks and the step simulates less than dt).
+    count: u32,
+    pad: array<u32, 46>,
 }
 
 // Constants of a sub-step of length dt / n, computed on the CPU exactly as the CPU solver does.
@@ -74,7 +78,9 @@ struct StepConsts {
     rain: f32,
     // dt / dx
     s: f32,
-    pad: f32,
+    // Bed friction: g·dt·n² (Manning), g·dt (Manning with a roughness grid: times the face's
+    // n²), g·dt/C² (Chézy); 0 for the linear law.
+    fk: f32,
 }
 
 struct Aux {
@@ -87,6 +93,9 @@ struct Aux {
 const NONE: u32 = 0xffffffffu;
 const DRY: f32 = 1e-6;
 const BORDER_FILM: f32 = 0.01;
+// Depth under which a face is a film (sim::friction::FILM): its speed is capped and does not
+// set the CFL step.
+const FILM: f32 = 0.005;
 const MODE_PIPES: u32 = 0u;
 const MODE_PIPES_ADV: u32 = 1u;
 const MODE_SWE: u32 = 2u;
@@ -126,6 +135,26 @@ fn section(hl: f32, hr: f32, dl: f32, dr: f32, bl: f32, br: f32) -> f32 {
         return 0.5 * (dl + dr);
     }
     return 1.0;
+}
+
+// Bed friction (sim::friction::BedFriction): the new face value from the old one `old` (a
+// discharge or a velocity) moving at `speed` m/s, its increment `accel`, water `h` deep at the
+// face and the face's Manning n² `n2` (1 without a roughness grid).
+fn bed(old: f32, accel: f32, speed: f32, h: f32, n2: f32, k: StepConsts) -> f32 {
+    if (FRICTION == 0u) {
+        return old * k.fric + accel;
+    }
+    let hh = max(h, DRY);
+    var depth_term = 1.0 / hh;
+    if (FRICTION == 1u) {
+        depth_term = 1.0 / (hh * pow(hh, 1.0 / 3.0));
+    }
+    return (old + accel) / (1.0 + k.fk * n2 * speed * depth_term);
+}
+
+// `bed` for a discharge q (m³/s) through a face of width dx.
+fn bed_q(q: f32, accel: f32, h: f32, n2: f32, k: StepConsts) -> f32 {
+    return bed(q, accel, abs(q) / (grid.dx * max(h, DRY)), h, n2, k);
 }
 
 // Perimeter element p → (edge, k, cell), edges in the order West, East, North, South.

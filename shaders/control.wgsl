@@ -2,7 +2,9 @@
 // (flip the state half, count it, advance time and the rain ledger, or halt on a blow-up), plans
 // the number of sub-steps at the start of a step from the last max depth and speed (CFL, as
 // Simulation::step), and opens the next sub-step if the step needs it: the heavy passes of the
-// spare sub-steps a step does not need see `running == 0` and return at once.
+// spare sub-steps a step does not need see `running == 0` and return at once. A step that needs
+// more sub-steps than were encoded (k_max) never runs longer ones: it runs k_max stable ones and
+// falls behind, and says so in `clamped`.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -29,7 +31,7 @@ fn close_substep() {
         aux.ctl.rain_lo = r.y;
     }
     aux.ctl.k = aux.ctl.k + 1u;
-    if (aux.ctl.k == aux.ctl.n) {
+    if (aux.ctl.k == aux.ctl.count) {
         aux.ctl.steps = aux.ctl.steps + 1u;
     }
 }
@@ -51,18 +53,22 @@ fn plan() {
         aux.ctl.runaway_speed = speed;
         return;
     }
-    var n = u32(needed);
+    let n = u32(needed);
     aux.ctl.needed = n;
+    // Sub-steps of dt / n each (stable); only k_max of them were encoded, so a step that needs
+    // more runs k_max and simulates less than dt (counted, and caught up by the host).
+    var count = n;
     if (n > grid.k_max) {
         aux.ctl.clamped = aux.ctl.clamped + 1u;
-        n = grid.k_max;
+        count = grid.k_max;
     }
     aux.ctl.n = n;
+    aux.ctl.count = count;
     aux.ctl.k = 0u;
 }
 
 fn open_substep() {
-    let on = aux.ctl.halted == 0u && aux.ctl.k < aux.ctl.n;
+    let on = aux.ctl.halted == 0u && aux.ctl.k < aux.ctl.count;
     if (on) {
         aux.ctl.running = 1u;
         atomicStore(&aux.ctl.blowup_cell, NONE);

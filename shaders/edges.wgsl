@@ -1,4 +1,6 @@
-// Edge pass (sim::boundary): accelerates the border faces before the flow pass, and after it
+// Edge pass (sim::boundary): accelerates the border faces before the flow pass (an open edge
+// carries on the outward flow of the face behind it, an outfall; else its ghost column and
+// the edge cell's bed friction), and after it
 // relaxes the open edges' ghost surfaces (Müller's radiation rule) and books the volume that
 // crossed the edges into one ledger slot per workgroup. Only encoded when some edge cell is not
 // a wall.
@@ -41,6 +43,35 @@ fn border_q(e: u32, k: u32, qxh: u32, qyh: u32) -> f32 {
     return qy[qyh + grid.ny * nx + k];
 }
 
+// The outfall discharge out of the map at open edge cell c of edge e (sim::boundary::outfall),
+// or a negative number where there is none.
+fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32) -> f32 {
+    let nx = grid.nx;
+    let ny = grid.ny;
+    var q = 0.0;
+    var behind = 0u;
+    if (e == 0u) {
+        q = -qx[qxh + k * (nx + 1u) + 1u];
+        behind = c + 1u;
+    } else if (e == 1u) {
+        q = qx[qxh + k * (nx + 1u) + nx - 1u];
+        behind = c - 1u;
+    } else if (e == 2u) {
+        q = -qy[qyh + nx + k];
+        behind = c + nx;
+    } else {
+        q = qy[qyh + (ny - 1u) * nx + k];
+        behind = c - nx;
+    }
+    let d_behind = depth[dh + behind];
+    if (!(q > 0.0 && d_behind > DRY)) {
+        return -1.0;
+    }
+    return q * min(depth[dh + c] / d_behind, MAX_OUTFALL_RATIO);
+}
+
+const MAX_OUTFALL_RATIO: f32 = 2.0;
+
 @compute @workgroup_size(256)
 fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let p = gid.x;
@@ -55,7 +86,13 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let s = inward(e);
     let cell = cells[p];
     var face = 0.0;
-    if (cell.kind == 3u) {
+    var out = -1.0;
+    if (cell.kind == 1u) {
+        out = outfall(e, loc.y, c, par * grid.half_d, par * grid.half_qx, par * grid.half_qy);
+    }
+    if (out >= 0.0) {
+        face = -s * out;
+    } else if (cell.kind == 3u) {
         face = s * cell.value;
     } else if (cell.kind == 1u || cell.kind == 2u) {
         let b = terrain[c];
@@ -77,7 +114,12 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         let a = section(hl, hr, dl, dr, b, b);
         let q = border_q(e, loc.y, par * grid.half_qx, par * grid.half_qy);
-        face = q * sc.fric + sc.g_dt * a * (hl - hr);
+        var n2 = 1.0;
+        if (ROUGH) {
+            let n = terrain[grid.cells + c];
+            n2 = n * n;
+        }
+        face = bed_q(q, sc.g_dt * a * (hl - hr), max(hl, hr) - b, n2, sc);
     }
     aux.faces[p] = face;
 }

@@ -32,16 +32,28 @@ var<workgroup> wmax: atomic<u32>;
 var<workgroup> wbad: atomic<u32>;
 var<workgroup> wrun: u32;
 
-// Accelerated, unlimited discharge across an interior face with cells l (left/up), r.
-// `v` is the old discharge (pipes) or the advected face velocity (pipes with advection, SWE).
-fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, k: StepConsts) -> f32 {
+// Manning's n² of the face between cells l and r: the mean n of the two, kept after the
+// terrain in the terrain buffer (1 without a roughness grid).
+fn face_n2(l: u32, r: u32) -> f32 {
+    if (!ROUGH) {
+        return 1.0;
+    }
+    let nf = 0.5 * (terrain[grid.cells + l] + terrain[grid.cells + r]);
+    return nf * nf;
+}
+
+// Accelerated, unlimited discharge across an interior face with cells l (left/up), r, whose
+// Manning n² is n2. `v` is the old discharge (pipes) or the advected face velocity (pipes with
+// advection, SWE).
+fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, n2: f32, k: StepConsts) -> f32 {
     let hl = bl + dl;
     let hr = br + dr;
+    let hf = max(max(hl, hr) - max(bl, br), 0.0);
     if (MODE == MODE_SWE) {
-        if (max(hl, hr) - max(bl, br) <= DRY) {
+        if (hf <= DRY) {
             return 0.0;
         }
-        let u = v * k.fric + k.g_dt * (hl - hr) / grid.dx;
+        let u = bed(v, k.g_dt * (hl - hr) / grid.dx, abs(v), hf, n2, k);
         let h = select(dr, dl, u > 0.0);
         return u * h * grid.dx;
     }
@@ -49,10 +61,10 @@ fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, k: StepConsts) -> f32 
     if (MODE == MODE_PIPES_ADV) {
         // A face with no wet cross-section carries nothing: momentum never lifts water over a
         // wall or a closed gate.
-        let wet = max(max(hl, hr) - max(bl, br), 0.0) > 0.0;
+        let wet = hf > 0.0;
         q = v * select(0.0, select(dr, dl, v > 0.0), wet) * grid.dx;
     }
-    return q * k.fric + k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr);
+    return bed_q(q, k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr), hf, n2, k);
 }
 
 // The old discharge or advected velocity of interior x-face f of row r.
@@ -203,12 +215,14 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             if (ci == 0) {
                 axl = aux.faces[ru];
             } else if (t > 0u) {
-                axl = accelerate(vl, sb[slot + t - 1u], b, sd[slot + t - 1u], d, sc);
+                let l = ru * nx + c - 1u;
+                axl = accelerate(vl, sb[slot + t - 1u], b, sd[slot + t - 1u], d, face_n2(l, l + 1u), sc);
             }
             if (ci + 1 == inx) {
                 axr = aux.faces[ny + ru];
             } else if (t + 1u < TW) {
-                axr = accelerate(vr, b, sb[slot + t + 1u], d, sd[slot + t + 1u], sc);
+                let l = ru * nx + c;
+                axr = accelerate(vr, b, sb[slot + t + 1u], d, sd[slot + t + 1u], face_n2(l, l + 1u), sc);
             }
         }
         var ay = 0.0;
@@ -218,7 +232,8 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             } else if (r == iny) {
                 ay = aux.faces[2u * ny + nx + c];
             } else if (row_in) {
-                ay = accelerate(vy, b1, b, d1, d, sc);
+                let r0 = ru * nx + c;
+                ay = accelerate(vy, b1, b, d1, d, face_n2(r0 - nx, r0), sc);
             }
         }
 

@@ -1,6 +1,8 @@
 // Store pass (sim::swe::Velocities::store): the face velocities implied by the limited
 // discharges and the depths they were computed from, extended one face past wet fronts for
-// semi-Lagrangian advection (EXTEND), and the largest face speed for the CFL limit.
+// semi-Lagrangian advection (EXTEND), and the largest face speed for the CFL limit. A film's
+// face (upwind depth under FILM) is held to the step's stable speed, cfl·dx/dt, and left out of
+// the largest speed (sim::swe::Velocities::store).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -18,17 +20,26 @@ struct Halves {
     qy: u32,
 }
 
-fn face_vel(q: f32, dl: f32, dr: f32) -> f32 {
+// A face's velocity (x) and whether it counts toward the CFL speed (y: 1 or 0).
+fn face_vel(q: f32, dl: f32, dr: f32) -> vec2<f32> {
     let h = select(dr, dl, q > 0.0);
-    return select(0.0, q / (h * grid.dx), h > DRY);
+    if (h <= DRY) {
+        return vec2<f32>(0.0, 0.0);
+    }
+    let u = q / (h * grid.dx);
+    if (h < FILM) {
+        let cap = grid.cfl * grid.dx / grid.dt;
+        return vec2<f32>(clamp(u, -cap, cap), 0.0);
+    }
+    return vec2<f32>(u, 1.0);
 }
 
-fn border_vel(q: f32, d: f32) -> f32 {
-    return select(0.0, q / (d * grid.dx), d > BORDER_FILM);
+fn border_vel(q: f32, d: f32) -> vec2<f32> {
+    return select(vec2<f32>(0.0, 0.0), vec2<f32>(q / (d * grid.dx), 1.0), d > BORDER_FILM);
 }
 
-// Velocity of x-face (i, j) from the limited discharge.
-fn src_u(i: u32, j: u32, h: Halves) -> f32 {
+// Velocity of x-face (i, j) from the limited discharge, and whether it counts.
+fn src_u(i: u32, j: u32, h: Halves) -> vec2<f32> {
     let nx = grid.nx;
     let q = qx[h.qx + j * (nx + 1u) + i];
     if (i == 0u || i == nx) {
@@ -37,7 +48,7 @@ fn src_u(i: u32, j: u32, h: Halves) -> f32 {
     return face_vel(q, depth[h.d + j * nx + i - 1u], depth[h.d + j * nx + i]);
 }
 
-fn src_v(i: u32, j: u32, h: Halves) -> f32 {
+fn src_v(i: u32, j: u32, h: Halves) -> vec2<f32> {
     let nx = grid.nx;
     let ny = grid.ny;
     let q = qy[h.qy + j * nx + i];
@@ -69,21 +80,21 @@ fn store(i: u32, j: u32, lid: u32, h: Halves) {
     var m = 0.0;
     if (i <= nx && j < ny) {
         let here = src_u(i, j, h);
-        var u = here;
-        if (EXTEND && i > 0u && i < nx && here == 0.0) {
-            u = extend(here, src_u(i - 1u, j, h), src_u(i + 1u, j, h));
+        var u = here.x;
+        if (EXTEND && i > 0u && i < nx && here.x == 0.0) {
+            u = extend(here.x, src_u(i - 1u, j, h).x, src_u(i + 1u, j, h).x);
         }
         vel[j * (nx + 1u) + i] = u;
-        m = abs(here);
+        m = abs(here.x) * here.y;
     }
     if (i < nx && j <= ny) {
         let here = src_v(i, j, h);
-        var v = here;
-        if (EXTEND && j > 0u && j < ny && here == 0.0) {
-            v = extend(here, src_v(i, j - 1u, h), src_v(i, j + 1u, h));
+        var v = here.x;
+        if (EXTEND && j > 0u && j < ny && here.x == 0.0) {
+            v = extend(here.x, src_v(i, j - 1u, h).x, src_v(i, j + 1u, h).x);
         }
         vel[grid.half_qx + j * nx + i] = v;
-        m = max(m, abs(here));
+        m = max(m, abs(here.x) * here.y);
     }
     atomicMax(&wmax, bitcast<u32>(m));
     workgroupBarrier();

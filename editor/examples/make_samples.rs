@@ -216,7 +216,7 @@ fn flooding_island(scratch: &Path) -> Result<Level> {
         dx,
         BoundaryArg::Wall,
     )?;
-    level.params.friction = 0.1;
+    level.params.friction = spillway::level::Friction::Linear { per_second: 0.1 };
     level.params.default_boundary = BoundaryKind::FixedLevel { surface: 2.5 };
     Ok(level)
 }

@@ -97,7 +97,7 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
     level.params.cross_section = CrossSection::FaceDepth;
     level.params.gravity = 9.80665;
     level.params.dt = 0.1 / 3.0;
-    level.params.friction = 0.015;
+    level.params.friction = spillway::level::Friction::Linear { per_second: 0.015 };
     level.params.cfl = 0.7;
     level.params.rain_mm_per_hour = 2.5;
     level.params.default_boundary = BoundaryKind::FixedLevel { surface: -0.25 };

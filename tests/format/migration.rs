@@ -108,3 +108,44 @@ fn newer_version_is_refused_naming_file_found_and_supported() {
 fn path_text(path: &Path) -> String {
     path.display().to_string()
 }
+
+#[test]
+fn version_2_friction_becomes_a_linear_law_and_version_3_defaults_to_manning() {
+    use spillway::level::{DEFAULT_MANNING_N, Friction};
+    // The version 1 fixture is a valid version 2 file too (version 2 only added fields).
+    let (_dir, path) = copied_fixture();
+    edit_ron(&path, "format_version: 1,", "format_version: 2,");
+    edit_ron(&path, "friction: 0.02,", "friction: 0.07,");
+    let level = file::load(&path).expect("v2 loads");
+    assert_eq!(
+        level.params.friction,
+        Friction::Linear { per_second: 0.07 }
+    );
+    assert!(level.roughness.is_none());
+    // Absent in version 2 meant the old default, 0.02 per second.
+    edit_ron(&path, "friction: 0.07,", "");
+    let level = file::load(&path).expect("v2 without friction");
+    assert_eq!(
+        level.params.friction,
+        Friction::Linear { per_second: 0.02 }
+    );
+    // Absent in version 3 means Manning's law with the default n.
+    edit_ron(&path, "format_version: 2,", "format_version: 3,");
+    let level = file::load(&path).expect("v3 without friction");
+    assert_eq!(
+        level.params.friction,
+        Friction::Manning {
+            n: DEFAULT_MANNING_N
+        }
+    );
+}
+
+#[test]
+fn version_3_refuses_a_bare_friction_number_naming_the_place() {
+    let (_dir, path) = copied_fixture();
+    edit_ron(&path, "format_version: 1,", "format_version: 3,");
+    let err = file::load(&path).expect_err("a number is not a friction law");
+    let text = err.to_string();
+    assert!(matches!(err, LevelError::Ron { line: 16, .. }), "{err:?}");
+    assert!(text.contains("friction: 0.02"), "{text}");
+}

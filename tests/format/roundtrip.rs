@@ -49,7 +49,7 @@ fn round_trip_without_flow_state() {
 fn level_file_is_readable_ron_with_a_version() {
     let (_dir, path) = saved(&rich_level(8, 8));
     let text = fs::read_to_string(&path).expect("read");
-    assert!(text.starts_with("(\n    format_version: 2,\n"), "{text}");
+    assert!(text.starts_with("(\n    format_version: 3,\n"), "{text}");
     for needle in [
         "name: \"river",
         "params: (",
@@ -162,4 +162,22 @@ fn levels_sharing_a_folder_keep_their_own_sidecars() {
     assert_eq!(load(&backup).expect("load backup"), b);
     assert_eq!(load(&other).expect("load other"), b);
     assert_eq!(files_in(dir.path()).len(), 6, "{:?}", files_in(dir.path()));
+}
+
+#[test]
+fn roughness_grid_and_friction_law_round_trip() {
+    use spillway::level::Friction;
+    let mut level = rich_level(9, 7);
+    level.params.friction = Friction::Manning { n: 0.045 };
+    level.roughness = Some(spillway::Grid::from_fn(9, 7, |x, y| {
+        0.013 + 0.01 * x as f32 + 0.001 * y as f32
+    }));
+    let (_dir, path) = saved(&level);
+    let back = load(&path).expect("load");
+    assert_bit_exact(&level, &back);
+    let (a, b) = (level.roughness.unwrap(), back.roughness.unwrap());
+    assert_eq!(bits(&a.data), bits(&b.data));
+    let text = fs::read_to_string(&path).expect("read");
+    assert!(text.contains("friction: Manning("), "{text}");
+    assert!(text.contains("roughness: Some("), "{text}");
 }

@@ -111,9 +111,42 @@ fn scalars_and_parameters() {
     assert_field(|l| l.params.dt = 0.0, "params.dt");
     assert_field(|l| l.params.dt = 10.5, "params.dt");
     assert!(field_after(|l| l.params.dt = 10.0).is_none());
-    assert_field(|l| l.params.friction = 1.0, "params.friction");
-    assert_field(|l| l.params.friction = -0.1, "params.friction");
-    assert!(field_after(|l| l.params.friction = 0.0).is_none());
+    use spillway::level::Friction;
+    let linear = |f: f32| Friction::Linear { per_second: f };
+    assert_field(|l| l.params.friction = linear(1.0), "params.friction.per_second");
+    assert_field(|l| l.params.friction = linear(-0.1), "params.friction.per_second");
+    assert!(field_after(|l| l.params.friction = linear(0.0)).is_none());
+    let manning = |n: f32| Friction::Manning { n };
+    assert_field(|l| l.params.friction = manning(-0.01), "params.friction.n");
+    assert_field(|l| l.params.friction = manning(f32::NAN), "params.friction.n");
+    assert_field(|l| l.params.friction = manning(1.5), "params.friction.n");
+    assert!(field_after(|l| l.params.friction = manning(0.0)).is_none());
+    assert_field(|l| l.params.friction = Friction::Chezy { c: 0.0 }, "params.friction.c");
+    assert_field(
+        |l| l.params.friction = Friction::Chezy { c: f32::INFINITY },
+        "params.friction.c",
+    );
+    // A roughness grid: the level's size, and every n a number in 0..=1.
+    assert_field(
+        |l| l.roughness = Some(spillway::Grid::filled(3, 3, 0.03)),
+        "roughness",
+    );
+    assert_field(
+        |l| {
+            let mut g = spillway::Grid::filled(l.nx(), l.ny(), 0.03);
+            g.set(2, 1, -0.5);
+            l.roughness = Some(g);
+        },
+        "roughness(x=2, y=1)",
+    );
+    assert_field(
+        |l| {
+            let mut g = spillway::Grid::filled(l.nx(), l.ny(), 0.03);
+            g.set(1, 0, f32::NAN);
+            l.roughness = Some(g);
+        },
+        "roughness(x=1, y=0)",
+    );
     assert_field(|l| l.params.cfl = 0.0, "params.cfl");
     assert_field(|l| l.params.cfl = 1.01, "params.cfl");
     assert_field(

@@ -40,7 +40,7 @@ fn hilly_lake(solver: SolverKind) -> Level {
     });
     level.water = Grid::from_fn(nx, ny, |i, j| (LEVEL - level.terrain.get(i, j)).max(0.0));
     level.params.solver = solver;
-    level.params.friction = 0.0;
+    level.params.friction = spillway::level::Friction::NONE;
     level.params.dt = 0.05;
     level
 }

@@ -115,7 +115,7 @@ fn water_edit_adds_water_and_books_it() {
 fn params_sources_and_boundaries_edits_match_a_rebuilt_level() {
     let level = basin(SolverKind::Pipes);
     let mut target = level.clone();
-    target.params.friction = 0.3;
+    target.params.friction = spillway::level::Friction::Linear { per_second: 0.3 };
     target.params.cross_section = CrossSection::Upwind;
     target.params.rain_mm_per_hour = 90.0;
     target.sources.push(Source {

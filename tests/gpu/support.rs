@@ -105,7 +105,7 @@ pub fn busy_scene(solver: SolverKind) -> Level {
     });
     level.params.solver = solver;
     level.params.dt = 0.05;
-    level.params.friction = 0.05;
+    level.params.friction = spillway::level::Friction::Linear { per_second: 0.05 };
     level.params.rain_mm_per_hour = 180.0;
     level.sources.push(Source {
         name: "spring".into(),

@@ -18,7 +18,7 @@ fn sloshing_basin(solver: SolverKind) -> Level {
         (1.5 - level.terrain.get(i, j)).max(0.0) + 0.8 * (-r2).exp()
     });
     level.params.solver = solver;
-    level.params.friction = 0.0;
+    level.params.friction = spillway::level::Friction::NONE;
     level.params.dt = 0.05;
     level
 }
@@ -138,7 +138,7 @@ fn fixed_level_edge_fills_to_its_level() {
         let mut level = Level::flat(40, 10, 1.0, 0.0);
         level.water = Grid::filled(40, 10, 0.5);
         level.params.solver = solver;
-        level.params.friction = 0.3;
+        level.params.friction = spillway::level::Friction::Linear { per_second: 0.3 };
         level.boundaries.push(Boundary {
             edge: Edge::West,
             start: 0,

@@ -39,7 +39,7 @@ fn rate_source_adds_rate_times_time() {
 fn level_source_fills_to_its_surface_within_capacity() {
     let mut level = basin(SolverKind::Pipes);
     level.water = Grid::filled(30, 30, 0.0);
-    level.params.friction = 0.5;
+    level.params.friction = spillway::level::Friction::Linear { per_second: 0.5 };
     level.sources.push(Source {
         name: "lake feed".into(),
         shape: Shape::Box {

@@ -13,7 +13,7 @@ pub fn channel(n: usize, dx: f32, solver: SolverKind, depth: impl Fn(f32) -> f32
     let mut level = Level::flat(n, 4, dx, 0.0);
     level.water = Grid::from_fn(n, 4, |i, _| depth((i as f32 + 0.5) * dx));
     level.params.solver = solver;
-    level.params.friction = 0.0;
+    level.params.friction = spillway::level::Friction::NONE;
     level.params.dt = 0.05;
     level
 }

@@ -144,6 +144,14 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
                 preview.step_budget.as_millis()
             ));
         }
+        if preview.clamped_steps > 0 {
+            ui.label(format!("({} short steps)", preview.clamped_steps))
+                .on_hover_text(
+                    "Steps where the water suddenly needed more CFL sub-steps than the GPU had \
+                     been given: they stayed stable but simulated less time, so the water lags \
+                     the clock slightly. The next frames give the GPU what the water needs.",
+                );
+        }
         ui.separator();
         ui.label("Show")
             .on_hover_text("How the live water is coloured");

@@ -131,8 +131,10 @@ pub fn pipe_array_scene(n: usize, section: CrossSection, pipe_advection: bool) -
     p.pipe_advection = pipe_advection;
     p.gravity = 9.81;
     p.dt = DT;
-    // The runtime scales flows by (1 − friction)^dt per step; match the peers' 0.999 per step.
-    p.friction = (1.0 - PEER_FRICTION_FACTOR.powf(1.0 / DT as f64)) as f32;
+    // The linear law scales flows by (1 − f)^dt per step; match the peers' 0.999 per step.
+    p.friction = spillway::level::Friction::Linear {
+        per_second: (1.0 - PEER_FRICTION_FACTOR.powf(1.0 / DT as f64)) as f32,
+    };
     p.cfl = 1.0;
     p.default_boundary = BoundaryKind::Wall;
     level

@@ -2,7 +2,7 @@
 //! a usage error, exit code 2, before anything is read or run).
 
 use clap::{Args, ValueEnum};
-use spillway::level::{BoundaryKind, Params};
+use spillway::level::{BoundaryKind, Friction, Params};
 use spillway::{Level, Simulation, SolverKind};
 
 use super::CliError;
@@ -81,7 +81,11 @@ pub struct SolverOverrides {
     /// Solver: virtual pipes or shallow-water equations.
     #[arg(long, value_enum)]
     pub solver: Option<SolverArg>,
-    /// Fraction of flow lost to friction per second (0 ≤ F < 1).
+    /// Manning's roughness n for the whole level (0 ≤ N ≤ 1; a roughness grid, if the level
+    /// has one, still sets n per cell).
+    #[arg(long, value_name = "N", value_parser = parse_manning, conflicts_with = "friction")]
+    pub manning: Option<f32>,
+    /// Linear friction instead of Manning's: the fraction of flow lost per second (0 ≤ F < 1).
     #[arg(long, value_name = "F", value_parser = parse_friction)]
     pub friction: Option<f32>,
     /// Time step in seconds (0 < S ≤ 10); longer than stable steps are sub-stepped.
@@ -95,8 +99,11 @@ impl SolverOverrides {
         if let Some(s) = self.solver {
             params.solver = s.into();
         }
+        if let Some(n) = self.manning {
+            params.friction = Friction::Manning { n };
+        }
         if let Some(f) = self.friction {
-            params.friction = f;
+            params.friction = Friction::Linear { per_second: f };
         }
         if let Some(dt) = self.dt {
             params.dt = dt;
@@ -152,6 +159,15 @@ fn parse_friction(s: &str) -> Result<f32, String> {
         Ok(v)
     } else {
         Err(format!("{v} is outside 0 ≤ friction < 1"))
+    }
+}
+
+fn parse_manning(s: &str) -> Result<f32, String> {
+    let v = number(s)?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside 0 ≤ n ≤ 1"))
     }
 }
 

@@ -84,6 +84,10 @@ pub struct SimReport {
     pub negative_seen: bool,
     /// Smallest depth seen at any check, m.
     pub min_depth: f32,
+    /// GPU steps that needed more CFL sub-steps than had been encoded: each ran stable
+    /// sub-steps but simulated less than `dt`, and the run added steps until its simulated time
+    /// caught up (0 on the CPU, which sub-steps every step as it needs).
+    pub clamped_steps: u64,
     /// FNV-1a hash of the final state as 16 hex digits (with `--hash`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
@@ -172,6 +176,7 @@ impl SimReport {
             nan_seen: watch.nan,
             negative_seen: watch.negative,
             min_depth: watch.min,
+            clamped_steps: 0,
             hash: None,
         }
     }
@@ -295,6 +300,7 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         npy::write(out, &depth).map_err(|e| CliError::failure(e.to_string()))?;
     }
     let mut report = SimReport::new(args, steps, &stats, elapsed, watch);
+    report.clamped_steps = sim.status().clamped_steps as u64;
     if args.hash {
         let baked = sim.bake_into(level).map_err(fail)?;
         report.hash = Some(format!("{:016x}", baked.state_hash()));

@@ -95,6 +95,9 @@ pub struct Preview {
     bodies: Option<PreviewBodies>,
     /// Fast-forward was held back this frame because bodies move.
     pub bodies_capped: bool,
+    /// GPU steps since the reset that needed more CFL sub-steps than were encoded: they ran
+    /// stable but short, so the water lags the clock by a little (from the last read-back).
+    pub clamped_steps: u32,
     /// Longest a frame spends on steps that run one by one after the first: steps coupled with
     /// bodies (each waits for the GPU) and steps of the CPU solver. Keeps the editor responsive
     /// with many bodies, a slow GPU or a large grid on the CPU.
@@ -166,6 +169,7 @@ impl Preview {
         self.gates_changed = false;
         self.bodies = None;
         self.bodies_capped = false;
+        self.clamped_steps = 0;
     }
 
     /// Starts time running (from the authored state if nothing runs yet).
@@ -366,6 +370,7 @@ impl Preview {
         self.last_steps = steps;
         if let Some(stats) = sim.poll_stats() {
             let status = sim.status();
+            self.clamped_steps = status.clamped_steps;
             record(&mut self.history, &stats, level.cell_size);
             self.stats = Some(stats);
             if let Some(e) = status.halted {

@@ -57,7 +57,9 @@ pub fn pipe_scene(n: usize) -> Level {
         pipe_advection: false,
         dt: 0.025,
         // (1 - friction)^0.025 = 0.999, the peers' friction factor per step.
-        friction: 1.0 - 0.999f32.powi(40),
+        friction: crate::level::Friction::Linear {
+            per_second: 1.0 - 0.999f32.powi(40),
+        },
         default_boundary: BoundaryKind::Wall,
         ..Params::default()
     };

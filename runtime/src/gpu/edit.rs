@@ -105,10 +105,11 @@ impl GpuSimulation {
     /// would do the same); anything else keeps the flows.
     pub fn set_params(&mut self, params: &Params) -> Result<(), GpuError> {
         let old = std::mem::replace(&mut self.params, params.clone());
-        let config = Config::new(params, self.ctx.tile);
+        let config = Config::new(params, self.rough, self.ctx.tile);
         let solver_changed = old.solver != params.solver;
-        let advection_changed =
-            Config::new(&old, self.ctx.tile).advects() != config.advects() || solver_changed;
+        let advection_changed = Config::new(&old, self.rough, self.ctx.tile).advects()
+            != config.advects()
+            || solver_changed;
         let device = self.ctx.device.clone();
         if advection_changed {
             let len = if config.advects() {
@@ -151,7 +152,7 @@ impl GpuSimulation {
             }
             self.ctx.queue.submit([encoder.finish()]);
         }
-        let table = step_table(params, self.dx, self.table_dt);
+        let table = step_table(params, self.dx, self.table_dt, self.rough);
         self.ctx
             .queue
             .write_buffer(&self.bufs.aux, TABLE_OFFSET, bytemuck::cast_slice(&table));
@@ -163,6 +164,32 @@ impl GpuSimulation {
         if old.default_boundary != params.default_boundary {
             self.apply_conditions()?;
         }
+        self.check_device()
+    }
+
+    /// Takes Manning's `n` per cell of `level` (its roughness grid, or none: the level-wide `n`),
+    /// keeping the water as it is. Only a Manning level uses the grid.
+    pub fn set_roughness(&mut self, level: &Level) -> Result<(), GpuError> {
+        self.check_size(level)?;
+        let cells = self.nx * self.ny;
+        let grid = crate::sim::roughness_of(level);
+        if let Some(n) = &grid {
+            self.ctx.queue.write_buffer(
+                &self.bufs.terrain,
+                4 * cells as u64,
+                bytemuck::cast_slice(n),
+            );
+        }
+        self.rough = grid.is_some();
+        let config = Config::new(&self.params, self.rough, self.ctx.tile);
+        if config != self.passes.config {
+            let device = self.ctx.device.clone();
+            self.passes = Passes::new(&device, config, &self.bufs)?;
+        }
+        let table = step_table(&self.params, self.dx, self.table_dt, self.rough);
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.aux, TABLE_OFFSET, bytemuck::cast_slice(&table));
         self.check_device()
     }
 

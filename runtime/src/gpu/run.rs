@@ -56,7 +56,7 @@ impl GpuSimulation {
         }
         let k = self.substeps_to_record(dt);
         if dt != self.table_dt {
-            let table = step_table(&self.params, self.dx, dt);
+            let table = step_table(&self.params, self.dx, dt, self.rough);
             self.ctx
                 .queue
                 .write_buffer(&self.bufs.aux, TABLE_OFFSET, bytemuck::cast_slice(&table));
@@ -167,6 +167,27 @@ impl GpuSimulation {
         self.record_steps(n, dt, None, Some(&mut out))?;
         self.clock += n as f64 * dt as f64;
         Ok(out)
+    }
+
+    /// Waits for the recorded steps and runs again the simulated time that clamped steps (see
+    /// [`GpuStatus::clamped_steps`](super::GpuStatus)) lost: while the GPU's time is more than
+    /// half a step of `dt` behind the steps recorded, it records the missing steps (the read-back
+    /// has raised `k_max` to what the water needs). Returns the steps added. A command-line run
+    /// or a bake calls it after each batch of steps, so it ends at the time it asked for.
+    pub fn catch_up(&mut self, dt: f32) -> Result<u64, GpuError> {
+        let mut added = 0;
+        // Each round raises k_max to the latest need; a few rounds always suffice.
+        for _ in 0..16 {
+            let lag = self.clock - self.stats()?.time;
+            if lag < 0.5 * dt as f64 {
+                break;
+            }
+            let n = (lag / dt as f64).round().max(1.0) as usize;
+            // The clock already counts these steps' time.
+            self.record_steps(n, dt, None, None)?;
+            added += n as u64;
+        }
+        Ok(added)
     }
 
     /// One step of `dt` seconds (see [`Self::step_n`]).

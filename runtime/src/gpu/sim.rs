@@ -24,8 +24,10 @@ use super::{advect::LATTICE, flow};
 /// Steps are recorded many to a submission and never wait for the GPU: the number of CFL
 /// sub-steps of each step is decided on the GPU from the last sub-step's max depth and speed,
 /// exactly as the CPU decides it, among up to `k_max` recorded sub-steps (the CPU picks `k_max`
-/// from the most recent asynchronously read-back figures plus a headroom; a step that would need
-/// more is clamped to `k_max` and counted in [`GpuStatus::clamped_steps`]).
+/// from the most recent asynchronously read-back figures plus a headroom). A step that needs
+/// more than `k_max` runs `k_max` sub-steps each as short as the CFL limit asks, so it stays
+/// stable but simulates less than `dt`; it is counted in [`GpuStatus::clamped_steps`], the next
+/// read-back raises `k_max`, and [`GpuSimulation::catch_up`] runs the time that was lost.
 pub struct GpuSimulation {
     pub(crate) ctx: Context,
     pub(crate) nx: usize,
@@ -56,6 +58,8 @@ pub struct GpuSimulation {
     pub(crate) blockers: Option<super::blocking::GpuBlockers>,
     /// The gather pass of the body coupling, compiled on first use.
     pub(crate) gather: Option<super::gather::GatherPass>,
+    /// Manning's `n` per cell is in the second half of the terrain buffer (a roughness grid).
+    pub(crate) rough: bool,
 }
 
 /// The host-side initial state of a level, as `Simulation::new` builds it.
@@ -188,7 +192,8 @@ impl GpuSimulation {
         let start = Initial::new(level)?;
         let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
         let params = level.params.clone();
-        let config = Config::new(&params, ctx.tile);
+        let rough = crate::sim::roughness_of(level).is_some();
+        let config = Config::new(&params, rough, ctx.tile);
         let (table, patches) = patch_table(level);
         let grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
         let mut cells = conditions(level, &params.default_boundary);
@@ -206,6 +211,7 @@ impl GpuSimulation {
         let max_depth = start.depth.iter().fold(0.0f32, |a, &b| a.max(b));
         let control = ControlBlock {
             n: 1,
+            count: 1,
             blowup_cell: u32::MAX,
             max_depth,
             max_speed: start.max_speed,
@@ -255,6 +261,7 @@ impl GpuSimulation {
             edge_cells: cells,
             blockers: None,
             gather: None,
+            rough,
             params,
             ctx,
         };
@@ -287,7 +294,9 @@ impl GpuSimulation {
         let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
         let perimeter = 2 * (nx + ny);
         let mut aux = bytemuck::bytes_of(&control).to_vec();
-        aux.extend_from_slice(bytemuck::cast_slice(&step_table(params, dx, params.dt)));
+        let roughness = crate::sim::roughness_of(level);
+        let table = step_table(params, dx, params.dt, roughness.is_some());
+        aux.extend_from_slice(bytemuck::cast_slice(&table));
         aux.resize(aux.len() + perimeter * 4, 0);
         let bytes = |v: &[f32]| bytemuck::cast_slice::<f32, u8>(v).to_vec();
         let vel_len = start.vel.len().max(4);
@@ -299,7 +308,17 @@ impl GpuSimulation {
                 U::UNIFORM | U::COPY_DST,
             ),
             aux: init(device, "aux", &aux, STATE),
-            terrain: init(device, "terrain", &bytes(&level.terrain.data), STATE),
+            // Terrain, then Manning's n per cell (zero without a roughness grid).
+            terrain: init(
+                device,
+                "terrain",
+                &bytes(&[
+                    level.terrain.data.as_slice(),
+                    &roughness.unwrap_or_else(|| vec![0.0; nx * ny]),
+                ]
+                .concat()),
+                STATE,
+            ),
             depth: init(device, "depth", &bytes(&doubled(&start.depth)), STATE),
             qx: init(device, "flow x", &bytes(&doubled(&start.qx)), STATE),
             qy: init(device, "flow y", &bytes(&doubled(&start.qy)), STATE),

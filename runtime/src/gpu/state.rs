@@ -4,7 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use crate::level::{Advection, CrossSection, Params, SolverKind};
+use crate::level::{Advection, CrossSection, Friction, Params, SolverKind};
 use crate::sim::MAX_SUBSTEPS;
 
 /// Slots of the heavy passes' workgroup counts in `GridUniform::groups`.
@@ -66,7 +66,11 @@ pub(crate) struct ControlBlock {
     pub rain_hi: f32,
     pub rain_lo: f32,
     pub runaway_speed: f32,
-    pub pad: [u32; 47],
+    /// Sub-steps the step under way runs: `n`, or `k_max` when the step needed more than were
+    /// encoded (each then as short as `n` asks, so it stays stable, and the step simulates less
+    /// than `dt`; counted in `clamped`).
+    pub count: u32,
+    pub pad: [u32; 46],
 }
 
 /// `struct StepConsts` of common.wgsl.
@@ -80,25 +84,35 @@ pub(crate) struct StepConsts {
     pub vol_rate: f32,
     pub rain: f32,
     pub s: f32,
-    pub pad: f32,
+    /// Bed friction coefficient: `g·dt·n²` (Manning), `g·dt` (Manning with a roughness grid,
+    /// times the face's `n²` in the shader) or `g·dt/C²` (Chézy); 0 for the linear law.
+    pub fk: f32,
 }
 
 /// The constants of every possible sub-step count `n` (index) of a step of `dt` seconds,
-/// computed with the same `f32` expressions as `Simulation::substep`.
-pub(crate) fn step_table(p: &Params, dx: f32, dt: f32) -> Vec<StepConsts> {
+/// computed with the same `f32` expressions as `Simulation::substep`; `rough`: the level has a
+/// roughness grid in use.
+pub(crate) fn step_table(p: &Params, dx: f32, dt: f32, rough: bool) -> Vec<StepConsts> {
     let rain_m_per_s = p.rain_mm_per_hour / 1000.0 / 3600.0;
     let mut table = vec![StepConsts::default(); MAX_SUBSTEPS as usize + 1];
     for (n, e) in table.iter_mut().enumerate().skip(1) {
         let sub = dt / n as f32;
+        let g_dt = p.gravity * sub;
+        let (fric, fk) = match p.friction {
+            Friction::Linear { per_second } => ((1.0 - per_second).powf(sub), 0.0),
+            Friction::Manning { .. } if rough => (1.0, g_dt),
+            Friction::Manning { n } => (1.0, g_dt * n * n),
+            Friction::Chezy { c } => (1.0, g_dt / (c * c)),
+        };
         *e = StepConsts {
             dt: sub,
-            fric: (1.0 - p.friction).powf(sub),
-            g_dt: p.gravity * sub,
+            fric,
+            g_dt,
             c: sub / (dx * dx),
             vol_rate: dx * dx / sub,
             rain: rain_m_per_s * sub,
             s: sub / dx,
-            pad: 0.0,
+            fk,
         };
     }
     table
@@ -113,12 +127,16 @@ pub(crate) struct Config {
     pub section: u32,
     pub rain: bool,
     pub semi_lagrangian: bool,
+    /// Bed friction law: 0 linear, 1 Manning, 2 Chézy.
+    pub friction: u32,
+    /// Manning's `n` per cell follows the terrain in the terrain buffer (a roughness grid).
+    pub rough: bool,
     /// Flow-pass strips: threads per workgroup (columns, halo included) and rows per strip.
     pub tile: (u32, u32),
 }
 
 impl Config {
-    pub fn new(p: &Params, tile: (u32, u32)) -> Self {
+    pub fn new(p: &Params, rough: bool, tile: (u32, u32)) -> Self {
         let mode = match (p.solver, p.pipe_advection) {
             (SolverKind::Pipes, false) => 0,
             (SolverKind::Pipes, true) => 1,
@@ -142,6 +160,12 @@ impl Config {
             rain: p.rain_mm_per_hour > 0.0,
             semi_lagrangian: p.solver == SolverKind::Swe
                 && p.advection == Advection::SemiLagrangian,
+            friction: match p.friction {
+                Friction::Linear { .. } => 0,
+                Friction::Manning { .. } => 1,
+                Friction::Chezy { .. } => 2,
+            },
+            rough: rough && matches!(p.friction, Friction::Manning { .. }),
             tile,
         }
     }
@@ -155,12 +179,15 @@ impl Config {
     pub fn prelude(&self) -> String {
         format!(
             "const MODE: u32 = {}u;\nconst SECTION: u32 = {}u;\nconst RAIN: bool = {};\nconst SPEED: bool = {};\n\
-             const EXTEND: bool = {};\nconst TW: u32 = {}u;\nconst TH: u32 = {}u;\n",
+             const EXTEND: bool = {};\nconst FRICTION: u32 = {}u;\nconst ROUGH: bool = {};\n\
+             const TW: u32 = {}u;\nconst TH: u32 = {}u;\n",
             self.mode,
             self.section,
             self.rain,
             self.advects(),
             self.semi_lagrangian,
+            self.friction,
+            self.rough,
             self.tile.0,
             self.tile.1
         )

@@ -6,11 +6,11 @@
 //!
 //! ```ron
 //! (
-//!     format_version: 2,
+//!     format_version: 3,
 //!     name: "dam break valley",
 //!     cell_size: 1.0,
 //!     size: (nx: 512, ny: 512),
-//!     params: (solver: Pipes, gravity: 9.81, dt: 0.02, /* ... */),
+//!     params: (solver: Pipes, friction: Manning(n: 0.03), gravity: 9.81, dt: 0.02, /* ... */),
 //!     sources: [], sinks: [], boundaries: [], bodies: [],
 //!     terrain: (file: "level.5c3e9a01.grids", offset: 8, len: 1048576, crc32: 2712847316, encoding: F32Le),
 //!     water: (file: "level.5c3e9a01.grids", offset: 1048584, len: 1048576, crc32: 558161692, encoding: F32Le),
@@ -51,7 +51,7 @@ struct VersionProbe {
     format_version: u32,
 }
 
-/// The RON document of format version 2 (the current one). Older versions are parsed by their
+/// The RON document of format version 3 (the current one). Older versions are parsed by their
 /// own structs in `migrate.rs` and converted to this one.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +76,9 @@ struct LevelFile {
     water: GridRef,
     #[serde(default)]
     flow: Option<FlowFile>,
+    /// Since version 3: Manning's `n` per cell.
+    #[serde(default)]
+    roughness: Option<GridRef>,
 }
 
 /// Grid size in cells.
@@ -147,6 +150,9 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
         .unwrap_or(file_name);
 
     let mut grids: Vec<&[f32]> = vec![&level.terrain.data, &level.water.data];
+    if let Some(r) = &level.roughness {
+        grids.push(&r.data);
+    }
     if let Some(flow) = &level.flow {
         grids.extend([flow.flow_x.as_slice(), flow.flow_y.as_slice()]);
         for extra in [&flow.carry, &flow.aux_x, &flow.aux_y] {
@@ -181,6 +187,10 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
         gates: level.gates.clone(),
         terrain: next_ref()?,
         water: next_ref()?,
+        roughness: match &level.roughness {
+            Some(_) => Some(next_ref()?),
+            None => None,
+        },
         flow: match &level.flow {
             None => None,
             Some(flow) => {
@@ -314,6 +324,8 @@ fn ron_error(path: &Path, text: &str, e: ron::error::SpannedError) -> LevelError
         ("struct `VersionProbe`", "the level"),
         ("`VersionProbe`", "the level"),
         ("`LevelFileV1`", "the level (format version 1)"),
+        ("`LevelFileV2`", "the level (format version 2)"),
+        ("`ParamsV2`", "`params`"),
         ("`LevelFile`", "the level"),
         ("`FlowFileV1`", "`flow` (format version 1)"),
         ("`FlowFile`", "`flow`"),
@@ -348,11 +360,15 @@ fn parse(path: &Path, text: &str) -> Result<LevelFile, LevelError> {
     let probe: VersionProbe = ron::from_str(text).map_err(|e| ron_error(path, text, e))?;
     match probe.format_version {
         FORMAT_VERSION => ron::from_str(text).map_err(|e| ron_error(path, text, e)),
+        2 => ron::from_str::<migrate::LevelFileV2>(text)
+            .map(migrate::v2_to_v3)
+            .map_err(|e| ron_error(path, text, e)),
         // Each older version parses with its own struct and migrates step by step. When the
         // format changes again, move `LevelFile` to `migrate.rs` as `LevelFileV2`, add an arm
         // here, and bump FORMAT_VERSION.
         1 => ron::from_str::<migrate::LevelFileV1>(text)
             .map(migrate::v1_to_v2)
+            .map(migrate::v2_to_v3)
             .map_err(|e| ron_error(path, text, e)),
         found if found > FORMAT_VERSION => Err(LevelError::UnsupportedVersion {
             path: path.to_path_buf(),
@@ -412,6 +428,13 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
             cells,
         },
     ];
+    if let Some(grid) = &file.roughness {
+        requests.push(GridRequest {
+            name: "roughness",
+            grid,
+            cells,
+        });
+    }
     if let Some(flow) = &file.flow {
         requests.push(GridRequest {
             name: "flow.flow_x",
@@ -450,6 +473,11 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
             ny,
             data: next(),
         },
+        roughness: file.roughness.map(|_| Grid {
+            nx,
+            ny,
+            data: next(),
+        }),
         flow: file.flow.map(|flow| FlowState {
             solver: flow.solver,
             flow_x: next(),

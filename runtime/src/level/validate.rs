@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::{Component, Path};
 
 use super::{
+    Friction,
     Body, Boundary, BoundaryKind, Edge, FlowState, Level, Params, Shape, SinkKind, SourceKind,
 };
 use crate::grid::Grid;
@@ -172,6 +173,18 @@ impl Level {
 
         check_grid("terrain", &self.terrain, nx, ny, false)?;
         check_grid("water", &self.water, nx, ny, true)?;
+        if let Some(roughness) = &self.roughness {
+            check_grid("roughness", roughness, nx, ny, false)?;
+            if let Some(i) = roughness.data.iter().position(|n| !(0.0..=1.0).contains(n)) {
+                return Err(ValidationError::new(
+                    format!("roughness(x={}, y={})", i % nx, i / nx),
+                    format!(
+                        "Manning's n {} is outside 0 ≤ n ≤ 1",
+                        roughness.data[i]
+                    ),
+                ));
+            }
+        }
         if let Some(flow) = &self.flow {
             check_flow(flow, nx, ny)?;
         }
@@ -263,6 +276,25 @@ fn check_boundary_kind(at: &str, kind: &BoundaryKind) -> Check {
     }
 }
 
+fn check_friction(f: &Friction) -> Check {
+    let (field, v, ok, range) = match *f {
+        Friction::Manning { n } => ("params.friction.n", n, (0.0..=1.0).contains(&n), "0 ≤ n ≤ 1"),
+        Friction::Chezy { c } => ("params.friction.c", c, c > 0.0 && c <= 1e4, "0 < c ≤ 10000"),
+        Friction::Linear { per_second } => (
+            "params.friction.per_second",
+            per_second,
+            (0.0..1.0).contains(&per_second),
+            "0 ≤ per_second < 1",
+        ),
+    };
+    finite(field, v)?;
+    if ok {
+        Ok(())
+    } else {
+        Err(ValidationError::new(field, format!("{v} is outside {range}")))
+    }
+}
+
 fn check_params(p: &Params) -> Check {
     positive("params.gravity", p.gravity)?;
     positive("params.dt", p.dt)?;
@@ -272,13 +304,7 @@ fn check_params(p: &Params) -> Check {
             format!("{} s is longer than the 10 s maximum", p.dt),
         ));
     }
-    finite("params.friction", p.friction)?;
-    if !(0.0..1.0).contains(&p.friction) {
-        return Err(ValidationError::new(
-            "params.friction",
-            format!("{} is outside 0 ≤ friction < 1", p.friction),
-        ));
-    }
+    check_friction(&p.friction)?;
     positive("params.cfl", p.cfl)?;
     if p.cfl > 1.0 {
         return Err(ValidationError::new(

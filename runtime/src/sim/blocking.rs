@@ -411,7 +411,10 @@ impl Blocking {
             + (1.0 - w) * a_open * (a.p_low - b.p_low);
         let section = w * (a_low + a_up) + (1.0 - w) * a_open;
         let limit = section * cap;
-        (q * acc.fric + acc.g_dt * drive).clamp(-limit, limit)
+        let n2 = acc.fr.face_n2(l, r);
+        acc.fr
+            .discharge(q, acc.g_dt * drive, section, n2)
+            .clamp(-limit, limit)
     }
 }
 

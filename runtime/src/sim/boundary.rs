@@ -2,13 +2,24 @@
 //!
 //! Each edge cell has one condition. Open and fixed-level edges put a ghost cell outside the
 //! map whose terrain equals the edge cell's; the border face between them is accelerated like
-//! an interior pipe. An open edge's ghost surface follows Müller's radiation rule (seed 004):
-//! `g_new = (c·dt·u + g·dx) / (dx + c·dt)` with `c = sqrt(g·h)`, so waves leave the map.
+//! an interior pipe, with the bed friction of the edge cell. An open edge's ghost surface
+//! follows Müller's radiation rule (seed 004): `g_new = (c·dt·u + g·dx) / (dx + c·dt)` with
+//! `c = sqrt(g·h)`, so waves leave the map.
+//!
+//! An open edge is also an outfall. Where the water next to it flows out of the map, the
+//! border face carries on the flow of the face behind it (zero gradient, scaled by the ratio
+//! of the two depths it leaves), so a steady river leaves at its own depth: the normal depth of
+//! a uniform river, or whatever depth a supercritical one arrives with. Where the water next to
+//! it is still or flows inward, the ghost column absorbs waves as before. A fixed-level edge
+//! imposes its outside level, which is what a subcritical river needs downstream when its
+//! outlet depth is known.
 
 use crate::level::{BoundaryKind, CrossSection, Edge, Level};
 
+use super::friction::BedFriction;
 use super::kernel::PassGrid;
 use super::pipes::section;
+use super::swe::DRY;
 
 /// The condition of one edge cell.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,6 +57,38 @@ pub(crate) fn edge_cell(edge: usize, k: usize, nx: usize, ny: usize) -> usize {
         _ => (ny - 1) * nx + k,
     }
 }
+
+/// The outfall discharge (m³/s, out of the map) of open edge cell `k` of `edge`: where the
+/// face behind the edge cell carried water toward the edge in the last step, the same flow
+/// scaled by the edge cell's depth over the depth it came from (zero gradient of the speed; the
+/// ratio at most [`MAX_OUTFALL_RATIO`], so a deep pool at the edge cannot empty in one step
+/// because a thin stream runs into it). `None` where
+/// that face is still or flows inward, or the cell behind is dry.
+#[inline]
+fn outfall(
+    edge: usize,
+    k: usize,
+    depth: &[f32],
+    qx: &[f32],
+    qy: &[f32],
+    nx: usize,
+    ny: usize,
+) -> Option<f32> {
+    let c = edge_cell(edge, k, nx, ny);
+    // The face between the edge cell and the one behind it, and that cell.
+    let (q_behind, behind) = match edge {
+        0 => (-qx[k * (nx + 1) + 1], c + 1),
+        1 => (qx[k * (nx + 1) + nx - 1], c - 1),
+        2 => (-qy[nx + k], c + nx),
+        _ => (qy[(ny - 1) * nx + k], c - nx),
+    };
+    let (d_edge, d_behind) = (depth[c], depth[behind]);
+    (q_behind > 0.0 && d_behind > DRY)
+        .then(|| q_behind * (d_edge / d_behind).min(MAX_OUTFALL_RATIO))
+}
+
+/// The largest ratio of the edge cell's depth to the depth behind it that an outfall uses.
+pub(crate) const MAX_OUTFALL_RATIO: f32 = 2.0;
 
 /// Sign that turns a discharge into the map into a +x / +y discharge on this edge.
 #[inline]
@@ -126,14 +169,17 @@ impl Edges {
         }
     }
 
-    /// Accelerates the border faces for a step of `dt` seconds.
+    /// Accelerates the border faces for a step of `dt` seconds; `qx`, `qy` are the limited
+    /// discharges of the last step (an open edge's outfall carries on the face behind it).
+    #[allow(clippy::too_many_arguments)]
     pub fn accelerate(
         &mut self,
         terrain: &[f32],
         depth: &[f32],
+        (qx, qy): (&[f32], &[f32]),
         grid: PassGrid,
         g_dt: f32,
-        fric: f32,
+        fr: &BedFriction,
         cs: CrossSection,
     ) {
         let PassGrid { nx, ny, .. } = grid;
@@ -141,10 +187,15 @@ impl Edges {
             let s = inward(e);
             for k in 0..self.cells[e].len() {
                 let c = edge_cell(e, k, nx, ny);
-                self.faces[e][k] = match self.cells[e][k] {
-                    EdgeCell::Wall => 0.0,
-                    EdgeCell::Inflow(q) => s * q,
-                    EdgeCell::Open | EdgeCell::Fixed(_) => {
+                let outfall = match self.cells[e][k] {
+                    EdgeCell::Open => outfall(e, k, depth, qx, qy, nx, ny),
+                    _ => None,
+                };
+                self.faces[e][k] = match (self.cells[e][k], outfall) {
+                    (_, Some(q_out)) => -s * q_out,
+                    (EdgeCell::Wall, _) => 0.0,
+                    (EdgeCell::Inflow(q), _) => s * q,
+                    (EdgeCell::Open | EdgeCell::Fixed(_), _) => {
                         let b = terrain[c];
                         let h_in = b + depth[c];
                         let h_out = match self.cells[e][k] {
@@ -158,7 +209,8 @@ impl Edges {
                             (h_in, h_out, depth[c], h_out - b)
                         };
                         let a = section(cs, hl, hr, dl, dr, b, b);
-                        self.q[e][k] * fric + g_dt * a * (hl - hr)
+                        let h = hl.max(hr) - b;
+                        fr.discharge(self.q[e][k], g_dt * a * (hl - hr), h, fr.cell_n2(c))
                     }
                 };
             }

@@ -11,6 +11,7 @@ pub mod blocking;
 mod boundary;
 mod displace;
 pub(crate) mod forcing;
+pub(crate) mod friction;
 pub(crate) mod gates;
 mod kernel;
 mod pipes;
@@ -126,6 +127,16 @@ pub(crate) fn start_state(level: &Level) -> Result<(Vec<f32>, Option<&FlowState>
     Ok((depth, saved))
 }
 
+/// Manning's `n` per cell that the solvers use: the roughness grid of a Manning level.
+pub(crate) fn roughness_of(level: &Level) -> Option<Vec<f32>> {
+    match (&level.roughness, level.params.friction) {
+        (Some(g), crate::level::Friction::Manning { .. }) if g.data.len() == level.nx() * level.ny() => {
+            Some(g.data.clone())
+        }
+        _ => None,
+    }
+}
+
 /// A water simulation on the CPU.
 pub struct Simulation {
     nx: usize,
@@ -160,6 +171,10 @@ pub struct Simulation {
     max_depth: f32,
     /// Blocking bodies (pipes solver only); `None` runs the plain solver.
     blocking: Option<Box<Blocking>>,
+    /// Manning's `n` per cell (a Manning level with a roughness grid).
+    roughness: Option<Vec<f32>>,
+    /// The speed films are held to in this step: `cfl·dx / dt` of the whole step, m/s.
+    film_cap: f32,
 }
 
 impl Simulation {
@@ -231,6 +246,8 @@ impl Simulation {
             displaced: 0.0,
             max_depth: 0.0,
             blocking: None,
+            roughness: roughness_of(level),
+            film_cap: f32::INFINITY,
         };
         sim.volume_initial = sim.volume();
         let grid = PassGrid {
@@ -242,7 +259,7 @@ impl Simulation {
         if let Some(m) = sim.pipe_momentum.as_mut() {
             match aux {
                 Some(f) => *m = swe::Velocities::from_saved(nx, ny, &f.aux_x, &f.aux_y),
-                None => m.store(grid, &sim.depth, &sim.qx, &sim.qy, false),
+                None => m.store(grid, &sim.depth, (&sim.qx, &sim.qy), false, f32::INFINITY),
             }
         }
         if let Some(speed) = saved.and_then(|f| f.max_speed)
@@ -367,6 +384,7 @@ impl Simulation {
         }
         let n = needed as u32;
         let sub = dt / n as f32;
+        self.film_cap = self.params.cfl * self.dx / dt;
         for _ in 0..n {
             self.substep(sub)?;
         }
@@ -396,7 +414,7 @@ impl Simulation {
             dt,
             self.dx,
         );
-        let fric = (1.0 - p.friction).powf(dt);
+        let fr = friction::BedFriction::new(p, self.roughness.as_deref(), dt, self.dx);
         let g_dt = p.gravity * dt;
         let grid = PassGrid {
             nx: self.nx,
@@ -409,9 +427,10 @@ impl Simulation {
                 self.edges.accelerate(
                     &self.terrain,
                     &self.depth,
+                    (&self.qx, &self.qy),
                     grid,
                     g_dt,
-                    fric,
+                    &fr,
                     p.cross_section,
                 );
                 let (qx, qy) = match self.pipe_momentum.as_mut() {
@@ -431,7 +450,7 @@ impl Simulation {
                     qy,
                     edges: &self.edges,
                     g_dt,
-                    fric,
+                    fr,
                     cs: p.cross_section,
                 };
                 let r = match self.blocking.as_deref() {
@@ -459,7 +478,8 @@ impl Simulation {
                     ),
                 };
                 if let Some(m) = self.pipe_momentum.as_mut() {
-                    m.store(grid, &self.depth, &self.qx_next, &self.qy_next, false);
+                    let q = (self.qx_next.as_slice(), self.qy_next.as_slice());
+                    m.store(grid, &self.depth, q, false, self.film_cap);
                 }
                 r
             }
@@ -468,9 +488,10 @@ impl Simulation {
                 self.edges.accelerate(
                     &self.terrain,
                     &self.depth,
+                    (&self.qx, &self.qy),
                     grid,
                     g_dt,
-                    fric,
+                    &fr,
                     crate::level::CrossSection::Upwind,
                 );
                 match p.advection {
@@ -486,7 +507,7 @@ impl Simulation {
                     vel,
                     edges: &self.edges,
                     g_dt,
-                    fric,
+                    fr,
                 };
                 let r = limit_and_update(
                     &acc,
@@ -500,9 +521,9 @@ impl Simulation {
                 vel.store(
                     grid,
                     &self.depth,
-                    &self.qx_next,
-                    &self.qy_next,
+                    (&self.qx_next, &self.qy_next),
                     p.advection == crate::level::Advection::SemiLagrangian,
+                    self.film_cap,
                 );
                 r
             }

@@ -5,6 +5,7 @@
 use crate::level::CrossSection;
 
 use super::boundary::Edges;
+use super::friction::BedFriction;
 use super::kernel::FaceAccel;
 
 /// Pipe cross-section per metre of face width for surfaces `hl`, `hr`, depths `dl`, `dr` and
@@ -44,20 +45,41 @@ pub(crate) struct PipesAccel<'a> {
     pub edges: &'a Edges,
     /// g·dt
     pub g_dt: f32,
-    /// Friction factor for this step, `(1 - friction)^dt`.
-    pub fric: f32,
+    /// Bed friction of this sub-step.
+    pub fr: BedFriction<'a>,
     pub cs: CrossSection,
 }
 
 impl PipesAccel<'_> {
     /// Accelerates the faces between the cells of two parallel runs: `out[i]` is the face
-    /// between cell `i` of (`bl`, `dl`) and cell `i` of (`br`, `dr`), `q` its old discharge.
-    /// One loop per cross-section rule, so each loop vectorises.
+    /// between cell `i` of (`bl`, `dl`) and cell `i` of (`br`, `dr`) (grid cells `l0 + i` and
+    /// `r0 + i`), `q` its old discharge. With the linear friction law, one loop per
+    /// cross-section rule, so each loop vectorises.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn faces(&self, bl: &[f32], dl: &[f32], br: &[f32], dr: &[f32], q: &[f32], out: &mut [f32]) {
+    fn faces(
+        &self,
+        (l0, r0): (usize, usize),
+        bl: &[f32],
+        dl: &[f32],
+        br: &[f32],
+        dr: &[f32],
+        q: &[f32],
+        out: &mut [f32],
+    ) {
         let n = out.len();
         let (bl, dl, br, dr, q) = (&bl[..n], &dl[..n], &br[..n], &dr[..n], &q[..n]);
-        let (fric, g_dt) = (self.fric, self.g_dt);
+        let (fric, g_dt) = (self.fr.linear_factor(), self.g_dt);
+        if !self.fr.is_linear() {
+            for i in 0..n {
+                let (hl, hr) = (bl[i] + dl[i], br[i] + dr[i]);
+                let a = section(self.cs, hl, hr, dl[i], dr[i], bl[i], br[i]);
+                let h = (hl.max(hr) - bl[i].max(br[i])).max(0.0);
+                let n2 = self.fr.face_n2(l0 + i, r0 + i);
+                out[i] = self.fr.discharge(q[i], g_dt * a * (hl - hr), h, n2);
+            }
+            return;
+        }
         match self.cs {
             CrossSection::Constant => {
                 for i in 0..n {
@@ -100,6 +122,7 @@ impl FaceAccel for PipesAccel<'_> {
         out[0] = self.edges.faces[0][j];
         out[nx] = self.edges.faces[1][j];
         self.faces(
+            (j * nx, j * nx + 1),
             &b[..nx - 1],
             &d[..nx - 1],
             &b[1..],
@@ -121,6 +144,7 @@ impl FaceAccel for PipesAccel<'_> {
             let q = &self.qy[j * nx..(j + 1) * nx];
             let (t, d) = (self.terrain, self.depth);
             self.faces(
+                (up.start, down.start),
                 &t[up.clone()],
                 &d[up],
                 &t[down.clone()],

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::grid::bilinear;
 
 use super::boundary::Edges;
+use super::friction::{BedFriction, FILM};
 use super::kernel::{FaceAccel, PassGrid};
 
 /// Depth below which a face is treated as dry (no velocity).
@@ -85,49 +86,79 @@ impl Velocities {
     /// Keeps the velocities implied by the limited discharges `qx`, `qy` and the depths
     /// `d_old` they were computed from. With `extend_fronts` (for semi-Lagrangian advection)
     /// they are extended one face into the dry side of each wet front, so a front carries its
-    /// speed forward in the next back-trace.
+    /// speed forward in the next back-trace. A film's face (upwind depth under [`FILM`]) is
+    /// held to `film_cap` m/s and left out of `max_speed`, so thin films never set the step.
     pub fn store(
         &mut self,
         g: PassGrid,
         d_old: &[f32],
-        qx: &[f32],
-        qy: &[f32],
+        (qx, qy): (&[f32], &[f32]),
         extend_fronts: bool,
+        film_cap: f32,
     ) {
         let PassGrid { nx, ny, dx, .. } = g;
+        // (velocity, counts toward the CFL speed)
         let vel = |q: f32, dl: f32, dr: f32| {
             let h = if q > 0.0 { dl } else { dr };
-            if h > DRY { q / (h * dx) } else { 0.0 }
+            if h <= DRY {
+                (0.0, false)
+            } else if h < FILM {
+                ((q / (h * dx)).clamp(-film_cap, film_cap), false)
+            } else {
+                (q / (h * dx), true)
+            }
         };
         // A border face's outside depth is unknown here: take the edge cell's, and no speed
         // at all over a film thinner than `BORDER_FILM`.
-        let border = |q: f32, d: f32| if d > BORDER_FILM { q / (d * dx) } else { 0.0 };
-        self.u_adv
+        let border = |q: f32, d: f32| {
+            if d > BORDER_FILM {
+                (q / (d * dx), true)
+            } else {
+                (0.0, false)
+            }
+        };
+        let keep = |out: &mut f32, m: &mut f32, (u, counts): (f32, bool)| {
+            *out = u;
+            if counts {
+                *m = m.max(u.abs());
+            }
+        };
+        let mu = self
+            .u_adv
             .par_chunks_mut(nx + 1)
             .enumerate()
-            .for_each(|(j, row)| {
+            .map(|(j, row)| {
+                let mut m = 0.0f32;
                 for (i, out) in row.iter_mut().enumerate() {
                     let q = qx[j * (nx + 1) + i];
-                    *out = if i == 0 || i == nx {
+                    let v = if i == 0 || i == nx {
                         border(q, d_old[j * nx + i.min(nx - 1)])
                     } else {
                         vel(q, d_old[j * nx + i - 1], d_old[j * nx + i])
                     };
+                    keep(out, &mut m, v);
                 }
-            });
-        self.v_adv
+                m
+            })
+            .reduce(|| 0.0, f32::max);
+        let mv = self
+            .v_adv
             .par_chunks_mut(nx)
             .enumerate()
-            .for_each(|(j, row)| {
+            .map(|(j, row)| {
+                let mut m = 0.0f32;
                 for (i, out) in row.iter_mut().enumerate() {
                     let q = qy[j * nx + i];
-                    *out = if j == 0 || j == ny {
+                    let v = if j == 0 || j == ny {
                         border(q, d_old[j.min(ny - 1) * nx + i])
                     } else {
                         vel(q, d_old[(j - 1) * nx + i], d_old[j * nx + i])
                     };
+                    keep(out, &mut m, v);
                 }
-            });
+                m
+            })
+            .reduce(|| 0.0, f32::max);
         // A still face takes the velocity of the face behind it when that one flows toward it.
         let extend = |here: f32, behind: f32, ahead: f32| {
             if here != 0.0 || !extend_fronts {
@@ -141,13 +172,11 @@ impl Velocities {
             }
         };
         let ua = &self.u_adv;
-        let mu = self
-            .u
+        self.u
             .par_chunks_mut(nx + 1)
             .enumerate()
-            .map(|(j, row)| {
+            .for_each(|(j, row)| {
                 let src = &ua[j * (nx + 1)..(j + 1) * (nx + 1)];
-                let mut m = 0.0f32;
                 for i in 0..=nx {
                     let behind = if i > 0 { src[i - 1] } else { 0.0 };
                     let ahead = if i < nx { src[i + 1] } else { 0.0 };
@@ -156,30 +185,19 @@ impl Velocities {
                     } else {
                         extend(src[i], behind, ahead)
                     };
-                    m = m.max(src[i].abs());
                 }
-                m
-            })
-            .reduce(|| 0.0, f32::max);
+            });
         let va = &self.v_adv;
-        let mv = self
-            .v
-            .par_chunks_mut(nx)
-            .enumerate()
-            .map(|(j, row)| {
-                let mut m = 0.0f32;
-                for i in 0..nx {
-                    let here = va[j * nx + i];
-                    row[i] = if j == 0 || j == ny {
-                        here
-                    } else {
-                        extend(here, va[(j - 1) * nx + i], va[(j + 1) * nx + i])
-                    };
-                    m = m.max(here.abs());
-                }
-                m
-            })
-            .reduce(|| 0.0, f32::max);
+        self.v.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            for i in 0..nx {
+                let here = va[j * nx + i];
+                row[i] = if j == 0 || j == ny {
+                    here
+                } else {
+                    extend(here, va[(j - 1) * nx + i], va[(j + 1) * nx + i])
+                };
+            }
+        });
         self.max_speed = mu.max(mv);
     }
 }
@@ -244,7 +262,7 @@ pub(crate) struct SweAccel<'a> {
     pub vel: &'a Velocities,
     pub edges: &'a Edges,
     pub g_dt: f32,
-    pub fric: f32,
+    pub fr: BedFriction<'a>,
 }
 
 impl SweAccel<'_> {
@@ -253,10 +271,12 @@ impl SweAccel<'_> {
         let (bl, br) = (self.terrain[l], self.terrain[r]);
         let (dl, dr) = (self.depth[l], self.depth[r]);
         let (hl, hr) = (bl + dl, br + dr);
-        if hl.max(hr) - bl.max(br) <= DRY {
+        let h_face = hl.max(hr) - bl.max(br);
+        if h_face <= DRY {
             return 0.0;
         }
-        let u = u_adv * self.fric + self.g_dt * (hl - hr) / self.grid.dx;
+        let accel = self.g_dt * (hl - hr) / self.grid.dx;
+        let u = self.fr.velocity(u_adv, accel, h_face, self.fr.face_n2(l, r));
         let h = if u > 0.0 { dl } else { dr };
         u * h * self.grid.dx
     }
