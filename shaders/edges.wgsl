@@ -44,8 +44,9 @@ fn border_q(e: u32, k: u32, qxh: u32, qyh: u32) -> f32 {
 }
 
 // The outfall discharge out of the map at open edge cell c of edge e (sim::boundary::outfall),
-// or a negative number where there is none.
-fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32) -> f32 {
+// or a negative number where there is none; with `supercritical_only` (fixed-level edges) only
+// where the water behind leaves at a Froude number of at least 1.
+fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32, supercritical_only: bool) -> f32 {
     let nx = grid.nx;
     let ny = grid.ny;
     var q = 0.0;
@@ -65,6 +66,10 @@ fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32) -> f32 {
     }
     let d_behind = depth[dh + behind];
     if (!(q > 0.0 && d_behind > DRY)) {
+        return -1.0;
+    }
+    if (supercritical_only
+        && q * q < grid.gravity * d_behind * d_behind * d_behind * grid.dx * grid.dx) {
         return -1.0;
     }
     return q * min(depth[dh + c] / d_behind, MAX_OUTFALL_RATIO);
@@ -87,8 +92,10 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let cell = cells[p];
     var face = 0.0;
     var out = -1.0;
-    if (cell.kind == 1u) {
-        out = outfall(e, loc.y, c, par * grid.half_d, par * grid.half_qx, par * grid.half_qy);
+    if (cell.kind == 1u || cell.kind == 2u) {
+        out = outfall(
+            e, loc.y, c, par * grid.half_d, par * grid.half_qx, par * grid.half_qy, cell.kind == 2u
+        );
     }
     if (out >= 0.0) {
         face = -s * out;

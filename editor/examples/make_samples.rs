@@ -24,6 +24,9 @@ use spillway_editor::heightmap::npy;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
+#[path = "make_samples/river_valley.rs"]
+mod river_valley;
+
 fn main() -> Result<()> {
     let out = match std::env::args_os().nth(1) {
         Some(dir) => PathBuf::from(dir),
@@ -39,6 +42,7 @@ fn main() -> Result<()> {
         ("flooding_island", flooding_island),
         ("crate_dam", crate_dam),
         ("dam_knockdown", dam_knockdown),
+        ("river_valley", river_valley::river_valley),
     ] {
         let level = make(scratch.path())?;
         let dir = out.join(name);
@@ -233,6 +237,14 @@ fn note(name: &str) -> Option<&'static str> {
             "dam knockdown: the reservoir stands behind a dam of stacked crates (\"dam crate\n\
              ROW-COLUMN\"). Start the preview, then delete the dam crates (or push them\n\
              downstream, east) and watch the flood wave run down the valley into the village.",
+        ),
+        "river_valley" => Some(
+            "river valley: a 2 km valley (1024 × 1024 cells of 2 m) falling 0.3 % to the east. A\n\
+             river fed with 40 m³/s through the west edge meanders down a 30 m wide gravel\n\
+             channel into a lake behind a ridge, leaves it through a 12 m wide gorge and runs\n\
+             on to the open east edge. Manning's n per cell (roughness): channel 0.03, grass\n\
+             0.035 to brush 0.07, forest 0.1. The lake starts just below its spill level and\n\
+             must rise about 1.2 m before the gorge passes the whole river: bake it first.",
         ),
         _ => None,
     }

@@ -159,7 +159,7 @@ fn negative_depth_names_the_cell() {
 #[test]
 fn newer_format_version_is_refused() {
     let (_dir, path) = saved(&rich_level(6, 6));
-    edit_ron(&path, "format_version: 2,", "format_version: 7,");
+    edit_ron(&path, "format_version: 3,", "format_version: 7,");
     let err = load_err(&path, &["format_version 7", "newer", "up to 2"]);
     assert!(
         matches!(
@@ -177,7 +177,7 @@ fn newer_format_version_is_refused() {
 #[test]
 fn version_zero_is_refused() {
     let (_dir, path) = saved(&rich_level(6, 6));
-    edit_ron(&path, "format_version: 2,", "format_version: 0,");
+    edit_ron(&path, "format_version: 3,", "format_version: 0,");
     load_err(&path, &["`format_version`"]);
 }
 

@@ -117,18 +117,12 @@ fn version_2_friction_becomes_a_linear_law_and_version_3_defaults_to_manning() {
     edit_ron(&path, "format_version: 1,", "format_version: 2,");
     edit_ron(&path, "friction: 0.02,", "friction: 0.07,");
     let level = file::load(&path).expect("v2 loads");
-    assert_eq!(
-        level.params.friction,
-        Friction::Linear { per_second: 0.07 }
-    );
+    assert_eq!(level.params.friction, Friction::Linear { per_second: 0.07 });
     assert!(level.roughness.is_none());
     // Absent in version 2 meant the old default, 0.02 per second.
     edit_ron(&path, "friction: 0.07,", "");
     let level = file::load(&path).expect("v2 without friction");
-    assert_eq!(
-        level.params.friction,
-        Friction::Linear { per_second: 0.02 }
-    );
+    assert_eq!(level.params.friction, Friction::Linear { per_second: 0.02 });
     // Absent in version 3 means Manning's law with the default n.
     edit_ron(&path, "format_version: 2,", "format_version: 3,");
     let level = file::load(&path).expect("v3 without friction");

@@ -113,15 +113,27 @@ fn scalars_and_parameters() {
     assert!(field_after(|l| l.params.dt = 10.0).is_none());
     use spillway::level::Friction;
     let linear = |f: f32| Friction::Linear { per_second: f };
-    assert_field(|l| l.params.friction = linear(1.0), "params.friction.per_second");
-    assert_field(|l| l.params.friction = linear(-0.1), "params.friction.per_second");
+    assert_field(
+        |l| l.params.friction = linear(1.0),
+        "params.friction.per_second",
+    );
+    assert_field(
+        |l| l.params.friction = linear(-0.1),
+        "params.friction.per_second",
+    );
     assert!(field_after(|l| l.params.friction = linear(0.0)).is_none());
     let manning = |n: f32| Friction::Manning { n };
     assert_field(|l| l.params.friction = manning(-0.01), "params.friction.n");
-    assert_field(|l| l.params.friction = manning(f32::NAN), "params.friction.n");
+    assert_field(
+        |l| l.params.friction = manning(f32::NAN),
+        "params.friction.n",
+    );
     assert_field(|l| l.params.friction = manning(1.5), "params.friction.n");
     assert!(field_after(|l| l.params.friction = manning(0.0)).is_none());
-    assert_field(|l| l.params.friction = Friction::Chezy { c: 0.0 }, "params.friction.c");
+    assert_field(
+        |l| l.params.friction = Friction::Chezy { c: 0.0 },
+        "params.friction.c",
+    );
     assert_field(
         |l| l.params.friction = Friction::Chezy { c: f32::INFINITY },
         "params.friction.c",

@@ -1,5 +1,5 @@
 //! Physics validation of the CPU solvers: analytic dam breaks (Ritter, Stoker), lake at rest,
-//! wave speed, volume balance, open edges, forcing, stability and determinism.
+//! wave speed, volume balance, open edges, Manning rivers, forcing, stability and determinism.
 
 mod boundaries;
 mod dam_break;
@@ -7,5 +7,6 @@ mod determinism;
 mod forcing;
 mod gates;
 mod lake_at_rest;
+mod river;
 mod stability;
 mod wave_speed;

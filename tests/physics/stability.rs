@@ -52,7 +52,9 @@ fn chaotic_inputs_never_produce_nan_or_negative_depth() {
             Advection::Conservative
         };
         level.params.pipe_advection = case % 5 != 0;
-        level.params.friction = spillway::level::Friction::Linear { per_second: rng.next() * 0.99 };
+        level.params.friction = spillway::level::Friction::Linear {
+            per_second: rng.next() * 0.99,
+        };
         level.params.dt = 0.01 + rng.next() * 2.0; // far beyond the CFL limit
         let kinds = [
             BoundaryKind::Open,

@@ -2,7 +2,8 @@
 //! seconds on the CPU without NaN or negative depth, keeps its mass balance, and shows the
 //! event it was made for (the dam breaks, the river flows in, the sea floods the island). The
 //! samples with rigid bodies (`crate_dam`, `dam_knockdown`) are run in a body world with
-//! feature `rapier` (`cargo test -p spillway-tests --features rapier --test samples`).
+//! feature `rapier` (`cargo test -p spillway-tests --features rapier --test samples`). The
+//! large `river_valley` (1024 × 1024 cells, tens of milliseconds a CPU step) runs only 40 steps.
 
 #[cfg(feature = "rapier")]
 mod bodies;
@@ -10,7 +11,7 @@ mod long_run;
 
 use std::path::PathBuf;
 
-use spillway::level::file;
+use spillway::level::{BoundaryKind, Edge, Friction, file};
 use spillway::{Level, Simulation, Stats};
 
 /// A sample after 20 simulated seconds.
@@ -148,4 +149,86 @@ fn flooding_island_sea_rises_over_the_plain() {
         stats.wet_cells
     );
     assert!(stats.wet_cells < cells, "the hills should stay dry");
+}
+
+#[test]
+fn river_valley_loads_and_runs_with_its_roughness_inflow_and_lake() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../projects/river_valley/level.ron");
+    let level = file::load(&path).unwrap_or_else(|e| panic!("river_valley does not load: {e}"));
+    assert_eq!((level.nx(), level.ny()), (1024, 1024));
+    assert!(
+        matches!(level.params.friction, Friction::Manning { .. }),
+        "{:?}",
+        level.params.friction
+    );
+    let n = level.roughness.as_ref().expect("a roughness grid");
+    let (lo, hi) = n
+        .data
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    assert!(
+        (lo - 0.03).abs() < 1e-3 && (hi - 0.1).abs() < 1e-3,
+        "Manning's n from gravel 0.03 to forest 0.1, got {lo}..{hi}"
+    );
+    let inflow: f32 = level
+        .boundaries
+        .iter()
+        .filter_map(|b| match (b.edge, &b.kind) {
+            (Edge::West, BoundaryKind::Inflow { m3_per_s }) => Some(*m3_per_s),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(inflow, 40.0, "{:?}", level.boundaries);
+    assert!(
+        level
+            .boundaries
+            .iter()
+            .any(|b| b.edge == Edge::East && b.kind == BoundaryKind::Open),
+        "{:?}",
+        level.boundaries
+    );
+    // The lake starts filled: its deepest cell holds several metres of water.
+    let deepest = level
+        .water
+        .data
+        .iter()
+        .enumerate()
+        .fold((0, 0.0f32), |m, (i, &d)| if d > m.1 { (i, d) } else { m });
+    assert!(deepest.1 > 5.0, "the lake is not filled: {deepest:?}");
+
+    let mut sim = Simulation::new(&level).unwrap_or_else(|e| panic!("river_valley: {e}"));
+    let steps = 40;
+    for k in 0..steps {
+        sim.step(level.params.dt)
+            .unwrap_or_else(|e| panic!("river_valley: step {k}: {e}"));
+    }
+    let stats = sim.stats();
+    if let Some(i) = sim
+        .depth()
+        .iter()
+        .position(|d| !(d.is_finite() && *d >= 0.0))
+    {
+        panic!(
+            "river_valley: depth {} at cell {i} is not a finite number ≥ 0",
+            sim.depth()[i]
+        );
+    }
+    assert!(
+        stats.balance_error.abs() < 1e-5,
+        "river_valley: mass balance error {:e} (stats {stats:?})",
+        stats.balance_error
+    );
+    let expected = 40.0 * stats.time;
+    assert!(
+        (stats.inflow - expected).abs() < 0.01 * expected,
+        "the west edge let in {:.1} m³ in {:.1} s, expected {expected:.1}",
+        stats.inflow,
+        stats.time
+    );
+    assert!(
+        sim.depth()[deepest.0] > deepest.1 - 0.05,
+        "the lake drained: {} m at its deepest cell, was {}",
+        sim.depth()[deepest.0],
+        deepest.1
+    );
 }

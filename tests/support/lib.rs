@@ -154,3 +154,4 @@ pub fn gated_reservoir(open_at: Option<f32>) -> Level {
     level.params.dt = 0.02;
     level
 }
+pub mod swashes;

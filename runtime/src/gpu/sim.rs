@@ -312,11 +312,13 @@ impl GpuSimulation {
             terrain: init(
                 device,
                 "terrain",
-                &bytes(&[
-                    level.terrain.data.as_slice(),
-                    &roughness.unwrap_or_else(|| vec![0.0; nx * ny]),
-                ]
-                .concat()),
+                &bytes(
+                    &[
+                        level.terrain.data.as_slice(),
+                        &roughness.unwrap_or_else(|| vec![0.0; nx * ny]),
+                    ]
+                    .concat(),
+                ),
                 STATE,
             ),
             depth: init(device, "depth", &bytes(&doubled(&start.depth)), STATE),

@@ -216,7 +216,9 @@ impl Default for Params {
             pipe_advection: true,
             gravity: 9.81,
             dt: 0.02,
-            friction: Friction::Manning { n: DEFAULT_MANNING_N },
+            friction: Friction::Manning {
+                n: DEFAULT_MANNING_N,
+            },
             cfl: 0.5,
             rain_mm_per_hour: 0.0,
             default_boundary: BoundaryKind::Wall,

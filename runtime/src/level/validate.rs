@@ -8,8 +8,8 @@ use std::fmt;
 use std::path::{Component, Path};
 
 use super::{
-    Friction,
-    Body, Boundary, BoundaryKind, Edge, FlowState, Level, Params, Shape, SinkKind, SourceKind,
+    Body, Boundary, BoundaryKind, Edge, FlowState, Friction, Level, Params, Shape, SinkKind,
+    SourceKind,
 };
 use crate::grid::Grid;
 
@@ -178,10 +178,7 @@ impl Level {
             if let Some(i) = roughness.data.iter().position(|n| !(0.0..=1.0).contains(n)) {
                 return Err(ValidationError::new(
                     format!("roughness(x={}, y={})", i % nx, i / nx),
-                    format!(
-                        "Manning's n {} is outside 0 ≤ n ≤ 1",
-                        roughness.data[i]
-                    ),
+                    format!("Manning's n {} is outside 0 ≤ n ≤ 1", roughness.data[i]),
                 ));
             }
         }
@@ -278,7 +275,12 @@ fn check_boundary_kind(at: &str, kind: &BoundaryKind) -> Check {
 
 fn check_friction(f: &Friction) -> Check {
     let (field, v, ok, range) = match *f {
-        Friction::Manning { n } => ("params.friction.n", n, (0.0..=1.0).contains(&n), "0 ≤ n ≤ 1"),
+        Friction::Manning { n } => (
+            "params.friction.n",
+            n,
+            (0.0..=1.0).contains(&n),
+            "0 ≤ n ≤ 1",
+        ),
         Friction::Chezy { c } => ("params.friction.c", c, c > 0.0 && c <= 1e4, "0 < c ≤ 10000"),
         Friction::Linear { per_second } => (
             "params.friction.per_second",
@@ -291,7 +293,10 @@ fn check_friction(f: &Friction) -> Check {
     if ok {
         Ok(())
     } else {
-        Err(ValidationError::new(field, format!("{v} is outside {range}")))
+        Err(ValidationError::new(
+            field,
+            format!("{v} is outside {range}"),
+        ))
     }
 }
 

@@ -11,8 +11,10 @@
 //! of the two depths it leaves), so a steady river leaves at its own depth: the normal depth of
 //! a uniform river, or whatever depth a supercritical one arrives with. Where the water next to
 //! it is still or flows inward, the ghost column absorbs waves as before. A fixed-level edge
-//! imposes its outside level, which is what a subcritical river needs downstream when its
-//! outlet depth is known.
+//! imposes its outside level while the water leaving through it is subcritical (what a river
+//! needs downstream when its outlet level is known: SWASHES' outflow condition); where the
+//! water arrives supercritical (Froude ≥ 1) no downstream level can hold it, and the edge lets
+//! it out like an open one.
 
 use crate::level::{BoundaryKind, CrossSection, Edge, Level};
 
@@ -63,17 +65,19 @@ pub(crate) fn edge_cell(edge: usize, k: usize, nx: usize, ny: usize) -> usize {
 /// scaled by the edge cell's depth over the depth it came from (zero gradient of the speed; the
 /// ratio at most [`MAX_OUTFALL_RATIO`], so a deep pool at the edge cannot empty in one step
 /// because a thin stream runs into it). `None` where
-/// that face is still or flows inward, or the cell behind is dry.
+/// that face is still or flows inward, or the cell behind is dry. With `supercritical_only`
+/// (gravity; fixed-level edges), also `None` unless the water behind flows out at a Froude
+/// number of at least 1.
 #[inline]
 fn outfall(
     edge: usize,
     k: usize,
     depth: &[f32],
-    qx: &[f32],
-    qy: &[f32],
-    nx: usize,
-    ny: usize,
+    (qx, qy): (&[f32], &[f32]),
+    grid: PassGrid,
+    supercritical_only: Option<f32>,
 ) -> Option<f32> {
+    let PassGrid { nx, ny, dx, .. } = grid;
     let c = edge_cell(edge, k, nx, ny);
     // The face between the edge cell and the one behind it, and that cell.
     let (q_behind, behind) = match edge {
@@ -83,7 +87,12 @@ fn outfall(
         _ => (qy[(ny - 1) * nx + k], c - nx),
     };
     let (d_edge, d_behind) = (depth[c], depth[behind]);
-    (q_behind > 0.0 && d_behind > DRY)
+    let leaves = match supercritical_only {
+        None => true,
+        // u ≥ sqrt(g·h), squared: q² ≥ g·h³·dx².
+        Some(g) => q_behind * q_behind >= g * d_behind * d_behind * d_behind * dx * dx,
+    };
+    (q_behind > 0.0 && d_behind > DRY && leaves)
         .then(|| q_behind * (d_edge / d_behind).min(MAX_OUTFALL_RATIO))
 }
 
@@ -188,7 +197,10 @@ impl Edges {
             for k in 0..self.cells[e].len() {
                 let c = edge_cell(e, k, nx, ny);
                 let outfall = match self.cells[e][k] {
-                    EdgeCell::Open => outfall(e, k, depth, qx, qy, nx, ny),
+                    EdgeCell::Open => outfall(e, k, depth, (qx, qy), grid, None),
+                    EdgeCell::Fixed(_) => {
+                        outfall(e, k, depth, (qx, qy), grid, Some(g_dt / grid.dt))
+                    }
                     _ => None,
                 };
                 self.faces[e][k] = match (self.cells[e][k], outfall) {

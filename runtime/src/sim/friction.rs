@@ -42,20 +42,16 @@ impl<'a> BedFriction<'a> {
     pub fn new(params: &Params, roughness: Option<&'a [f32]>, dt: f32, dx: f32) -> Self {
         let g_dt = params.gravity * dt;
         let (law, lin, k, n) = match params.friction {
-            Friction::Linear { per_second } => (Law::Linear, (1.0 - per_second).powf(dt), 0.0, None),
+            Friction::Linear { per_second } => {
+                (Law::Linear, (1.0 - per_second).powf(dt), 0.0, None)
+            }
             Friction::Manning { n } => match roughness {
                 Some(grid) => (Law::Manning, 1.0, g_dt, Some(grid)),
                 None => (Law::Manning, 1.0, g_dt * n * n, None),
             },
             Friction::Chezy { c } => (Law::Chezy, 1.0, g_dt / (c * c), None),
         };
-        Self {
-            law,
-            lin,
-            k,
-            n,
-            dx,
-        }
+        Self { law, lin, k, n, dx }
     }
 
     /// Whether this is the linear law (whose faces keep the old, vectorised formulas).

@@ -130,7 +130,9 @@ pub(crate) fn start_state(level: &Level) -> Result<(Vec<f32>, Option<&FlowState>
 /// Manning's `n` per cell that the solvers use: the roughness grid of a Manning level.
 pub(crate) fn roughness_of(level: &Level) -> Option<Vec<f32>> {
     match (&level.roughness, level.params.friction) {
-        (Some(g), crate::level::Friction::Manning { .. }) if g.data.len() == level.nx() * level.ny() => {
+        (Some(g), crate::level::Friction::Manning { .. })
+            if g.data.len() == level.nx() * level.ny() =>
+        {
             Some(g.data.clone())
         }
         _ => None,

@@ -276,7 +276,9 @@ impl SweAccel<'_> {
             return 0.0;
         }
         let accel = self.g_dt * (hl - hr) / self.grid.dx;
-        let u = self.fr.velocity(u_adv, accel, h_face, self.fr.face_n2(l, r));
+        let u = self
+            .fr
+            .velocity(u_adv, accel, h_face, self.fr.face_n2(l, r));
         let h = if u > 0.0 { dl } else { dr };
         u * h * self.grid.dx
     }
