@@ -2,11 +2,12 @@
 //! adapter works): parity after 1000 steps for both solvers on scenes with every forcing and
 //! edge kind and on the sample projects, the volume ledger over 10^4 steps, Ritter's dam break,
 //! the lake at rest, incremental edits, blocking bodies against the CPU, and 10^5-step long
-//! runs of every sample project.
+//! runs of every sample project, clamped steps caught up, friction laws and river outlets.
 
 mod analytic;
 mod balance;
 mod blocking;
+mod clamp;
 mod edits;
 mod long_run;
 mod parity;

