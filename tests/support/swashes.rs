@@ -315,7 +315,7 @@ fn bump_subcritical(r: &Reference, s: SolverKind) -> (Level, f64) {
         BoundaryKind::FixedLevel { surface: 2.0 },
     );
     l.params.dt = 0.01;
-    (l, 300.0)
+    (l, 80.0)
 }
 
 fn bump_transcritical(r: &Reference, s: SolverKind) -> (Level, f64) {
@@ -328,7 +328,7 @@ fn bump_transcritical(r: &Reference, s: SolverKind) -> (Level, f64) {
         BoundaryKind::FixedLevel { surface: 0.66 },
     );
     l.params.dt = 0.01;
-    (l, 300.0)
+    (l, 60.0)
 }
 
 fn bump_shock(r: &Reference, s: SolverKind) -> (Level, f64) {
@@ -340,7 +340,7 @@ fn bump_shock(r: &Reference, s: SolverKind) -> (Level, f64) {
         BoundaryKind::FixedLevel { surface: 0.33 },
     );
     l.params.dt = 0.01;
-    (l, 600.0)
+    (l, 80.0)
 }
 
 /// MacDonald's long channel with Manning's friction: inflow `q` at the west end, the exact

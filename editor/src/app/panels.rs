@@ -191,6 +191,15 @@ fn level_info(app: &mut EditorApp, ui: &mut egui::Ui) {
             "Initial water volume",
         ),
         (
+            "Friction",
+            match &level.roughness {
+                Some(_) => format!("{}, per-cell grid", level.params.friction),
+                None => level.params.friction.to_string(),
+            },
+            "Bed friction law: Manning's n (s/m^⅓) sets how fast a river of a given depth runs \
+             on a given slope; a roughness grid gives n per cell",
+        ),
+        (
             "Objects",
             format!(
                 "{} sources, {} sinks, {} bodies",

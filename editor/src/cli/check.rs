@@ -25,13 +25,19 @@ pub fn run(args: &CheckArgs) -> CliResult {
         None => "not baked".to_string(),
     };
     say(&format!(
-        "ok: {}, {}×{} cells of {} m, {:?} solver (dt {} s), {}, {}, {}, {}, water {:.3} m³, {baked}",
+        "ok: {}, {}×{} cells of {} m, {:?} solver (dt {} s), friction {}{}, {}, {}, {}, {}, water {:.3} m³, {baked}",
         level.name,
         level.nx(),
         level.ny(),
         level.cell_size,
         p.solver,
         p.dt,
+        p.friction,
+        if level.roughness.is_some() {
+            " (roughness grid)"
+        } else {
+            ""
+        },
         count(level.sources.len(), "source"),
         count(level.sinks.len(), "sink"),
         count(level.boundaries.len(), "boundary segment"),

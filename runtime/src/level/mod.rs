@@ -259,6 +259,17 @@ impl Friction {
     pub const NONE: Friction = Friction::Linear { per_second: 0.0 };
 }
 
+impl std::fmt::Display for Friction {
+    /// `Manning n = 0.03`, `Chézy C = 40`, `linear 0.02/s`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Friction::Manning { n } => write!(f, "Manning n = {n}"),
+            Friction::Chezy { c } => write!(f, "Chézy C = {c}"),
+            Friction::Linear { per_second } => write!(f, "linear {per_second}/s"),
+        }
+    }
+}
+
 impl Default for Friction {
     fn default() -> Self {
         Friction::Manning {
