@@ -70,7 +70,7 @@ def levels():
                expect=["level.ron:", "not UTF-8"], raw_sidecar=blob)
     level_case("empty_file", "", expect=["level.ron:1:1:", "Expected"])
     level_case("version_99", good.replace("format_version: 2", "format_version: 99"),
-               expect=["format_version 99", "up to 2"], raw_sidecar=blob)
+               expect=["format_version 99", "up to 3"], raw_sidecar=blob)
     level_case("version_0", good.replace("format_version: 2", "format_version: 0"),
                expect=["`format_version`", "0"], raw_sidecar=blob)
     level_case("version_negative", good.replace("format_version: 2", "format_version: -1"),

@@ -160,7 +160,7 @@ fn negative_depth_names_the_cell() {
 fn newer_format_version_is_refused() {
     let (_dir, path) = saved(&rich_level(6, 6));
     edit_ron(&path, "format_version: 3,", "format_version: 7,");
-    let err = load_err(&path, &["format_version 7", "newer", "up to 2"]);
+    let err = load_err(&path, &["format_version 7", "newer", "up to 3"]);
     assert!(
         matches!(
             err,

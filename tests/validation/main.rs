@@ -39,50 +39,42 @@ fn check(name: &str, backend: Backend) {
     }
 }
 
+/// One test per case and backend: `cpu::NAME`, and with the `gpu` feature `gpu::NAME`.
 macro_rules! cases {
-    ($backend:expr; $($test:ident => $name:expr),* $(,)?) => {
-        $(
-            #[test]
-            fn $test() {
-                check($name, $backend);
-            }
-        )*
+    ($($test:ident => $name:expr),* $(,)?) => {
+        mod cpu {
+            $(
+                #[test]
+                fn $test() {
+                    super::check($name, super::Backend::Cpu);
+                }
+            )*
+        }
+
+        #[cfg(feature = "gpu")]
+        mod gpu {
+            $(
+                #[test]
+                fn $test() {
+                    super::check($name, super::Backend::Gpu);
+                }
+            )*
+        }
     };
 }
 
-mod cpu {
-    use super::*;
-    cases! { Backend::Cpu;
-        steady_flow_over_a_bump_subcritical => "bump, subcritical",
-        steady_flow_over_a_bump_transcritical => "bump, transcritical",
-        steady_flow_over_a_bump_with_a_hydraulic_jump => "bump, transcritical with a hydraulic jump",
-        macdonald_channel_with_manning_friction => "MacDonald, subcritical, Manning",
-        macdonald_channel_with_manning_friction_and_rain => "MacDonald, subcritical, Manning, rain",
-        thacker_planar_surface_in_a_parabola => "Thacker, planar surface in a parabola (1-D)",
-        thacker_planar_surface_in_a_paraboloid => "Thacker, planar surface in a paraboloid (2-D)",
-        stoker_wet_dam_break => "dam break, wet (Stoker)",
-        ritter_dry_dam_break => "dam break, dry (Ritter)",
-        dressler_dam_break_with_chezy_friction => "dam break, dry, Chézy friction (Dressler)",
-        dam_break_over_a_step => "dam break over a step",
-    }
-}
-
-#[cfg(feature = "gpu")]
-mod gpu {
-    use super::*;
-    cases! { Backend::Gpu;
-        steady_flow_over_a_bump_subcritical => "bump, subcritical",
-        steady_flow_over_a_bump_transcritical => "bump, transcritical",
-        steady_flow_over_a_bump_with_a_hydraulic_jump => "bump, transcritical with a hydraulic jump",
-        macdonald_channel_with_manning_friction => "MacDonald, subcritical, Manning",
-        macdonald_channel_with_manning_friction_and_rain => "MacDonald, subcritical, Manning, rain",
-        thacker_planar_surface_in_a_parabola => "Thacker, planar surface in a parabola (1-D)",
-        thacker_planar_surface_in_a_paraboloid => "Thacker, planar surface in a paraboloid (2-D)",
-        stoker_wet_dam_break => "dam break, wet (Stoker)",
-        ritter_dry_dam_break => "dam break, dry (Ritter)",
-        dressler_dam_break_with_chezy_friction => "dam break, dry, Chézy friction (Dressler)",
-        dam_break_over_a_step => "dam break over a step",
-    }
+cases! {
+    steady_flow_over_a_bump_subcritical => "bump, subcritical",
+    steady_flow_over_a_bump_transcritical => "bump, transcritical",
+    steady_flow_over_a_bump_with_a_hydraulic_jump => "bump, transcritical with a hydraulic jump",
+    macdonald_channel_with_manning_friction => "MacDonald, subcritical, Manning",
+    macdonald_channel_with_manning_friction_and_rain => "MacDonald, subcritical, Manning, rain",
+    thacker_planar_surface_in_a_parabola => "Thacker, planar surface in a parabola (1-D)",
+    thacker_planar_surface_in_a_paraboloid => "Thacker, planar surface in a paraboloid (2-D)",
+    stoker_wet_dam_break => "dam break, wet (Stoker)",
+    ritter_dry_dam_break => "dam break, dry (Ritter)",
+    dressler_dam_break_with_chezy_friction => "dam break, dry, Chézy friction (Dressler)",
+    dam_break_over_a_step => "dam break over a step",
 }
 
 #[test]
