@@ -44,9 +44,9 @@ fn border_q(e: u32, k: u32, qxh: u32, qyh: u32) -> f32 {
 }
 
 // The outfall discharge out of the map at open edge cell c of edge e (sim::boundary::outfall),
-// or a negative number where there is none; with `supercritical_only` (fixed-level edges) only
-// where the water behind leaves at a Froude number of at least 1.
-fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32, supercritical_only: bool) -> f32 {
+// or a negative number where there is none: only where the water behind leaves at a Froude
+// number of at least min_froude (OPEN_FROUDE for open edges, 1 for fixed-level edges).
+fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32, min_froude: f32) -> f32 {
     let nx = grid.nx;
     let ny = grid.ny;
     var q = 0.0;
@@ -68,14 +68,15 @@ fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32, supercritical_on
     if (!(q > 0.0 && d_behind > DRY)) {
         return -1.0;
     }
-    if (supercritical_only
-        && q * q < grid.gravity * d_behind * d_behind * d_behind * grid.dx * grid.dx) {
+    let f2 = min_froude * min_froude;
+    if (q * q < f2 * grid.gravity * d_behind * d_behind * d_behind * grid.dx * grid.dx) {
         return -1.0;
     }
     return q * min(depth[dh + c] / d_behind, MAX_OUTFALL_RATIO);
 }
 
 const MAX_OUTFALL_RATIO: f32 = 2.0;
+const OPEN_FROUDE: f32 = 0.1;
 
 @compute @workgroup_size(256)
 fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -94,7 +95,8 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
     var out = -1.0;
     if (cell.kind == 1u || cell.kind == 2u) {
         out = outfall(
-            e, loc.y, c, par * grid.half_d, par * grid.half_qx, par * grid.half_qy, cell.kind == 2u
+            e, loc.y, c, par * grid.half_d, par * grid.half_qx, par * grid.half_qy,
+            select(OPEN_FROUDE, 1.0, cell.kind == 2u)
         );
     }
     if (out >= 0.0) {
@@ -126,7 +128,13 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
             let n = terrain[grid.cells + c];
             n2 = n * n;
         }
-        face = bed_q(q, sc.g_dt * a * (hl - hr), max(hl, hr) - b, n2, sc);
+        let accel = sc.g_dt * a * (hl - hr);
+        if (cell.kind == 1u) {
+            // The face to the outside world has no bed (sim::boundary).
+            face = q + accel;
+        } else {
+            face = bed_q(q, accel, max(hl, hr) - b, n2, sc);
+        }
     }
     aux.faces[p] = face;
 }

@@ -6,8 +6,9 @@
 //! follows Müller's radiation rule (seed 004): `g_new = (c·dt·u + g·dx) / (dx + c·dt)` with
 //! `c = sqrt(g·h)`, so waves leave the map.
 //!
-//! An open edge is also an outfall. Where the water next to it flows out of the map, the
-//! border face carries on the flow of the face behind it (zero gradient, scaled by the ratio
+//! An open edge is also an outfall. Where the water next to it flows out of the map as a river
+//! (Froude number at least [`OPEN_FROUDE`]), the border face carries on the flow of the face
+//! behind it (zero gradient, scaled by the ratio
 //! of the two depths it leaves), so a steady river leaves at its own depth: the normal depth of
 //! a uniform river, or whatever depth a supercritical one arrives with. Where the water next to
 //! it is still or flows inward, the ghost column absorbs waves as before. A fixed-level edge
@@ -64,10 +65,10 @@ pub(crate) fn edge_cell(edge: usize, k: usize, nx: usize, ny: usize) -> usize {
 /// face behind the edge cell carried water toward the edge in the last step, the same flow
 /// scaled by the edge cell's depth over the depth it came from (zero gradient of the speed; the
 /// ratio at most [`MAX_OUTFALL_RATIO`], so a deep pool at the edge cannot empty in one step
-/// because a thin stream runs into it). `None` where
-/// that face is still or flows inward, or the cell behind is dry. With `supercritical_only`
-/// (gravity; fixed-level edges), also `None` unless the water behind flows out at a Froude
-/// number of at least 1.
+/// because a thin stream runs into it). `None` where that face is still or flows inward, the
+/// cell behind is dry, or the water behind leaves at a Froude number below `min_froude`
+/// ([`OPEN_FROUDE`] for open edges, so a wave on still water, whose Froude number is its
+/// relative height, is left to the ghost column; 1 for fixed-level edges).
 #[inline]
 fn outfall(
     edge: usize,
@@ -75,7 +76,7 @@ fn outfall(
     depth: &[f32],
     (qx, qy): (&[f32], &[f32]),
     grid: PassGrid,
-    supercritical_only: Option<f32>,
+    (gravity, min_froude): (f32, f32),
 ) -> Option<f32> {
     let PassGrid { nx, ny, dx, .. } = grid;
     let c = edge_cell(edge, k, nx, ny);
@@ -87,17 +88,19 @@ fn outfall(
         _ => (qy[(ny - 1) * nx + k], c - nx),
     };
     let (d_edge, d_behind) = (depth[c], depth[behind]);
-    let leaves = match supercritical_only {
-        None => true,
-        // u ≥ sqrt(g·h), squared: q² ≥ g·h³·dx².
-        Some(g) => q_behind * q_behind >= g * d_behind * d_behind * d_behind * dx * dx,
-    };
+    // u ≥ Fr·sqrt(g·h), squared: q² ≥ Fr²·g·h³·dx².
+    let leaves = q_behind * q_behind
+        >= min_froude * min_froude * gravity * d_behind * d_behind * d_behind * dx * dx;
     (q_behind > 0.0 && d_behind > DRY && leaves)
         .then(|| q_behind * (d_edge / d_behind).min(MAX_OUTFALL_RATIO))
 }
 
 /// The largest ratio of the edge cell's depth to the depth behind it that an outfall uses.
 pub(crate) const MAX_OUTFALL_RATIO: f32 = 2.0;
+
+/// The Froude number from which water flowing out of an open edge is a river leaving (an
+/// outfall) rather than a wave passing (the ghost column).
+pub(crate) const OPEN_FROUDE: f32 = 0.1;
 
 /// Sign that turns a discharge into the map into a +x / +y discharge on this edge.
 #[inline]
@@ -192,15 +195,14 @@ impl Edges {
         cs: CrossSection,
     ) {
         let PassGrid { nx, ny, .. } = grid;
+        let gravity = g_dt / grid.dt;
         for e in 0..4 {
             let s = inward(e);
             for k in 0..self.cells[e].len() {
                 let c = edge_cell(e, k, nx, ny);
                 let outfall = match self.cells[e][k] {
-                    EdgeCell::Open => outfall(e, k, depth, (qx, qy), grid, None),
-                    EdgeCell::Fixed(_) => {
-                        outfall(e, k, depth, (qx, qy), grid, Some(g_dt / grid.dt))
-                    }
+                    EdgeCell::Open => outfall(e, k, depth, (qx, qy), grid, (gravity, OPEN_FROUDE)),
+                    EdgeCell::Fixed(_) => outfall(e, k, depth, (qx, qy), grid, (gravity, 1.0)),
                     _ => None,
                 };
                 self.faces[e][k] = match (self.cells[e][k], outfall) {
@@ -221,8 +223,16 @@ impl Edges {
                             (h_in, h_out, depth[c], h_out - b)
                         };
                         let a = section(cs, hl, hr, dl, dr, b, b);
-                        let h = hl.max(hr) - b;
-                        fr.discharge(self.q[e][k], g_dt * a * (hl - hr), h, fr.cell_n2(c))
+                        let accel = g_dt * a * (hl - hr);
+                        match self.cells[e][k] {
+                            // The face to the outside world has no bed to rub on: a slow river
+                            // keeps its flow through it instead of backing up.
+                            EdgeCell::Open => self.q[e][k] + accel,
+                            _ => {
+                                let h = hl.max(hr) - b;
+                                fr.discharge(self.q[e][k], accel, h, fr.cell_n2(c))
+                            }
+                        }
                     }
                 };
             }
