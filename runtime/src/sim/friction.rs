@@ -115,3 +115,73 @@ impl<'a> BedFriction<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::Params;
+
+    fn law(friction: Friction) -> Params {
+        Params {
+            friction,
+            ..Params::default()
+        }
+    }
+
+    #[test]
+    fn a_uniform_river_at_manning_normal_flow_is_steady() {
+        // Pipes on 2 m cells: the face passes q = u·h·dx, gravity pushes g·dt·h·(S·dx).
+        let (n, s, h, dx, dt) = (0.035f32, 0.005f32, 0.6558f32, 2.0f32, 0.02f32);
+        let p = law(Friction::Manning { n });
+        let f = BedFriction::new(&p, None, dt, dx);
+        let u = h.powf(2.0 / 3.0) * s.sqrt() / n;
+        let q = u * h * dx;
+        let accel = p.gravity * dt * h * (s * dx);
+        let next = f.discharge(q, accel, h, 1.0);
+        assert!((next / q - 1.0).abs() < 1e-5, "{next} vs {q}");
+        // The SWE form (velocities) balances the same way.
+        let v = f.velocity(u, p.gravity * dt * s, h, 1.0);
+        assert!((v / u - 1.0).abs() < 1e-5, "{v} vs {u}");
+    }
+
+    #[test]
+    fn friction_only_slows_and_never_makes_nan() {
+        for friction in [
+            Friction::Manning { n: 0.1 },
+            Friction::Chezy { c: 10.0 },
+            Friction::Linear { per_second: 0.5 },
+        ] {
+            let p = law(friction);
+            let f = BedFriction::new(&p, None, 0.05, 1.0);
+            for (q, accel, h) in [(3.0, 1.0, 0.2), (-2.0, 0.5, 1e-3), (5.0, 0.0, 0.0)] {
+                let next = f.discharge(q, accel, h, 1.0);
+                assert!(next.is_finite(), "{friction:?}: {q} {accel} {h} → {next}");
+                assert!(
+                    next.abs() <= (q + accel).abs() + 1e-6,
+                    "{friction:?}: {next}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_linear_law_keeps_the_formula_of_format_2() {
+        let p = law(Friction::Linear { per_second: 0.02 });
+        let f = BedFriction::new(&p, None, 0.02, 1.0);
+        let fric = (1.0f32 - 0.02).powf(0.02);
+        assert_eq!(f.discharge(1.5, 0.25, 0.3, 1.0), 1.5 * fric + 0.25);
+    }
+
+    #[test]
+    fn a_roughness_grid_sets_each_face_from_its_two_cells() {
+        let p = law(Friction::Manning { n: 0.5 });
+        let grid = [0.02f32, 0.04, 0.1];
+        let f = BedFriction::new(&p, Some(&grid), 0.02, 1.0);
+        assert!((f.face_n2(0, 1) - 0.03f32 * 0.03).abs() < 1e-9);
+        assert!((f.cell_n2(2) - 0.01).abs() < 1e-9);
+        // The grid's n, not the level-wide 0.5: a smoother face slows the flow less.
+        let smooth = f.discharge(1.0, 0.0, 0.5, f.face_n2(0, 1));
+        let rough = f.discharge(1.0, 0.0, 0.5, f.face_n2(1, 2));
+        assert!(smooth > rough && smooth < 1.0);
+    }
+}
