@@ -138,10 +138,12 @@ fn document(table: &str, adapter: Option<&str>) -> String {
          a whole number of periods, so the printed state (with its velocities) is also the \
          initial state.\n\n\
          Why the transcritical bump needs SWASHES' outlet rather than an `Open` edge: from water \
-         at rest 0.66 m deep, the river's first bore raises the water below the bump to about \
-         0.94 m, above the 0.91 m conjugate depth of the supercritical jet, so the jump stays just \
+         at rest 0.66 m deep, the river's first bore raises the water below the bump to 0.96 m, above the 0.91 m conjugate \
+         depth of the supercritical jet, so the jump stays just \
          downstream of the crest. That is what an endless channel does too (an `Open` edge: outflow \
-         carries on at zero gradient), and it is steady: 0.94 m leave at 1.53 m²/s. The exact \
+         carries on at zero gradient), and it is steady: 0.96 m leave at 1.53 m²/s (L1 46.8 % at \
+         800 cells with an `Open` outlet, measured by swapping the outlet in \
+         `tests/support/swashes.rs`). The exact \
          transcritical state exists because SWASHES holds the outlet at 0.66 m until the outflow \
          turns supercritical, which drains the pool and washes the jump out; a `FixedLevel` \
          edge does exactly that. A steady river arriving at an `Open` edge leaves at its own \

@@ -306,41 +306,30 @@ fn still(r: &Reference, solver: SolverKind, surface: f64) -> Level {
     channel(r, solver, |i| surface - r.z[i])
 }
 
-fn bump_subcritical(r: &Reference, s: SolverKind) -> (Level, f64) {
-    let mut l = still(r, s, 2.0);
-    inflow(&mut l, 4.42);
-    edge(
-        &mut l,
-        Edge::East,
-        BoundaryKind::FixedLevel { surface: 2.0 },
-    );
+/// SWASHES' bumps: still water at `surface`, `q` m²/s in at the west end, and its outlet at the
+/// east end: `surface` held while the outflow is subcritical, free once it is supercritical (a
+/// `FixedLevel` edge). Run for `seconds` (measured long enough to settle).
+fn bump(r: &Reference, s: SolverKind, surface: f64, q: f64, seconds: f64) -> (Level, f64) {
+    let mut l = still(r, s, surface);
+    inflow(&mut l, q);
+    let outlet = BoundaryKind::FixedLevel {
+        surface: surface as f32,
+    };
+    edge(&mut l, Edge::East, outlet);
     l.params.dt = 0.01;
-    (l, 80.0)
+    (l, seconds)
+}
+
+fn bump_subcritical(r: &Reference, s: SolverKind) -> (Level, f64) {
+    bump(r, s, 2.0, 4.42, 80.0)
 }
 
 fn bump_transcritical(r: &Reference, s: SolverKind) -> (Level, f64) {
-    let mut l = still(r, s, 0.66);
-    inflow(&mut l, 1.53);
-    // SWASHES' outlet: 0.66 m while the outflow is subcritical, free once supercritical.
-    edge(
-        &mut l,
-        Edge::East,
-        BoundaryKind::FixedLevel { surface: 0.66 },
-    );
-    l.params.dt = 0.01;
-    (l, 60.0)
+    bump(r, s, 0.66, 1.53, 60.0)
 }
 
 fn bump_shock(r: &Reference, s: SolverKind) -> (Level, f64) {
-    let mut l = still(r, s, 0.33);
-    inflow(&mut l, 0.18);
-    edge(
-        &mut l,
-        Edge::East,
-        BoundaryKind::FixedLevel { surface: 0.33 },
-    );
-    l.params.dt = 0.01;
-    (l, 80.0)
+    bump(r, s, 0.33, 0.18, 80.0)
 }
 
 /// MacDonald's long channel with Manning's friction: inflow `q` at the west end, the exact
