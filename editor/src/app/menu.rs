@@ -194,4 +194,8 @@ fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
         .on_hover_text("Lines at a regular spacing in metres");
     ui.checkbox(&mut o.water, "Water depth")
         .on_hover_text("Tint wet cells blue by their water depth");
+    ui.checkbox(&mut o.roughness, "Roughness").on_hover_text(
+        "Colour the ground by Manning's n: blue-grey concrete, sand gravel, light green \
+             grass, green brush, dark green forest (always shown with the Roughness tool)",
+    );
 }

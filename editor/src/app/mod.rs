@@ -12,6 +12,7 @@ mod body_panel;
 mod dialogs;
 mod gate_panel;
 mod gizmo;
+mod level_panel;
 mod menu;
 mod panels;
 mod preview_panel;
@@ -84,6 +85,8 @@ pub struct EditorApp {
     pub(crate) document: Document,
     pub(crate) sculpt: Sculpt,
     pub(crate) authoring: authoring::Authoring,
+    /// A level settings edit in progress.
+    pub(crate) level_form: level_panel::LevelForm,
     /// Rigid bodies: library, selection, gizmo.
     pub(crate) bodies: bodies::Bodies,
     pub(crate) viewport: ViewportPanel,
@@ -135,6 +138,7 @@ impl EditorApp {
                 stroke: None,
             },
             authoring: authoring::Authoring::default(),
+            level_form: level_panel::LevelForm::default(),
             bodies: bodies::Bodies::default(),
             viewport: ViewportPanel::default(),
             preview: crate::preview::Preview::new(),
@@ -297,6 +301,7 @@ impl EditorApp {
             stroke.cancel(&mut self.document);
         }
         self.authoring.document_replaced();
+        self.level_form = level_panel::LevelForm::default();
         self.bodies.document_replaced();
         self.document = Document::with_history(level, path, History::new(self.history_budget));
         self.recovery.reset();

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::EditorApp;
 use super::water_panel;
-use crate::tools::{MAX_RADIUS, MIN_RADIUS, Tool, WaterMode};
+use crate::tools::{MAX_RADIUS, MIN_RADIUS, Tool, WaterMode, roughness};
 
 /// How long a status message stays.
 const NOTICE_TIME: Duration = Duration::from_secs(6);
@@ -67,7 +67,7 @@ pub(crate) fn inspector(app: &mut EditorApp, ui: &mut egui::Ui) {
         }
         ui.add_space(10.0);
         ui.separator();
-        level_info(app, ui);
+        super::level_panel::show(app, ui);
     });
 }
 
@@ -127,6 +127,29 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
                     ui.end_row();
                 }
             }
+            Tool::Roughness => {
+                ui.label("Manning's n");
+                ui.add(
+                    egui::DragValue::new(&mut b.roughness)
+                        .range(roughness::N_RANGE)
+                        .speed(0.001)
+                        .max_decimals(3)
+                        .suffix(" s/m^⅓"),
+                )
+                .on_hover_text(
+                    "The roughness the brush paints: higher n slows the water (a river of a \
+                     given depth and slope runs at u = h^⅔·S^½ / n)",
+                );
+                ui.end_row();
+                ui.label("Ground");
+                ui.vertical(|ui| {
+                    for p in roughness::PRESETS {
+                        ui.selectable_value(&mut b.roughness, p.n, format!("{} ({})", p.name, p.n))
+                            .on_hover_text(p.help);
+                    }
+                });
+                ui.end_row();
+            }
             _ => {}
         }
     });
@@ -148,12 +171,11 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
     }
 }
 
-fn level_info(app: &mut EditorApp, ui: &mut egui::Ui) {
+/// Facts about the level: where it is saved, its size, heights, water and objects.
+pub(crate) fn level_info(app: &mut EditorApp, ui: &mut egui::Ui) {
     let level = app.document.level();
-    ui.heading("Level");
     let (lo, hi) = app.viewport.z_range;
     let rows = [
-        ("Name", level.name.clone(), "The level's name"),
         (
             "Path",
             app.document

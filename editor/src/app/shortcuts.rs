@@ -71,7 +71,7 @@ const DIGITS: [Key; 9] = [
 ];
 
 /// The letter keys of the water tools (none of them flies the camera or frames the view).
-const LETTERS: [(Key, Tool); 7] = [
+const LETTERS: [(Key, Tool); 8] = [
     (Key::I, Tool::Source),
     (Key::O, Tool::Sink),
     (Key::B, Tool::Boundary),
@@ -79,6 +79,7 @@ const LETTERS: [(Key, Tool); 7] = [
     (Key::L, Tool::FillBasin),
     (Key::G, Tool::Gate),
     (Key::K, Tool::Body),
+    (Key::N, Tool::Roughness),
 ];
 
 /// The gizmo mode keys of the Body tool (W, E and R, as in most 3D tools; not while flying).

@@ -175,6 +175,7 @@ impl ViewportPanel {
         let mut scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
         // The live water replaces the tint of the authored water.
         scene.overlays.water &= !preview.is_live();
+        scene.overlays.roughness |= sculpt.tool == crate::tools::Tool::Roughness;
         let simulated = preview.body_poses();
         let (instances, meshes) = bodies.render_input(document, simulated.as_deref(), body_tool);
         if let Some(renderer) = self.renderer.as_mut() {

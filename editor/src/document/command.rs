@@ -13,22 +13,26 @@ pub enum Layer {
     Terrain,
     /// Initial water depth, metres.
     Water,
+    /// Manning's roughness `n` per cell (the level's optional roughness grid).
+    Roughness,
 }
 
 impl Layer {
-    /// The grid of `level` this layer names.
-    pub fn grid(self, level: &Level) -> &Grid {
+    /// The grid of `level` this layer names (`None`: a level without a roughness grid).
+    pub fn grid(self, level: &Level) -> Option<&Grid> {
         match self {
-            Layer::Terrain => &level.terrain,
-            Layer::Water => &level.water,
+            Layer::Terrain => Some(&level.terrain),
+            Layer::Water => Some(&level.water),
+            Layer::Roughness => level.roughness.as_ref(),
         }
     }
 
     /// The grid of `level` this layer names, for writing.
-    pub fn grid_mut(self, level: &mut Level) -> &mut Grid {
+    pub fn grid_mut(self, level: &mut Level) -> Option<&mut Grid> {
         match self {
-            Layer::Terrain => &mut level.terrain,
-            Layer::Water => &mut level.water,
+            Layer::Terrain => Some(&mut level.terrain),
+            Layer::Water => Some(&mut level.water),
+            Layer::Roughness => level.roughness.as_mut(),
         }
     }
 }
@@ -47,6 +51,10 @@ pub enum Change {
     Features,
     /// The level's rigid bodies.
     Bodies,
+    /// The level's name or simulation parameters.
+    Settings,
+    /// The initial water and flow state as a whole (a bake).
+    WaterState,
     /// Anything, including the level's size: refresh everything.
     Whole,
 }
@@ -82,6 +90,9 @@ pub struct GridPatch {
     label: String,
     layer: Layer,
     tiles: Vec<PatchTile>,
+    /// The patch created the level's roughness grid, filled with this `n`: applying creates
+    /// it, reverting removes it again.
+    created: Option<f32>,
 }
 
 impl GridPatch {
@@ -92,12 +103,19 @@ impl GridPatch {
             label: label.into(),
             layer,
             tiles,
+            created: None,
         }
+    }
+
+    /// The same patch, recording that it created the roughness grid (filled with `n`).
+    pub fn creating(mut self, n: f32) -> Self {
+        self.created = Some(n);
+        self
     }
 
     /// Whether the patch changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.tiles.is_empty()
+        self.tiles.is_empty() && self.created.is_none()
     }
 
     /// The edited grid.
@@ -118,11 +136,21 @@ impl GridPatch {
     }
 
     fn write(&self, level: &mut Level, after: bool) -> Change {
-        let grid = self.layer.grid_mut(level);
-        let nx = grid.nx;
-        for tile in &self.tiles {
-            let values = if after { &tile.after } else { &tile.before };
-            copy_in(&mut grid.data, nx, &tile.rect, values);
+        if let (Some(n), true, Layer::Roughness) = (self.created, after, self.layer) {
+            let (nx, ny) = (level.nx(), level.ny());
+            level
+                .roughness
+                .get_or_insert_with(|| Grid::filled(nx, ny, n));
+        }
+        if let Some(grid) = self.layer.grid_mut(level) {
+            let nx = grid.nx;
+            for tile in &self.tiles {
+                let values = if after { &tile.after } else { &tile.before };
+                copy_in(&mut grid.data, nx, &tile.rect, values);
+            }
+        }
+        if self.created.is_some() && !after && self.layer == Layer::Roughness {
+            level.roughness = None;
         }
         Change::Cells {
             layer: self.layer,

@@ -10,6 +10,7 @@ pub mod command;
 pub mod features;
 pub mod history;
 pub mod region;
+pub mod settings;
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +21,7 @@ pub use command::{Change, Command, GridPatch, Layer, PatchTile, ReplaceLevel};
 pub use features::{EditFeatures, Features};
 pub use history::History;
 pub use region::CellRect;
+pub use settings::{EditSettings, SetWaterState, Settings, WaterState};
 
 /// What changed in the level since a view last looked.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -34,6 +36,10 @@ pub struct Changes {
     pub features: bool,
     /// Rigid bodies may differ.
     pub bodies: bool,
+    /// Roughness cells that may differ (or the grid was added or removed).
+    pub roughness: Option<CellRect>,
+    /// The name or the simulation parameters may differ.
+    pub settings: bool,
 }
 
 impl Changes {
@@ -51,6 +57,9 @@ impl Changes {
             Change::Whole => self.whole = true,
             Change::Features => self.features = true,
             Change::Bodies => self.bodies = true,
+            Change::Settings => self.settings = true,
+            // The flow state has no cells to upload: the running water starts again from it.
+            Change::WaterState => self.whole = true,
             Change::Cells { layer, rect } => {
                 if rect.is_empty() {
                     return;
@@ -58,6 +67,7 @@ impl Changes {
                 let slot = match layer {
                     Layer::Terrain => &mut self.terrain,
                     Layer::Water => &mut self.water,
+                    Layer::Roughness => &mut self.roughness,
                 };
                 *slot = Some(slot.map_or(*rect, |r| r.union(rect)));
             }
@@ -69,6 +79,8 @@ impl Changes {
         !self.whole
             && !self.features
             && !self.bodies
+            && !self.settings
+            && self.roughness.is_none()
             && self.terrain.is_none()
             && self.water.is_none()
     }

@@ -47,8 +47,12 @@ impl Preview {
         };
         upload(changes.terrain, false);
         upload(changes.water, true);
-        if old.params != level.params {
+        let params_changed = old.params != level.params;
+        if params_changed {
             failed = sim.set_params(&level.params).err().or(failed);
+        }
+        if changes.roughness.is_some() || (params_changed && level.roughness.is_some()) {
+            failed = sim.set_roughness(level).err().or(failed);
         }
         if old.sources != level.sources || old.sinks != level.sinks {
             failed = sim.set_sources_sinks(level).err().or(failed);
@@ -73,6 +77,7 @@ impl Preview {
         let edited = changes.whole
             || changes.terrain.is_some_and(|r| !r.is_empty())
             || changes.water.is_some_and(|r| !r.is_empty())
+            || changes.roughness.is_some()
             || old.is_none_or(|o| {
                 o.params != level.params
                     || o.sources != level.sources

@@ -10,6 +10,7 @@ pub mod boundary;
 pub mod fill;
 pub mod gate;
 pub mod placement;
+pub mod roughness;
 pub mod sculpt;
 pub mod stroke;
 pub mod water;
@@ -34,6 +35,8 @@ pub enum Tool {
     Terrace,
     /// A straight slope from where the drag starts to where it ends.
     Ramp,
+    /// Paints Manning's roughness `n` per cell.
+    Roughness,
     /// Places, selects and moves water sources.
     Source,
     /// Places, selects and moves water sinks.
@@ -63,13 +66,14 @@ impl Tool {
     ];
 
     /// The water authoring tools, in tool-panel order.
-    pub const WATER: [Tool; 6] = [
+    pub const WATER: [Tool; 7] = [
         Tool::Source,
         Tool::Sink,
         Tool::Boundary,
         Tool::Water,
         Tool::FillBasin,
         Tool::Gate,
+        Tool::Roughness,
     ];
 
     /// The body tools, in tool-panel order.
@@ -85,6 +89,7 @@ impl Tool {
             Tool::Noise => "Noise",
             Tool::Terrace => "Terrace",
             Tool::Ramp => "Ramp",
+            Tool::Roughness => "Roughness",
             Tool::Source => "Source",
             Tool::Sink => "Sink",
             Tool::Boundary => "Boundary",
@@ -105,6 +110,10 @@ impl Tool {
             Tool::Noise => "Drag to add natural bumps; hold Shift to carve them.",
             Tool::Terrace => "Drag to cut the slope into flat steps of the step height.",
             Tool::Ramp => "Drag from the bottom to the top of a slope and release to build a ramp.",
+            Tool::Roughness => {
+                "Drag to paint the bed's roughness (Manning's n): rough ground slows the water, \
+                 smooth ground lets it run."
+            }
             Tool::Source => {
                 "Click the terrain to place a water source; click one to select it, drag to move \
                  it, Delete removes it."
@@ -146,6 +155,7 @@ impl Tool {
             Tool::Noise => "5",
             Tool::Terrace => "6",
             Tool::Ramp => "7",
+            Tool::Roughness => "N",
             Tool::Source => "I",
             Tool::Sink => "O",
             Tool::Boundary => "B",
@@ -189,6 +199,8 @@ pub struct Brush {
     pub water_mode: WaterMode,
     /// Surface height the water brush pulls towards in [`WaterMode::SetLevel`], metres.
     pub water_level: f32,
+    /// Manning's `n` the roughness brush paints, s/m^(1/3).
+    pub roughness: f32,
 }
 
 impl Default for Brush {
@@ -202,6 +214,7 @@ impl Default for Brush {
             noise_scale: 8.0,
             water_mode: WaterMode::Add,
             water_level: 5.0,
+            roughness: roughness::PRESETS[2].n,
         }
     }
 }
@@ -257,6 +270,8 @@ impl Brush {
         self.terrace_step = fix(self.terrace_step, d.terrace_step, 0.01, 1.0e4);
         self.noise_scale = fix(self.noise_scale, d.noise_scale, 0.1, 1.0e4);
         self.water_level = fix(self.water_level, d.water_level, -1.0e6, 1.0e6);
+        let (lo, hi) = roughness::N_RANGE.into_inner();
+        self.roughness = fix(self.roughness, d.roughness, lo, hi);
     }
 }
 

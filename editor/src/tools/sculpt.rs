@@ -95,7 +95,8 @@ pub fn apply_dab(brush: &Brush, dab: &Dab, terrain: &mut Grid, cell_size: f32) -
                 | Tool::Body
                 | Tool::Water
                 | Tool::FillBasin
-                | Tool::Gate => h,
+                | Tool::Gate
+                | Tool::Roughness => h,
             };
             if new.is_finite() {
                 terrain.data[i] = new;

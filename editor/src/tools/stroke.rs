@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use spillway::Level;
 
+use super::roughness::apply_roughness_dab;
 use super::sculpt::{Dab, apply_dab, apply_ramp, dab_rect, ramp_rect};
 use super::water::apply_water_dab;
 use super::{Brush, Tool};
@@ -33,6 +34,8 @@ pub struct Stroke {
     last: [f32; 2],
     /// Original values of each touched tile, keyed by tile column and row.
     before: BTreeMap<(usize, usize), Vec<f32>>,
+    /// The stroke created the level's roughness grid, filled with this `n`.
+    created: Option<f32>,
 }
 
 impl Stroke {
@@ -41,10 +44,10 @@ impl Stroke {
         let level = document.level();
         let cs = level.cell_size;
         let anchor = level.terrain.sample(x / cs, y / cs);
-        let layer = if tool == Tool::Water {
-            Layer::Water
-        } else {
-            Layer::Terrain
+        let layer = match tool {
+            Tool::Water => Layer::Water,
+            Tool::Roughness => Layer::Roughness,
+            _ => Layer::Terrain,
         };
         Self {
             tool,
@@ -53,6 +56,7 @@ impl Stroke {
             start: [x, y, anchor],
             last: [x, y],
             before: BTreeMap::new(),
+            created: None,
         }
     }
 
@@ -87,6 +91,16 @@ impl Stroke {
             return;
         }
         let cs = document.level().cell_size;
+        if self.layer == Layer::Roughness && document.level().roughness.is_none() {
+            // The first roughness stroke gives the level its grid, at the level-wide n.
+            let level = document.stroke_level();
+            let n = match level.params.friction {
+                spillway::level::Friction::Manning { n } => n,
+                _ => spillway::level::DEFAULT_MANNING_N,
+            };
+            level.roughness = Some(spillway::Grid::filled(level.nx(), level.ny(), n));
+            self.created = Some(n);
+        }
         let [lx, ly] = self.last;
         let len = ((x - lx).powi(2) + (y - ly).powi(2)).sqrt();
         let spacing = (brush.effective_radius(cs) * 0.2).max(cs * 0.5);
@@ -109,6 +123,10 @@ impl Stroke {
             let rect = match self.layer {
                 Layer::Terrain => apply_dab(brush, &dab, &mut level.terrain, cs),
                 Layer::Water => apply_water_dab(brush, &dab, &level.terrain, &mut level.water, cs),
+                Layer::Roughness => match level.roughness.as_mut() {
+                    Some(grid) => apply_roughness_dab(brush, &dab, grid, cs),
+                    None => CellRect::new(0, 0, 0, 0),
+                },
             };
             changed = changed.union(&rect);
         }
@@ -162,12 +180,19 @@ impl Stroke {
         document.end_live_edit();
     }
 
+    /// Whether the stroke paints the roughness grid.
+    pub fn paints_roughness(&self) -> bool {
+        self.layer == Layer::Roughness
+    }
+
     /// Saves the original values of the tiles overlapping `rect` that no earlier dab touched.
     fn save_tiles(&mut self, level: &Level, rect: &CellRect) {
         if rect.is_empty() {
             return;
         }
-        let grid = self.layer.grid(level);
+        let Some(grid) = self.layer.grid(level) else {
+            return;
+        };
         for ty in rect.y0 / TILE..=(rect.y1 - 1) / TILE {
             for tx in rect.x0 / TILE..=(rect.x1 - 1) / TILE {
                 self.before.entry((tx, ty)).or_insert_with(|| {
@@ -178,7 +203,10 @@ impl Stroke {
     }
 
     fn into_patch(self, level: &Level) -> GridPatch {
-        let grid = self.layer.grid(level);
+        let label = format!("{} stroke", self.tool.name());
+        let Some(grid) = self.layer.grid(level) else {
+            return GridPatch::new(label, self.layer, Vec::new());
+        };
         let tiles = self
             .before
             .into_iter()
@@ -191,8 +219,11 @@ impl Stroke {
                 }
             })
             .collect();
-        let label = format!("{} stroke", self.tool.name());
-        GridPatch::new(label, self.layer, tiles)
+        let patch = GridPatch::new(label, self.layer, tiles);
+        match self.created {
+            Some(n) => patch.creating(n),
+            None => patch,
+        }
     }
 }
 

@@ -102,6 +102,7 @@ impl TerrainRenderer {
                 },
                 texture_entry(1),
                 texture_entry(2),
+                texture_entry(3),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -235,7 +236,7 @@ impl TerrainRenderer {
             }
             _ => {
                 let textures = TerrainTextures::new(&self.device, &self.queue, level);
-                let (heights, water) = textures.views();
+                let [heights, water, roughness] = textures.views();
                 let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("viewport terrain"),
                     layout: &self.layout,
@@ -251,6 +252,10 @@ impl TerrainRenderer {
                         wgpu::BindGroupEntry {
                             binding: 2,
                             resource: wgpu::BindingResource::TextureView(&water),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: wgpu::BindingResource::TextureView(&roughness),
                         },
                     ],
                 });
@@ -333,7 +338,7 @@ impl TerrainRenderer {
 
         let mut water_ready = false;
         if let (Some((buffers, style)), Some((textures, _))) = (&self.water, &self.terrain) {
-            let (_, authored) = textures.views();
+            let [_, authored, _] = textures.views();
             self.water_pass.prepare(
                 &self.device,
                 &self.queue,

@@ -21,6 +21,8 @@ pub struct Overlays {
     pub grid_spacing: Option<f32>,
     /// Blue tint over wet cells.
     pub water: bool,
+    /// Manning's roughness `n` as colours on the terrain.
+    pub roughness: bool,
 }
 
 impl Default for Overlays {
@@ -31,6 +33,7 @@ impl Default for Overlays {
             grid: false,
             grid_spacing: None,
             water: true,
+            roughness: false,
         }
     }
 }
@@ -73,6 +76,8 @@ pub(super) struct Globals {
     brush_a: [f32; 4],
     brush_b: [f32; 4],
     overlays: [f32; 4],
+    /// x: the roughness overlay (0 or 1).
+    extra: [f32; 4],
 }
 
 /// A "nice" step (1, 2 or 5 × 10ⁿ) near `x`.
@@ -156,5 +161,6 @@ pub(super) fn globals(
             flag(o.water),
             span * 0.05 + 4.0 * level.cell_size,
         ],
+        extra: [flag(o.roughness), 0.0, 0.0, 0.0],
     }
 }

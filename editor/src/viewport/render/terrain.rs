@@ -1,5 +1,5 @@
-//! `TerrainTextures`: the level's heights and water depths on the GPU, one `R32Float` texel per
-//! cell. Edits upload only their dirty rectangle.
+//! `TerrainTextures`: the level's heights, water depths and Manning's roughness on the GPU, one
+//! `R32Float` texel per cell. Edits upload only their dirty rectangle.
 
 use spillway::{Grid, Level};
 
@@ -9,6 +9,8 @@ use crate::document::{CellRect, Changes};
 pub struct TerrainTextures {
     heights: wgpu::Texture,
     water: wgpu::Texture,
+    /// Manning's `n` per cell (the level-wide `n` where the level has no roughness grid).
+    roughness: wgpu::Texture,
     nx: usize,
     ny: usize,
     /// Lowest and highest terrain height uploaded (grows with edits; exact after a full upload).
@@ -92,6 +94,7 @@ impl TerrainTextures {
         let mut t = Self {
             heights: grid_texture(device, "terrain heights", nx, ny),
             water: grid_texture(device, "water depths", nx, ny),
+            roughness: grid_texture(device, "manning roughness", nx, ny),
             nx,
             ny,
             range: (0.0, 1.0),
@@ -110,8 +113,27 @@ impl TerrainTextures {
         let all = CellRect::whole(self.nx, self.ny);
         upload(queue, &self.heights, &level.terrain, &all);
         upload(queue, &self.water, &level.water, &all);
+        self.upload_roughness(queue, level, &all);
         self.range = value_range(&level.terrain, &all).unwrap_or((0.0, 1.0));
         self.uploaded_cells += 2 * all.area() as u64;
+    }
+
+    /// Uploads the roughness of `rect` (the whole level where it has no grid: every cell then
+    /// has the level-wide `n`).
+    fn upload_roughness(&mut self, queue: &wgpu::Queue, level: &Level, rect: &CellRect) {
+        match &level.roughness {
+            Some(grid) => upload(queue, &self.roughness, grid, rect),
+            None => {
+                let n = level.manning_n(0, 0);
+                let filled = Grid::filled(self.nx, self.ny, n);
+                upload(
+                    queue,
+                    &self.roughness,
+                    &filled,
+                    &CellRect::whole(self.nx, self.ny),
+                );
+            }
+        }
     }
 
     /// Uploads what `changes` says changed (everything if `changes.whole`).
@@ -132,6 +154,18 @@ impl TerrainTextures {
             upload(queue, &self.water, &level.water, &rect);
             self.uploaded_cells += rect.area() as u64;
         }
+        // New parameters may change the level-wide n; a stroke may have added or removed the
+        // grid: then all of it, else only the painted cells.
+        let rough = match changes.roughness {
+            Some(rect) if !changes.settings && level.roughness.is_some() => {
+                Some(rect.intersect(&all))
+            }
+            Some(_) => Some(all),
+            None => changes.settings.then_some(all),
+        };
+        if let Some(rect) = rough {
+            self.upload_roughness(queue, level, &rect);
+        }
     }
 
     /// Size in cells.
@@ -149,13 +183,9 @@ impl TerrainTextures {
         self.uploaded_cells
     }
 
-    /// Views of the height and water textures.
-    pub fn views(&self) -> (wgpu::TextureView, wgpu::TextureView) {
-        (
-            self.heights
-                .create_view(&wgpu::TextureViewDescriptor::default()),
-            self.water
-                .create_view(&wgpu::TextureViewDescriptor::default()),
-        )
+    /// Views of the height, water and roughness textures.
+    pub fn views(&self) -> [wgpu::TextureView; 3] {
+        [&self.heights, &self.water, &self.roughness]
+            .map(|t| t.create_view(&wgpu::TextureViewDescriptor::default()))
     }
 }

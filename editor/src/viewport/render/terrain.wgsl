@@ -16,17 +16,21 @@ struct Globals {
     brush_b: vec4<f32>,
     // contours, grid, water tint (each 0 or 1), depth of the tile skirts (metres)
     overlays: vec4<f32>,
+    // roughness overlay (0 or 1), unused, unused, unused
+    extra: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> g: Globals;
 @group(0) @binding(1) var heights: texture_2d<f32>;
 @group(0) @binding(2) var water: texture_2d<f32>;
+@group(0) @binding(3) var roughness: texture_2d<f32>;
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) depth: f32,
+    @location(3) manning: f32,
 };
 
 fn height(c: vec2<i32>) -> f32 {
@@ -75,6 +79,7 @@ fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> Vert
     out.world = vec3<f32>((f32(cell.x) + 0.5) * cs, (f32(cell.y) + 0.5) * cs, h - f32(tv.z) * g.overlays.w);
     out.normal = normalize(vec3<f32>(-dhdx, -dhdy, 1.0));
     out.depth = textureLoad(water, cell, 0).x;
+    out.manning = textureLoad(roughness, cell, 0).x;
     out.clip = g.view_proj * vec4<f32>(out.world, 1.0);
     return out;
 }
@@ -94,6 +99,26 @@ fn height_colour(t: f32) -> vec3<f32> {
         return mix(olive, earth, smoothstep(0.45, 0.78, t));
     }
     return mix(earth, pale, smoothstep(0.78, 1.0, t));
+}
+
+// Manning's n as a colour, on a log scale from 0.01 (smooth concrete: pale blue-grey) through
+// 0.03 (gravel: sand), 0.035 to 0.07 (grass to brush: greens) to 0.15 (forest: deep green).
+fn roughness_colour(n: f32) -> vec3<f32> {
+    let t = clamp(log(max(n, 1e-4) / 0.01) / log(15.0), 0.0, 1.0);
+    let concrete = vec3<f32>(0.55, 0.60, 0.70);
+    let gravel = vec3<f32>(0.75, 0.55, 0.25);
+    let grass = vec3<f32>(0.45, 0.75, 0.15);
+    let brush = vec3<f32>(0.10, 0.45, 0.08);
+    let forest = vec3<f32>(0.02, 0.16, 0.04);
+    // log(0.03/0.01)/log(15) = 0.41, 0.035 → 0.46, 0.07 → 0.72, 0.1 → 0.85
+    if t < 0.41 {
+        return mix(concrete, gravel, smoothstep(0.0, 0.41, t));
+    } else if t < 0.46 {
+        return mix(gravel, grass, smoothstep(0.41, 0.46, t));
+    } else if t < 0.72 {
+        return mix(grass, brush, smoothstep(0.46, 0.72, t));
+    }
+    return mix(brush, forest, smoothstep(0.72, 0.85, t));
 }
 
 // 1 on a line of a periodic pattern with period 1 in `v`, fading over about `width` pixels.
@@ -123,6 +148,11 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let sky = 0.5 + 0.5 * n.z;
     var colour = albedo * (vec3<f32>(1.0, 0.95, 0.85) * diffuse * 2.0 + vec3<f32>(0.45, 0.52, 0.65) * sky * 0.25);
 
+    if g.extra.x > 0.5 {
+        // The ground's colour replaced by its roughness, keeping the light so relief reads.
+        let lit = diffuse * 0.6 + sky * 0.4;
+        colour = mix(colour, roughness_colour(in.manning) * (0.35 + 0.75 * lit), 0.85);
+    }
     if g.overlays.z > 0.5 && in.depth > 0.0 {
         // Fades in over the first decimetres, so the shore follows the depth smoothly.
         let wet = smoothstep(0.0, 0.2, in.depth);

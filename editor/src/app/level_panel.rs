@@ -1,0 +1,281 @@
+//! The Level panel of the inspector: the level's settings (name, solver, friction law and its
+//! coefficient, time step, CFL, gravity, rain, the default edge), each change one undoable
+//! [`EditSettings`] that the running preview takes without a reset, then facts about the level.
+//!
+//! Widgets edit a draft; a drag or a text field becomes one command when it is released or
+//! loses focus, a click at once. Only what the runtime accepts is offered: values are clamped
+//! to the ranges the level file validates, and the shallow-water solver is not offered while
+//! bodies block the water (only the pipes solver takes blockers).
+
+use egui::{DragValue, Response, Ui};
+use spillway::level::{BoundaryKind, DEFAULT_MANNING_N, Friction, SolverKind};
+
+use super::EditorApp;
+use crate::document::{EditSettings, Settings};
+
+/// A settings edit in progress (a drag or a text field with focus).
+#[derive(Default)]
+pub(crate) struct LevelForm {
+    draft: Option<Settings>,
+}
+
+/// Collects what each widget did: whether one is still being edited, and the label of the
+/// command to record if one finished.
+#[derive(Default)]
+struct Edits {
+    busy: bool,
+    commit: Option<&'static str>,
+}
+
+impl Edits {
+    fn track(&mut self, response: Response, label: &'static str) -> Response {
+        let editing = response.dragged() || response.has_focus();
+        self.busy |= editing;
+        let finished = response.drag_stopped() || response.lost_focus();
+        if (response.changed() && !editing) || finished {
+            self.commit = Some(label);
+        }
+        response
+    }
+}
+
+/// The settings section, then the level's facts.
+pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
+    ui.heading("Level");
+    let current = Settings::of(app.document.level());
+    let mut draft = app
+        .level_form
+        .draft
+        .clone()
+        .unwrap_or_else(|| current.clone());
+    let has_bodies = !app.document.level().bodies.is_empty();
+    let mut edits = Edits::default();
+    egui::Grid::new("level settings")
+        .num_columns(2)
+        .show(ui, |ui| form(ui, &mut draft, has_bodies, &mut edits));
+    match edits.commit {
+        Some(label) if draft != current => {
+            let label = format!("Level settings: {label}");
+            app.document
+                .execute(Box::new(EditSettings::new(label, current, draft)));
+            app.level_form.draft = None;
+        }
+        _ if edits.busy && draft != current => app.level_form.draft = Some(draft),
+        _ => app.level_form.draft = None,
+    }
+    ui.add_space(6.0);
+    super::panels::level_info(app, ui);
+}
+
+fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
+    ui.label("Name")
+        .on_hover_text("The level's name, shown in the game");
+    edits.track(
+        ui.add(egui::TextEdit::singleline(&mut s.name).desired_width(150.0)),
+        "name",
+    );
+    ui.end_row();
+
+    let p = &mut s.params;
+    ui.label("Solver").on_hover_text(
+        "How the water is integrated; switching keeps the water and starts its flow at rest",
+    );
+    ui.horizontal(|ui| {
+        edits.track(
+            ui.selectable_value(&mut p.solver, SolverKind::Pipes, "Pipes")
+                .on_hover_text("Virtual pipes: fast and robust, and bodies can block the water"),
+            "solver",
+        );
+        let swe = ui
+            .add_enabled_ui(!has_bodies || p.solver == SolverKind::Swe, |ui| {
+                ui.selectable_value(&mut p.solver, SolverKind::Swe, "Shallow water")
+                    .on_hover_text("The full shallow-water equations: momentum carried by the flow")
+                    .on_disabled_hover_text(
+                        "Not with bodies: only the pipes solver lets bodies block the water",
+                    )
+            })
+            .inner;
+        edits.track(swe, "solver");
+    });
+    ui.end_row();
+
+    friction(ui, &mut p.friction, edits);
+
+    ui.label("Time step").on_hover_text(
+        "Simulated seconds per step; steps faster than the CFL limit allows are split into \
+         sub-steps automatically",
+    );
+    edits.track(
+        ui.add(
+            DragValue::new(&mut p.dt)
+                .range(0.001..=10.0)
+                .speed(0.001)
+                .max_decimals(3)
+                .suffix(" s"),
+        ),
+        "time step",
+    );
+    ui.end_row();
+
+    ui.label("CFL").on_hover_text(
+        "Courant number: the share of a cell the fastest wave may cross in one sub-step \
+         (smaller is steadier and slower)",
+    );
+    edits.track(
+        ui.add(egui::Slider::new(&mut p.cfl, 0.05..=1.0).max_decimals(2)),
+        "CFL",
+    );
+    ui.end_row();
+
+    ui.label("Gravity")
+        .on_hover_text("Gravitational acceleration: 9.81 m/s² on Earth");
+    edits.track(
+        ui.add(
+            DragValue::new(&mut p.gravity)
+                .range(0.1..=100.0)
+                .speed(0.01)
+                .max_decimals(2)
+                .suffix(" m/s²"),
+        ),
+        "gravity",
+    );
+    ui.end_row();
+
+    ui.label("Rain")
+        .on_hover_text("Rain over the whole level: 2 mm/h is a drizzle, 50 mm/h a cloudburst");
+    edits.track(
+        ui.add(
+            DragValue::new(&mut p.rain_mm_per_hour)
+                .range(0.0..=10000.0)
+                .speed(0.5)
+                .max_decimals(1)
+                .suffix(" mm/h"),
+        ),
+        "rain",
+    );
+    ui.end_row();
+
+    default_edge(ui, &mut p.default_boundary, edits);
+}
+
+fn friction(ui: &mut Ui, f: &mut Friction, edits: &mut Edits) {
+    ui.label("Friction").on_hover_text(
+        "How the bed slows the water. Manning's n (s/m^⅓) sets how fast a river of a given depth \
+         runs on a given slope: u = h^⅔·S^½ / n",
+    );
+    ui.vertical(|ui| {
+        ui.horizontal(|ui| {
+            let laws = [
+                (
+                    "Manning",
+                    matches!(f, Friction::Manning { .. }),
+                    Friction::Manning {
+                        n: DEFAULT_MANNING_N,
+                    },
+                    "Manning's law: deep water runs faster than thin films (rivers, floods); \
+                     the Roughness tool paints n per cell",
+                ),
+                (
+                    "Chézy",
+                    matches!(f, Friction::Chezy { .. }),
+                    Friction::Chezy { c: 40.0 },
+                    "Chézy's law, k = 1/(C²·h) (Dressler's dam break)",
+                ),
+                (
+                    "Linear",
+                    matches!(f, Friction::Linear { .. }),
+                    Friction::Linear { per_second: 0.02 },
+                    "One decay rate per second, the same at every depth (older levels)",
+                ),
+            ];
+            for (name, selected, default, tip) in laws {
+                let r = ui.selectable_label(selected, name).on_hover_text(tip);
+                if r.clicked() && !selected {
+                    *f = default;
+                }
+                edits.track(r, "friction law");
+            }
+        });
+        let r = match f {
+            Friction::Manning { n } => ui
+                .add(
+                    DragValue::new(n)
+                        .range(0.0..=1.0)
+                        .speed(0.001)
+                        .max_decimals(3)
+                        .prefix("n = "),
+                )
+                .on_hover_text(
+                    "Level-wide Manning's n: concrete 0.013, gravel bed 0.03, grass 0.035, \
+                     brush 0.07, forest floodplain 0.1 (a painted roughness grid overrides it)",
+                ),
+            Friction::Chezy { c } => ui
+                .add(
+                    DragValue::new(c)
+                        .range(1.0..=10000.0)
+                        .speed(0.5)
+                        .max_decimals(1)
+                        .prefix("C = ")
+                        .suffix(" m^½/s"),
+                )
+                .on_hover_text("Chézy's C: larger is smoother"),
+            Friction::Linear { per_second } => ui
+                .add(
+                    DragValue::new(per_second)
+                        .range(0.0..=0.999)
+                        .speed(0.001)
+                        .max_decimals(3)
+                        .suffix(" /s"),
+                )
+                .on_hover_text("Share of the flow lost per second"),
+        };
+        edits.track(r, "friction");
+    });
+    ui.end_row();
+}
+
+fn default_edge(ui: &mut Ui, kind: &mut BoundaryKind, edits: &mut Edits) {
+    ui.label("Edges").on_hover_text(
+        "What the edge cells that no painted boundary covers do (paint others with the \
+         Boundary tool)",
+    );
+    ui.vertical(|ui| {
+        ui.horizontal(|ui| {
+            let surface = match kind {
+                BoundaryKind::FixedLevel { surface } => *surface,
+                _ => 0.0,
+            };
+            let options = [
+                (BoundaryKind::Wall, "Wall", "No water passes the edge"),
+                (BoundaryKind::Open, "Open", "Waves and rivers leave freely"),
+                (
+                    BoundaryKind::FixedLevel { surface },
+                    "Fixed level",
+                    "The water outside stands at a fixed height (a sea, a lake)",
+                ),
+            ];
+            for (option, name, tip) in options {
+                let selected = std::mem::discriminant(kind) == std::mem::discriminant(&option);
+                let r = ui.selectable_label(selected, name).on_hover_text(tip);
+                if r.clicked() && !selected {
+                    *kind = option;
+                }
+                edits.track(r, "default edge");
+            }
+        });
+        if let BoundaryKind::FixedLevel { surface } = kind {
+            let r = ui
+                .add(
+                    DragValue::new(surface)
+                        .range(-1.0e5..=1.0e5)
+                        .speed(0.05)
+                        .max_decimals(2)
+                        .prefix("surface ")
+                        .suffix(" m"),
+                )
+                .on_hover_text("Surface height of the water outside the edges");
+            edits.track(r, "edge level");
+        }
+    });
+    ui.end_row();
+}

@@ -1,0 +1,199 @@
+//! The level's settings and its initial water state as undoable edits: [`EditSettings`] changes
+//! the name and the simulation parameters (solver, friction, time step, CFL, gravity, rain, the
+//! default edge); [`SetWaterState`] replaces the initial water and flow state (a bake, "Keep
+//! this state").
+
+use spillway::level::{FlowState, Gate, Params};
+use spillway::{Grid, Level};
+
+use super::command::{Change, Command};
+
+/// The settings a designer edits in the Level settings panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The level's name.
+    pub name: String,
+    /// The simulation parameters.
+    pub params: Params,
+}
+
+impl Settings {
+    /// A copy of `level`'s settings.
+    pub fn of(level: &Level) -> Self {
+        Self {
+            name: level.name.clone(),
+            params: level.params.clone(),
+        }
+    }
+
+    fn write(&self, level: &mut Level) {
+        level.name.clone_from(&self.name);
+        level.params = self.params.clone();
+    }
+}
+
+/// An edit of the level's name or parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EditSettings {
+    label: String,
+    before: Settings,
+    after: Settings,
+}
+
+impl EditSettings {
+    /// A command turning `before` into `after`.
+    pub fn new(label: impl Into<String>, before: Settings, after: Settings) -> Self {
+        Self {
+            label: label.into(),
+            before,
+            after,
+        }
+    }
+
+    /// Whether the edit changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.before == self.after
+    }
+}
+
+impl Command for EditSettings {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn apply(&self, level: &mut Level) -> Change {
+        self.after.write(level);
+        Change::Settings
+    }
+
+    fn revert(&self, level: &mut Level) -> Change {
+        self.before.write(level);
+        Change::Settings
+    }
+
+    fn bytes(&self) -> usize {
+        self.before.name.len() + self.after.name.len() + 2 * std::mem::size_of::<Settings>()
+    }
+}
+
+/// The initial water of a level: depths, the saved flow state and the gates (a baked gate
+/// that had opened stays open).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WaterState {
+    /// Depth per cell, metres.
+    pub water: Grid,
+    /// The saved flow state, if any.
+    pub flow: Option<FlowState>,
+    /// The gates (their opening times).
+    pub gates: Vec<Gate>,
+}
+
+impl WaterState {
+    /// A copy of `level`'s initial water.
+    pub fn of(level: &Level) -> Self {
+        Self {
+            water: level.water.clone(),
+            flow: level.flow.clone(),
+            gates: level.gates.clone(),
+        }
+    }
+
+    fn write(&self, level: &mut Level) {
+        level.water.clone_from(&self.water);
+        level.flow.clone_from(&self.flow);
+        level.gates.clone_from(&self.gates);
+    }
+
+    fn bytes(&self) -> usize {
+        let flow = self.flow.as_ref().map_or(0, |f| {
+            f.flow_x.len()
+                + f.flow_y.len()
+                + f.ghost.len()
+                + f.carry.len()
+                + f.aux_x.len()
+                + f.aux_y.len()
+        });
+        (self.water.data.len() + flow) * 4 + self.gates.len() * std::mem::size_of::<Gate>()
+    }
+}
+
+/// Replaces the level's initial water and flow state: a finished bake, or the preview's
+/// current frame kept as the start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetWaterState {
+    label: String,
+    before: WaterState,
+    after: WaterState,
+}
+
+impl SetWaterState {
+    /// A command turning `before` into `after`.
+    pub fn new(label: impl Into<String>, before: WaterState, after: WaterState) -> Self {
+        Self {
+            label: label.into(),
+            before,
+            after,
+        }
+    }
+}
+
+impl Command for SetWaterState {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn apply(&self, level: &mut Level) -> Change {
+        self.after.write(level);
+        Change::WaterState
+    }
+
+    fn revert(&self, level: &mut Level) -> Change {
+        self.before.write(level);
+        Change::WaterState
+    }
+
+    fn bytes(&self) -> usize {
+        self.before.bytes() + self.after.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spillway::level::{Friction, SolverKind};
+
+    #[test]
+    fn settings_apply_and_revert_are_exact_inverses() {
+        let mut level = Level::flat(8, 8, 1.0, 0.0);
+        let before = Settings::of(&level);
+        let mut after = before.clone();
+        after.name = "river".into();
+        after.params.solver = SolverKind::Swe;
+        after.params.friction = Friction::Manning { n: 0.07 };
+        let edit = EditSettings::new("Solver", before.clone(), after.clone());
+        assert!(!edit.is_empty());
+        assert_eq!(edit.apply(&mut level), Change::Settings);
+        assert_eq!(Settings::of(&level), after);
+        edit.revert(&mut level);
+        assert_eq!(Settings::of(&level), before);
+    }
+
+    #[test]
+    fn a_water_state_is_replaced_and_put_back() {
+        let mut level = Level::flat(8, 8, 1.0, 0.0);
+        let before = WaterState::of(&level);
+        let mut after = before.clone();
+        after.water = Grid::filled(8, 8, 0.5);
+        after.flow = Some(FlowState {
+            flow_x: vec![0.1; 9 * 8],
+            flow_y: vec![0.0; 8 * 9],
+            ..FlowState::default()
+        });
+        let edit = SetWaterState::new("Bake", before.clone(), after.clone());
+        edit.apply(&mut level);
+        assert_eq!(WaterState::of(&level), after);
+        edit.revert(&mut level);
+        assert_eq!(WaterState::of(&level), before);
+        assert!(edit.bytes() >= (64 + 64 + 72 + 72) * 4);
+    }
+}
