@@ -4,10 +4,12 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod bake;
 pub mod cli;
 pub mod document;
 pub mod heightmap;
 pub mod preview;
 pub mod project;
+pub mod sizing;
 pub mod tools;
 pub mod viewport;

@@ -7,6 +7,7 @@
 
 mod actions;
 mod authoring;
+mod bake_panel;
 mod bodies;
 mod body_panel;
 mod dialogs;
@@ -85,6 +86,12 @@ pub struct EditorApp {
     pub(crate) document: Document,
     pub(crate) sculpt: Sculpt,
     pub(crate) authoring: authoring::Authoring,
+    /// The bake running in the background, if any.
+    pub(crate) bake: Option<crate::bake::BakeJob>,
+    /// What the next bake is asked to do.
+    pub(crate) bake_settings: crate::bake::BakeSettings,
+    /// The renderer's GPU device and queue (for bakes), once a frame had them.
+    pub(crate) gpu: Option<(wgpu::Device, wgpu::Queue)>,
     /// A level settings edit in progress.
     pub(crate) level_form: level_panel::LevelForm,
     /// Rigid bodies: library, selection, gizmo.
@@ -139,6 +146,9 @@ impl EditorApp {
             },
             authoring: authoring::Authoring::default(),
             level_form: level_panel::LevelForm::default(),
+            bake: None,
+            bake_settings: crate::bake::BakeSettings::default(),
+            gpu: None,
             bodies: bodies::Bodies::default(),
             viewport: ViewportPanel::default(),
             preview: crate::preview::Preview::new(),
@@ -282,6 +292,11 @@ impl EditorApp {
         self.request(action);
     }
 
+    /// Whether a bake runs in the background.
+    pub fn baking(&self) -> bool {
+        self.bake.is_some()
+    }
+
     /// Writes the autosave recovery copy now, as the timer would.
     pub fn autosave_now(&mut self) -> Result<PathBuf, String> {
         self.recovery.save(&self.document)
@@ -297,6 +312,9 @@ impl EditorApp {
 
     /// Replaces the document (after any unsaved-changes question was answered).
     pub(crate) fn set_document(&mut self, level: Level, path: Option<PathBuf>) {
+        if let Some(job) = self.bake.take() {
+            job.cancel();
+        }
         if let Some(stroke) = self.sculpt.stroke.take() {
             stroke.cancel(&mut self.document);
         }
@@ -350,6 +368,11 @@ impl eframe::App for EditorApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         let started = Instant::now();
         let ctx = ui.ctx().clone();
+        if self.gpu.is_none() {
+            self.gpu = frame
+                .wgpu_render_state()
+                .map(|rs| (rs.device.clone(), rs.queue.clone()));
+        }
         self.handle_close_request(&ctx);
         shortcuts::handle(self, &ctx);
         self.handle_dropped_files(&ctx);
@@ -384,6 +407,7 @@ impl eframe::App for EditorApp {
         if let Some(text) = notice {
             self.notify(text, false);
         }
+        bake_panel::window(self, &ctx);
         dialogs::show(self, &ctx);
         drop_hint(&ctx);
         self.autosave(&ctx);

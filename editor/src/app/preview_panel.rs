@@ -34,6 +34,7 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
             Err(e) => app.notify(format!("GPU lost, and the recovery copy failed: {e}"), true),
         }
     }
+    super::bake_panel::controls(app, ui);
     gates(app, ui);
     let preview = &app.preview;
     ui.separator();

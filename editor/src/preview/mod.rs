@@ -481,6 +481,17 @@ impl Preview {
         self.sim.as_ref()?.read_depth().ok()
     }
 
+    /// The running water as `level`'s initial state (depths and flow state), waiting for the
+    /// steps run so far; `None` while no water runs.
+    pub fn capture(&mut self, level: &Level) -> Option<Result<Level, String>> {
+        self.flush();
+        if let Some(cpu) = &self.cpu {
+            return Some(Ok(cpu.sim().bake_into(level)));
+        }
+        let sim = self.sim.as_mut()?;
+        Some(sim.bake_into(level).map_err(|e| e.to_string()))
+    }
+
     /// Waits for the steps run so far and returns fresh figures (blocking; for tests).
     pub fn wait_stats(&mut self) -> Option<Stats> {
         self.flush();

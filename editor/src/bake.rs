@@ -1,0 +1,425 @@
+//! Baking: run a level until its water settles, then keep that water as the level's initial
+//! state. [`settle`] is the loop `spillway bake` and the editor share; [`BakeJob`] runs it on a
+//! background thread (on the editor's GPU device, or the CPU solver) with progress, an estimate
+//! of the time left, and Cancel.
+//!
+//! Settling is measured once per simulated second: the change rate is the largest
+//! `|Δdepth| / Δt` over all cells across that second. The bake is steady when the rate falls
+//! below the tolerance.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use spillway::gpu::GpuSimulation;
+use spillway::{Level, Simulation};
+
+/// The default tolerance of a bake, m/s.
+pub const DEFAULT_TOLERANCE: f32 = 1e-3;
+/// The default limit of a bake, simulated seconds.
+pub const DEFAULT_MAX_SECONDS: f32 = 600.0;
+
+/// How a bake ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BakeOutcome {
+    /// Simulated seconds run by the bake.
+    pub seconds: f64,
+    /// Change rate over the last measured interval, m/s (infinite if nothing was run).
+    pub rate: f32,
+    /// Whether the rate fell below the tolerance.
+    pub steady: bool,
+    /// Whether the bake was stopped before it ended.
+    pub cancelled: bool,
+}
+
+/// A simulation a bake can settle: the CPU [`Simulation`] or the GPU solver.
+pub trait Settling {
+    /// The level's time step, seconds.
+    fn dt(&self) -> f32;
+    /// Runs `n` steps of [`Settling::dt`].
+    fn run_steps(&mut self, n: u64) -> Result<(), String>;
+    /// The depth grid now, row-major, metres.
+    fn depth_now(&mut self) -> Result<Vec<f32>, String>;
+    /// The level with the water as it is now (depths and flow state).
+    fn baked(&mut self, level: &Level) -> Result<Level, String>;
+}
+
+impl Settling for Simulation {
+    fn dt(&self) -> f32 {
+        self.params().dt
+    }
+
+    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+        let dt = self.params().dt;
+        (0..n).try_for_each(|_| self.step(dt).map_err(|e| e.to_string()))
+    }
+
+    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
+        Ok(self.depth().to_vec())
+    }
+
+    fn baked(&mut self, level: &Level) -> Result<Level, String> {
+        Ok(self.bake_into(level))
+    }
+}
+
+impl Settling for GpuSimulation {
+    fn dt(&self) -> f32 {
+        self.params().dt
+    }
+
+    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+        let dt = self.params().dt;
+        self.step_n(n as usize, dt).map_err(|e| e.to_string())?;
+        // Steps that needed more sub-steps than were encoded ran short: run the lost time.
+        self.catch_up(dt).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
+        self.read_depth().map_err(|e| e.to_string())
+    }
+
+    fn baked(&mut self, level: &Level) -> Result<Level, String> {
+        self.bake_into(level).map_err(|e| e.to_string())
+    }
+}
+
+/// Steps `sim` in intervals of one simulated second until the largest depth change rate over an
+/// interval is below `tolerance` (m/s) or `max_seconds` have been simulated. `progress` is told
+/// the seconds simulated and the latest rate after every interval; it stops the bake by
+/// returning [`ControlFlow::Break`] (the outcome is then `cancelled`).
+pub fn settle(
+    sim: &mut impl Settling,
+    tolerance: f32,
+    max_seconds: f64,
+    mut progress: impl FnMut(f64, f32) -> ControlFlow<()>,
+) -> Result<BakeOutcome, String> {
+    let dt = sim.dt();
+    let per_second = ((1.0 / dt as f64).round() as u64).max(1);
+    let max_steps = (max_seconds / dt as f64).round() as u64;
+    let mut previous = sim.depth_now()?;
+    let mut outcome = BakeOutcome {
+        seconds: 0.0,
+        rate: f32::INFINITY,
+        steady: false,
+        cancelled: false,
+    };
+    let mut taken = 0;
+    while taken < max_steps {
+        let n = per_second.min(max_steps - taken);
+        sim.run_steps(n)?;
+        taken += n;
+        let span = (n as f64 * dt as f64) as f32;
+        let depth = sim.depth_now()?;
+        let change = depth
+            .iter()
+            .zip(&previous)
+            .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+        previous = depth;
+        outcome.seconds = taken as f64 * dt as f64;
+        outcome.rate = change / span;
+        if outcome.rate < tolerance {
+            outcome.steady = true;
+        }
+        if progress(outcome.seconds, outcome.rate).is_break() {
+            outcome.cancelled = !outcome.steady;
+            break;
+        }
+        if outcome.steady {
+            break;
+        }
+    }
+    Ok(outcome)
+}
+
+/// What a bake is asked to do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BakeSettings {
+    /// Steady below this change rate, m/s.
+    pub tolerance: f32,
+    /// Stop after this many simulated seconds, steady or not.
+    pub max_seconds: f32,
+}
+
+impl Default for BakeSettings {
+    fn default() -> Self {
+        Self {
+            tolerance: DEFAULT_TOLERANCE,
+            max_seconds: DEFAULT_MAX_SECONDS,
+        }
+    }
+}
+
+/// One progress report of a running bake.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BakePoint {
+    /// Simulated seconds so far.
+    pub seconds: f64,
+    /// The change rate over the last simulated second, m/s.
+    pub rate: f32,
+    /// Wall-clock seconds since the bake started.
+    pub wall: f64,
+}
+
+enum Report {
+    Point(BakePoint),
+    Done(Result<(BakeOutcome, Box<Level>), String>),
+}
+
+/// How a finished bake ended.
+#[derive(Debug)]
+pub enum BakeEnd {
+    /// It ran to the end (steady or at its time limit): the baked level.
+    Finished(BakeOutcome, Box<Level>),
+    /// The designer cancelled it: nothing to keep.
+    Cancelled,
+    /// The solver failed.
+    Failed(String),
+}
+
+/// A bake running on a background thread.
+pub struct BakeJob {
+    cancel: Arc<AtomicBool>,
+    reports: mpsc::Receiver<Report>,
+    /// What the bake was asked to do.
+    pub settings: BakeSettings,
+    /// Where it runs, for the designer ("GPU", "CPU").
+    pub backend: &'static str,
+    /// Progress so far, one point per simulated second.
+    pub points: Vec<BakePoint>,
+    started: Instant,
+    /// The end was reported.
+    done: bool,
+}
+
+impl BakeJob {
+    /// Starts baking `level`: on the GPU `device` where given and the level fits it, else on
+    /// the CPU solver. Fails at once if neither solver accepts the level.
+    pub fn start(
+        level: Level,
+        settings: BakeSettings,
+        gpu: Option<(wgpu::Device, wgpu::Queue)>,
+    ) -> Result<Self, String> {
+        enum Solver {
+            Gpu(Box<GpuSimulation>),
+            Cpu(Box<Simulation>),
+        }
+        let gpu_sim =
+            gpu.and_then(|(device, queue)| GpuSimulation::new(&level, &device, &queue).ok());
+        let solver = match gpu_sim {
+            Some(sim) => Solver::Gpu(Box::new(sim)),
+            None => Solver::Cpu(Box::new(
+                Simulation::new(&level).map_err(|e| e.to_string())?,
+            )),
+        };
+        let backend = match solver {
+            Solver::Gpu(_) => "GPU",
+            Solver::Cpu(_) => "CPU",
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, reports) = mpsc::channel();
+        let stop = cancel.clone();
+        let started = Instant::now();
+        std::thread::Builder::new()
+            .name("spillway bake".into())
+            .spawn(move || {
+                let progress = |seconds, rate| {
+                    let wall = started.elapsed().as_secs_f64();
+                    let _ = tx.send(Report::Point(BakePoint {
+                        seconds,
+                        rate,
+                        wall,
+                    }));
+                    if stop.load(Ordering::Relaxed) {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                };
+                let (tol, max) = (settings.tolerance, settings.max_seconds as f64);
+                let result = match solver {
+                    Solver::Gpu(mut sim) => run(sim.as_mut(), &level, tol, max, progress),
+                    Solver::Cpu(mut sim) => run(sim.as_mut(), &level, tol, max, progress),
+                };
+                let _ = tx.send(Report::Done(result));
+            })
+            .map_err(|e| format!("could not start the bake: {e}"))?;
+        Ok(Self {
+            cancel,
+            reports,
+            settings,
+            backend,
+            points: Vec::new(),
+            started,
+            done: false,
+        })
+    }
+
+    /// Asks the bake to stop; it ends at the next simulated second.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether Cancel was pressed.
+    pub fn cancelling(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// Takes the reports that arrived; returns how the bake ended once it has (once).
+    pub fn poll(&mut self) -> Option<BakeEnd> {
+        loop {
+            match self.reports.try_recv() {
+                Ok(Report::Point(p)) => self.points.push(p),
+                Ok(Report::Done(result)) => {
+                    self.done = true;
+                    return Some(match result {
+                        Ok((outcome, _)) if outcome.cancelled => BakeEnd::Cancelled,
+                        Ok((outcome, level)) => BakeEnd::Finished(outcome, level),
+                        Err(e) => BakeEnd::Failed(e),
+                    });
+                }
+                Err(mpsc::TryRecvError::Empty) => return None,
+                Err(mpsc::TryRecvError::Disconnected) if self.done => return None,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    self.done = true;
+                    return Some(BakeEnd::Failed("the bake stopped unexpectedly".into()));
+                }
+            }
+        }
+    }
+
+    /// Wall-clock time since the bake started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// How far the bake is, 0 to 1: the larger of the share of the time limit simulated and
+    /// how far the change rate has fallen (on a log scale) from its first value to the
+    /// tolerance.
+    pub fn fraction(&self) -> f32 {
+        let Some(last) = self.points.last() else {
+            return 0.0;
+        };
+        let time = (last.seconds / self.settings.max_seconds as f64) as f32;
+        let first = self.points.iter().map(|p| p.rate).find(|r| *r > 0.0);
+        let fall = match first {
+            Some(r0) if r0 > self.settings.tolerance && last.rate > 0.0 => {
+                (r0 / last.rate).ln() / (r0 / self.settings.tolerance).ln()
+            }
+            _ => 0.0,
+        };
+        time.max(fall).clamp(0.0, 1.0)
+    }
+
+    /// Estimated wall-clock seconds left: the change rate's recent fall (a straight line in
+    /// log(rate) over the last points) extended to the tolerance, no further than the time
+    /// limit, at the recent simulated-per-wall-second speed. `None` until there are enough
+    /// points.
+    pub fn eta(&self) -> Option<f64> {
+        estimate_left(&self.points, self.settings)
+    }
+}
+
+fn run(
+    sim: &mut impl Settling,
+    level: &Level,
+    tolerance: f32,
+    max_seconds: f64,
+    progress: impl FnMut(f64, f32) -> ControlFlow<()>,
+) -> Result<(BakeOutcome, Box<Level>), String> {
+    let outcome = settle(sim, tolerance, max_seconds, progress)?;
+    if outcome.cancelled {
+        return Ok((outcome, Box::new(Level::flat(1, 1, 1.0, 0.0))));
+    }
+    Ok((outcome, Box::new(sim.baked(level)?)))
+}
+
+/// See [`BakeJob::eta`].
+pub fn estimate_left(points: &[BakePoint], settings: BakeSettings) -> Option<f64> {
+    const WINDOW: usize = 8;
+    if points.len() < 3 {
+        return None;
+    }
+    let recent = &points[points.len().saturating_sub(WINDOW)..];
+    let last = recent.last()?;
+    let first = recent.first()?;
+    let sim_span = last.seconds - first.seconds;
+    let wall_span = last.wall - first.wall;
+    if sim_span <= 0.0 {
+        return None;
+    }
+    let wall_per_sim = (wall_span / sim_span).max(0.0);
+    let to_limit = (settings.max_seconds as f64 - last.seconds).max(0.0);
+    // Least squares of log(rate) against simulated seconds.
+    let pts: Vec<(f64, f64)> = recent
+        .iter()
+        .filter(|p| p.rate > 0.0 && p.rate.is_finite())
+        .map(|p| (p.seconds, (p.rate as f64).ln()))
+        .collect();
+    let sim_left = if pts.len() >= 2 {
+        let n = pts.len() as f64;
+        let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+        let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+        let target = (settings.tolerance as f64).ln();
+        let now = (last.rate as f64).max(1e-30).ln();
+        if slope < 0.0 {
+            ((target - now) / slope).clamp(0.0, to_limit)
+        } else {
+            to_limit
+        }
+    } else {
+        to_limit
+    };
+    Some(sim_left * wall_per_sim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points(rates: &[f32]) -> Vec<BakePoint> {
+        rates
+            .iter()
+            .enumerate()
+            .map(|(i, &rate)| BakePoint {
+                seconds: (i + 1) as f64,
+                rate,
+                wall: (i + 1) as f64 * 0.5,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_estimate_follows_a_falling_rate_to_the_tolerance() {
+        // The rate falls tenfold per simulated second: 1e-3 is 2 s past 1e-1; at 0.5 s of
+        // wall time per simulated second, 1 s left.
+        let p = points(&[10.0, 1.0, 1e-1]);
+        let left = estimate_left(&p, BakeSettings::default()).unwrap();
+        assert!((left - 1.0).abs() < 1e-6, "{left}");
+    }
+
+    #[test]
+    fn a_rate_that_does_not_fall_runs_to_the_time_limit() {
+        let p = points(&[1.0, 1.0, 1.0]);
+        let settings = BakeSettings {
+            max_seconds: 13.0,
+            ..BakeSettings::default()
+        };
+        let left = estimate_left(&p, settings).unwrap();
+        assert!((left - 5.0).abs() < 1e-6, "{left}");
+    }
+
+    #[test]
+    fn a_still_level_settles_at_once() {
+        let level = Level::flat(16, 16, 1.0, 0.0);
+        let mut sim = Simulation::new(&level).unwrap();
+        let outcome = settle(&mut sim, 1e-3, 10.0, |_, _| ControlFlow::Continue(())).unwrap();
+        assert!(outcome.steady && !outcome.cancelled);
+        assert!((outcome.seconds - 1.0).abs() < 1e-6, "{outcome:?}");
+    }
+}
