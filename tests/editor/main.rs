@@ -10,6 +10,7 @@ mod bodies;
 mod device_loss;
 mod files;
 mod heightmaps;
+mod level_loop;
 mod preview;
 mod preview_bodies;
 mod sculpt;

@@ -32,7 +32,7 @@ impl Edits {
         let editing = response.dragged() || response.has_focus();
         self.busy |= editing;
         let finished = response.drag_stopped() || response.lost_focus();
-        if (response.changed() && !editing) || finished {
+        if ((response.changed() || response.clicked()) && !editing) || finished {
             self.commit = Some(label);
         }
         response
@@ -68,10 +68,12 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
 }
 
 fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
-    ui.label("Name")
+    let name = ui
+        .label("Name")
         .on_hover_text("The level's name, shown in the game");
     edits.track(
-        ui.add(egui::TextEdit::singleline(&mut s.name).desired_width(150.0)),
+        ui.add(egui::TextEdit::singleline(&mut s.name).desired_width(150.0))
+            .labelled_by(name.id),
         "name",
     );
     ui.end_row();
@@ -117,12 +119,17 @@ fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
     );
     ui.end_row();
 
-    ui.label("CFL").on_hover_text(
+    let cfl = ui.label("CFL").on_hover_text(
         "Courant number: the share of a cell the fastest wave may cross in one sub-step \
          (smaller is steadier and slower)",
     );
     edits.track(
-        ui.add(egui::Slider::new(&mut p.cfl, 0.05..=1.0).max_decimals(2)),
+        ui.add(
+            egui::Slider::new(&mut p.cfl, 0.05..=1.0)
+                .max_decimals(2)
+                .text("CFL"),
+        )
+        .labelled_by(cfl.id),
         "CFL",
     );
     ui.end_row();

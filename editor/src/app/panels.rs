@@ -286,6 +286,10 @@ pub(crate) fn status_bar(app: &mut EditorApp, ui: &mut egui::Ui) {
                     .on_hover_text("Point at the terrain to see its position and height");
             }
         }
+        if let Some(text) = sizing_text(app) {
+            ui.separator();
+            ui.monospace(text.0).on_hover_text(text.1);
+        }
         ui.separator();
         let interval = if app.frame_interval > 0.0 {
             format!("frame {:5.1} ms · ", app.frame_interval * 1000.0)
@@ -318,4 +322,52 @@ pub(crate) fn status_bar(app: &mut EditorApp, ui: &mut egui::Ui) {
             }
         });
     });
+}
+
+/// The discharge a designer is sizing: the inflow edge the Boundary tool paints, the selected
+/// source, or everything that flows in.
+fn sizing_discharge(app: &EditorApp) -> Option<crate::sizing::Discharge> {
+    use crate::tools::placement::Selection;
+    use spillway::level::BoundaryKind;
+    let level = app.document.level();
+    if let (Tool::Boundary, BoundaryKind::Inflow { m3_per_s }) =
+        (app.sculpt.tool, &app.authoring.boundary_kind)
+    {
+        return Some(crate::sizing::Discharge {
+            what: "the inflow edge".into(),
+            m3_per_s: *m3_per_s,
+        });
+    }
+    if let Some(Selection::Source(i)) = app.authoring.selection
+        && let Some(d) = crate::sizing::source_discharge(level, i)
+    {
+        return Some(d);
+    }
+    crate::sizing::total_inflow(level)
+}
+
+/// "Q 40 m³/s → 0.82 m deep, 1.41 m/s" for the channel under the cursor, and its tooltip.
+fn sizing_text(app: &EditorApp) -> Option<(String, String)> {
+    let p = app.viewport.hover?;
+    let q = sizing_discharge(app)?;
+    let f = crate::sizing::normal_flow(app.document.level(), p.x, p.y, q.m3_per_s)?;
+    Some((
+        format!(
+            "Q {:.1} m³/s → {:.2} m deep, {:.2} m/s",
+            q.m3_per_s, f.depth, f.speed
+        ),
+        format!(
+            "Flow sizing: {:.1} m³/s ({}) running steadily down the channel under the cursor \
+             settles {:.2} m deep at {:.2} m/s, {:.0} m wide (Manning's formula with n = {:.3} \
+             and a bed slope of {:.2} %). Select a source, or choose Inflow in the Boundary \
+             tool, to size its discharge.",
+            q.m3_per_s,
+            q.what,
+            f.depth,
+            f.speed,
+            f.width,
+            f.n,
+            f.slope * 100.0
+        ),
+    ))
 }

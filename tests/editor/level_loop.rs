@@ -1,0 +1,278 @@
+//! The designer's loop through the UI: level settings changed, undone, redone, saved and
+//! reopened, and taken by the running water without a reset; roughness painted with the
+//! Roughness tool slowing the river; a bake cancelled (nothing changes) and a bake finished
+//! (the saved water equals a headless `spillway bake`); "Keep this state" and its undo.
+
+use std::time::{Duration, Instant};
+
+use egui::{Key, Modifiers};
+use spillway::level::{
+    Boundary, BoundaryKind, Edge, Friction, Shape, SolverKind, Source, SourceKind,
+};
+use spillway::{Grid, Level};
+
+use crate::support::{Editor, editor_with, line};
+
+/// A 96 × 32 channel of 1 m cells falling 2 % to the east between 3 m banks, fed 2 m³/s at its
+/// west end, draining through an open east edge.
+fn channel() -> Level {
+    let (nx, ny) = (96, 32);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.name = "channel".into();
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let bed = 4.0 - 0.02 * x as f32;
+        if (8..24).contains(&y) { bed } else { bed + 3.0 }
+    });
+    level.sources.push(Source {
+        name: "Spring".into(),
+        shape: Shape::Circle {
+            x: 4.0,
+            y: 16.0,
+            radius: 3.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 2.0 },
+        enabled: true,
+    });
+    level.boundaries.push(Boundary {
+        edge: Edge::East,
+        start: 0,
+        end: ny as u32,
+        kind: BoundaryKind::Open,
+    });
+    level.params.dt = 0.05;
+    level
+}
+
+fn level(ed: &Editor) -> &Level {
+    ed.harness.state().document().level()
+}
+
+/// Runs the preview for `frames` frames at `speed`.
+fn play(ed: &mut Editor, speed: f32, frames: usize) {
+    ed.harness.state_mut().preview_mut().speed = speed;
+    ed.click("Play");
+    ed.frames(frames);
+    ed.click("Pause");
+}
+
+#[test]
+fn settings_change_undo_redo_save_reopen_and_reach_the_running_water() {
+    let mut ed = editor_with(&channel());
+    play(&mut ed, 10.0, 10);
+    let t0 = ed.harness.state().preview().time();
+    assert!(t0 > 0.5, "the water ran: {t0} s");
+
+    ed.click("Shallow water");
+    assert_eq!(level(&ed).params.solver, SolverKind::Swe);
+    ed.click("Chézy");
+    assert_eq!(level(&ed).params.friction, Friction::Chezy { c: 40.0 });
+    ed.click("Open");
+    assert_eq!(level(&ed).params.default_boundary, BoundaryKind::Open);
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Level settings: default edge")
+    );
+    // The running water took every change without starting again.
+    assert!(ed.harness.state().preview().is_live());
+    play(&mut ed, 10.0, 10);
+    let t1 = ed.harness.state().preview().time();
+    assert!(t1 > t0, "time went on from {t0} s to {t1} s");
+
+    for _ in 0..3 {
+        ed.key(Modifiers::COMMAND, Key::Z);
+    }
+    assert_eq!(level(&ed).params, channel().params);
+    ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    assert_eq!(level(&ed).params.solver, SolverKind::Swe);
+    assert_eq!(level(&ed).params.friction, Friction::Chezy { c: 40.0 });
+    assert_eq!(level(&ed).params.default_boundary, BoundaryKind::Wall);
+
+    ed.key(Modifiers::COMMAND, Key::S);
+    let path = ed
+        .harness
+        .state()
+        .document()
+        .path()
+        .expect("saved")
+        .to_path_buf();
+    let reopened = spillway::level::file::load(&path).expect("the saved level loads");
+    assert_eq!(reopened.params.solver, SolverKind::Swe);
+    assert_eq!(reopened.params.friction, Friction::Chezy { c: 40.0 });
+    assert!(!ed.harness.state().document().is_modified());
+}
+
+#[test]
+fn the_shallow_water_solver_is_not_offered_while_bodies_block_the_water() {
+    let mut with_body = channel();
+    with_body.bodies.push(spillway::level::Body {
+        name: "Crate".into(),
+        gltf: "crate.glb".into(),
+        translation: [40.5, 16.5, 3.5],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density: 2500.0,
+        dynamic: true,
+        coupling: Default::default(),
+        collider: Default::default(),
+    });
+    let mut ed = editor_with(&with_body);
+    ed.click("Shallow water");
+    assert_eq!(level(&ed).params.solver, SolverKind::Pipes);
+    assert_eq!(ed.harness.state().document().history().undo_len(), 0);
+}
+
+/// The farthest column east that the river has reached (deeper than 1 cm in the channel).
+fn front(ed: &Editor) -> usize {
+    let depth = ed.harness.state().preview().read_depth().expect("live");
+    (0..96)
+        .filter(|&x| depth[16 * 96 + x] > 0.01)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn painted_roughness_slows_the_river_and_undoes() {
+    let mut fronts = Vec::new();
+    for paint in [false, true] {
+        let mut ed = editor_with(&channel());
+        if paint {
+            ed.key(Modifiers::NONE, Key::N);
+            assert_eq!(
+                ed.harness.state().tool(),
+                spillway_editor::tools::Tool::Roughness
+            );
+            ed.click("Forest floodplain (0.1)");
+            let brush = ed.harness.state_mut().brush_mut();
+            brush.radius = 40.0;
+            brush.strength = 1.0;
+            let path = line(ed.screen(10.0, 16.0), ed.screen(86.0, 16.0), 24);
+            ed.drag(&path, Modifiers::NONE);
+            let rough = level(&ed)
+                .roughness
+                .clone()
+                .expect("the stroke made a grid");
+            assert!(rough.get(48, 16) > 0.09, "painted n {}", rough.get(48, 16));
+            assert_eq!(
+                ed.harness.state().document().history().undo_label(),
+                Some("Roughness stroke")
+            );
+        }
+        play(&mut ed, 30.0, 80);
+        let t = ed.harness.state().preview().time();
+        fronts.push((front(&ed), t));
+        if paint {
+            ed.key(Modifiers::COMMAND, Key::Z);
+            assert!(
+                level(&ed).roughness.is_none(),
+                "undo removes the grid it made"
+            );
+        }
+    }
+    println!(
+        "river front (column, at time): smooth {:?}, rough {:?}",
+        fronts[0], fronts[1]
+    );
+    assert!(
+        fronts[1].0 + 5 < fronts[0].0,
+        "the forest floor slows the river: {fronts:?}"
+    );
+}
+
+/// Runs frames until the bake ends (at most `limit`).
+fn wait_for_bake(ed: &mut Editor, limit: Duration) {
+    let start = Instant::now();
+    while ed.harness.state().baking() {
+        assert!(start.elapsed() < limit, "the bake did not end in {limit:?}");
+        ed.frames(1);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ed.frames(2);
+}
+
+#[test]
+fn a_cancelled_bake_changes_nothing_and_a_finished_one_equals_spillway_bake() {
+    let authored = channel();
+    let mut ed = editor_with(&authored);
+
+    ed.click("Bake to steady state");
+    assert!(ed.harness.state().baking());
+    ed.frames(5);
+    ed.click("Cancel");
+    wait_for_bake(&mut ed, Duration::from_secs(120));
+    assert_eq!(
+        level(&ed),
+        &authored,
+        "a cancelled bake leaves the level as it was"
+    );
+    assert_eq!(ed.harness.state().document().history().undo_len(), 0);
+
+    ed.click("Bake to steady state");
+    wait_for_bake(&mut ed, Duration::from_secs(600));
+    let baked = level(&ed).clone();
+    assert!(baked.flow.is_some(), "the bake saved the flow state");
+    assert!(baked.water_volume() > 10.0, "{} m³", baked.water_volume());
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Bake to steady state")
+    );
+    ed.key(Modifiers::COMMAND, Key::S);
+    let path = ed
+        .harness
+        .state()
+        .document()
+        .path()
+        .expect("saved")
+        .to_path_buf();
+    let saved = spillway::level::file::load(&path).expect("the baked level loads");
+
+    // The same level baked on the command line.
+    let input = ed.dir.path().join("authored.ron");
+    spillway::level::file::save(&authored, &input).expect("save");
+    let output = ed.dir.path().join("cli.ron");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_spillway"))
+        .arg("bake")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(["--backend", "gpu"])
+        .status()
+        .expect("spillway runs");
+    assert!(status.success());
+    let cli = spillway::level::file::load(&output).expect("the CLI's bake loads");
+    let worst = saved
+        .water
+        .data
+        .iter()
+        .zip(&cli.water.data)
+        .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+    println!(
+        "editor bake {:.1} s, CLI bake {:.1} s, largest depth difference {worst:.2e} m",
+        saved.flow.as_ref().map_or(0.0, |f| f.time),
+        cli.flow.as_ref().map_or(0.0, |f| f.time)
+    );
+    assert!(worst <= 1e-3, "the editor's bake differs by {worst} m");
+
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(level(&ed).water, authored.water);
+    assert!(level(&ed).flow.is_none());
+}
+
+#[test]
+fn keep_this_state_then_undo() {
+    let authored = channel();
+    let mut ed = editor_with(&authored);
+    play(&mut ed, 10.0, 30);
+    let running = ed.harness.state().preview().read_depth().expect("live");
+    ed.click("Keep this state");
+    let kept = level(&ed).clone();
+    assert_eq!(kept.water.data, running);
+    let time = kept.flow.as_ref().expect("the flow was kept").time;
+    assert!(time > 1.0, "kept at {time} s");
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Keep this state")
+    );
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(level(&ed), &authored);
+}
