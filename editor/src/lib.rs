@@ -11,5 +11,6 @@ pub mod heightmap;
 pub mod preview;
 pub mod project;
 pub mod sizing;
+pub mod task;
 pub mod tools;
 pub mod viewport;

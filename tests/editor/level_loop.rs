@@ -276,3 +276,65 @@ fn keep_this_state_then_undo() {
     ed.key(Modifiers::COMMAND, Key::Z);
     assert_eq!(level(&ed), &authored);
 }
+
+/// Runs frames until no file work runs (at most 60 s).
+fn wait_for_files(ed: &mut Editor) {
+    let start = Instant::now();
+    while ed.harness.state().busy_with_files() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the file work did not end"
+        );
+        ed.frames(1);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    ed.frames(2);
+}
+
+#[test]
+fn large_saves_imports_and_exports_run_in_the_background_and_finish() {
+    use spillway_editor::project::heightmap_io::{self, HeightRange, HeightmapFormat};
+    // Every file counts as large: all of it goes through the background tasks.
+    let mut ed = crate::support::editor_with_background(&channel(), 0);
+    ed.click("Shallow water");
+    ed.key(Modifiers::COMMAND, Key::S);
+    wait_for_files(&mut ed);
+    assert!(!ed.harness.state().document().is_modified());
+    let path = ed
+        .harness
+        .state()
+        .document()
+        .path()
+        .expect("saved")
+        .to_path_buf();
+    let reopened = spillway::level::file::load(&path).expect("load");
+    assert_eq!(reopened.params.solver, SolverKind::Swe);
+
+    let range = HeightRange {
+        min: 0.0,
+        max: 10.0,
+    };
+    let heights = Grid::from_fn(96, 32, |x, y| (x + y) as f32 * 0.05);
+    let input = ed.dir.path().join("hills.png");
+    heightmap_io::export(&input, &heights, HeightmapFormat::Png16, range).expect("write");
+    ed.dialogs.push(&input);
+    ed.click("File");
+    ed.click("Import heightmap…");
+    ed.click("Import");
+    wait_for_files(&mut ed);
+    let terrain = &level(&ed).terrain;
+    // The channel falls to the east; the imported hills rise.
+    assert!(terrain.get(60, 20) > terrain.get(10, 20), "imported");
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Import heightmap")
+    );
+
+    let output = ed.dir.path().join("out.png");
+    ed.dialogs.push(&output);
+    ed.click("File");
+    ed.click("Export heightmap…");
+    ed.click("Export…");
+    wait_for_files(&mut ed);
+    assert!(output.is_file(), "exported");
+}

@@ -50,6 +50,21 @@ pub fn editor_with(level: &Level) -> Editor {
 
 /// Starts the editor in `dir` (its configuration folder too), opening `project`.
 pub fn editor_in(dir: tempfile::TempDir, project: Option<PathBuf>) -> Editor {
+    editor_in_with(dir, project, spillway_editor::app::BACKGROUND_BYTES)
+}
+
+/// Starts the editor on `level` with file work above `background_bytes` in the background.
+pub fn editor_with_background(level: &Level, background_bytes: u64) -> Editor {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = save_level(level, dir.path());
+    editor_in_with(dir, Some(path), background_bytes)
+}
+
+fn editor_in_with(
+    dir: tempfile::TempDir,
+    project: Option<PathBuf>,
+    background_bytes: u64,
+) -> Editor {
     let dialogs = ScriptedDialogs::new();
     let options = EditorOptions {
         project,
@@ -57,6 +72,7 @@ pub fn editor_in(dir: tempfile::TempDir, project: Option<PathBuf>) -> Editor {
         dialogs: Box::new(dialogs.clone()),
         autosave_interval: Duration::from_secs(3600),
         history_budget: 64 << 20,
+        background_bytes,
     };
     let mut harness = Harness::builder()
         .with_size(WINDOW)

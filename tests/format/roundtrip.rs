@@ -181,3 +181,34 @@ fn roughness_grid_and_friction_law_round_trip() {
     assert!(text.contains("friction: Manning("), "{text}");
     assert!(text.contains("roughness: Some("), "{text}");
 }
+
+#[test]
+fn a_save_cancelled_halfway_leaves_the_files_on_disk_as_they_were() {
+    let old = rich_level(300, 200);
+    let (dir, path) = saved(&old);
+    let before = files_in(dir.path());
+    let mut new = old.clone();
+    new.terrain.data.iter_mut().for_each(|h| *h += 1.0);
+    let mut shares = Vec::new();
+    let result = spillway::level::file::save_with_progress(&new, &path, &mut |share| {
+        shares.push(share);
+        share < 0.5
+    });
+    let err = result.expect_err("the save stopped");
+    assert!(err.to_string().contains("cancelled"), "{err}");
+    assert!(
+        shares.windows(2).all(|w| w[0] <= w[1]),
+        "progress only grows"
+    );
+    assert_eq!(files_in(dir.path()), before, "no file added or removed");
+    assert_bit_exact(&old, &load(&path).expect("the old level still loads"));
+    // Run to the end, the same call saves the new level.
+    let mut last = 0.0;
+    spillway::level::file::save_with_progress(&new, &path, &mut |share| {
+        last = share;
+        true
+    })
+    .expect("save");
+    assert_eq!(last, 1.0);
+    assert_eq!(load(&path).expect("load").terrain, new.terrain);
+}

@@ -208,14 +208,14 @@ impl EditorApp {
             });
             return false;
         }
-        match spillway::level::file::save(self.document.level(), path) {
+        let level = self.document.level();
+        if super::file_tasks::level_bytes(level) >= self.background_bytes {
+            self.file_task = Some(super::file_tasks::save(level.clone(), path));
+            return false;
+        }
+        match spillway::level::file::save(level, path) {
             Ok(()) => {
-                let old = self.document.path().map(Path::to_path_buf);
-                self.recovery.discard(old.as_deref());
-                self.recovery.discard(Some(path));
-                self.document.mark_saved(path.to_path_buf());
-                self.recent.add(path);
-                self.notify(format!("Saved {}", path.display()), false);
+                self.saved(path);
                 true
             }
             Err(e) => {
@@ -226,6 +226,16 @@ impl EditorApp {
                 false
             }
         }
+    }
+
+    /// Records that the document was saved to `path`.
+    pub(crate) fn saved(&mut self, path: &Path) {
+        let old = self.document.path().map(Path::to_path_buf);
+        self.recovery.discard(old.as_deref());
+        self.recovery.discard(Some(path));
+        self.document.mark_saved(path.to_path_buf());
+        self.recent.add(path);
+        self.notify(format!("Saved {}", path.display()), false);
     }
 
     /// Copies the bodies' glTF files into the folder of `path` where they lie outside it and
@@ -271,7 +281,17 @@ impl EditorApp {
     /// Imports a heightmap as the terrain, as one undoable command. A heightmap of another
     /// size resizes the level (water is cleared, edge boundaries are clipped).
     pub(crate) fn import_heightmap(&mut self, form: &ImportForm) -> Result<(), String> {
+        let size = std::fs::metadata(&form.path).map_or(0, |m| m.len());
+        if size >= self.background_bytes {
+            self.file_task = Some(super::file_tasks::import(&form.path, form.settings()));
+            return Ok(());
+        }
         let grid = heightmap_io::import(&form.path, &form.settings())?;
+        self.apply_heightmap(&form.path, grid)
+    }
+
+    /// Makes `grid` (read from `path`) the terrain, as one undoable command.
+    pub(crate) fn apply_heightmap(&mut self, path: &Path, grid: Grid) -> Result<(), String> {
         let level = self.document.level();
         if (grid.nx, grid.ny) == (level.nx(), level.ny()) {
             let rect = CellRect::whole(grid.nx, grid.ny);
@@ -305,7 +325,7 @@ impl EditorApp {
             )));
             self.viewport.frame_on_next_frame();
         }
-        self.notify(format!("Imported {}", form.path.display()), false);
+        self.notify(format!("Imported {}", path.display()), false);
         Ok(())
     }
 
@@ -327,12 +347,13 @@ impl EditorApp {
         else {
             return Ok(None);
         };
-        heightmap_io::export(
-            &path,
-            &self.document.level().terrain,
-            form.format,
-            form.range(),
-        )?;
+        let terrain = &self.document.level().terrain;
+        if (terrain.data.len() * 4) as u64 >= self.background_bytes {
+            let task = super::file_tasks::export(terrain.clone(), &path, form.format, form.range());
+            self.file_task = Some(task);
+            return Ok(Some(path));
+        }
+        heightmap_io::export(&path, terrain, form.format, form.range())?;
         self.notify(format!("Exported {}", path.display()), false);
         Ok(Some(path))
     }

@@ -11,6 +11,7 @@ mod bake_panel;
 mod bodies;
 mod body_panel;
 mod dialogs;
+mod file_tasks;
 mod gate_panel;
 mod gizmo;
 mod level_panel;
@@ -34,6 +35,7 @@ use crate::viewport::{Camera, Overlays};
 
 pub use actions::Action;
 pub use dialogs::Dialog;
+pub use file_tasks::BACKGROUND_BYTES;
 pub use gizmo::{GizmoMode, Handle};
 use viewport_panel::ViewportPanel;
 
@@ -52,6 +54,9 @@ pub struct EditorOptions {
     pub autosave_interval: Duration,
     /// Memory budget of the undo history, bytes.
     pub history_budget: usize,
+    /// Grid bytes above which saving a level or importing or exporting a heightmap runs in the
+    /// background with a progress window and Cancel.
+    pub background_bytes: u64,
 }
 
 impl EditorOptions {
@@ -63,6 +68,7 @@ impl EditorOptions {
             dialogs: Box::new(NativeDialogs),
             autosave_interval: recovery::DEFAULT_INTERVAL,
             history_budget: crate::document::history::DEFAULT_BUDGET_BYTES,
+            background_bytes: file_tasks::BACKGROUND_BYTES,
         }
     }
 }
@@ -86,6 +92,12 @@ pub struct EditorApp {
     pub(crate) document: Document,
     pub(crate) sculpt: Sculpt,
     pub(crate) authoring: authoring::Authoring,
+    /// A save, import or export running in the background, if any.
+    pub(crate) file_task: Option<file_tasks::FileTask>,
+    /// What to do once the background save finishes (the unsaved-changes question's action).
+    pub(crate) after_save: Option<Action>,
+    /// See [`EditorOptions::background_bytes`].
+    pub(crate) background_bytes: u64,
     /// The bake running in the background, if any.
     pub(crate) bake: Option<crate::bake::BakeJob>,
     /// What the next bake is asked to do.
@@ -146,6 +158,9 @@ impl EditorApp {
             },
             authoring: authoring::Authoring::default(),
             level_form: level_panel::LevelForm::default(),
+            file_task: None,
+            after_save: None,
+            background_bytes: options.background_bytes,
             bake: None,
             bake_settings: crate::bake::BakeSettings::default(),
             gpu: None,
@@ -297,6 +312,11 @@ impl EditorApp {
         self.bake.is_some()
     }
 
+    /// Whether a save, import or export runs in the background.
+    pub fn busy_with_files(&self) -> bool {
+        self.file_task.is_some()
+    }
+
     /// Writes the autosave recovery copy now, as the timer would.
     pub fn autosave_now(&mut self) -> Result<PathBuf, String> {
         self.recovery.save(&self.document)
@@ -357,6 +377,12 @@ impl EditorApp {
         if !ctx.input(|i| i.viewport().close_requested()) {
             return;
         }
+        if self.file_task.is_some() {
+            // Closing now could lose the file being written: wait for it (or Cancel).
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.notify("Wait for the file work to finish, or cancel it", true);
+            return;
+        }
         if self.document.is_modified() && !self.quit_confirmed {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.dialog = Some(Dialog::Unsaved { then: Action::Quit });
@@ -408,6 +434,7 @@ impl eframe::App for EditorApp {
             self.notify(text, false);
         }
         bake_panel::window(self, &ctx);
+        file_tasks::window(self, &ctx);
         dialogs::show(self, &ctx);
         drop_hint(&ctx);
         self.autosave(&ctx);

@@ -92,7 +92,8 @@ const GIZMO_KEYS: [(Key, GizmoMode); 3] = [
 /// Carries out the shortcuts pressed this frame (none while a dialog is open or a text field
 /// has the keyboard).
 pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
-    if app.dialog.is_some() || app.bake.is_some() || ctx.egui_wants_keyboard_input() {
+    let busy = app.bake.is_some() || app.file_task.is_some();
+    if app.dialog.is_some() || busy || ctx.egui_wants_keyboard_input() {
         return;
     }
     let mut actions = Vec::new();

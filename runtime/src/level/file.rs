@@ -132,6 +132,17 @@ pub fn load_with_limits(path: &Path, limits: &Limits) -> Result<Level, LevelErro
 /// place first and the level file last, then the level's older sidecars are removed. The level
 /// is validated first (without size limits), so a file that would not load is never written.
 pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
+    save_with_progress(level, path, &mut |_| true)
+}
+
+/// [`save`], telling `progress` the share of the grid bytes written (0 to 1) every few
+/// megabytes. When `progress` returns `false` the save stops with an [`io::ErrorKind::Interrupted`]
+/// error ("cancelled"): the temporary files are removed and the files on disk stay as they were.
+pub fn save_with_progress(
+    level: &Level,
+    path: &Path,
+    progress: &mut dyn FnMut(f32) -> bool,
+) -> Result<(), LevelError> {
     level
         .validate(&Limits::unlimited())
         .map_err(|e| invalid(path, e))?;
@@ -161,7 +172,7 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
             }
         }
     }
-    let written = sidecar::write_sidecar(&dir, stem, &grids)?;
+    let written = sidecar::write_sidecar(&dir, stem, &grids, progress)?;
     let mut refs = written.refs.into_iter();
     let mut next_ref = || {
         refs.next().ok_or_else(|| LevelError::Io {

@@ -239,6 +239,7 @@ pub(super) fn write_sidecar(
     dir: &Path,
     stem: &str,
     grids: &[&[f32]],
+    progress: &mut dyn FnMut(f32) -> bool,
 ) -> Result<WrittenSidecar, LevelError> {
     let io_err = |path: &Path, action, source| LevelError::Io {
         path: path.to_path_buf(),
@@ -255,6 +256,8 @@ pub(super) fn write_sidecar(
         total.update(MAGIC);
         let mut offset = MAGIC.len() as u64;
         let mut buf = Vec::with_capacity(WRITE_CHUNK * 4);
+        let all = grids.iter().map(|g| g.len()).sum::<usize>().max(1) as f64;
+        let mut done = 0usize;
         for grid in grids {
             let mut hasher = crc32fast::Hasher::new();
             for chunk in grid.chunks(WRITE_CHUNK) {
@@ -262,6 +265,10 @@ pub(super) fn write_sidecar(
                 buf.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
                 hasher.update(&buf);
                 file.write_all(&buf)?;
+                done += chunk.len();
+                if !progress((done as f64 / all) as f32) {
+                    return Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"));
+                }
             }
             let len = grid.len() as u64 * 4;
             total.combine(&hasher);

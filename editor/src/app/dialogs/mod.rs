@@ -312,7 +312,10 @@ fn unsaved(app: &mut EditorApp, ui: &mut egui::Ui, then: &Action) -> Outcome {
             .clicked()
         {
             outcome = Outcome::Close;
+            // A large level saves in the background: `then` follows when the save is done.
+            app.after_save = Some(then.clone());
             if app.save() {
+                app.after_save = None;
                 app.perform_now(then.clone());
             }
         }

@@ -1,0 +1,245 @@
+//! Long file work off the UI thread: saving a large level, importing or exporting a large
+//! heightmap run as a [`Task`] with a modal progress window (bar, elapsed time, Cancel). Work
+//! below [`EditorOptions::background_bytes`](super::EditorOptions) stays on the UI thread, where
+//! it takes less than a frame or two.
+//!
+//! A cancelled save stops between chunks and leaves the files on disk as they were; a
+//! cancelled import or export is abandoned (its result is dropped, a half-written export is
+//! removed), so the document never changes.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use spillway::{Grid, Level};
+
+use super::EditorApp;
+use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
+use crate::task::Task;
+
+/// Default of [`super::EditorOptions::background_bytes`]: grid data above which a save, an
+/// import or an export runs in the background with progress and Cancel.
+pub const BACKGROUND_BYTES: u64 = 64 << 20;
+
+/// A file task in progress.
+pub(crate) enum FileTask {
+    /// Saving the document to `path`.
+    Save { path: PathBuf, task: Task<()> },
+    /// Reading a heightmap into the terrain.
+    Import { path: PathBuf, task: Task<Grid> },
+    /// Writing the terrain as a heightmap to `path`.
+    Export { path: PathBuf, task: Task<()> },
+}
+
+impl FileTask {
+    fn label(&self) -> &str {
+        match self {
+            FileTask::Save { task, .. } => &task.label,
+            FileTask::Import { task, .. } => &task.label,
+            FileTask::Export { task, .. } => &task.label,
+        }
+    }
+
+    fn share(&self) -> Option<f32> {
+        match self {
+            FileTask::Save { task, .. } => task.share(),
+            FileTask::Import { task, .. } => task.share(),
+            FileTask::Export { task, .. } => task.share(),
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        match self {
+            FileTask::Save { task, .. } => task.elapsed(),
+            FileTask::Import { task, .. } => task.elapsed(),
+            FileTask::Export { task, .. } => task.elapsed(),
+        }
+    }
+
+    fn cancel(&self) {
+        match self {
+            FileTask::Save { task, .. } => task.cancel(),
+            FileTask::Import { task, .. } => task.cancel(),
+            FileTask::Export { task, .. } => task.cancel(),
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        match self {
+            FileTask::Save { task, .. } => task.cancelled(),
+            FileTask::Import { task, .. } => task.cancelled(),
+            FileTask::Export { task, .. } => task.cancelled(),
+        }
+    }
+}
+
+/// Bytes of grid data a level holds (what a save writes).
+pub(crate) fn level_bytes(level: &Level) -> u64 {
+    let cells = (level.nx() * level.ny()) as u64;
+    let grids = 2 + u64::from(level.roughness.is_some());
+    let flow = level.flow.as_ref().map_or(0, |f| {
+        f.flow_x.len() + f.flow_y.len() + f.carry.len() + f.aux_x.len() + f.aux_y.len()
+    }) as u64;
+    (cells * grids + flow) * 4
+}
+
+/// Starts saving `level` to `path` in the background.
+pub(crate) fn save(level: Level, path: &Path) -> FileTask {
+    let target = path.to_path_buf();
+    let label = format!("Saving {}", file_name(path));
+    let task = Task::spawn(label, move |p| {
+        let mut report = |share: f32| {
+            p.set(share);
+            !p.cancelled()
+        };
+        spillway::level::file::save_with_progress(&level, &target, &mut report)
+            .map_err(|e| e.to_string())
+    });
+    FileTask::Save {
+        path: path.to_path_buf(),
+        task,
+    }
+}
+
+/// Starts reading the heightmap at `path` in the background.
+pub(crate) fn import(path: &Path, settings: ImportSettings) -> FileTask {
+    let source = path.to_path_buf();
+    let label = format!("Importing {}", file_name(path));
+    let task = Task::spawn(label, move |_| heightmap_io::import(&source, &settings));
+    FileTask::Import {
+        path: path.to_path_buf(),
+        task,
+    }
+}
+
+/// Starts writing `terrain` as a heightmap to `path` in the background.
+pub(crate) fn export(
+    terrain: Grid,
+    path: &Path,
+    format: HeightmapFormat,
+    range: HeightRange,
+) -> FileTask {
+    let target = path.to_path_buf();
+    let label = format!("Exporting {}", file_name(path));
+    let task = Task::spawn(label, move |_| {
+        heightmap_io::export(&target, &terrain, format, range)
+    });
+    FileTask::Export {
+        path: path.to_path_buf(),
+        task,
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// The progress window of the running file task, and what happens when it ends.
+pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
+    let Some(running) = app.file_task.as_ref() else {
+        return;
+    };
+    let done = match running {
+        FileTask::Save { task, .. } => task.poll().map(|r| r.map(|()| None)),
+        FileTask::Import { task, .. } => task.poll().map(|r| r.map(Some)),
+        FileTask::Export { task, .. } => task.poll().map(|r| r.map(|()| None)),
+    };
+    if let Some(result) = done {
+        if let Some(running) = app.file_task.take() {
+            finish(app, running, result);
+        }
+        return;
+    }
+    ctx.request_repaint_after(Duration::from_millis(50));
+    egui::Modal::new(egui::Id::unique("file task")).show(ctx, |ui| {
+        ui.set_width(380.0);
+        ui.heading(running.label());
+        let bar = match running.share() {
+            Some(share) => egui::ProgressBar::new(share).show_percentage(),
+            None => egui::ProgressBar::new(0.0).animate(true),
+        };
+        ui.add(bar);
+        ui.label(format!("{:.1} s", running.elapsed().as_secs_f32()));
+        ui.horizontal(|ui| {
+            let cancelling = running.cancelled();
+            if ui
+                .add_enabled(!cancelling, egui::Button::new("Cancel"))
+                .on_hover_text("Stop: the level and the files on disk stay as they were")
+                .clicked()
+                || ui.input(|i| i.key_pressed(egui::Key::Escape))
+            {
+                running.cancel();
+            }
+            if cancelling {
+                ui.spinner();
+                ui.label("stopping…");
+            }
+        });
+    });
+}
+
+fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, String>) {
+    let cancelled = running.cancelled();
+    match (running, result) {
+        (FileTask::Save { path, .. }, Ok(_)) => app.saved(&path),
+        (FileTask::Save { path, .. }, Err(_)) if cancelled => {
+            app.after_save = None;
+            app.notify(
+                format!("Save cancelled: {} was not changed", path.display()),
+                false,
+            );
+        }
+        (FileTask::Save { .. }, Err(message)) => {
+            app.after_save = None;
+            app.dialog = Some(super::Dialog::Error {
+                title: "Could not save the level".into(),
+                message,
+            });
+        }
+        (FileTask::Import { path, .. }, _) if cancelled => app.notify(
+            format!(
+                "Import of {} cancelled: the terrain is unchanged",
+                path.display()
+            ),
+            false,
+        ),
+        (FileTask::Import { path, .. }, Ok(Some(grid))) => {
+            if let Err(message) = app.apply_heightmap(&path, grid) {
+                app.dialog = Some(super::Dialog::Error {
+                    title: "Could not import the heightmap".into(),
+                    message,
+                });
+            }
+        }
+        (FileTask::Import { .. }, Ok(None)) => {}
+        (FileTask::Import { .. }, Err(message)) => {
+            app.dialog = Some(super::Dialog::Error {
+                title: "Could not import the heightmap".into(),
+                message,
+            });
+        }
+        (FileTask::Export { path, .. }, _) if cancelled => {
+            let _ = std::fs::remove_file(&path);
+            app.notify(format!("Export to {} cancelled", path.display()), false);
+        }
+        (FileTask::Export { path, .. }, Ok(_)) => {
+            app.notify(format!("Exported {}", path.display()), false)
+        }
+        (FileTask::Export { .. }, Err(message)) => {
+            app.dialog = Some(super::Dialog::Error {
+                title: "Could not export the heightmap".into(),
+                message,
+            });
+        }
+    }
+    // What the unsaved-changes question was waiting for, once the save is done.
+    if let Some(then) = app
+        .after_save
+        .take()
+        .filter(|_| !app.document.is_modified())
+    {
+        app.perform_now(then);
+    }
+}
