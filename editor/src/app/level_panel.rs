@@ -124,12 +124,8 @@ fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
          (smaller is steadier and slower)",
     );
     edits.track(
-        ui.add(
-            egui::Slider::new(&mut p.cfl, 0.05..=1.0)
-                .max_decimals(2)
-                .text("CFL"),
-        )
-        .labelled_by(cfl.id),
+        ui.add(egui::Slider::new(&mut p.cfl, 0.05..=1.0).max_decimals(2))
+            .labelled_by(cfl.id),
         "CFL",
     );
     ui.end_row();

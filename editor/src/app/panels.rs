@@ -154,6 +154,18 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
         }
     });
     b.sanitize();
+    if tool == Tool::Roughness
+        && !matches!(
+            app.document.level().params.friction,
+            spillway::level::Friction::Manning { .. }
+        )
+    {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            "This level uses another friction law: painted n takes effect once Friction is \
+             Manning (Level settings below).",
+        );
+    }
     let set_height = tool == Tool::SetHeight;
     let set_level = tool == Tool::Water && app.sculpt.brush.water_mode == WaterMode::SetLevel;
     if (set_height || set_level)
