@@ -66,7 +66,7 @@ fn settings_change_undo_redo_save_reopen_and_reach_the_running_water() {
     assert_eq!(level(&ed).params.solver, SolverKind::Swe);
     ed.click("Chézy");
     assert_eq!(level(&ed).params.friction, Friction::Chezy { c: 40.0 });
-    ed.click("Open");
+    ed.click("Open edges");
     assert_eq!(level(&ed).params.default_boundary, BoundaryKind::Open);
     assert_eq!(
         ed.harness.state().document().history().undo_label(),

@@ -10,25 +10,23 @@ use super::EditorApp;
 use crate::bake::{BakeEnd, BakeJob, BakeSettings};
 use crate::document::{SetWaterState, WaterState};
 
-/// The bake controls: a row under the preview's controls.
+/// The bake controls, in the Level section of the inspector.
 pub(crate) fn controls(app: &mut EditorApp, ui: &mut Ui) {
+    if ui
+        .button("Bake to steady state")
+        .on_hover_text(
+            "Run the water from the authored state until it stops changing (or the time limit), \
+             in the background, and make the result the level's initial water and flow (one \
+             undo step)",
+        )
+        .clicked()
+    {
+        start(app);
+        return;
+    }
+    let s = &mut app.bake_settings;
     ui.horizontal_wrapped(|ui| {
-        ui.strong("Bake");
-        let s = &mut app.bake_settings;
-        if ui
-            .button("Bake to steady state")
-            .on_hover_text(
-                "Run the water from the authored state until it stops changing (or the time \
-                 limit), in the background, and make the result the level's initial water and \
-                 flow (one undo step)",
-            )
-            .clicked()
-        {
-            start(app);
-            return;
-        }
-        ui.label("until change <")
-            .on_hover_text("Steady when no cell's depth changes faster than this");
+        let until = ui.label("until change <");
         ui.add(
             egui::DragValue::new(&mut s.tolerance)
                 .range(1e-6..=1.0)
@@ -36,8 +34,9 @@ pub(crate) fn controls(app: &mut EditorApp, ui: &mut Ui) {
                 .custom_formatter(|v, _| format!("{v:.0e}"))
                 .suffix(" m/s"),
         )
+        .labelled_by(until.id)
         .on_hover_text("Steady when no cell's depth changes faster than this (m/s)");
-        ui.label("or");
+        let or = ui.label("or");
         ui.add(
             egui::DragValue::new(&mut s.max_seconds)
                 .range(1.0..=1.0e6)
@@ -45,21 +44,24 @@ pub(crate) fn controls(app: &mut EditorApp, ui: &mut Ui) {
                 .max_decimals(0)
                 .suffix(" s"),
         )
+        .labelled_by(or.id)
         .on_hover_text("Stop after this many simulated seconds even if not steady");
-        ui.separator();
-        let live = app.preview.is_live();
-        if ui
-            .add_enabled(live, egui::Button::new("Keep this state"))
-            .on_hover_text(
-                "Make the preview's current water and flow the level's initial state (one undo \
-                 step)",
-            )
-            .on_disabled_hover_text("Run the water first (Play or Step)")
-            .clicked()
-        {
-            keep_this_state(app);
-        }
     });
+}
+
+/// The "Keep this state" button, among the preview's controls.
+pub(crate) fn keep_button(app: &mut EditorApp, ui: &mut Ui) {
+    let live = app.preview.is_live();
+    if ui
+        .add_enabled(live, egui::Button::new("Keep this state"))
+        .on_hover_text(
+            "Make the preview's current water and flow the level's initial state (one undo step)",
+        )
+        .on_disabled_hover_text("Run the water first (Play or Step)")
+        .clicked()
+    {
+        keep_this_state(app);
+    }
 }
 
 /// Starts a bake of the level as it is now (pausing the preview).

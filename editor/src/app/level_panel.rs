@@ -63,6 +63,8 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
         _ if edits.busy && draft != current => app.level_form.draft = Some(draft),
         _ => app.level_form.draft = None,
     }
+    ui.add_space(4.0);
+    super::bake_panel::controls(app, ui);
     ui.add_space(6.0);
     super::panels::level_info(app, ui);
 }
@@ -82,7 +84,7 @@ fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
     ui.label("Solver").on_hover_text(
         "How the water is integrated; switching keeps the water and starts its flow at rest",
     );
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         edits.track(
             ui.selectable_value(&mut p.solver, SolverKind::Pipes, "Pipes")
                 .on_hover_text("Virtual pipes: fast and robust, and bodies can block the water"),
@@ -167,7 +169,7 @@ fn friction(ui: &mut Ui, f: &mut Friction, edits: &mut Edits) {
          runs on a given slope: u = h^⅔·S^½ / n",
     );
     ui.vertical(|ui| {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let laws = [
                 (
                     "Manning",
@@ -243,17 +245,21 @@ fn default_edge(ui: &mut Ui, kind: &mut BoundaryKind, edits: &mut Edits) {
          Boundary tool)",
     );
     ui.vertical(|ui| {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let surface = match kind {
                 BoundaryKind::FixedLevel { surface } => *surface,
                 _ => 0.0,
             };
             let options = [
-                (BoundaryKind::Wall, "Wall", "No water passes the edge"),
-                (BoundaryKind::Open, "Open", "Waves and rivers leave freely"),
+                (BoundaryKind::Wall, "Walls", "No water passes the edges"),
+                (
+                    BoundaryKind::Open,
+                    "Open edges",
+                    "Waves and rivers leave freely",
+                ),
                 (
                     BoundaryKind::FixedLevel { surface },
-                    "Fixed level",
+                    "Outside level",
                     "The water outside stands at a fixed height (a sea, a lake)",
                 ),
             ];

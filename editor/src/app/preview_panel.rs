@@ -12,8 +12,8 @@ use crate::viewport::render::WaterOverlay;
 
 /// Shows the panel.
 pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
+    controls(app, ui);
     let preview = &mut app.preview;
-    controls(preview, ui);
     if let Some(e) = &preview.error {
         ui.colored_label(ui.visuals().error_fg_color, e);
     }
@@ -34,7 +34,6 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
             Err(e) => app.notify(format!("GPU lost, and the recovery copy failed: {e}"), true),
         }
     }
-    super::bake_panel::controls(app, ui);
     gates(app, ui);
     let preview = &app.preview;
     ui.separator();
@@ -75,8 +74,9 @@ fn gates(app: &mut EditorApp, ui: &mut Ui) {
     });
 }
 
-fn controls(preview: &mut Preview, ui: &mut Ui) {
+fn controls(app: &mut EditorApp, ui: &mut Ui) {
     ui.horizontal_wrapped(|ui| {
+        let preview = &mut app.preview;
         ui.strong("Water");
         let (label, tip) = if preview.playing {
             ("Pause", "Stop time (Space)")
@@ -107,6 +107,8 @@ fn controls(preview: &mut Preview, ui: &mut Ui) {
         {
             preview.reset();
         }
+        super::bake_panel::keep_button(app, ui);
+        let preview = &mut app.preview;
         let mut cpu = preview.on_cpu();
         let lost = preview.gpu_lost.is_some();
         if ui
