@@ -13,6 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use std::path::{Path, PathBuf};
+
+use spillway::body::solver::WaterSolver;
+use spillway::body::world::BodyWorld;
 use spillway::gpu::GpuSimulation;
 use spillway::{Level, Simulation};
 
@@ -83,6 +87,73 @@ impl Settling for GpuSimulation {
 
     fn baked(&mut self, level: &Level) -> Result<Level, String> {
         self.bake_into(level).map_err(|e| e.to_string())
+    }
+}
+
+/// A solver with the level's bodies coupled to it both ways (a rapier world: blockers dam the
+/// water, floaters ride it), as the editor's preview runs them; without bodies, the solver
+/// alone. `spillway sim`, `spillway bake` and the editor's Bake all run levels through it, so a
+/// build pipeline bakes the level the designer saw.
+pub struct Coupled<S> {
+    /// The water solver.
+    pub sim: S,
+    /// The bodies (`None`: the level has none, or they were left out).
+    pub world: Option<BodyWorld>,
+}
+
+impl<S: Settling + WaterSolver> Coupled<S> {
+    /// `sim` with every body of `level` (meshes imported from `root`, the level's folder);
+    /// without bodies when `bodies` is false or the level has none. Fails, naming the body, when
+    /// a mesh does not import or the level's solver cannot run its bodies.
+    pub fn new(sim: S, level: &Level, root: &Path, bodies: bool) -> Result<Self, String> {
+        if !bodies || level.bodies.is_empty() {
+            return Ok(Self { sim, world: None });
+        }
+        if let Some(conflict) = spillway::body::solver_conflict(level) {
+            return Err(conflict);
+        }
+        let world = BodyWorld::from_level(level, &sim, root).map_err(|e| e.to_string())?;
+        Ok(Self {
+            sim,
+            world: Some(world),
+        })
+    }
+
+    /// How many bodies move with the water.
+    pub fn bodies(&self) -> usize {
+        self.world.as_ref().map_or(0, |w| w.ids().len())
+    }
+}
+
+impl<S: Settling + WaterSolver> Settling for Coupled<S> {
+    fn dt(&self) -> f32 {
+        self.sim.dt()
+    }
+
+    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+        let Some(world) = self.world.as_mut() else {
+            return self.sim.run_steps(n);
+        };
+        let dt = self.sim.dt();
+        (0..n).try_for_each(|_| world.step(&mut self.sim, dt).map_err(|e| e.to_string()))
+    }
+
+    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
+        self.sim.depth_now()
+    }
+
+    /// The baked water, and each body where it came to rest.
+    fn baked(&mut self, level: &Level) -> Result<Level, String> {
+        let mut out = self.sim.baked(level)?;
+        if let Some(world) = &self.world {
+            for (body, id) in out.bodies.iter_mut().zip(world.ids()) {
+                if let Some(pose) = world.pose(id) {
+                    body.translation = pose.translation;
+                    body.rotation = pose.rotation;
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -195,24 +266,27 @@ pub struct BakeJob {
 }
 
 impl BakeJob {
-    /// Starts baking `level`: on the GPU `device` where given and the level fits it, else on
-    /// the CPU solver. Fails at once if neither solver accepts the level.
+    /// Starts baking `level` with its bodies (their meshes imported from `root`, the level's
+    /// folder): on the GPU `device` where given and the level fits it, else on the CPU solver.
+    /// Fails at once if neither solver accepts the level or a body cannot run.
     pub fn start(
         level: Level,
+        root: PathBuf,
         settings: BakeSettings,
         gpu: Option<(wgpu::Device, wgpu::Queue)>,
     ) -> Result<Self, String> {
         enum Solver {
-            Gpu(Box<GpuSimulation>),
-            Cpu(Box<Simulation>),
+            Gpu(Box<Coupled<GpuSimulation>>),
+            Cpu(Box<Coupled<Simulation>>),
         }
         let gpu_sim =
             gpu.and_then(|(device, queue)| GpuSimulation::new(&level, &device, &queue).ok());
         let solver = match gpu_sim {
-            Some(sim) => Solver::Gpu(Box::new(sim)),
-            None => Solver::Cpu(Box::new(
-                Simulation::new(&level).map_err(|e| e.to_string())?,
-            )),
+            Some(sim) => Solver::Gpu(Box::new(Coupled::new(sim, &level, &root, true)?)),
+            None => {
+                let sim = Simulation::new(&level).map_err(|e| e.to_string())?;
+                Solver::Cpu(Box::new(Coupled::new(sim, &level, &root, true)?))
+            }
         };
         let backend = match solver {
             Solver::Gpu(_) => "GPU",

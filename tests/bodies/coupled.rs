@@ -268,3 +268,21 @@ fn two_hundred_moving_bodies_keep_the_volume_balance_for_100000_steps() {
     assert!(s.balance_error.abs() < 1e-5, "balance {}", s.balance_error);
     assert!(sim.depth().iter().all(|d| d.is_finite() && *d >= 0.0));
 }
+
+#[test]
+fn a_blocker_on_a_shallow_water_level_is_refused_and_a_floater_runs() {
+    let mut level = Level::flat(48, 48, 0.25, 0.0);
+    level.water = Grid::filled(48, 48, 2.0);
+    level.params.solver = spillway::SolverKind::Swe;
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    let floater = world.add(&body("crate", [6.0, 6.0, 2.6], 500.0), mesh("crate"));
+    let dt = sim.params().dt;
+    world
+        .step(&mut sim, dt)
+        .expect("a floater runs on any solver");
+    world.add(&body("crate", [3.0, 3.0, 0.5], 2500.0), mesh("crate"));
+    let err = world.step(&mut sim, dt).expect_err("a blocker is refused");
+    assert!(err.to_string().contains("pipes solver"), "{err}");
+    assert!(world.pose(floater).is_some());
+}

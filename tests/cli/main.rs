@@ -1,6 +1,7 @@
 //! The `spillway` command line as a build engineer drives it: the real binary on real files.
 
 mod bad_inputs;
+mod bodies;
 mod determinism;
 mod kill_save;
 

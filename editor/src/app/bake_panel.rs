@@ -72,7 +72,8 @@ pub(crate) fn start(app: &mut EditorApp) {
     app.preview.pause();
     let gpu = app.gpu.clone().filter(|_| !app.preview.on_cpu());
     let level = app.document.level().clone();
-    match BakeJob::start(level, app.bake_settings, gpu) {
+    let root = super::bodies::level_dir(&app.document).unwrap_or_else(|| ".".into());
+    match BakeJob::start(level, root, app.bake_settings, gpu) {
         Ok(job) => app.bake = Some(job),
         Err(e) => app.notify(format!("Could not bake: {e}"), true),
     }

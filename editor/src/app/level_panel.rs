@@ -63,6 +63,9 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
         _ if edits.busy && draft != current => app.level_form.draft = Some(draft),
         _ => app.level_form.draft = None,
     }
+    if let Some(conflict) = spillway::body::solver_conflict(app.document.level()) {
+        ui.colored_label(ui.visuals().error_fg_color, conflict);
+    }
     ui.add_space(4.0);
     super::bake_panel::controls(app, ui);
     ui.add_space(6.0);

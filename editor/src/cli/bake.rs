@@ -13,8 +13,8 @@ use spillway::gpu::GpuSimulation;
 use spillway::level::file;
 
 use super::options::{Backend, parse_positive, simulation};
-use super::{CliError, CliResult, create_parent, say};
-pub use crate::bake::{BakeOutcome, Settling, settle};
+use super::{CliError, CliResult, create_parent, level_folder, say};
+pub use crate::bake::{BakeOutcome, Coupled, Settling, settle};
 
 /// Arguments of `spillway bake`.
 #[derive(Clone, Debug, Args)]
@@ -34,6 +34,9 @@ pub struct BakeArgs {
     /// Where the simulation runs (auto: the GPU where a hardware GPU exists).
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
+    /// Leave the level's bodies out (they neither block nor float, and keep their places).
+    #[arg(long)]
+    pub no_bodies: bool,
 }
 
 /// Runs `spillway bake`.
@@ -59,17 +62,18 @@ pub fn run(args: &BakeArgs) -> CliResult {
         ControlFlow::Continue(())
     };
     let failed = |e: String| CliError::failure(format!("{}: the bake failed: {e}", path.display()));
-    let (outcome, baked) = if args.backend.resolve() == Backend::Gpu {
-        let mut sim = GpuSimulation::headless(&level).map_err(|e| failed(e.to_string()))?;
-        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress);
-        let baked =
-            outcome.and_then(|o| Ok((o, sim.bake_into(&level).map_err(|e| e.to_string())?)));
-        baked.map_err(failed)?
+    let root = level_folder(path);
+    let with_bodies = !args.no_bodies;
+    let (outcome, baked, bodies) = if args.backend.resolve() == Backend::Gpu {
+        let sim = GpuSimulation::headless(&level).map_err(|e| failed(e.to_string()))?;
+        let mut sim = Coupled::new(sim, &level, &root, with_bodies).map_err(failed)?;
+        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
+        (outcome, sim.baked(&level).map_err(failed)?, sim.bodies())
     } else {
-        let mut sim = simulation(&level, path)?;
-        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress);
-        let outcome = outcome.map_err(failed)?;
-        (outcome, sim.bake_into(&level))
+        let sim = simulation(&level, path)?;
+        let mut sim = Coupled::new(sim, &level, &root, with_bodies).map_err(failed)?;
+        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
+        (outcome, sim.baked(&level).map_err(failed)?, sim.bodies())
     };
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -84,8 +88,12 @@ pub fn run(args: &BakeArgs) -> CliResult {
             args.max_seconds, args.until_steady
         )
     };
+    let bodies = match bodies {
+        0 => String::new(),
+        n => format!(", {n} bodies coupled (saved where they came to rest)"),
+    };
     say(&format!(
-        "baked {} → {}: {:.1} s simulated, final change rate {:.3e} m/s, {verdict}",
+        "baked {} → {}: {:.1} s simulated, final change rate {:.3e} m/s, {verdict}{bodies}",
         path.display(),
         args.output.display(),
         outcome.seconds,

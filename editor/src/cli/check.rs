@@ -1,5 +1,6 @@
 //! `spillway check`: load a level (loading validates it) and summarise it, or report the first
-//! problem with exit code 2.
+//! problem with exit code 2 (also bodies its solver cannot run: blockers on a shallow-water
+//! level).
 
 use std::path::PathBuf;
 
@@ -19,6 +20,12 @@ pub struct CheckArgs {
 /// Runs `spillway check`.
 pub fn run(args: &CheckArgs) -> CliResult {
     let level = file::load(&args.level).map_err(|e| CliError::invalid(e.to_string()))?;
+    if let Some(conflict) = spillway::body::solver_conflict(&level) {
+        return Err(CliError::invalid(format!(
+            "{}: {conflict}",
+            args.level.display()
+        )));
+    }
     let p = &level.params;
     let baked = match &level.flow {
         Some(f) => format!("baked at t = {:.1} s", f.time),

@@ -158,3 +158,11 @@ pub fn init_threads(threads: Option<usize>) -> CliResult {
     }
     Ok(())
 }
+
+/// The folder of the level file `path` (its bodies' glTF paths are relative to it).
+pub(crate) fn level_folder(path: &std::path::Path) -> std::path::PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
+}

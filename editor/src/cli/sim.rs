@@ -10,9 +10,9 @@ use serde::Serialize;
 use spillway::Grid;
 use spillway::level::file;
 
-use super::bake::Settling;
+use super::bake::{Coupled, Settling};
 use super::options::{Backend, SolverOverrides, parse_seconds, simulation};
-use super::{CliError, CliResult, init_threads, say, threads_label};
+use super::{CliError, CliResult, init_threads, level_folder, say, threads_label};
 use crate::heightmap::npy;
 
 /// Arguments of `spillway sim`.
@@ -47,6 +47,9 @@ pub struct SimArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+    /// Leave the level's bodies out (by default they move with the water, as in the editor).
+    #[arg(long)]
+    pub no_bodies: bool,
 }
 
 /// What `spillway sim --json` prints.
@@ -88,6 +91,8 @@ pub struct SimReport {
     /// sub-steps but simulated less than `dt`, and the run added steps until its simulated time
     /// caught up (0 on the CPU, which sub-steps every step as it needs).
     pub clamped_steps: u64,
+    /// Bodies coupled with the water (0 with `--no-bodies` or none in the level).
+    pub bodies: usize,
     /// FNV-1a hash of the final state as 16 hex digits (with `--hash`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
@@ -177,6 +182,7 @@ impl SimReport {
             negative_seen: watch.negative,
             min_depth: watch.min,
             clamped_steps: 0,
+            bodies: 0,
             hash: None,
         }
     }
@@ -195,15 +201,19 @@ pub fn run(args: &SimArgs) -> CliResult {
     if args.backend == Backend::Gpu {
         return run_gpu(args, &level);
     }
-    let mut sim = simulation(&level, path)?;
+    let failed =
+        |e: String| CliError::failure(format!("{}: the simulation failed: {e}", path.display()));
+    let sim = simulation(&level, path)?;
+    let mut coupled =
+        Coupled::new(sim, &level, &level_folder(path), !args.no_bodies).map_err(failed)?;
 
-    let before = sim.stats();
+    let before = coupled.sim.stats();
     let t0 = Instant::now();
-    let steps = steps_of(args, sim.params().dt);
-    let watch = run_watched(&mut sim, steps).map_err(|e| {
-        CliError::failure(format!("{}: the simulation failed: {e}", path.display()))
-    })?;
+    let steps = steps_of(args, coupled.sim.params().dt);
+    let watch = run_watched(&mut coupled, steps).map_err(failed)?;
     let elapsed = t0.elapsed().as_secs_f64();
+    let bodies = coupled.bodies();
+    let sim = coupled.sim;
     let stats = sim.stats();
 
     if let Some(out) = &args.dump_depth {
@@ -216,6 +226,7 @@ pub fn run(args: &SimArgs) -> CliResult {
     }
 
     let mut report = SimReport::new(args, steps, &stats, elapsed, watch);
+    report.bodies = bodies;
     report.substeps -= before.substeps;
     report.seconds -= before.time;
     if args.hash {
@@ -229,7 +240,7 @@ pub fn run(args: &SimArgs) -> CliResult {
     say(&format!(
         "{}: simulated {:.3} s in {} steps ({} sub-steps), {:.3} ms/step on {} ({})\n\
          volume {:.3} m³ (initial {:.3}, inflow {:.3}, outflow {:.3}), balance error {:.2e}\n\
-         max depth {:.3} m, {} wet cells of {}{}{}",
+         max depth {:.3} m, {} wet cells of {}{}{}{}",
         path.display(),
         report.seconds,
         report.steps,
@@ -245,9 +256,18 @@ pub fn run(args: &SimArgs) -> CliResult {
         report.max_depth,
         report.wet_cells,
         sim.nx() * sim.ny(),
+        bodies_line(&report),
         watch_line(&report),
         hash_line(&report),
     ))
+}
+
+/// The text summary's line about bodies (empty when none moved).
+fn bodies_line(report: &SimReport) -> String {
+    match report.bodies {
+        0 => String::new(),
+        n => format!("\n{n} bodies moved with the water"),
+    }
 }
 
 /// The text summary's line about NaN or negative depths (empty when there were none).
@@ -280,15 +300,21 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
             path.display()
         ))
     };
-    let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
-    let t0 = Instant::now();
-    let steps = steps_of(args, sim.params().dt);
-    let watch = run_watched(&mut sim, steps).map_err(|e| {
+    let failed = |e: String| {
         CliError::failure(format!(
             "{}: the GPU simulation failed: {e}",
             path.display()
         ))
-    })?;
+    };
+    let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
+    let before = sim.stats().map_err(fail)?;
+    let mut coupled =
+        Coupled::new(sim, level, &level_folder(path), !args.no_bodies).map_err(failed)?;
+    let t0 = Instant::now();
+    let steps = steps_of(args, coupled.sim.params().dt);
+    let watch = run_watched(&mut coupled, steps).map_err(failed)?;
+    let bodies = coupled.bodies();
+    let mut sim = coupled.sim;
     let stats = sim.stats().map_err(fail)?;
     let elapsed = t0.elapsed().as_secs_f64();
     if let Some(out) = &args.dump_depth {
@@ -300,6 +326,9 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         npy::write(out, &depth).map_err(|e| CliError::failure(e.to_string()))?;
     }
     let mut report = SimReport::new(args, steps, &stats, elapsed, watch);
+    report.bodies = bodies;
+    report.seconds -= before.time;
+    report.substeps -= before.substeps;
     report.clamped_steps = sim.status().clamped_steps as u64;
     if args.hash {
         let baked = sim.bake_into(level).map_err(fail)?;
@@ -310,7 +339,7 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
             .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?
     } else {
         format!(
-            "{}: simulated {:.3} s in {} steps on the GPU ({}), {:.3} ms/step; volume {:.3} m³, balance error {:.2e}{}{}",
+            "{}: simulated {:.3} s in {} steps on the GPU ({}), {:.3} ms/step; volume {:.3} m³, balance error {:.2e}{}{}{}",
             path.display(),
             report.seconds,
             report.steps,
@@ -318,6 +347,7 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
             report.ms_per_step,
             report.volume,
             report.balance_error,
+            bodies_line(&report),
             watch_line(&report),
             hash_line(&report),
         )

@@ -378,14 +378,16 @@ impl BodyWorld {
         });
     }
 
-    /// Blockers to the solver (pipes only: a shallow-water level lets water through them).
+    /// Blockers to the solver. Blocking runs in the pipes solver only: on a shallow-water level a
+    /// blocking body is refused ([`BlockerError::Solver`]), never silently let through.
     fn block<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), BlockerError> {
         self.blockers.clear();
         for slot in self.slots.iter().flatten().filter(|s| s.blocks) {
             slot.coverage.add_to(&mut self.blockers);
         }
         match sim.set_blockers(&self.blockers) {
-            Err(BlockerError::Solver) => Ok(()),
+            // Nothing blocks: floaters alone run with either solver.
+            Err(BlockerError::Solver) if !self.slots.iter().flatten().any(|s| s.blocks) => Ok(()),
             other => other,
         }
     }

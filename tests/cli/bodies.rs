@@ -1,0 +1,159 @@
+//! The command line runs the level's bodies as the editor does: the crate dam holds the river in
+//! `spillway sim` on both backends and in `spillway bake` (which saves where the bodies came to
+//! rest); `--no-bodies` lets it through; blockers on a shallow-water level are refused, by name.
+
+use std::path::{Path, PathBuf};
+
+use spillway::level::file;
+
+use crate::{spillway, stderr};
+
+/// A copy of `projects/crate_dam` (level, sidecar and the crate mesh beside it) in `dir`.
+fn crate_dam(dir: &Path) -> PathBuf {
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("../projects/crate_dam");
+    let level = file::load(&project.join("level.ron")).expect("the sample loads");
+    for body in &level.bodies {
+        let from = project.join(&body.gltf);
+        let to = dir.join(&body.gltf);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::copy(&from, &to).unwrap();
+    }
+    let path = dir.join("dam.ron");
+    file::save(&level, &path).unwrap();
+    path
+}
+
+fn sim_json(dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["sim", "dam.ron", "--seconds", "60", "--json"];
+    args.extend_from_slice(extra);
+    let out = spillway(dir, &args);
+    assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_crate_dam_holds_the_river_in_spillway_sim_on_both_backends() {
+    let dir = tempfile::tempdir().unwrap();
+    crate_dam(dir.path());
+    for backend in ["cpu", "gpu"] {
+        let json = sim_json(dir.path(), &["--backend", backend]);
+        let (inflow, outflow) = (
+            json["inflow"].as_f64().unwrap(),
+            json["outflow"].as_f64().unwrap(),
+        );
+        println!(
+            "{backend}: {outflow:.1} m³ out of {inflow:.1} m³ in, bodies {}",
+            json["bodies"]
+        );
+        assert_eq!(json["bodies"], 10);
+        assert!((json["seconds"].as_f64().unwrap() - 60.0).abs() < 1e-3);
+        assert!(
+            outflow < 0.1 * inflow,
+            "{backend}: the dam let {outflow} of {inflow} m³ out"
+        );
+    }
+    let json = sim_json(dir.path(), &["--backend", "cpu", "--no-bodies"]);
+    assert_eq!(json["bodies"], 0);
+    assert!(
+        json["outflow"].as_f64().unwrap() > json["inflow"].as_f64().unwrap() * 0.5,
+        "without bodies the river runs through: {json}"
+    );
+}
+
+#[test]
+fn spillway_bake_keeps_the_dam_and_saves_where_the_bodies_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate_dam(dir.path());
+    let authored = file::load(&path).unwrap();
+    let out = spillway(
+        dir.path(),
+        &[
+            "bake",
+            "dam.ron",
+            "-o",
+            "baked.ron",
+            "--max-seconds",
+            "30",
+            "--backend",
+            "cpu",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("10 bodies coupled"), "{text}");
+    let baked = file::load(&dir.path().join("baked.ron")).unwrap();
+    assert_eq!(baked.bodies.len(), authored.bodies.len());
+    // Every crate is still in the dam: near where it was placed, not washed away.
+    for (a, b) in authored.bodies.iter().zip(&baked.bodies) {
+        let moved = (0..3)
+            .map(|k| (a.translation[k] - b.translation[k]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        assert!(moved < 1.0, "{} moved {moved} m", a.name);
+    }
+    // The baked level goes on holding the river.
+    let json = {
+        let out = spillway(
+            dir.path(),
+            &[
+                "sim",
+                "baked.ron",
+                "--seconds",
+                "30",
+                "--json",
+                "--backend",
+                "cpu",
+            ],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (inflow, outflow) = (
+        json["inflow"].as_f64().unwrap(),
+        json["outflow"].as_f64().unwrap(),
+    );
+    assert!(
+        outflow < 0.1 * inflow,
+        "{outflow} of {inflow} m³ out after the bake"
+    );
+}
+
+#[test]
+fn blockers_on_a_shallow_water_level_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate_dam(dir.path());
+    let mut level = file::load(&path).unwrap();
+    level.params.solver = spillway::SolverKind::Swe;
+    level.flow = None;
+    file::save(&level, &path).unwrap();
+    let check = spillway(dir.path(), &["check", "dam.ron"]);
+    assert_eq!(check.status.code(), Some(2));
+    let sim = spillway(
+        dir.path(),
+        &["sim", "dam.ron", "--seconds", "1", "--backend", "cpu"],
+    );
+    assert!(!sim.status.success());
+    for out in [&check, &sim] {
+        let err = stderr(out);
+        assert!(
+            err.contains("bodies[0] (dam crate 1) blocks water") && err.contains("pipes"),
+            "{err}"
+        );
+    }
+    // Without its bodies the level runs.
+    let out = spillway(
+        dir.path(),
+        &[
+            "sim",
+            "dam.ron",
+            "--seconds",
+            "1",
+            "--backend",
+            "cpu",
+            "--no-bodies",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+}
