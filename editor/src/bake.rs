@@ -135,7 +135,9 @@ impl<S: Settling + WaterSolver> Settling for Coupled<S> {
             return self.sim.run_steps(n);
         };
         let dt = self.sim.dt();
-        (0..n).try_for_each(|_| world.step(&mut self.sim, dt).map_err(|e| e.to_string()))
+        (0..n).try_for_each(|_| world.step(&mut self.sim, dt).map_err(|e| e.to_string()))?;
+        // No steps, but what the solver owes: on the GPU, the time of steps that ran short.
+        self.sim.run_steps(0)
     }
 
     fn depth_now(&mut self) -> Result<Vec<f32>, String> {
@@ -348,7 +350,10 @@ impl BakeJob {
                 Ok(Report::Point(p)) => self.points.push(p),
                 Ok(Report::Done(result)) => {
                     self.done = true;
+                    // Cancel pressed at the very end still means: keep nothing.
+                    let cancelled = self.cancelling();
                     return Some(match result {
+                        Ok(_) if cancelled => BakeEnd::Cancelled,
                         Ok((outcome, _)) if outcome.cancelled => BakeEnd::Cancelled,
                         Ok((outcome, level)) => BakeEnd::Finished(outcome, level),
                         Err(e) => BakeEnd::Failed(e),

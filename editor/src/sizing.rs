@@ -95,51 +95,24 @@ pub fn normal_flow(level: &Level, x: f32, y: f32, discharge: f32) -> Option<Norm
     if cx >= nx || cy >= ny {
         return None;
     }
-    // The down-slope direction from a gradient over ±2 cells (smooths out single bumps).
-    let h = |i: isize, j: isize| {
-        let i = i.clamp(0, nx as isize - 1) as usize;
-        let j = j.clamp(0, ny as isize - 1) as usize;
-        level.terrain.get(i, j)
-    };
-    let (ci, cj) = (cx as isize, cy as isize);
-    let gx = (h(ci + 2, cj) - h(ci - 2, cj)) / (4.0 * cs);
-    let gy = (h(ci, cj + 2) - h(ci, cj - 2)) / (4.0 * cs);
-    let g = gx.hypot(gy);
-    let slope = g.max(MIN_SLOPE);
-    // Across the flow: perpendicular to the gradient (any direction on flat ground).
-    let (ax, ay) = if g > 0.0 {
-        (-gy / g, gx / g)
-    } else {
-        (1.0, 0.0)
-    };
-    let samples: Vec<(f32, f32)> = (-(HALF_SECTION as isize)..=HALF_SECTION as isize)
-        .filter_map(|k| {
-            let (px, py) = (x + ax * k as f32 * cs, y + ay * k as f32 * cs);
-            let (i, j) = ((px / cs).floor(), (py / cs).floor());
-            let inside = i >= 0.0 && j >= 0.0 && (i as usize) < nx && (j as usize) < ny;
-            inside.then(|| {
-                let (i, j) = (i as usize, j as usize);
-                (level.terrain.get(i, j), level.manning_n(i, j))
-            })
-        })
-        .collect();
-    // The channel bed: the lowest point of the section near the cursor (within
-    // `NEAR` cells), then down to the bottom of its valley (the lowest point of the whole
-    // section could be another valley).
-    let centre = samples.len() / 2;
-    let window = centre.saturating_sub(NEAR)..(centre + NEAR + 1).min(samples.len());
-    let near = window
-        .min_by(|&a, &b| samples[a].0.total_cmp(&samples[b].0))
-        .unwrap_or(centre);
-    let bed_index = descend(&samples, near);
+    // The channel bed near the cursor, on the line across the local down-slope; then the
+    // section across the down-slope at the middle of that bed, where the down-slope runs along
+    // the channel (at the cursor, near a bank, it may not).
+    let dir = across(level, x, y).0;
+    let (samples, centre) = line(level, x, y, dir);
+    let k = channel_bed(&samples, centre) as f32 - centre as f32;
+    let (bx, by) = (x + dir.0 * k * cs, y + dir.1 * k * cs);
+    let ((ax, ay), slope) = across(level, bx, by);
+    let (samples, centre) = line(level, bx, by, (ax, ay));
+    let bed_index = channel_bed(&samples, centre);
     let bed = samples[bed_index].0;
     let law = level.params.friction;
     if matches!(law, Friction::Linear { .. }) {
         return None;
     }
-    let section = |w: f32| wet_section(&samples, bed_index, w, cs);
+    let wet = |w: f32| wet_section(&samples, bed_index, w, cs);
     let flow_of = |w: f32| {
-        let s = section(w);
+        let s = wet(w);
         if s.area <= 0.0 {
             return 0.0;
         }
@@ -151,9 +124,12 @@ pub fn normal_flow(level: &Level, x: f32, y: f32, discharge: f32) -> Option<Norm
         }
     };
     let (mut lo, mut hi) = (bed, bed + 1.0);
+    let mut doublings = 0;
     while flow_of(hi) < discharge {
         hi = bed + (hi - bed) * 2.0;
-        if hi - bed > 1.0e4 {
+        doublings += 1;
+        // 2¹⁴ m of water: no channel; and a bed so high that f32 cannot add a metre to it.
+        if doublings > 14 || hi <= bed || hi.is_nan() {
             return None;
         }
     }
@@ -165,7 +141,7 @@ pub fn normal_flow(level: &Level, x: f32, y: f32, discharge: f32) -> Option<Norm
             hi = mid;
         }
     }
-    let s = section(hi);
+    let s = wet(hi);
     Some(NormalFlow {
         discharge,
         slope,
@@ -179,6 +155,76 @@ pub fn normal_flow(level: &Level, x: f32, y: f32, discharge: f32) -> Option<Norm
         width: s.width,
         surface: hi,
     })
+}
+
+/// The unit vector across the local down-slope at `(x, y)` (any direction on flat ground),
+/// and the bed slope there (at least [`MIN_SLOPE`]), from a gradient over ±2 cells.
+fn across(level: &Level, x: f32, y: f32) -> ((f32, f32), f32) {
+    let cs = level.cell_size;
+    let (nx, ny) = (level.nx() as isize, level.ny() as isize);
+    let (ci, cj) = ((x / cs).floor() as isize, (y / cs).floor() as isize);
+    let h = |i: isize, j: isize| {
+        level
+            .terrain
+            .get(i.clamp(0, nx - 1) as usize, j.clamp(0, ny - 1) as usize)
+    };
+    let gx = (h(ci + 2, cj) - h(ci - 2, cj)) / (4.0 * cs);
+    let gy = (h(ci, cj + 2) - h(ci, cj - 2)) / (4.0 * cs);
+    let g = gx.hypot(gy);
+    let dir = if g > 0.0 {
+        (-gy / g, gx / g)
+    } else {
+        (1.0, 0.0)
+    };
+    (dir, g.max(MIN_SLOPE))
+}
+
+/// The terrain and Manning's n along the line through `(x, y)` in direction `dir`, one sample
+/// per cell for up to [`HALF_SECTION`] cells each side (inside the map), and the index of the
+/// sample at `(x, y)`.
+fn line(level: &Level, x: f32, y: f32, dir: (f32, f32)) -> (Vec<(f32, f32)>, usize) {
+    let cs = level.cell_size;
+    let (nx, ny) = (level.nx(), level.ny());
+    let mut samples = Vec::with_capacity(2 * HALF_SECTION + 1);
+    let mut centre = 0;
+    for k in -(HALF_SECTION as isize)..=HALF_SECTION as isize {
+        let (px, py) = (x + dir.0 * k as f32 * cs, y + dir.1 * k as f32 * cs);
+        let (i, j) = ((px / cs).floor(), (py / cs).floor());
+        if i >= 0.0 && j >= 0.0 && (i as usize) < nx && (j as usize) < ny {
+            if k == 0 {
+                centre = samples.len();
+            }
+            let (i, j) = (i as usize, j as usize);
+            samples.push((level.terrain.get(i, j), level.manning_n(i, j)));
+        }
+    }
+    if samples.is_empty() {
+        samples.push((level.terrain.sample(x / cs, y / cs), level.manning_n(0, 0)));
+    }
+    let centre = centre.min(samples.len() - 1);
+    (samples, centre)
+}
+
+/// The channel bed of a section: its lowest sample within [`NEAR`] of `centre`, then down to
+/// the bottom of that valley (the lowest point of the whole section could be another valley),
+/// then the middle of the bed if it is flat.
+fn channel_bed(samples: &[(f32, f32)], centre: usize) -> usize {
+    let window = centre.saturating_sub(NEAR)..(centre + NEAR + 1).min(samples.len());
+    let near = window
+        .min_by(|&a, &b| samples[a].0.total_cmp(&samples[b].0))
+        .unwrap_or(centre);
+    let low = descend(samples, near);
+    // The middle of a flat bed, away from its banks.
+    let level = samples[low].0;
+    let flat = |k: usize| (samples[k].0 - level).abs() <= 1e-3;
+    let (mut a, mut b) = (low, low);
+    while a > 0 && flat(a - 1) {
+        a -= 1;
+    }
+    while b + 1 < samples.len() && flat(b + 1) {
+        b += 1;
+    }
+    (a + b) / 2
 }
 
 /// Walks downhill along the section from `start` to the bottom of its valley.
@@ -278,6 +324,33 @@ mod tests {
         let in_channel = normal_flow(&level, 100.5, 50.5, 20.0).unwrap();
         let near_bank = normal_flow(&level, 100.5, 37.5, 20.0).unwrap();
         assert!((in_channel.depth - near_bank.depth).abs() < 1e-3);
+    }
+
+    #[test]
+    fn near_the_map_edge_the_channel_under_the_cursor_is_found() {
+        // The channel runs along the map's south edge (y 2..8); another, deeper one at y 60..80.
+        let mut level = Level::flat(200, 100, 1.0, 0.0);
+        level.terrain = Grid::from_fn(200, 100, |x, y| {
+            let bed = 10.0 - 0.01 * x as f32;
+            match y {
+                2..8 => bed,
+                60..80 => bed - 3.0,
+                _ => bed + 5.0,
+            }
+        });
+        let flow = normal_flow(&level, 100.5, 5.5, 5.0).unwrap();
+        assert_eq!(flow.width, 6.0, "{flow:?}");
+        assert!(
+            (flow.surface - flow.depth - (10.0 - 0.01 * 100.0)).abs() < 1e-3,
+            "{flow:?}"
+        );
+    }
+
+    #[test]
+    fn a_bed_too_high_for_f32_metres_gives_no_answer_rather_than_a_hang() {
+        let mut level = channel();
+        level.terrain.data.iter_mut().for_each(|h| *h += 3.0e7);
+        assert!(normal_flow(&level, 100.5, 50.5, 20.0).is_none());
     }
 
     #[test]

@@ -83,20 +83,17 @@ fn a_boulder_sinks_and_rests_on_the_bed() {
     assert!(sim.stats().balance_error.abs() < 1e-6);
 }
 
-#[test]
-fn a_log_drifts_with_the_river() {
+/// Drifts a log along the river for 8 s (after 4 s to settle) with the world's water constants
+/// changed by `fluid`; returns the log's speed and the mean surface speed beside it, m/s.
+fn log_drift(fluid: impl Fn(&mut spillway::body::forces::Fluid)) -> (f64, f64) {
     let mut sim = Simulation::new(&river()).unwrap();
     sim.advance(60.0).unwrap();
     let mut world = BodyWorld::new(&sim);
+    fluid(&mut world.fluid);
     // The log across the flow's direction would roll; along it, it drifts.
     let id = world.add(&body("log", [12.0, 3.0, 0.3], 600.0), mesh("log"));
     run(&mut world, &mut sim, 4.0);
     let x0 = world.pose(id).unwrap().translation[0];
-    println!(
-        "log at {:?}, forces {:?}",
-        world.pose(id),
-        world.water_forces(id)
-    );
     let (mut water, mut n) = (0.0f64, 0);
     let dt = sim.params().dt;
     let seconds = 8.0;
@@ -107,14 +104,30 @@ fn a_log_drifts_with_the_river() {
         n += 1;
     }
     let x1 = world.pose(id).unwrap().translation[0];
-    let log_speed = ((x1 - x0) / seconds) as f64;
-    let water_speed = water / n as f64;
-    println!("log {log_speed:.3} m/s, surface flow {water_speed:.3} m/s");
-    assert!(water_speed > 0.3, "the river flows: {water_speed}");
+    ((x1 - x0) as f64 / seconds as f64, water / n as f64)
+}
+
+#[test]
+fn a_log_drifts_with_the_river_through_drag() {
+    // Drag alone (no damping): the log runs with the surface.
+    let (log, water) = log_drift(|f| f.linear_damping = 0.0);
+    println!("drag only: log {log:.3} m/s, surface flow {water:.3} m/s");
+    assert!(water > 0.3, "the river flows: {water}");
     assert!(
-        (log_speed - water_speed).abs() < 0.3 * water_speed,
-        "log {log_speed} vs water {water_speed}"
+        (log - water).abs() < 0.2 * water,
+        "log {log} vs water {water}"
     );
+    // The world's own damping toward rest slows it a little.
+    let (damped, water) = log_drift(|_| {});
+    println!("with damping: log {damped:.3} m/s, surface flow {water:.3} m/s");
+    assert!(
+        damped > 0.6 * water && damped <= log * 1.05,
+        "log {damped} vs water {water}"
+    );
+    // Without drag nothing carries it: the current moves a log only through drag.
+    let (still, water) = log_drift(|f| f.drag = 0.0);
+    println!("no drag: log {still:.3} m/s, surface flow {water:.3} m/s");
+    assert!(still.abs() < 0.2 * water, "log {still} vs water {water}");
 }
 
 /// x-velocity of the water at a point (the cell's mean face discharge over depth).

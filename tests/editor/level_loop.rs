@@ -167,6 +167,19 @@ fn painted_roughness_slows_the_river_and_undoes() {
                 level(&ed).roughness.is_none(),
                 "undo removes the grid it made"
             );
+            // Redo paints it again; a heightmap of another size then drops it (it no longer
+            // fits) instead of leaving a grid of the old size behind.
+            ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+            assert!(level(&ed).roughness.is_some());
+            let input = ed.dir.path().join("small.npy");
+            spillway_editor::heightmap::npy::write(&input, &Grid::filled(40, 30, 1.0)).unwrap();
+            ed.dialogs.push(&input);
+            ed.click("File");
+            ed.click("Import heightmap…");
+            ed.click("Import");
+            assert_eq!((level(&ed).nx(), level(&ed).ny()), (40, 30));
+            assert!(level(&ed).roughness.is_none());
+            ed.frames(3);
         }
     }
     println!(

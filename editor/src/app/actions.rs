@@ -360,6 +360,10 @@ impl EditorApp {
 
     /// Opens dropped levels and offers to import dropped heightmaps.
     pub(crate) fn handle_dropped_files(&mut self, ctx: &egui::Context) {
+        if self.bake.is_some() || self.file_task.is_some() {
+            // Nothing may replace or change the document while work on it runs.
+            return;
+        }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
                 .dropped_files
@@ -395,14 +399,16 @@ impl EditorApp {
     }
 }
 
-/// `level` with `terrain` of another size: dry, without saved flow, boundaries clipped to the
-/// new edges.
+/// `level` with `terrain` of another size: dry, without saved flow or roughness grid,
+/// boundaries clipped to the new edges.
 fn resized_level(level: &Level, terrain: Grid) -> Level {
     let (nx, ny) = (terrain.nx, terrain.ny);
     let mut out = level.clone();
     out.water = Grid::filled(nx, ny, 0.0);
     out.terrain = terrain;
     out.flow = None;
+    // A roughness grid of the old size would no longer fit: the level-wide n applies again.
+    out.roughness = None;
     out.boundaries.retain_mut(|b| {
         let len = match b.edge {
             spillway::level::Edge::West | spillway::level::Edge::East => ny,

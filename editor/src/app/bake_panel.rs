@@ -83,7 +83,14 @@ pub(crate) fn start(app: &mut EditorApp) {
 pub(crate) fn keep_this_state(app: &mut EditorApp) {
     let level = app.document.level();
     match app.preview.capture(level) {
-        Some(Ok(kept)) => {
+        Some(Ok(mut kept)) => {
+            // The bodies where the water has moved them.
+            if let Some(poses) = app.preview.body_poses() {
+                for (body, pose) in kept.bodies.iter_mut().zip(poses) {
+                    body.translation = pose.translation;
+                    body.rotation = pose.rotation;
+                }
+            }
             let time = kept.flow.as_ref().map_or(0.0, |f| f.time);
             set_state(app, "Keep this state", &kept);
             app.notify(

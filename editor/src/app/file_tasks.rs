@@ -120,8 +120,17 @@ pub(crate) fn export(
 ) -> FileTask {
     let target = path.to_path_buf();
     let label = format!("Exporting {}", file_name(path));
-    let task = Task::spawn(label, move |_| {
-        heightmap_io::export(&target, &terrain, format, range)
+    let task = Task::spawn(label, move |p| {
+        let show = target.display();
+        let bytes =
+            heightmap_io::encode(&terrain, format, range).map_err(|e| format!("{show}: {e}"))?;
+        p.set(0.5);
+        if p.cancelled() {
+            // Nothing written yet: an existing file stays as it was.
+            return Err("cancelled".into());
+        }
+        crate::project::write_atomic(&target, &bytes)
+            .map_err(|e| format!("{show}: cannot write: {e}"))
     });
     FileTask::Export {
         path: path.to_path_buf(),
@@ -178,10 +187,25 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
             }
         });
     });
+    // An import writes nothing: once cancelled it is dropped at once (its thread ends unseen).
+    if let Some(FileTask::Import { path, task }) = &app.file_task
+        && task.cancelled()
+    {
+        let path = path.clone();
+        app.file_task = None;
+        app.notify(
+            format!(
+                "Import of {} cancelled: the terrain is unchanged",
+                path.display()
+            ),
+            false,
+        );
+    }
 }
 
 fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, String>) {
     let cancelled = running.cancelled();
+    let was_save = matches!(running, FileTask::Save { .. });
     match (running, result) {
         (FileTask::Save { path, .. }, Ok(_)) => app.saved(&path),
         (FileTask::Save { path, .. }, Err(_)) if cancelled => {
@@ -220,9 +244,14 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, S
                 message,
             });
         }
-        (FileTask::Export { path, .. }, _) if cancelled => {
-            let _ = std::fs::remove_file(&path);
-            app.notify(format!("Export to {} cancelled", path.display()), false);
+        (FileTask::Export { path, .. }, Err(_)) if cancelled => {
+            app.notify(
+                format!(
+                    "Export to {} cancelled: nothing was written",
+                    path.display()
+                ),
+                false,
+            );
         }
         (FileTask::Export { path, .. }, Ok(_)) => {
             app.notify(format!("Exported {}", path.display()), false)
@@ -235,10 +264,11 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, S
         }
     }
     // What the unsaved-changes question was waiting for, once the save is done.
-    if let Some(then) = app
-        .after_save
-        .take()
-        .filter(|_| !app.document.is_modified())
+    if was_save
+        && let Some(then) = app
+            .after_save
+            .take()
+            .filter(|_| !app.document.is_modified())
     {
         app.perform_now(then);
     }

@@ -48,7 +48,12 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
         .draft
         .clone()
         .unwrap_or_else(|| current.clone());
-    let has_bodies = !app.document.level().bodies.is_empty();
+    let has_bodies = app
+        .document
+        .level()
+        .bodies
+        .iter()
+        .any(spillway::body::blocks_water);
     let mut edits = Edits::default();
     egui::Grid::new("level settings")
         .num_columns(2)
@@ -98,7 +103,8 @@ fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
                 ui.selectable_value(&mut p.solver, SolverKind::Swe, "Shallow water")
                     .on_hover_text("The full shallow-water equations: momentum carried by the flow")
                     .on_disabled_hover_text(
-                        "Not with bodies: only the pipes solver lets bodies block the water",
+                        "Not with blocking bodies: only the pipes solver lets bodies block the \
+                         water (floaters ride either solver)",
                     )
             })
             .inner;

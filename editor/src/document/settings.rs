@@ -3,7 +3,7 @@
 //! default edge); [`SetWaterState`] replaces the initial water and flow state (a bake, "Keep
 //! this state").
 
-use spillway::level::{FlowState, Gate, Params};
+use spillway::level::{Body, FlowState, Gate, Params};
 use spillway::{Grid, Level};
 
 use super::command::{Change, Command};
@@ -76,8 +76,8 @@ impl Command for EditSettings {
     }
 }
 
-/// The initial water of a level: depths, the saved flow state and the gates (a baked gate
-/// that had opened stays open).
+/// The initial water of a level: depths, the saved flow state, the gates (a baked gate that
+/// had opened stays open) and the bodies (where the water brought them to rest).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WaterState {
     /// Depth per cell, metres.
@@ -86,6 +86,8 @@ pub struct WaterState {
     pub flow: Option<FlowState>,
     /// The gates (their opening times).
     pub gates: Vec<Gate>,
+    /// The bodies (their poses).
+    pub bodies: Vec<Body>,
 }
 
 impl WaterState {
@@ -95,6 +97,7 @@ impl WaterState {
             water: level.water.clone(),
             flow: level.flow.clone(),
             gates: level.gates.clone(),
+            bodies: level.bodies.clone(),
         }
     }
 
@@ -102,6 +105,7 @@ impl WaterState {
         level.water.clone_from(&self.water);
         level.flow.clone_from(&self.flow);
         level.gates.clone_from(&self.gates);
+        level.bodies.clone_from(&self.bodies);
     }
 
     fn bytes(&self) -> usize {
@@ -113,7 +117,9 @@ impl WaterState {
                 + f.aux_x.len()
                 + f.aux_y.len()
         });
-        (self.water.data.len() + flow) * 4 + self.gates.len() * std::mem::size_of::<Gate>()
+        (self.water.data.len() + flow) * 4
+            + self.gates.len() * std::mem::size_of::<Gate>()
+            + self.bodies.len() * std::mem::size_of::<Body>()
     }
 }
 

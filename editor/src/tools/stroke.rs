@@ -180,11 +180,6 @@ impl Stroke {
         document.end_live_edit();
     }
 
-    /// Whether the stroke paints the roughness grid.
-    pub fn paints_roughness(&self) -> bool {
-        self.layer == Layer::Roughness
-    }
-
     /// Saves the original values of the tiles overlapping `rect` that no earlier dab touched.
     fn save_tiles(&mut self, level: &Level, rect: &CellRect) {
         if rect.is_empty() {

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 mod cells;
 pub mod collider;
-use cells::{covered, mean_velocity, ring, submerged};
+use cells::{covered, ring, submerged};
 use thiserror::Error;
 
 use super::forces::{Fluid, Motion, WaterForces, water_forces};
@@ -39,6 +39,10 @@ use super::solver::{SolverError, WaterCopy, WaterSolver};
 use super::{Pose, TriMesh, blocks_water};
 use crate::level::{Body, Level};
 use crate::sim::blocking::{BlockerError, Blockers};
+
+/// Linear damping toward rest of a fully submerged body in a world, 1/s: enough to settle a
+/// bobbing crate within seconds, little enough that a log drifts at most of the surface speed.
+pub const DAMPING: f32 = 0.3;
 
 /// Sub-samples per cell side when rasterising bodies.
 const SAMPLES: u32 = 4;
@@ -114,7 +118,7 @@ impl BodyWorld {
             grid,
             fluid: Fluid {
                 gravity: sim.gravity(),
-                linear_damping: 2.0,
+                linear_damping: DAMPING,
                 ..Fluid::default()
             },
             blockers: Blockers::new(grid.nx, grid.ny),
@@ -465,13 +469,13 @@ impl BodyWorld {
                 angular_velocity: [w.x, w.y, w.z],
             };
             let f = water_forces(&slot.coverage, &motion, &water, &self.fluid);
-            // Linear damping pulls toward the water's velocity (a log keeps drifting with the
-            // river), angular damping toward rest.
-            let flow = mean_velocity(&slot.coverage, &water);
+            // Damping toward rest, as the paper does (§4): it takes out the energy of the
+            // bobbing and spinning that forces sampled on a grid add. The current carries a body
+            // through drag alone.
             let m = rb.mass();
             let damp = [
-                -f.linear_damping * m * (v.x - flow[0]),
-                -f.linear_damping * m * (v.y - flow[1]),
+                -f.linear_damping * m * v.x,
+                -f.linear_damping * m * v.y,
                 -f.linear_damping * m * v.z,
             ];
             let force = [

@@ -317,6 +317,9 @@ fn unsaved(app: &mut EditorApp, ui: &mut egui::Ui, then: &Action) -> Outcome {
             if app.save() {
                 app.after_save = None;
                 app.perform_now(then.clone());
+            } else if app.file_task.is_none() {
+                // Not saved, and no save under way (cancelled or failed): nothing follows.
+                app.after_save = None;
             }
         }
         if ui

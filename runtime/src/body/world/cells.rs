@@ -1,28 +1,9 @@
 //! Per-cell helpers of the coupling: the cells a coverage covers, the ring of cells around a
-//! body, its submerged volume per cell, and the mean water velocity under it.
+//! body, and its submerged volume per cell.
 
 use std::collections::HashMap;
 
-use super::super::forces::Water;
 use super::super::raster::{CellGrid, Coverage};
-
-/// Mean horizontal water velocity under a coverage, weighted by cover.
-pub(super) fn mean_velocity(c: &Coverage, water: &Water) -> [f32; 2] {
-    let (mut sum, mut weight) = ([0.0f32; 2], 0.0f32);
-    for w in 0..c.window_cells() {
-        let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
-        if c.cover[w] > 0.0 && i < water.nx && j < water.ny {
-            let v = water.velocity(i, j);
-            sum = [sum[0] + c.cover[w] * v[0], sum[1] + c.cover[w] * v[1]];
-            weight += c.cover[w];
-        }
-    }
-    if weight > 0.0 {
-        [sum[0] / weight, sum[1] / weight]
-    } else {
-        [0.0; 2]
-    }
-}
 
 /// Adds `sign ×` the submerged volume (m³) of `c` below `surface` per cell into `out`.
 pub(super) fn submerged(
