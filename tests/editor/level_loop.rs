@@ -288,6 +288,23 @@ fn keep_this_state_then_undo() {
     );
     ed.key(Modifiers::COMMAND, Key::Z);
     assert_eq!(level(&ed), &authored);
+    // The same from the keyboard: Ctrl+K keeps, Ctrl+B bakes and Escape cancels the bake.
+    // (The undo started the water again from the authored level: run it first.)
+    play(&mut ed, 10.0, 5);
+    ed.key(Modifiers::COMMAND, Key::K);
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Keep this state")
+    );
+    ed.key(Modifiers::COMMAND, Key::B);
+    assert!(ed.harness.state().baking());
+    ed.key(Modifiers::NONE, Key::Escape);
+    wait_for_bake(&mut ed, Duration::from_secs(120));
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Keep this state"),
+        "the cancelled bake recorded nothing"
+    );
 }
 
 /// Runs frames until no file work runs (at most 60 s).

@@ -39,6 +39,10 @@ pub enum Action {
     Undo,
     /// Redo the last undone edit.
     Redo,
+    /// Bake the level's water to steady state in the background.
+    Bake,
+    /// Make the preview's current water the level's initial state.
+    KeepState,
     /// Close the editor.
     Quit,
 }
@@ -107,6 +111,8 @@ impl EditorApp {
             }
             Action::Undo => self.undo(),
             Action::Redo => self.redo(),
+            Action::Bake => super::bake_panel::start(self),
+            Action::KeepState => super::bake_panel::keep_this_state(self),
             Action::Quit => {
                 self.discard_recovery();
                 self.quit_confirmed = true;

@@ -1,4 +1,4 @@
-//! The menu bar: File, Edit and View.
+//! The menu bar: File, Edit, Water and View.
 
 use super::EditorApp;
 use super::actions::Action;
@@ -21,10 +21,37 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut egui::Ui) {
         ui.menu_button("Edit", |ui| edit_menu(app, ui))
             .response
             .on_hover_text("Undo and redo");
+        ui.menu_button("Water", |ui| water_menu(app, ui))
+            .response
+            .on_hover_text("Bake the water, keep the preview's water");
         ui.menu_button("View", |ui| view_menu(app, ui))
             .response
             .on_hover_text("Camera and overlays");
     });
+}
+
+fn water_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
+    if item(
+        ui,
+        "Bake to steady state",
+        Some(Shortcut::Bake),
+        "Run the water until it settles, in the background, and make it the level's initial \
+         water (one undo step)",
+    ) {
+        app.request(Action::Bake);
+    }
+    let live = app.preview.is_live();
+    let keep = ui.add_enabled_ui(live, |ui| {
+        item(
+            ui,
+            "Keep this state",
+            Some(Shortcut::KeepState),
+            "Make the preview's current water the level's initial state (one undo step)",
+        )
+    });
+    if keep.inner {
+        app.request(Action::KeepState);
+    }
 }
 
 fn file_menu(app: &mut EditorApp, ui: &mut egui::Ui) {

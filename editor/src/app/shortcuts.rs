@@ -1,7 +1,7 @@
 //! Keyboard shortcuts: the usual file and edit chords, `[`/`]` for the brush size, digits for
 //! the sculpting tools and letters for the water tools, Delete for the selected source or
 //! sink, `F` to frame and Home to reset the view; Space plays or pauses the water, `.` runs
-//! one step and Ctrl+R resets it. With the Body tool (K), W, E and R pick the gizmo's mode and
+//! one step and Ctrl+R resets it; Ctrl+B bakes the level, Ctrl+K keeps the preview's water. With the Body tool (K), W, E and R pick the gizmo's mode and
 //! Ctrl+D duplicates the selected body.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
@@ -24,6 +24,8 @@ pub(crate) enum Shortcut {
     RedoAlt,
     Frame,
     ResetView,
+    Bake,
+    KeepState,
 }
 
 impl Shortcut {
@@ -42,14 +44,18 @@ impl Shortcut {
             Shortcut::RedoAlt => KeyboardShortcut::new(cmd, Key::Y),
             Shortcut::Frame => KeyboardShortcut::new(Modifiers::NONE, Key::F),
             Shortcut::ResetView => KeyboardShortcut::new(Modifiers::NONE, Key::Home),
+            Shortcut::Bake => KeyboardShortcut::new(cmd, Key::B),
+            Shortcut::KeepState => KeyboardShortcut::new(cmd, Key::K),
         }
     }
 }
 
 /// Chords with a modifier, most specific first (egui matches Ctrl+Shift+Z as Ctrl+Z too).
-const CHORDS: [(Shortcut, fn() -> Action); 8] = [
+const CHORDS: [(Shortcut, fn() -> Action); 10] = [
     (Shortcut::SaveAs, || Action::SaveAs),
     (Shortcut::Save, || Action::Save),
+    (Shortcut::Bake, || Action::Bake),
+    (Shortcut::KeepState, || Action::KeepState),
     (Shortcut::Redo, || Action::Redo),
     (Shortcut::Undo, || Action::Undo),
     (Shortcut::RedoAlt, || Action::Redo),
