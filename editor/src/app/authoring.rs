@@ -6,7 +6,7 @@
 use spillway::level::{BoundaryKind, Shape};
 
 use super::EditorApp;
-use crate::document::{Change, Document, EditFeatures, Features};
+use crate::document::{Change, Document, EditFeatures, Features, Part};
 use crate::tools::Tool;
 use crate::tools::boundary::{EdgeStroke, kind_name};
 use crate::tools::fill::{FillLevel, fill_basin};

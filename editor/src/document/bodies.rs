@@ -1,66 +1,39 @@
 //! [`EditBodies`]: the command that changes the level's rigid bodies — placing, moving,
 //! rotating, scaling, duplicating, deleting, editing one in the inspector, or adding a row or
-//! stack. A level holds few bodies, so the command keeps the whole list before and after.
+//! stack. A level holds few bodies, so the command ([`Edit`]) keeps the whole list before and
+//! after.
 
 use spillway::Level;
 use spillway::level::Body;
 
-use super::command::{Change, Command};
+use super::command::Change;
+use super::edit::{Edit, Part};
 
-/// An edit of the level's bodies.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EditBodies {
-    label: String,
-    before: Vec<Body>,
-    after: Vec<Body>,
-}
+impl Part for Vec<Body> {
+    const CHANGE: Change = Change::Bodies;
 
-impl EditBodies {
-    /// A command turning the bodies `before` into `after`.
-    pub fn new(label: impl Into<String>, before: Vec<Body>, after: Vec<Body>) -> Self {
-        Self {
-            label: label.into(),
-            before,
-            after,
-        }
+    fn of(level: &Level) -> Self {
+        level.bodies.clone()
     }
 
-    /// Whether the edit changes nothing.
-    pub fn is_empty(&self) -> bool {
-        self.before == self.after
-    }
-}
-
-fn bytes(bodies: &[Body]) -> usize {
-    bodies
-        .iter()
-        .map(|b| std::mem::size_of::<Body>() + b.name.len() + b.gltf.len())
-        .sum()
-}
-
-impl Command for EditBodies {
-    fn label(&self) -> &str {
-        &self.label
-    }
-
-    fn apply(&self, level: &mut Level) -> Change {
-        level.bodies.clone_from(&self.after);
-        Change::Bodies
-    }
-
-    fn revert(&self, level: &mut Level) -> Change {
-        level.bodies.clone_from(&self.before);
-        Change::Bodies
+    fn write(&self, level: &mut Level) {
+        level.bodies.clone_from(self);
     }
 
     fn bytes(&self) -> usize {
-        bytes(&self.before) + bytes(&self.after)
+        self.iter()
+            .map(|b| std::mem::size_of::<Body>() + b.name.len() + b.gltf.len())
+            .sum()
     }
 }
+
+/// An edit of the level's bodies.
+pub type EditBodies = Edit<Vec<Body>>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Command;
     use spillway::level::Coupling;
 
     #[test]

@@ -5,7 +5,8 @@
 use spillway::Level;
 use spillway::level::{Boundary, Gate, Sink, Source};
 
-use super::command::{Change, Command};
+use super::command::Change;
+use super::edit::{Edit, Part};
 
 /// The sources, sinks and boundary segments of a level.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -30,9 +31,16 @@ impl Features {
             gates: level.gates.clone(),
         }
     }
+}
 
-    /// Writes these features into `level`.
-    pub fn write(&self, level: &mut Level) {
+impl Part for Features {
+    const CHANGE: Change = Change::Features;
+
+    fn of(level: &Level) -> Self {
+        Features::of(level)
+    }
+
+    fn write(&self, level: &mut Level) {
         level.sources.clone_from(&self.sources);
         level.sinks.clone_from(&self.sinks);
         level.boundaries.clone_from(&self.boundaries);
@@ -51,54 +59,14 @@ impl Features {
     }
 }
 
-/// An edit of the level's sources, sinks or boundaries: placing, moving, deleting or changing
-/// one, or painting boundaries along an edge.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EditFeatures {
-    label: String,
-    before: Features,
-    after: Features,
-}
-
-impl EditFeatures {
-    /// A command turning `before` into `after`.
-    pub fn new(label: impl Into<String>, before: Features, after: Features) -> Self {
-        Self {
-            label: label.into(),
-            before,
-            after,
-        }
-    }
-
-    /// Whether the edit changes nothing.
-    pub fn is_empty(&self) -> bool {
-        self.before == self.after
-    }
-}
-
-impl Command for EditFeatures {
-    fn label(&self) -> &str {
-        &self.label
-    }
-
-    fn apply(&self, level: &mut Level) -> Change {
-        self.after.write(level);
-        Change::Features
-    }
-
-    fn revert(&self, level: &mut Level) -> Change {
-        self.before.write(level);
-        Change::Features
-    }
-
-    fn bytes(&self) -> usize {
-        self.before.bytes() + self.after.bytes()
-    }
-}
+/// An edit of the level's sources, sinks, boundaries or gates: placing, moving, deleting or
+/// changing one, or painting boundaries along an edge.
+pub type EditFeatures = Edit<Features>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Command;
     use spillway::level::{Shape, SourceKind};
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod bodies;
 pub mod command;
+pub mod edit;
 pub mod features;
 pub mod history;
 pub mod region;
@@ -18,6 +19,7 @@ use spillway::Level;
 
 pub use bodies::EditBodies;
 pub use command::{Change, Command, GridPatch, Layer, PatchTile, ReplaceLevel};
+pub use edit::{Edit, Part};
 pub use features::{EditFeatures, Features};
 pub use history::History;
 pub use region::CellRect;

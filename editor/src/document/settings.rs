@@ -6,7 +6,8 @@
 use spillway::level::{Body, FlowState, Gate, Params};
 use spillway::{Grid, Level};
 
-use super::command::{Change, Command};
+use super::command::Change;
+use super::edit::{Edit, Part};
 
 /// The settings a designer edits in the Level settings panel.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,56 +26,27 @@ impl Settings {
             params: level.params.clone(),
         }
     }
+}
+
+impl Part for Settings {
+    const CHANGE: Change = Change::Settings;
+
+    fn of(level: &Level) -> Self {
+        Settings::of(level)
+    }
 
     fn write(&self, level: &mut Level) {
         level.name.clone_from(&self.name);
         level.params = self.params.clone();
     }
+
+    fn bytes(&self) -> usize {
+        self.name.len() + std::mem::size_of::<Settings>()
+    }
 }
 
 /// An edit of the level's name or parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EditSettings {
-    label: String,
-    before: Settings,
-    after: Settings,
-}
-
-impl EditSettings {
-    /// A command turning `before` into `after`.
-    pub fn new(label: impl Into<String>, before: Settings, after: Settings) -> Self {
-        Self {
-            label: label.into(),
-            before,
-            after,
-        }
-    }
-
-    /// Whether the edit changes nothing.
-    pub fn is_empty(&self) -> bool {
-        self.before == self.after
-    }
-}
-
-impl Command for EditSettings {
-    fn label(&self) -> &str {
-        &self.label
-    }
-
-    fn apply(&self, level: &mut Level) -> Change {
-        self.after.write(level);
-        Change::Settings
-    }
-
-    fn revert(&self, level: &mut Level) -> Change {
-        self.before.write(level);
-        Change::Settings
-    }
-
-    fn bytes(&self) -> usize {
-        self.before.name.len() + self.after.name.len() + 2 * std::mem::size_of::<Settings>()
-    }
-}
+pub type EditSettings = Edit<Settings>;
 
 /// The initial water of a level: depths, the saved flow state, the gates (a baked gate that
 /// had opened stays open) and the bodies (where the water brought them to rest).
@@ -99,6 +71,14 @@ impl WaterState {
             gates: level.gates.clone(),
             bodies: level.bodies.clone(),
         }
+    }
+}
+
+impl Part for WaterState {
+    const CHANGE: Change = Change::WaterState;
+
+    fn of(level: &Level) -> Self {
+        WaterState::of(level)
     }
 
     fn write(&self, level: &mut Level) {
@@ -125,47 +105,12 @@ impl WaterState {
 
 /// Replaces the level's initial water and flow state: a finished bake, or the preview's
 /// current frame kept as the start.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SetWaterState {
-    label: String,
-    before: WaterState,
-    after: WaterState,
-}
-
-impl SetWaterState {
-    /// A command turning `before` into `after`.
-    pub fn new(label: impl Into<String>, before: WaterState, after: WaterState) -> Self {
-        Self {
-            label: label.into(),
-            before,
-            after,
-        }
-    }
-}
-
-impl Command for SetWaterState {
-    fn label(&self) -> &str {
-        &self.label
-    }
-
-    fn apply(&self, level: &mut Level) -> Change {
-        self.after.write(level);
-        Change::WaterState
-    }
-
-    fn revert(&self, level: &mut Level) -> Change {
-        self.before.write(level);
-        Change::WaterState
-    }
-
-    fn bytes(&self) -> usize {
-        self.before.bytes() + self.after.bytes()
-    }
-}
+pub type SetWaterState = Edit<WaterState>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Command;
     use spillway::level::{Friction, SolverKind};
 
     #[test]

@@ -5,7 +5,7 @@
 use spillway::Level;
 use spillway::level::{Boundary, BoundaryKind, Edge};
 
-use crate::document::{Change, Document, EditFeatures, Features};
+use crate::document::{Change, Document, EditFeatures, Features, Part};
 
 /// Least distance from an edge, in cells, at which a drag still starts painting it.
 pub const REACH_CELLS: f32 = 4.0;

@@ -5,7 +5,7 @@
 use spillway::Level;
 use spillway::level::{Shape, Sink, SinkKind, Source, SourceKind};
 
-use crate::document::{Change, Document, EditFeatures, Features};
+use crate::document::{Change, Document, EditFeatures, Features, Part};
 
 /// Rate of a new source or sink, m³/s.
 pub const DEFAULT_RATE: f32 = 5.0;
