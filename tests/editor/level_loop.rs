@@ -47,6 +47,12 @@ fn level(ed: &Editor) -> &Level {
     ed.harness.state().document().level()
 }
 
+/// The file the document was saved to.
+fn saved_path(ed: &Editor) -> std::path::PathBuf {
+    let path = ed.harness.state().document().path();
+    path.expect("the level was saved").to_path_buf()
+}
+
 /// Runs the preview for `frames` frames at `speed`.
 fn play(ed: &mut Editor, speed: f32, frames: usize) {
     ed.harness.state_mut().preview_mut().speed = speed;
@@ -89,13 +95,7 @@ fn settings_change_undo_redo_save_reopen_and_reach_the_running_water() {
     assert_eq!(level(&ed).params.default_boundary, BoundaryKind::Wall);
 
     ed.key(Modifiers::COMMAND, Key::S);
-    let path = ed
-        .harness
-        .state()
-        .document()
-        .path()
-        .expect("saved")
-        .to_path_buf();
+    let path = saved_path(&ed);
     let reopened = spillway::level::file::load(&path).expect("the saved level loads");
     assert_eq!(reopened.params.solver, SolverKind::Swe);
     assert_eq!(reopened.params.friction, Friction::Chezy { c: 40.0 });
@@ -230,13 +230,7 @@ fn a_cancelled_bake_changes_nothing_and_a_finished_one_equals_spillway_bake() {
         Some("Bake to steady state")
     );
     ed.key(Modifiers::COMMAND, Key::S);
-    let path = ed
-        .harness
-        .state()
-        .document()
-        .path()
-        .expect("saved")
-        .to_path_buf();
+    let path = saved_path(&ed);
     let saved = spillway::level::file::load(&path).expect("the baked level loads");
 
     // The same level baked on the command line.
@@ -330,13 +324,7 @@ fn large_saves_imports_and_exports_run_in_the_background_and_finish() {
     ed.key(Modifiers::COMMAND, Key::S);
     wait_for_files(&mut ed);
     assert!(!ed.harness.state().document().is_modified());
-    let path = ed
-        .harness
-        .state()
-        .document()
-        .path()
-        .expect("saved")
-        .to_path_buf();
+    let path = saved_path(&ed);
     let reopened = spillway::level::file::load(&path).expect("load");
     assert_eq!(reopened.params.solver, SolverKind::Swe);
 
