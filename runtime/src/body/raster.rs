@@ -8,7 +8,7 @@
 //! its top and bottom faces.
 
 use super::{Pose, TriMesh};
-use crate::sim::blocking::Blockers;
+use crate::sim::blocking::{BLOCKED_COVER, Blockers};
 
 /// The most sub-samples per cell side.
 pub const MAX_SAMPLES: u32 = 8;
@@ -197,10 +197,23 @@ impl Coverage {
             .sum()
     }
 
-    /// Adds the body's columns to `blockers` (merged with any already there).
+    /// Adds the body's columns to `blockers` (merged with any already there). A fully covered
+    /// cell blocks the body's whole extent over it (lowest bottom to highest top); a partly
+    /// covered one gets the mean column over its covered part, so that the water it displaces
+    /// is the body's volume there.
     pub fn add_to(&self, blockers: &mut Blockers) {
-        for (i, j, b, t, c) in self.cells() {
-            blockers.add_column(i, j, b, t, c);
+        for k in 0..self.window_cells() {
+            let c = self.cover[k];
+            if c <= 0.0 {
+                continue;
+            }
+            let (i, j) = (self.i0 + k % self.width, self.j0 + k / self.width);
+            if c >= BLOCKED_COVER {
+                blockers.add_column(i, j, self.bottom[k], self.top[k], c);
+            } else {
+                let b = self.mean_bottom[k];
+                blockers.add_column(i, j, b, b + self.thickness[k], c);
+            }
         }
     }
 }

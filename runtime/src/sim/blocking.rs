@@ -43,6 +43,9 @@ use super::pipes::PipesAccel;
 /// whole cell, up to the rounding of its samples).
 pub const BLOCKED_COVER: f32 = 0.99;
 
+/// Default share of displaced water released per sub-step (the paper uses 0.01 to 0.1).
+pub const ALPHA: f32 = 0.05;
+
 /// Per-cell blocker columns of all bodies: what a game hands to `Simulation::set_blockers`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Blockers {
@@ -55,6 +58,9 @@ pub struct Blockers {
     cells: Vec<u32>,
     /// Spreading rate of the effective surface under bodies (the paper's `kappa`, 0..1).
     pub kappa: f32,
+    /// Share of the water a body has just displaced that rejoins the flow per sub-step (the
+    /// paper's `alpha`, 0..1; 1: all at once).
+    pub alpha: f32,
 }
 
 impl Blockers {
@@ -68,6 +74,7 @@ impl Blockers {
             cover: vec![0.0; nx * ny],
             cells: Vec::new(),
             kappa: 0.5,
+            alpha: ALPHA,
         }
     }
 
@@ -147,6 +154,9 @@ impl Blockers {
         if !(0.0..=1.0).contains(&self.kappa) {
             return Err(BlockerError::Kappa(self.kappa));
         }
+        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            return Err(BlockerError::Alpha(self.alpha));
+        }
         Ok(())
     }
 
@@ -175,9 +185,32 @@ pub enum BlockerError {
     /// `kappa` is not in `0..=1`.
     #[error("kappa {0} is not between 0 and 1")]
     Kappa(f32),
+    /// `alpha` is not in `0 < alpha ≤ 1`.
+    #[error("alpha {0} is not above 0 and at most 1")]
+    Alpha(f32),
     /// Blocking runs in the pipes solver only.
     #[error("blocking bodies need the pipes solver; this level uses the shallow-water solver")]
     Solver,
+}
+
+/// Surface of the water in a partly covered cell (fractional displacement): the cell holds the
+/// volume `d` per area over terrain `b`, and a body covering the fraction `c < 1` of it between
+/// heights `zb ≥ b` and `zt ≥ zb` takes that share of the cell's section, so the water it
+/// displaces stands higher beside it. Below the body the cell fills as usual.
+#[inline]
+pub(crate) fn partial_surface(c: f32, zb: f32, zt: f32, b: f32, d: f32) -> f32 {
+    let gap = zb - b;
+    if d <= gap {
+        return b + d;
+    }
+    let rest = d - gap;
+    let free = 1.0 - c;
+    let band = free * (zt - zb);
+    if rest <= band {
+        zb + rest / free
+    } else {
+        zt + (rest - band)
+    }
 }
 
 /// The solver's copy of the blockers: columns clamped to the terrain, covered cells per row and
@@ -186,7 +219,11 @@ pub(crate) struct Blocking {
     nx: usize,
     ny: usize,
     kappa: f32,
+    alpha: f32,
     cover: Vec<f32>,
+    /// Water a body has just displaced, per cell (metres of depth, part of the cell's depth):
+    /// held out of the flow and released at `alpha` per sub-step (§3.3).
+    latent: Vec<f32>,
     /// Blocker bottom, never below the terrain.
     bottom: Vec<f32>,
     /// Blocker top, never below `bottom`.
@@ -221,7 +258,9 @@ impl Blocking {
             nx,
             ny,
             kappa: 0.5,
+            alpha: ALPHA,
             cover: vec![0.0; nx * ny],
+            latent: vec![0.0; nx * ny],
             bottom: vec![0.0; nx * ny],
             top: vec![0.0; nx * ny],
             rows: vec![Vec::new(); ny],
@@ -234,17 +273,33 @@ impl Blocking {
     /// Replaces the columns by those of `b` (same grid size) for a solver on `terrain` and
     /// `depth`, keeping the effective surface of cells that stay stored; a newly stored cell
     /// starts from its surface without the body. Touches only the cells covered before and now.
+    ///
+    /// The water a body now takes in a cell (its volume below the water's surface, new column
+    /// less old) is held out of the flow as latent water and released at `alpha` per sub-step,
+    /// so a body dropped into a lake raises no hump over itself (§3.3); where a body leaves, the
+    /// space it freed fills from around.
     pub fn fill(&mut self, b: &Blockers, terrain: &[f32], depth: &[f32]) {
         let nx = self.nx;
-        for (j, row) in self.rows.iter_mut().enumerate() {
+        // The old columns' share of each cell's water, at its surface before the change.
+        let mut before: Vec<(u32, f32, f32)> = Vec::new();
+        for (j, row) in self.rows.iter().enumerate() {
             for &i in row.iter() {
-                self.cover[j * nx + i as usize] = 0.0;
+                let k = j * nx + i as usize;
+                let h = self.effective(k, terrain, depth);
+                before.push((k as u32, h, self.taken(k, h)));
             }
+        }
+        for &(k, _, _) in &before {
+            self.cover[k as usize] = 0.0;
+        }
+        for row in &mut self.rows {
             row.clear();
         }
+        before.sort_unstable_by_key(|e| e.0);
         let old_stored = std::mem::take(&mut self.stored);
         let old_surface = std::mem::take(&mut self.surface);
         self.kappa = b.kappa;
+        self.alpha = b.alpha;
         let mut cells = b.cells.clone();
         cells.sort_unstable();
         cells.dedup();
@@ -258,6 +313,21 @@ impl Blocking {
                 self.stored.push(k as u32);
             }
         }
+        for &(k, _, _) in &before {
+            let k = k as usize;
+            if self.cover[k] == 0.0 {
+                self.latent[k] = 0.0;
+            }
+        }
+        for &k in &cells {
+            let k = k as usize;
+            let (h, old) = match before.binary_search_by_key(&(k as u32), |e| e.0) {
+                Ok(n) => (before[n].1, before[n].2),
+                Err(_) => (terrain[k] + depth[k], 0.0),
+            };
+            let latent = self.latent[k] + self.taken(k, h) - old;
+            self.latent[k] = latent.clamp(0.0, depth[k]);
+        }
         self.surface = self
             .stored
             .iter()
@@ -269,6 +339,21 @@ impl Blocking {
         self.next.resize(self.surface.len(), 0.0);
     }
 
+    /// Depth of water a body in cell `k` takes below the water's surface `h` (metres).
+    fn taken(&self, k: usize, h: f32) -> f32 {
+        let c = self.cover[k];
+        if c <= 0.0 {
+            return 0.0;
+        }
+        c.min(1.0) * (h.min(self.top[k]) - self.bottom[k]).max(0.0)
+    }
+
+    /// The water of cell `k` that takes part in the flow: its depth less the latent water.
+    #[inline]
+    fn wet(&self, k: usize, depth: &[f32]) -> f32 {
+        (depth[k] - self.latent[k]).max(0.0)
+    }
+
     fn stored_surface(&self, k: usize) -> Option<f32> {
         self.stored
             .binary_search(&(k as u32))
@@ -276,10 +361,15 @@ impl Blocking {
             .map(|n| self.surface[n])
     }
 
-    /// Effective surface of cell `k`: terrain + depth where no blocker stores water.
+    /// Effective surface of cell `k`: the interpolated surface where a blocker stores water,
+    /// the surface of the water around the body in a partly covered cell, else terrain + depth.
     pub fn effective(&self, k: usize, terrain: &[f32], depth: &[f32]) -> f32 {
-        if self.cover[k] >= BLOCKED_COVER {
-            self.stored_surface(k).unwrap_or(terrain[k] + depth[k])
+        let c = self.cover[k];
+        if c >= BLOCKED_COVER {
+            self.stored_surface(k)
+                .unwrap_or(terrain[k] + self.wet(k, depth))
+        } else if c > 0.0 {
+            partial_surface(c, self.bottom[k], self.top[k], terrain[k], self.wet(k, depth))
         } else {
             terrain[k] + depth[k]
         }
@@ -288,8 +378,13 @@ impl Blocking {
     /// The cell's water as the faces see it; `s` is its effective surface.
     #[inline]
     fn column(&self, k: usize, b: f32, d: f32, s: f32) -> Column {
-        if self.cover[k] < BLOCKED_COVER {
-            let h = b + d;
+        let c = self.cover[k];
+        if c < BLOCKED_COVER {
+            let h = if c > 0.0 {
+                partial_surface(c, self.bottom[k], self.top[k], b, d)
+            } else {
+                b + d
+            };
             return Column {
                 p_low: h,
                 t_low: h,
@@ -346,7 +441,8 @@ impl Blocking {
         }
     }
 
-    /// Updates the effective surface of stored cells from the new depths (§3.6, eq. 3).
+    /// Updates the effective surface of stored cells from the new depths (§3.6, eq. 3), and
+    /// releases a share `alpha` of the latent water.
     pub fn update_surface(&mut self, terrain: &[f32], depth: &[f32]) {
         let (nx, ny, kappa) = (self.nx, self.ny, self.kappa);
         for (n, &k) in self.stored.iter().enumerate() {
@@ -362,9 +458,19 @@ impl Blocking {
                 + neighbour(j.checked_sub(1).map(|j| j * nx + i))
                 + neighbour((j + 1 < ny).then_some(k + nx));
             let blur = kappa * own + (1.0 - kappa) * 0.25 * sum;
-            self.next[n] = blur.max(self.water_top(k, terrain[k], depth[k], own));
+            let top = self.water_top(k, terrain[k], self.wet(k, depth), own);
+            // Water standing over the body is the surface itself; only where the body holds
+            // the surface down is it interpolated.
+            self.next[n] = if top > self.top[k] { top } else { blur.max(top) };
         }
         std::mem::swap(&mut self.surface, &mut self.next);
+        let keep = 1.0 - self.alpha;
+        for (j, row) in self.rows.iter().enumerate() {
+            for &i in row {
+                let k = j * nx + i as usize;
+                self.latent[k] = (self.latent[k] * keep).min(depth[k]);
+            }
+        }
     }
 
     /// The accelerated discharge of the face between cells `l` and `r` (interior faces only).
@@ -382,8 +488,8 @@ impl Blocking {
     ) -> f32 {
         let (bl, br) = (t[l], t[r]);
         let (cl, cr) = (self.cover[l], self.cover[r]);
-        let a = self.column(l, bl, d[l], self.effective(l, t, d));
-        let b = self.column(r, br, d[r], self.effective(r, t, d));
+        let a = self.column(l, bl, self.wet(l, d), self.effective(l, t, d));
+        let b = self.column(r, br, self.wet(r, d), self.effective(r, t, d));
         let covered = |k: usize| self.cover[k] > 0.0;
         let side_bottom = |k: usize| {
             if covered(k) {
