@@ -3,7 +3,9 @@
 // redoes its work with the blocked face rule:
 //
 // - `save` (before the flow pass): keeps the carry of the cells it will redo (the flow pass
-//   overwrites carry in place) and starts the effective surface of newly stored cells.
+//   overwrites carry in place), releases a share alpha of the latent water and holds out the
+//   water a body takes since the last sub-step (§3.3), and starts the effective surface of
+//   newly stored cells.
 // - `faces` (after the flow pass): recomputes every face touching a cell next to a covered one
 //   (blocked rule where a side is covered, plain pipes elsewhere), the outflow limits of those
 //   cells, the limited faces and the depth and carry of every cell they touch; faces farther
@@ -33,6 +35,8 @@ const BIG: f32 = 3.0e38;
 var<workgroup> wrun: u32;
 var<workgroup> wb: array<f32, 256>;
 var<workgroup> wd: array<f32, 256>;
+// Depth less latent water: the water that takes part in the flow.
+var<workgroup> ww: array<f32, 256>;
 var<workgroup> ws: array<f32, 256>;
 var<workgroup> wc: array<f32, 256>;
 var<workgroup> wzb: array<f32, 256>;
@@ -94,6 +98,24 @@ fn surf_at(gi: u32, gj: u32, half: u32) -> f32 {
     return fword(blk[H_SLOT0] + slot * SLOT_WORDS + S_SURF + half * OUT + o);
 }
 
+// Latent water (sim::blocking) of map cell (gi, gj): none where its tile has no slot.
+fn latent_at(gi: u32, gj: u32) -> f32 {
+    let slot = blk[MAP0 + (gj / BO) * blk[H_TX] + gi / BO];
+    if (slot == 0u) {
+        return 0.0;
+    }
+    return fword(blk[H_SLOT0] + (slot - 1u) * SLOT_WORDS + S_LATENT + (gj % BO) * BO + gi % BO);
+}
+
+// Depth of water a body over the share `c` of a cell between `zb` and `zt` takes below the
+// surface `h` (sim::blocking::Blocking::taken).
+fn taken(c: f32, zb: f32, zt: f32, h: f32) -> f32 {
+    if (c <= 0.0) {
+        return 0.0;
+    }
+    return min(c, 1.0) * max(min(h, zt) - zb, 0.0);
+}
+
 // Whether the workgroup has work (sub-step open, slot in use).
 fn runs(t: u32, at: At) -> bool {
     if (t == 0u) {
@@ -112,11 +134,40 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         return;
     }
     blk[at.base + S_CARRY + at.o] = bitcast<u32>(carry[at.cell]);
+    let par = aux.ctl.parity;
     let w = at.base + S_CELLS + 4u * t;
+    let b = terrain[at.cell];
+    let d = depth[par * grid.half_d + at.cell];
+    // Latent water: the share alpha of the last sub-step rejoins the flow; then the water the
+    // body takes since the columns last applied is held out (sim::blocking::Blocking::fill).
+    let ap = at.base + S_APPLIED + 3u * at.o;
+    let lw = at.base + S_LATENT + at.o;
+    let c0 = fword(ap);
+    let zb0 = fword(ap + 1u);
+    let zt0 = fword(ap + 2u);
+    var lat = min(fword(lw) * (1.0 - fword(H_ALPHA)), d);
+    let c1 = fword(w);
+    let zb1 = max(fword(w + 1u), b);
+    let zt1 = max(fword(w + 2u), zb1);
+    if (c1 != c0 || zb1 != zb0 || zt1 != zt0) {
+        var h = b + d;
+        if (c0 >= BLOCKED_COVER) {
+            h = fword(at.base + S_SURF + par * OUT + at.o);
+        } else if (c0 > 0.0) {
+            h = partial_surface(c0, zb0, zt0, b, max(d - lat, 0.0));
+        }
+        lat = clamp(lat + taken(c1, zb1, zt1, h) - taken(c0, zb0, zt0, h), 0.0, d);
+        blk[ap] = bitcast<u32>(c1);
+        blk[ap + 1u] = bitcast<u32>(zb1);
+        blk[ap + 2u] = bitcast<u32>(zt1);
+    }
+    if (c1 <= 0.0) {
+        lat = 0.0;
+    }
+    blk[lw] = bitcast<u32>(lat);
     if ((blk[w + 3u] & FLAG_INIT) != 0u) {
         // A newly stored cell starts from its surface without the body.
-        let par = aux.ctl.parity;
-        let s = terrain[at.cell] + depth[par * grid.half_d + at.cell];
+        let s = b + d;
         blk[at.base + S_SURF + par * OUT + at.o] = bitcast<u32>(s);
         blk[w + 3u] = blk[w + 3u] & ~FLAG_INIT;
     }
@@ -132,7 +183,10 @@ struct Col {
 
 fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, s: f32) -> Col {
     if (c < BLOCKED_COVER) {
-        let h = b + d;
+        var h = b + d;
+        if (c > 0.0) {
+            h = partial_surface(c, zb, zt, b, d);
+        }
         return Col(h, h, h, true);
     }
     let gap = zb - b;
@@ -186,8 +240,8 @@ fn accelerate(v: f32, l: u32, r: u32, n2: f32, k: StepConsts) -> f32 {
         return bed_q(q, k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr), hf, n2, k);
     }
     // The blocked rule (sim::blocking::Blocking::face).
-    let a = column(cl, wzb[l], wzt[l], bl, dl, ws[l]);
-    let b = column(cr, wzb[r], wzt[r], br, dr, ws[r]);
+    let a = column(cl, wzb[l], wzt[l], bl, ww[l], ws[l]);
+    let b = column(cr, wzb[r], wzt[r], br, ww[r], ws[r]);
     let zb = min(select(BIG, wzb[l], cl > 0.0), select(BIG, wzb[r], cr > 0.0));
     let zt = max(select(-BIG, wzt[l], cl > 0.0), select(-BIG, wzt[r], cr > 0.0));
     let w = min(cl + cr, 1.0);
@@ -214,6 +268,7 @@ fn load(t: u32, at: At, par: u32) {
     var zb = 0.0;
     var zt = 0.0;
     var s = 0.0;
+    var wet = 0.0;
     if (at.inside) {
         let w = at.base + S_CELLS + 4u * t;
         b = terrain[at.cell];
@@ -222,12 +277,19 @@ fn load(t: u32, at: At, par: u32) {
         zb = max(fword(w + 1u), b);
         zt = max(fword(w + 2u), zb);
         s = b + d;
+        wet = d;
+        if (c > 0.0) {
+            wet = max(d - latent_at(u32(at.gi), u32(at.gj)), 0.0);
+        }
         if (c >= BLOCKED_COVER) {
             s = surf_at(u32(at.gi), u32(at.gj), par);
+        } else if (c > 0.0) {
+            s = partial_surface(c, zb, zt, b, wet);
         }
     }
     wb[t] = b;
     wd[t] = d;
+    ww[t] = wet;
     wc[t] = c;
     wzb[t] = zb;
     wzt[t] = zt;
@@ -374,14 +436,22 @@ fn water_top(zb: f32, zt: f32, b: f32, d: f32, s: f32) -> f32 {
     return zb;
 }
 
-// Effective surface of map cell (i, j) after the sub-step: the stored surface (old half) of a
-// stored cell, else terrain + new depth. `c` is its cover.
-fn effective_after(i: u32, j: u32, c: f32, par: u32) -> f32 {
+// Effective surface of map cell (i, j) after the sub-step (sim::blocking::Blocking::effective):
+// the stored surface (old half) of a stored cell, the surface beside the body in a partly
+// covered one, else terrain + new depth. `w` is the word of its column in this tile.
+fn effective_after(i: u32, j: u32, w: u32, par: u32) -> f32 {
+    let c = fword(w);
     if (c >= BLOCKED_COVER) {
         return surf_at(i, j, par);
     }
     let cell = j * grid.nx + i;
-    return terrain[cell] + depth[(par ^ 1u) * grid.half_d + cell];
+    let b = terrain[cell];
+    let d = depth[(par ^ 1u) * grid.half_d + cell];
+    if (c > 0.0) {
+        let zb = max(fword(w + 1u), b);
+        return partial_surface(c, zb, max(fword(w + 2u), zb), b, max(d - latent_at(i, j), 0.0));
+    }
+    return b + d;
 }
 
 @compute @workgroup_size(256)
@@ -408,23 +478,30 @@ fn surface(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: 
     var su = own;
     var sd = own;
     if (i > 0u) {
-        sl = effective_after(i - 1u, j, fword(cw + 4u * (t - 1u)), par);
+        sl = effective_after(i - 1u, j, cw + 4u * (t - 1u), par);
     }
     if (i + 1u < grid.nx) {
-        sr = effective_after(i + 1u, j, fword(cw + 4u * (t + 1u)), par);
+        sr = effective_after(i + 1u, j, cw + 4u * (t + 1u), par);
     }
     if (j > 0u) {
-        su = effective_after(i, j - 1u, fword(cw + 4u * (t - BT)), par);
+        su = effective_after(i, j - 1u, cw + 4u * (t - BT), par);
     }
     if (j + 1u < grid.ny) {
-        sd = effective_after(i, j + 1u, fword(cw + 4u * (t + BT)), par);
+        sd = effective_after(i, j + 1u, cw + 4u * (t + BT), par);
     }
     let kappa = fword(H_KAPPA);
     let blur = kappa * own + (1.0 - kappa) * 0.25 * (sl + sr + su + sd);
     let b = terrain[at.cell];
     let d = depth[(par ^ 1u) * grid.half_d + at.cell];
+    let wet = max(d - fword(at.base + S_LATENT + at.o), 0.0);
     let zb = max(fword(w + 1u), b);
     let zt = max(fword(w + 2u), zb);
-    let next = max(blur, water_top(zb, zt, b, d, own));
+    // Water standing over the body is the surface itself; only where the body holds the
+    // surface down is it interpolated.
+    let top = water_top(zb, zt, b, wet, own);
+    var next = max(blur, top);
+    if (top > zt) {
+        next = top;
+    }
     blk[at.base + S_SURF + (par ^ 1u) * OUT + at.o] = bitcast<u32>(next);
 }

@@ -177,20 +177,40 @@ fn edge_cell(grid: Grid, p: u32) -> vec3<u32> {
 // The blocker buffer `blk` (owner runtime/src/gpu/tiles.rs; written by blocking.wgsl, read by
 // gather.wgsl): a header, a map tile → slot + 1, then per slot: tile x, tile y, active, pad; the
 // blocker columns of its 16 × 16 loaded cells (cover, bottom, top, flags); the effective surface
-// of its 12 × 12 cells (two halves, by state parity); their saved carry.
+// of its 12 × 12 cells (two halves, by state parity); their saved carry; the columns the last
+// sub-step applied to them (cover, bottom, top); their latent water (sim::blocking).
 const BT: u32 = 16u;
 const BO: u32 = 12u;
 const OUT: u32 = 144u;
-// Header words: kappa, tiles along x, tiles along y, first slot word, slot capacity.
+// Header words: kappa, tiles along x, tiles along y, first slot word, slot capacity, alpha.
 const H_KAPPA: u32 = 0u;
 const H_TX: u32 = 1u;
 const H_TY: u32 = 2u;
 const H_SLOT0: u32 = 3u;
 const H_CAP: u32 = 4u;
+const H_ALPHA: u32 = 5u;
 const MAP0: u32 = 8u;
 const S_CELLS: u32 = 4u;
 const S_SURF: u32 = 1028u;
 const S_CARRY: u32 = 1316u;
-const SLOT_WORDS: u32 = 1460u;
+const S_APPLIED: u32 = 1460u;
+const S_LATENT: u32 = 1892u;
+const SLOT_WORDS: u32 = 2036u;
 const BLOCKED_COVER: f32 = 0.99;
 const FLAG_INIT: u32 = 1u;
+
+// Surface of the water in a partly covered cell (sim::blocking::partial_surface): volume `d`
+// per area over terrain `b`, a body over the share `c` of the cell between `zb ≥ b` and `zt`.
+fn partial_surface(c: f32, zb: f32, zt: f32, b: f32, d: f32) -> f32 {
+    let gap = zb - b;
+    if (d <= gap) {
+        return b + d;
+    }
+    let rest = d - gap;
+    let free = 1.0 - c;
+    let band = free * (zt - zb);
+    if (rest <= band) {
+        return zb + rest / free;
+    }
+    return zt + (rest - band);
+}

@@ -364,9 +364,17 @@ fn a_crate_set_on_a_lake_bed_raises_the_lake_by_its_volume() {
          rise of an open cell {:.5} m, over the crate {:.4} m",
         r.mean, r.expected, r.worst, r.over
     );
-    assert!((r.mean - r.expected).abs() < 0.05 * r.expected, "mean rise {}", r.mean);
+    assert!(
+        (r.mean - r.expected).abs() < 0.05 * r.expected,
+        "mean rise {}",
+        r.mean
+    );
     assert!(r.worst < 2.0 * r.expected, "a cell rose {} m", r.worst);
-    assert!(r.over < 2.0 * r.expected, "a hump of {} m over the crate", r.over);
+    assert!(
+        r.over < 2.0 * r.expected,
+        "a hump of {} m over the crate",
+        r.over
+    );
 }
 
 #[test]
@@ -380,6 +388,10 @@ fn a_log_on_a_lake_bed_displaces_its_volume_through_partly_covered_cells() {
          rise of an open cell {:.5} m, over the log {:.4} m",
         r.mean, r.expected, r.worst, r.over
     );
-    assert!((r.mean - r.expected).abs() < 0.05 * r.expected, "mean rise {}", r.mean);
+    assert!(
+        (r.mean - r.expected).abs() < 0.05 * r.expected,
+        "mean rise {}",
+        r.mean
+    );
     assert!(r.worst < 2.0 * r.expected, "a cell rose {} m", r.worst);
 }

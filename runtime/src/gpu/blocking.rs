@@ -6,14 +6,14 @@
 //! cells (one 16 × 16 workgroup per 12 × 12 tile): `save` before the flow pass, `faces` and
 //! `surface` after it (see the shader for what each does).
 
-use crate::sim::blocking::{BlockerError, Blockers};
+use crate::sim::blocking::{BLOCKED_COVER, BlockerError, Blockers, partial_surface};
 
 use super::GpuError;
 use super::kernel::{Bind, Kernel};
 use super::readback::read_f32;
 use super::sim::GpuSimulation;
 use super::state::{Buffers, Config};
-use super::tiles::Tiles;
+use super::tiles::{H_ALPHA, Tiles};
 
 const SOURCE: &str = include_str!("../../../shaders/blocking.wgsl");
 
@@ -214,7 +214,7 @@ impl GpuSimulation {
 
     /// The effective surface per cell, row-major (metres), waiting for the recorded steps:
     /// terrain + depth, except under blocking bodies, where it estimates the surface the water
-    /// would have without the body (as `Simulation::effective_surface`; buoyancy and rendering
+    /// would have without the body, and beside a body in a partly covered cell (as `Simulation::effective_surface`; buoyancy and rendering
     /// use it).
     pub fn effective_surface(&self) -> Result<Vec<f32>, GpuError> {
         let depth = self.read_depth()?;
@@ -229,6 +229,16 @@ impl GpuSimulation {
         if let Some(b) = self.blockers.as_ref().filter(|b| b.active) {
             let words = b.tiles.words(b.tiles.capacity());
             let blk = read_f32(&self.ctx.device, &self.ctx.queue, &b.buffer, 0, words)?;
+            // The slots hold the latent water before the next sub-step's release.
+            let keep = 1.0 - blk[H_ALPHA];
+            for (k, column, latent) in b.tiles.cell_words() {
+                let c = blk[column];
+                if c > 0.0 && c < BLOCKED_COVER {
+                    let zb = blk[column + 1].max(terrain[k]);
+                    let wet = (depth[k] - blk[latent] * keep).max(0.0);
+                    out[k] = partial_surface(c, zb, blk[column + 2].max(zb), terrain[k], wet);
+                }
+            }
             for (k, w) in b.tiles.surface_words(self.parity()? as usize) {
                 out[k] = blk[w];
             }

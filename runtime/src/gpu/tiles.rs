@@ -17,14 +17,21 @@ pub(crate) const BO: usize = 12;
 pub(crate) const BT: usize = 16;
 /// Output cells of a tile.
 pub(crate) const OUT: usize = BO * BO;
-/// Header words: kappa, tiles along x and y, first slot word, slot capacity, 3 spare.
+/// Header words: kappa, tiles along x and y, first slot word, slot capacity, alpha, 2 spare.
 const HEADER_WORDS: usize = 8;
+/// Header word of alpha.
+pub(crate) const H_ALPHA: usize = 5;
 /// Word of the column block in a slot (after tile x, tile y, active, pad).
 const S_CELLS: usize = 4;
 /// Word of the two surface halves in a slot.
 pub(crate) const S_SURF: usize = S_CELLS + 4 * BT * BT;
-/// Words per slot: header, columns, two surface halves, saved carries.
-pub(crate) const SLOT_WORDS: usize = S_SURF + 3 * OUT;
+/// Word of the columns the last sub-step applied (cover, bottom, top per output cell).
+const S_APPLIED: usize = S_SURF + 3 * OUT;
+/// Word of the output cells' latent water.
+pub(crate) const S_LATENT: usize = S_APPLIED + 3 * OUT;
+/// Words per slot: header, columns, two surface halves, saved carries, applied columns, latent
+/// water.
+pub(crate) const SLOT_WORDS: usize = S_LATENT + OUT;
 /// Column flag: the cell's effective surface starts from terrain + depth at the next sub-step.
 const FLAG_INIT: u32 = 1;
 
@@ -51,6 +58,7 @@ pub(crate) struct Tiles {
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
     kappa: Option<u32>,
+    alpha: Option<u32>,
     /// Stored cells (cover ≥ `BLOCKED_COVER`) of the last update, sorted.
     stored: Vec<u32>,
     /// Cells flagged to start their surface in the last update, sorted.
@@ -71,6 +79,7 @@ impl Tiles {
             slots: Vec::new(),
             free: Vec::new(),
             kappa: None,
+            alpha: None,
             stored: Vec::new(),
             pending: Vec::new(),
             stepped: true,
@@ -114,7 +123,7 @@ impl Tiles {
             tiles_y as u32,
             self.slot0() as u32,
             capacity as u32,
-            0,
+            self.alpha.unwrap_or(0),
             0,
             0,
         ];
@@ -200,6 +209,11 @@ impl Tiles {
                         word: self.base(s),
                         data: vec![tx as u32, ty as u32, 1, 0],
                     });
+                    // A new slot's cells were uncovered: nothing applied, no latent water.
+                    writes.push(Write {
+                        word: self.base(s) + S_APPLIED,
+                        data: vec![0; 4 * OUT],
+                    });
                     s
                 }
                 m => m as usize - 1,
@@ -220,6 +234,14 @@ impl Tiles {
             writes.push(Write {
                 word: 0,
                 data: vec![kappa],
+            });
+        }
+        let alpha = b.alpha.to_bits();
+        if self.alpha != Some(alpha) {
+            self.alpha = Some(alpha);
+            writes.push(Write {
+                word: H_ALPHA,
+                data: vec![alpha],
             });
         }
         self.stored = stored;
@@ -258,6 +280,28 @@ impl Tiles {
                     top.to_bits(),
                     flags,
                 ]);
+            }
+        }
+        out
+    }
+
+    /// Every output cell of a slot inside the map: the cell, the word of its column (cover,
+    /// bottom, top, flags) and the word of its latent water.
+    pub fn cell_words(&self) -> Vec<(usize, usize, usize)> {
+        let mut out = Vec::new();
+        for (s, slot) in self.slots.iter().enumerate() {
+            let Some(slot) = slot else { continue };
+            let (tx, ty) = (slot.tile % self.tiles_x, slot.tile / self.tiles_x);
+            for oy in 0..BO {
+                for ox in 0..BO {
+                    let (i, j) = (tx * BO + ox, ty * BO + oy);
+                    if i >= self.nx || j >= self.ny {
+                        continue;
+                    }
+                    let column = self.base(s) + S_CELLS + 4 * ((oy + 2) * BT + ox + 2);
+                    let latent = self.base(s) + S_LATENT + oy * BO + ox;
+                    out.push((j * self.nx + i, column, latent));
+                }
             }
         }
         out

@@ -10,15 +10,24 @@
 //!
 //! **Storage.** The solver keeps one water depth per cell (a volume per area). A fully covered
 //! cell (`cover ≥ BLOCKED_COVER`) stores it in the gap between terrain and blocker bottom first;
-//! water beyond a full gap is its *excess* `e`. Partly covered cells keep a free part and store
-//! water as usual. Water a body displaces is never removed: it becomes excess, which flows away
-//! through the open faces, so volume is conserved exactly (the paper removes it and adds it back
-//! nearby at a rate `alpha`).
+//! water beyond a full gap is its *excess* `e`. A partly covered cell keeps its water beside the
+//! body: the body takes its share `cover` of the cell's section between its bottom and top (the
+//! mean column of its covered part), so the water stands higher by what the body displaces
+//! (fractional displacement).
+//!
+//! **Displacement** (§3.3). When a body's columns change, the water it now takes in a cell (its
+//! volume below the water's surface, new column less old) is held out of the flow as *latent*
+//! water, still counted in the cell's depth, and a share `alpha` of it rejoins the flow each
+//! sub-step: a body dropped into a lake raises no hump over itself, and the displaced water
+//! spreads as waves around it. Where a body leaves, the space it freed fills from around. No
+//! water is ever removed, so volume is conserved exactly (the paper removes it and adds it back
+//! to the neighbours at the rate `alpha`).
 //!
 //! **Pressure** (§3.6). Each stored cell carries an effective surface `s`, interpolated each
 //! sub-step from the neighbours with `kappa` (`s := max(κ·s + (1−κ)/4·Σ s_neighbour, h)`, `h` the
 //! top of the cell's topmost water); it is what buoyancy and rendering use
-//! (`Simulation::effective_surface`). A full gap is pressurised to `s`. Where `s` is below the
+//! (`Simulation::effective_surface`); where water stands over the body, `s` is simply that
+//! water's top. A full gap is pressurised to `s`. Where `s` is below the
 //! blocker's top (the body sticks out of the water), the excess is more pressure in the gap
 //! (head `s + excess`); where `s` is above it (a submerged body), or where there is no gap (a body
 //! resting on the terrain), the excess is water standing on top of the blocker.
@@ -30,6 +39,8 @@
 //! *upper* interface above the band, driven by the surfaces on top. The open width `1 − w` is a
 //! plain face-depth pipe. Each face then carries at most its open section per step
 //! (`|Q|·dt ≤ A·dx²`), so a face that becomes blocked stops at once.
+//!
+//! Inflow reduction under blockers (§3.5) is not done: the excess pressure above does its work.
 //!
 //! Limits: pipes solver only; the map's border faces keep their edge condition and ignore
 //! blockers; one blocker column per cell (bodies stacked in a cell merge into one column).
@@ -369,7 +380,13 @@ impl Blocking {
             self.stored_surface(k)
                 .unwrap_or(terrain[k] + self.wet(k, depth))
         } else if c > 0.0 {
-            partial_surface(c, self.bottom[k], self.top[k], terrain[k], self.wet(k, depth))
+            partial_surface(
+                c,
+                self.bottom[k],
+                self.top[k],
+                terrain[k],
+                self.wet(k, depth),
+            )
         } else {
             terrain[k] + depth[k]
         }
@@ -461,7 +478,11 @@ impl Blocking {
             let top = self.water_top(k, terrain[k], self.wet(k, depth), own);
             // Water standing over the body is the surface itself; only where the body holds
             // the surface down is it interpolated.
-            self.next[n] = if top > self.top[k] { top } else { blur.max(top) };
+            self.next[n] = if top > self.top[k] {
+                top
+            } else {
+                blur.max(top)
+            };
         }
         std::mem::swap(&mut self.surface, &mut self.next);
         let keep = 1.0 - self.alpha;
