@@ -247,6 +247,43 @@ fn snapshot_calm_lake() {
 }
 
 #[test]
+fn snapshot_crate_standing_in_the_lake_leaves_no_dent() {
+    // A fixed 4 m crate stands in a round lake, sticking out of it; the water around it is drawn
+    // at its effective surface: flat up to the crate's sides, no dent where the crate holds
+    // the water down.
+    let (nx, ny) = (40, 30);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let (dx, dy) = (x as f32 - 20.0, y as f32 - 15.0);
+        0.012 * (dx * dx + dy * dy) + 0.3 * (x as f32 * 0.7).sin()
+    });
+    level.water = Grid::from_fn(nx, ny, |x, y| (2.5 - level.terrain.get(x, y)).max(0.0));
+    let gltf = std::fs::canonicalize(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb"),
+    )
+    .expect("the bundled crate")
+    .to_string_lossy()
+    .into_owned();
+    let ground = level.terrain.get(20, 15);
+    level.bodies.push(spillway::level::Body {
+        name: "pillar".into(),
+        gltf,
+        translation: [20.3, 15.3, ground + 2.0],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [4.0; 3],
+        density: 2500.0,
+        dynamic: false,
+        coupling: spillway::level::Coupling::Blocker,
+        collider: Default::default(),
+    });
+    let mut ed = untitled(level);
+    ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::from_secs(1);
+    play(&mut ed, 10.0, 20);
+    ed.frames(2);
+    snapshot(&ed, "water_crate_in_lake");
+}
+
+#[test]
 fn snapshot_river_with_velocity_overlay() {
     let mut ed = untitled(river_valley());
     ed.harness.state_mut().preview_mut().overlay = WaterOverlay::Velocity;

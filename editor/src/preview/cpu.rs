@@ -106,7 +106,7 @@ impl CpuWater {
             x,
             y,
             depth,
-            surface: self.sim.terrain()[k] + depth,
+            surface: self.sim.effective_surface_at(k),
             velocity: [u, v],
         })
     }
@@ -132,6 +132,9 @@ impl CpuWater {
                 flow_x: make("cpu water flow x", 8 * halves[1], storage),
                 flow_y: make("cpu water flow y", 8 * halves[2], storage),
                 view: make("cpu water view", 16, storage | wgpu::BufferUsages::UNIFORM),
+                // Zeros: no blockers on the GPU side; the depth below is already drawn to the
+                // effective surface.
+                blockers: make("cpu water blockers", 64, storage),
                 depth_half: halves[0] as u32,
                 blend: 1.0,
             };
@@ -149,11 +152,20 @@ impl CpuWater {
         let b = &copy.buffers;
         let at = |half: u64| 4 * half * p as u64;
         queue.write_buffer(&b.terrain, 0, bytemuck::cast_slice(self.sim.terrain()));
-        queue.write_buffer(
-            &b.depth,
-            at(halves[0]),
-            bytemuck::cast_slice(self.sim.depth()),
-        );
+        if self.sim.has_blockers() {
+            // Drawn to the effective surface: no dents where bodies hold the water down.
+            let shown: Vec<f32> = (self.sim.effective_surface().iter())
+                .zip(self.sim.terrain())
+                .map(|(s, t)| (s - t).max(0.0))
+                .collect();
+            queue.write_buffer(&b.depth, at(halves[0]), bytemuck::cast_slice(&shown));
+        } else {
+            queue.write_buffer(
+                &b.depth,
+                at(halves[0]),
+                bytemuck::cast_slice(self.sim.depth()),
+            );
+        }
         queue.write_buffer(&b.flow_x, at(halves[1]), bytemuck::cast_slice(qx));
         queue.write_buffer(&b.flow_y, at(halves[2]), bytemuck::cast_slice(qy));
         let view = [

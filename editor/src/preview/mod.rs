@@ -464,6 +464,7 @@ impl Preview {
             flow_x: sim.flow_x_buffer().clone(),
             flow_y: sim.flow_y_buffer().clone(),
             view: sim.view_buffer().clone(),
+            blockers: sim.blocker_view().clone(),
             depth_half: sim.depth_half(),
             blend: if self.playing {
                 1.0 - self.owed.clamp(0.0, 1.0) as f32

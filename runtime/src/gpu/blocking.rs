@@ -15,7 +15,10 @@ use super::sim::GpuSimulation;
 use super::state::{Buffers, Config};
 use super::tiles::{H_ALPHA, Tiles};
 
-const SOURCE: &str = include_str!("../../../shaders/blocking.wgsl");
+const SOURCE: &str = concat!(
+    include_str!("../../../shaders/blockers.wgsl"),
+    include_str!("../../../shaders/blocking.wgsl")
+);
 
 /// The blocked pass, compiled for one configuration.
 pub(crate) struct BlockingPass {
@@ -97,6 +100,18 @@ pub(crate) struct GpuBlockers {
 }
 
 impl GpuBlockers {
+    /// No blockers yet on an `nx × ny` grid: a buffer with an empty header and map.
+    pub fn idle(device: &wgpu::Device, nx: usize, ny: usize) -> Self {
+        let tiles = Tiles::new(nx, ny);
+        let buffer = blk_buffer(device, tiles.words(0));
+        Self {
+            tiles,
+            buffer,
+            pass: None,
+            active: false,
+        }
+    }
+
     /// The compiled pass, while blockers are set.
     pub fn pass(&self) -> Option<&BlockingPass> {
         self.pass.as_ref().filter(|_| self.active)
@@ -176,6 +191,15 @@ impl GpuSimulation {
             }
             b.active = false;
         }
+    }
+
+    /// The blocker buffer, for a renderer that draws the effective surface (what buoyancy uses:
+    /// no dents where bodies hold the water down) with [`super::BLOCKERS_WGSL`]'s
+    /// `effective_surface`. It may be replaced when blockers are set: compare it each frame.
+    /// Without blockers its header is empty and `effective_surface` is terrain + depth.
+    pub fn blocker_view(&self) -> &wgpu::Buffer {
+        let b = self.blockers.as_ref();
+        &b.expect("made with the simulation").buffer
     }
 
     /// The `blk` buffer while blockers are set (for the gather pass).

@@ -10,7 +10,10 @@ use super::readback::read_f32;
 use super::sim::GpuSimulation;
 use super::state::Config;
 
-const SOURCE: &str = include_str!("../../../shaders/gather.wgsl");
+const SOURCE: &str = concat!(
+    include_str!("../../../shaders/blockers.wgsl"),
+    include_str!("../../../shaders/gather.wgsl")
+);
 
 /// Words the gather pass writes per cell: surface, depth, west, east, north and south faces.
 pub const GATHERED: usize = 6;

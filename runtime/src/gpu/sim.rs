@@ -259,7 +259,7 @@ impl GpuSimulation {
             gates,
             init_figures: (max_depth, start.max_speed),
             edge_cells: cells,
-            blockers: None,
+            blockers: Some(super::blocking::GpuBlockers::idle(&ctx.device, nx, ny)),
             gather: None,
             rough,
             params,

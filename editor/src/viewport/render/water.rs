@@ -18,6 +18,9 @@ pub struct WaterBuffers {
     pub flow_y: wgpu::Buffer,
     /// The four-word view block naming the current halves.
     pub view: wgpu::Buffer,
+    /// The solver's blocker buffer (`GpuSimulation::blocker_view`): the water is drawn at its
+    /// effective surface, with no dents where bodies hold it down. Zeros: no blockers.
+    pub blockers: wgpu::Buffer,
     /// Elements in one depth half.
     pub depth_half: u32,
     /// How far the display is between the previous state (0) and the current one (1).
@@ -135,7 +138,14 @@ impl WaterPass {
     pub fn new(device: &wgpu::Device, tile_layout: wgpu::VertexBufferLayout<'_>) -> Self {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("viewport water"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("water.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                format!(
+                    "{}{}",
+                    spillway::gpu::BLOCKERS_WGSL,
+                    include_str!("water.wgsl")
+                )
+                .into(),
+            ),
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("viewport water"),
@@ -157,6 +167,7 @@ impl WaterPass {
                     },
                     count: None,
                 },
+                storage(8),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -230,6 +241,7 @@ impl WaterPass {
                 && b.flow_x == water.flow_x
                 && b.flow_y == water.flow_y
                 && b.view == water.view
+                && b.blockers == water.blockers
         });
         if !same {
             let entries = [
@@ -241,6 +253,7 @@ impl WaterPass {
                 water.view.as_entire_binding(),
                 self.uniform.as_entire_binding(),
                 wgpu::BindingResource::TextureView(authored),
+                water.blockers.as_entire_binding(),
             ];
             let entries: Vec<_> = entries
                 .into_iter()

@@ -32,6 +32,8 @@ struct Water {
 @group(0) @binding(5) var<storage, read> view: array<u32, 4>;
 @group(0) @binding(6) var<uniform> w: Water;
 @group(0) @binding(7) var authored: texture_2d<f32>;
+// The solver's blockers; `effective_surface` (prepended, spillway::gpu::BLOCKERS_WGSL) reads it.
+@group(0) @binding(8) var<storage, read> blk: array<u32>;
 
 const MODE_NONE: u32 = 0u;
 const MODE_DEPTH: u32 = 1u;
@@ -58,12 +60,16 @@ fn index(c: vec2<i32>) -> u32 {
     return u32(k.y) * u32(g.level.x) + u32(k.x);
 }
 
-// Depth between the previous and the current state.
+// Depth between the previous and the current state, to the effective surface: where a body
+// holds the water down, the surface the water would have without it (no dents at bodies).
 fn water_depth(c: vec2<i32>) -> f32 {
     let i = index(c);
-    let cur = depth[view[1] + i];
-    let prev = depth[(w.ints.x - view[1]) + i];
-    return max(mix(prev, cur, w.floats.x), 0.0);
+    let k = clamp(c, vec2<i32>(0, 0), last_cell());
+    let b = terrain[i];
+    let half = view[0];
+    let cur = effective_surface(u32(k.x), u32(k.y), half, b, depth[view[1] + i]);
+    let prev = effective_surface(u32(k.x), u32(k.y), half ^ 1u, b, depth[(w.ints.x - view[1]) + i]);
+    return max(mix(prev, cur, w.floats.x) - b, 0.0);
 }
 
 // The water surface, or the terrain where a cell is dry (so normals do not tilt into shores).
