@@ -96,10 +96,41 @@ fn model(pose: &Pose) -> Mat4 {
     m
 }
 
+/// The scene's bind group: globals, the solver's terrain, depth, view and blocker buffers.
+fn bind_group(
+    sim: &GpuSimulation,
+    layout: &wgpu::BindGroupLayout,
+    globals: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    let buffers = [
+        globals,
+        sim.terrain_buffer(),
+        sim.depth_buffer(),
+        sim.view_buffer(),
+        sim.blocker_view(),
+    ];
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    sim.device().create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("game scene"),
+        layout,
+        entries: &entries,
+    })
+}
+
 /// The pipelines, the shared bind group, the grid index buffer and the depth buffer.
 pub struct Renderer {
     globals: wgpu::Buffer,
+    layout: wgpu::BindGroupLayout,
     bind: wgpu::BindGroup,
+    /// The blocker buffer `bind` was made with (the solver replaces it as blockers grow).
+    blockers: wgpu::Buffer,
     terrain: wgpu::RenderPipeline,
     water: wgpu::RenderPipeline,
     bodies: wgpu::RenderPipeline,
@@ -151,7 +182,9 @@ impl Renderer {
         let device = sim.device();
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("game scene"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("scene.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                format!("{}{}", spillway::gpu::BLOCKERS_WGSL, include_str!("scene.wgsl")).into(),
+            ),
         });
         let storage = wgpu::BufferBindingType::Storage { read_only: true };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -161,6 +194,7 @@ impl Renderer {
                 entry(1, storage),
                 entry(2, storage),
                 entry(3, storage),
+                entry(4, storage),
             ],
         });
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
@@ -169,25 +203,7 @@ impl Renderer {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let buffers = [
-            &globals,
-            sim.terrain_buffer(),
-            sim.depth_buffer(),
-            sim.view_buffer(),
-        ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("game scene"),
-            layout: &layout,
-            entries: &entries,
-        });
+        let bind = bind_group(sim, &layout, &globals);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("game scene"),
             bind_group_layouts: &[Some(&layout)],
@@ -265,6 +281,8 @@ impl Renderer {
             bodies: pipeline("body", &body_buffers, false),
             globals,
             bind,
+            layout,
+            blockers: sim.blocker_view().clone(),
             grid,
             grid_indices: indices.len() as u32,
             instances: instance_buffer(device, 64),
@@ -309,6 +327,10 @@ impl Renderer {
         bodies: &[Draw],
     ) {
         let (device, queue) = (sim.device(), sim.queue());
+        if &self.blockers != sim.blocker_view() {
+            self.bind = bind_group(sim, &self.layout, &self.globals);
+            self.blockers = sim.blocker_view().clone();
+        }
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(globals));
         let instances: Vec<Instance> = bodies
             .iter()

@@ -20,6 +20,8 @@ struct Globals {
 // The solver's view block: current half, then the offsets of the current depth, x-face and
 // y-face halves.
 @group(0) @binding(3) var<storage, read> view: array<u32, 4>;
+// The solver's blockers; `effective_surface` (prepended, spillway::gpu::BLOCKERS_WGSL) reads it.
+@group(0) @binding(4) var<storage, read> blk: array<u32>;
 
 // Shallower than this, a cell is dry (m).
 const DRY: f32 = 0.005;
@@ -42,8 +44,14 @@ fn index(c: vec2<i32>) -> u32 {
     return u32(k.y) * u32(g.level.x) + u32(k.x);
 }
 
+// Depth to the effective surface: where a body holds the water down, the surface the water
+// would have without it (no dents at bodies).
 fn water(c: vec2<i32>) -> f32 {
-    return max(depth[view[1] + index(c)], 0.0);
+    let last = vec2<i32>(i32(g.level.x) - 1, i32(g.level.y) - 1);
+    let k = clamp(c, vec2<i32>(0, 0), last);
+    let i = index(c);
+    let b = terrain[i];
+    return max(effective_surface(u32(k.x), u32(k.y), view[0], b, depth[view[1] + i]) - b, 0.0);
 }
 
 fn centre(c: vec2<i32>, z: f32) -> vec3<f32> {
