@@ -6,8 +6,11 @@
 //!
 //! ```text
 //! cargo run --release -p spillway --example body_bench --features gpu,rapier -- \
-//!     [--backend gpu|cpu] [--size 1024] [--bodies 0,50,200] [--steps 300]
+//!     [--backend gpu|cpu] [--size 1024] [--bodies 0,50,200] [--steps 300] [--sync]
 //! ```
+//!
+//! `--sync` turns the read-ahead of the water under the bodies off (`BodyWorld::read_ahead`):
+//! each step then waits for the GPU's copy.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -29,6 +32,7 @@ struct Options {
     size: usize,
     bodies: Vec<usize>,
     steps: usize,
+    sync: bool,
 }
 
 fn options() -> Result<Options, Box<dyn Error>> {
@@ -37,6 +41,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
         size: 1024,
         bodies: vec![0, 50, 200],
         steps: 300,
+        sync: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -51,6 +56,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
                     .collect::<Result<_, _>>()?
             }
             "--steps" => o.steps = value()?.parse()?,
+            "--sync" => o.sync = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -120,33 +126,50 @@ fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn 
     Ok(())
 }
 
-/// Milliseconds per coupled step with `count` bodies, and per water-only step.
+/// Milliseconds per coupled step with `count` bodies, per water-only step, and where the
+/// coupled steps' time went (ms per step, by phase).
 fn measure<S: WaterSolver>(
     sim: &mut S,
     n: usize,
     count: usize,
     steps: usize,
+    sync: bool,
     finish: &mut dyn FnMut(&mut S),
-) -> Result<(f64, f64), Box<dyn Error>> {
+) -> Result<(f64, f64, String), Box<dyn Error>> {
     let mut world = BodyWorld::new(sim);
+    world.read_ahead = !sync;
     scatter(&mut world, n, count)?;
     for _ in 0..30 {
         world.step(sim, DT)?;
     }
     finish(sim);
+    let before = world.step_times();
     let t = Instant::now();
     for _ in 0..steps {
         world.step(sim, DT)?;
     }
     finish(sim);
     let coupled = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
+    let after = world.step_times();
+    let per = |a: f64, b: f64| (a - b) * 1e3 / steps as f64;
+    let phases = format!(
+        "{{\"rasterise\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
+         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}}}",
+        per(after.rasterise, before.rasterise),
+        per(after.block, before.block),
+        per(after.read, before.read),
+        per(after.forces, before.forces),
+        per(after.displace, before.displace),
+        per(after.advance, before.advance),
+        per(after.physics, before.physics),
+    );
     let t = Instant::now();
     for _ in 0..steps {
         sim.advance(DT)?;
     }
     finish(sim);
     let water = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
-    Ok((coupled, water))
+    Ok((coupled, water, phases))
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -154,7 +177,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let level = lake(o.size);
     let backend = if o.gpu { "gpu" } else { "cpu" };
     for &count in &o.bodies {
-        let (coupled, water) = if o.gpu {
+        let (coupled, water, phases) = if o.gpu {
             let mut sim = GpuSimulation::headless(&level)?;
             println!("adapter: {}", sim.adapter_name());
             measure(
@@ -162,18 +185,20 @@ fn main() -> Result<(), Box<dyn Error>> {
                 o.size,
                 count,
                 o.steps,
+                o.sync,
                 &mut |s: &mut GpuSimulation| {
                     let _ = s.stats();
                 },
             )?
         } else {
             let mut sim = Simulation::new(&level)?;
-            measure(&mut sim, o.size, count, o.steps, &mut |_| {})?
+            measure(&mut sim, o.size, count, o.steps, o.sync, &mut |_| {})?
         };
         println!(
-            "{{\"backend\": \"{backend}\", \"size\": {}, \"bodies\": {count}, \"coupled_ms_per_step\": {coupled:.3}, \"water_ms_per_step\": {water:.3}, \"fits_60hz\": {}}}",
+            "{{\"backend\": \"{backend}\", \"size\": {}, \"bodies\": {count}, \"coupled_ms_per_step\": {coupled:.3}, \"water_ms_per_step\": {water:.3}, \"fits_60hz\": {}, \"read_ahead\": {}, \"phases_ms\": {phases}}}",
             o.size,
-            coupled < 1000.0 / 60.0
+            coupled < 1000.0 / 60.0,
+            !o.sync
         );
     }
     Ok(())

@@ -183,7 +183,12 @@ impl Renderer {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("game scene"),
             source: wgpu::ShaderSource::Wgsl(
-                format!("{}{}", spillway::gpu::BLOCKERS_WGSL, include_str!("scene.wgsl")).into(),
+                format!(
+                    "{}{}",
+                    spillway::gpu::BLOCKERS_WGSL,
+                    include_str!("scene.wgsl")
+                )
+                .into(),
             ),
         });
         let storage = wgpu::BufferBindingType::Storage { read_only: true };

@@ -44,6 +44,17 @@ pub trait WaterSolver {
     /// effective surface where the solver knows it), depth and the cells' four face
     /// discharges.
     fn read_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError>;
+    /// Starts reading the water at `cells` (sorted, no repeats) as of the steps so far, for the
+    /// next [`Self::take_cells`], without waiting. A solver that reads at once does nothing.
+    fn request_cells(&mut self, cells: &[usize]) -> Result<(), SolverError> {
+        let _ = cells;
+        Ok(())
+    }
+    /// As [`Self::read_cells`], taking what the last [`Self::request_cells`] read where it
+    /// covered `cells` (the water as of that request) and reading the rest now.
+    fn take_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
+        self.read_cells(cells, into)
+    }
 }
 
 /// A copy of the water at the cells the bodies need, in full-size grids (other cells hold
@@ -190,5 +201,39 @@ impl WaterSolver for crate::gpu::GpuSimulation {
             into.set(k, w.surface, w.depth, w.qx, w.qy);
         }
         Ok(())
+    }
+
+    fn request_cells(&mut self, cells: &[usize]) -> Result<(), SolverError> {
+        let list: Vec<u32> = cells.iter().map(|&k| k as u32).collect();
+        crate::gpu::GpuSimulation::request_cells(self, &list)
+            .map_err(|e| SolverError(e.to_string()))
+    }
+
+    fn take_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
+        let taken =
+            crate::gpu::GpuSimulation::take_cells(self).map_err(|e| SolverError(e.to_string()))?;
+        let Some((list, water)) = taken else {
+            return WaterSolver::read_cells(self, cells, into);
+        };
+        for (&k, w) in list.iter().zip(&water) {
+            into.set(k as usize, w.surface, w.depth, w.qx, w.qy);
+        }
+        // Cells the request did not foresee (a body moved farther than its margin) are read
+        // now; both lists are sorted.
+        let mut missing = Vec::new();
+        let mut n = 0;
+        for &k in cells {
+            while n < list.len() && (list[n] as usize) < k {
+                n += 1;
+            }
+            if n >= list.len() || list[n] as usize != k {
+                missing.push(k);
+            }
+        }
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            WaterSolver::read_cells(self, &missing, into)
+        }
     }
 }

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 mod cells;
 pub mod collider;
-use cells::{covered, ring, submerged};
+use cells::{around, covered, ring, submerged};
 use thiserror::Error;
 
 use super::forces::{Fluid, Motion, WaterForces, water_forces};
@@ -46,6 +46,10 @@ pub const DAMPING: f32 = 0.3;
 
 /// Sub-samples per cell side when rasterising bodies.
 const SAMPLES: u32 = 4;
+
+/// Cells around a body's window read back ahead for the next step: room for the body to move
+/// (a cell it reaches beyond this is read when needed, waiting for the GPU).
+const MARGIN: usize = 2;
 
 /// Identifies a body of a [`BodyWorld`] (its insertion index; stays valid after removals of
 /// other bodies).
@@ -99,9 +103,36 @@ pub struct BodyWorld {
     grid: CellGrid,
     /// Water-to-body constants (density, drag, damping).
     pub fluid: Fluid,
+    /// Whether each step asks the solver to read the water around the bodies back while the
+    /// rigid bodies step (default), instead of waiting for it at the next step.
+    pub read_ahead: bool,
     blockers: Blockers,
     /// The water under and around the bodies, read once per step.
     water: WaterCopy,
+    /// Where the steps' time went, summed since the world was made.
+    times: StepTimes,
+}
+
+/// Wall time spent in each phase of [`BodyWorld::step`], summed over steps (seconds). On the
+/// GPU, `read` is mostly waiting for the water and `advance` only records the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepTimes {
+    /// Coupled steps counted.
+    pub steps: u64,
+    /// Rasterising the bodies into columns.
+    pub rasterise: f64,
+    /// Handing the blockers to the solver.
+    pub block: f64,
+    /// Reading the water under the bodies.
+    pub read: f64,
+    /// Buoyancy, drag and damping.
+    pub forces: f64,
+    /// Floaters' displacement of the water.
+    pub displace: f64,
+    /// The water's step and the read-back request for the next step.
+    pub advance: f64,
+    /// The rigid-body step (rapier).
+    pub physics: f64,
 }
 
 impl BodyWorld {
@@ -121,8 +152,10 @@ impl BodyWorld {
                 linear_damping: DAMPING,
                 ..Fluid::default()
             },
+            read_ahead: true,
             blockers: Blockers::new(grid.nx, grid.ny),
             water: WaterCopy::new(grid),
+            times: StepTimes::default(),
         };
         if let Ok(terrain) = sim.read_terrain() {
             world.set_terrain(&terrain);
@@ -308,14 +341,35 @@ impl BodyWorld {
         sim: &mut S,
         dt: f32,
     ) -> Result<(), WorldError> {
+        let mut clock = std::time::Instant::now();
+        let mut lap = |field: &mut f64| {
+            let now = std::time::Instant::now();
+            *field += (now - clock).as_secs_f64();
+            clock = now;
+        };
+        let mut t = self.times;
         self.rasterise();
+        lap(&mut t.rasterise);
         self.block(sim)?;
+        lap(&mut t.block);
         self.read_water(sim)?;
+        lap(&mut t.read);
         self.apply_forces();
+        lap(&mut t.forces);
         self.displace(sim)?;
+        lap(&mut t.displace);
         sim.advance(dt)?;
+        // The water around the bodies after this step, read back while the rigid bodies step
+        // and rasterise (the GPU does not wait): the next step takes it.
+        if self.read_ahead {
+            sim.request_cells(&self.foreseen_cells())?;
+        }
+        lap(&mut t.advance);
         self.physics.integration_parameters.dt = dt;
         self.physics.step();
+        lap(&mut t.physics);
+        t.steps += 1;
+        self.times = t;
         Ok(())
     }
 
@@ -334,7 +388,7 @@ impl BodyWorld {
         }
         cells.sort_unstable();
         cells.dedup();
-        sim.read_cells(&cells, &mut self.water)?;
+        sim.take_cells(&cells, &mut self.water)?;
         let water = &mut self.water;
         for slot in self.slots.iter().flatten().filter(|s| !s.blocks) {
             let c = &slot.coverage;
@@ -350,6 +404,22 @@ impl BodyWorld {
             covered(c, grid, |k| water.surface[k] = water.surface[k].max(level));
         }
         Ok(())
+    }
+
+    /// Where the coupled steps' time went since the world was made.
+    pub fn step_times(&self) -> StepTimes {
+        self.times
+    }
+
+    /// The cells the next step will read: every body's window grown by [`MARGIN`] cells.
+    fn foreseen_cells(&self) -> Vec<usize> {
+        let mut cells = Vec::new();
+        for slot in self.slots.iter().flatten() {
+            around(&slot.coverage, self.grid, MARGIN, |k| cells.push(k));
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        cells
     }
 
     fn slot(&self, id: BodyId) -> Option<&Slot> {

@@ -78,6 +78,7 @@ impl GpuSimulation {
         h: usize,
         data: &[f32],
     ) -> Result<(), GpuError> {
+        self.drop_requested_cells();
         if self.gates.0.is_empty() || data.len() != w * h {
             return self.upload_rect(Target::Terrain, x0, y0, w, h, data);
         }
@@ -97,6 +98,7 @@ impl GpuSimulation {
         h: usize,
         data: &[f32],
     ) -> Result<(), GpuError> {
+        self.drop_requested_cells();
         self.upload_rect(Target::Water, x0, y0, w, h, data)
     }
 

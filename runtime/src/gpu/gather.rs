@@ -27,6 +27,16 @@ pub(crate) struct GatherPass {
     kernel: Kernel,
     /// A zeroed blocker header, bound while no blockers are set.
     no_blockers: wgpu::Buffer,
+    /// The gather requested by `request_cells`, not taken yet.
+    pending: Option<Pending>,
+}
+
+/// A gather on its way back: the cells, the staging buffer being mapped and the submission.
+struct Pending {
+    cells: Vec<u32>,
+    staging: wgpu::Buffer,
+    submission: wgpu::SubmissionIndex,
+    mapped: std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
 }
 
 impl GatherPass {
@@ -53,6 +63,7 @@ impl GatherPass {
             config: *config,
             kernel,
             no_blockers,
+            pending: None,
         })
     }
 }
@@ -77,10 +88,101 @@ impl GpuSimulation {
     /// is the effective one (as `Simulation::effective_surface_at`): under a blocking body that
     /// stores water, the surface the water would have without the body.
     pub fn read_cells(&mut self, cells: &[u32]) -> Result<Vec<CellWater>, GpuError> {
-        self.check_device()?;
         if cells.is_empty() {
+            self.check_device()?;
             return Ok(Vec::new());
         }
+        let out = self.encode_gather(cells)?;
+        let words = read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &out,
+            0,
+            GATHERED * cells.len(),
+        )?;
+        self.check_device()?;
+        Ok(unpack(&words))
+    }
+
+    /// Starts gathering the water at `cells` after the steps recorded so far, without waiting:
+    /// steps recorded after this keep the GPU busy while the copy comes back. Collect it with
+    /// [`Self::take_cells`]; a request not taken yet is dropped, and so is this one when the
+    /// water changes before it is taken (steps, edits, displacement).
+    pub fn request_cells(&mut self, cells: &[u32]) -> Result<(), GpuError> {
+        self.drop_requested_cells();
+        if cells.is_empty() {
+            return self.check_device();
+        }
+        let out = self.encode_gather(cells)?;
+        let device = &self.ctx.device;
+        let size = (4 * GATHERED * cells.len()) as u64;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gathered water read-back"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, size);
+        let submission = self.ctx.queue.submit([encoder.finish()]);
+        let (tx, mapped) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        let g = self.gather.as_mut().expect("compiled by encode_gather");
+        g.pending = Some(Pending {
+            cells: cells.to_vec(),
+            staging,
+            submission,
+            mapped,
+        });
+        self.check_device()
+    }
+
+    /// The water of the last [`Self::request_cells`]: its cells and their water, as of the
+    /// steps recorded before the request. Waits only until the GPU has done that much (steps
+    /// recorded later go on running). `None` when nothing is pending.
+    pub fn take_cells(&mut self) -> Result<Option<(Vec<u32>, Vec<CellWater>)>, GpuError> {
+        self.check_device()?;
+        let Some(p) = self.gather.as_mut().and_then(|g| g.pending.take()) else {
+            return Ok(None);
+        };
+        self.ctx
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(p.submission),
+                timeout: None,
+            })
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        match p.mapped.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(GpuError::Readback(e.to_string())),
+            Err(e) => return Err(GpuError::Readback(e.to_string())),
+        }
+        let words: Vec<f32> = {
+            let view = p
+                .staging
+                .get_mapped_range(..)
+                .map_err(|e| GpuError::Readback(e.to_string()))?;
+            view.chunks_exact(4)
+                .map(bytemuck::pod_read_unaligned)
+                .collect()
+        };
+        p.staging.unmap();
+        self.check_device()?;
+        Ok(Some((p.cells, unpack(&words))))
+    }
+
+    /// Forgets a requested gather: the water changed since (steps, edits, displacement).
+    pub(crate) fn drop_requested_cells(&mut self) {
+        if let Some(g) = self.gather.as_mut() {
+            g.pending = None;
+        }
+    }
+
+    /// Records and submits the gather of `cells` into a new buffer (checked, non-empty).
+    fn encode_gather(&mut self, cells: &[u32]) -> Result<wgpu::Buffer, GpuError> {
+        self.check_device()?;
         let n = self.nx * self.ny;
         if let Some(&bad) = cells.iter().find(|&&c| c as usize >= n) {
             return Err(GpuError::BadInput(format!(
@@ -126,17 +228,7 @@ impl GpuSimulation {
             cpass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
         }
         self.ctx.queue.submit([encoder.finish()]);
-        let words = read_f32(device, &self.ctx.queue, &out, 0, GATHERED * cells.len())?;
-        self.check_device()?;
-        Ok(words
-            .chunks_exact(GATHERED)
-            .map(|w| CellWater {
-                surface: w[0],
-                depth: w[1],
-                qx: [w[2], w[3]],
-                qy: [w[4], w[5]],
-            })
-            .collect())
+        Ok(out)
     }
 
     /// Moves water into or out of cells, as `Simulation::displace` does: each `(cell, volume)`
@@ -146,6 +238,7 @@ impl GpuSimulation {
     /// cell may appear once only.
     pub fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), GpuError> {
         self.check_device()?;
+        self.drop_requested_cells();
         let n = self.nx * self.ny;
         let area = self.dx * self.dx;
         let words: Vec<f32> = changes
@@ -173,6 +266,19 @@ impl GpuSimulation {
         self.ctx.queue.submit([encoder.finish()]);
         self.check_device()
     }
+}
+
+/// The gathered words as cells' water.
+fn unpack(words: &[f32]) -> Vec<CellWater> {
+    words
+        .chunks_exact(GATHERED)
+        .map(|w| CellWater {
+            surface: w[0],
+            depth: w[1],
+            qx: [w[2], w[3]],
+            qy: [w[4], w[5]],
+        })
+        .collect()
 }
 
 impl GpuSimulation {

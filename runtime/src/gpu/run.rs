@@ -81,6 +81,8 @@ impl GpuSimulation {
         timestamps: Option<&wgpu::QuerySet>,
         mut keep: Option<&mut Vec<wgpu::CommandBuffer>>,
     ) -> Result<(), GpuError> {
+        // A gather requested before these steps no longer shows the water.
+        self.drop_requested_cells();
         self.check_device()?;
         let k = self.prepare(dt)?;
         let blocked = self.prepare_blocked()?;

@@ -69,3 +69,19 @@ pub(super) fn covered(c: &Coverage, grid: CellGrid, mut f: impl FnMut(usize)) {
         }
     }
 }
+
+/// Calls `f` with every cell of `c`'s window grown by `margin` cells on each side (clipped to
+/// the grid): where the body may reach by the next step.
+pub(super) fn around(c: &Coverage, grid: CellGrid, margin: usize, mut f: impl FnMut(usize)) {
+    if c.is_empty() {
+        return;
+    }
+    let (i0, j0) = (c.i0.saturating_sub(margin), c.j0.saturating_sub(margin));
+    let i1 = (c.i0 + c.width + margin).min(grid.nx);
+    let j1 = (c.j0 + c.height + margin).min(grid.ny);
+    for j in j0..j1 {
+        for i in i0..i1 {
+            f(j * grid.nx + i);
+        }
+    }
+}
