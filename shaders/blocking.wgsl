@@ -205,9 +205,10 @@ fn col_top(c: Col) -> f32 {
 }
 
 // Old discharge of an interior face from its input (pipes: the discharge; pipes with
-// advection: the advected velocity times the upwind depth, zero across a dry face).
+// advection and shallow water: the advected velocity times the upwind depth, zero across a
+// dry face).
 fn face_q(v: f32, bl: f32, br: f32, dl: f32, dr: f32) -> f32 {
-    if (MODE == MODE_PIPES_ADV) {
+    if (MODE != MODE_PIPES) {
         let wet = max(max(bl + dl, br + dr) - max(bl, br), 0.0) > 0.0;
         return v * select(0.0, select(dr, dl, v > 0.0), wet) * grid.dx;
     }
@@ -237,6 +238,14 @@ fn accelerate(v: f32, l: u32, r: u32, n2: f32, k: StepConsts) -> f32 {
         let hl = bl + dl;
         let hr = br + dr;
         let hf = max(max(hl, hr) - max(bl, br), 0.0);
+        if (MODE == MODE_SWE) {
+            // The shallow-water face, as the flow pass has it (v: the advected velocity).
+            if (hf <= DRY) {
+                return 0.0;
+            }
+            let u = bed(v, k.g_dt * (hl - hr) / grid.dx, abs(v), hf, n2, k);
+            return u * select(dr, dl, u > 0.0) * grid.dx;
+        }
         return bed_q(q, k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr), hf, n2, k);
     }
     // The blocked rule (sim::blocking::Blocking::face).
@@ -329,7 +338,7 @@ fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: ve
         } else {
             let f = row * (nx + 1u) + u32(gi) + 1u;
             var v = qx[cur_qx + f];
-            if (MODE == MODE_PIPES_ADV) {
+            if (MODE != MODE_PIPES) {
                 v = adv[f];
             }
             let l = row * nx + u32(gi);
@@ -346,7 +355,7 @@ fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: ve
         } else {
             let f = (u32(gj) + 1u) * nx + col;
             var v = qy[cur_qy + f];
-            if (MODE == MODE_PIPES_ADV) {
+            if (MODE != MODE_PIPES) {
                 v = adv[grid.half_qx + f];
             }
             let l = u32(gj) * nx + col;

@@ -104,13 +104,10 @@ pub struct Coupled<S> {
 impl<S: Settling + WaterSolver> Coupled<S> {
     /// `sim` with every body of `level` (meshes imported from `root`, the level's folder);
     /// without bodies when `bodies` is false or the level has none. Fails, naming the body, when
-    /// a mesh does not import or the level's solver cannot run its bodies.
+    /// a mesh does not import.
     pub fn new(sim: S, level: &Level, root: &Path, bodies: bool) -> Result<Self, String> {
         if !bodies || level.bodies.is_empty() {
             return Ok(Self { sim, world: None });
-        }
-        if let Some(conflict) = spillway::body::solver_conflict(level) {
-            return Err(conflict);
         }
         let world = BodyWorld::from_level(level, &sim, root).map_err(|e| e.to_string())?;
         Ok(Self {

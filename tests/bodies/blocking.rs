@@ -254,10 +254,14 @@ fn unusable_blockers_are_refused() {
     assert!(sim.has_blockers());
     sim.clear_blockers();
     assert!(!sim.has_blockers());
+    // The shallow-water solver takes blockers too.
     level.params.solver = spillway::SolverKind::Swe;
     let mut swe = Simulation::new(&level).unwrap();
-    assert_eq!(
+    swe.set_blockers(&b).unwrap();
+    assert!(swe.has_blockers());
+    b.alpha = 0.0;
+    assert!(matches!(
         swe.set_blockers(&b),
-        Err(spillway::sim::blocking::BlockerError::Solver)
-    );
+        Err(spillway::sim::blocking::BlockerError::Alpha(_))
+    ));
 }

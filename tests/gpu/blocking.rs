@@ -320,9 +320,36 @@ fn no_blockers_is_the_plain_gpu_solver_and_bad_ones_are_refused() {
         cleared.set_blockers(&bad),
         Err(BlockerError::Kappa(_))
     ));
-    let mut swe = level.clone();
-    swe.params.solver = SolverKind::Swe;
-    let mut sim = gpu(&swe);
-    assert_eq!(sim.set_blockers(&b), Err(BlockerError::Solver));
-    assert!(!sim.has_blockers());
+    bad.kappa = 0.5;
+    bad.alpha = 2.0;
+    assert!(matches!(
+        cleared.set_blockers(&bad),
+        Err(BlockerError::Alpha(_))
+    ));
+}
+
+#[test]
+fn a_row_of_crates_on_a_shallow_water_level_matches_the_cpu() {
+    // The shallow-water solver blocks too, the same on both.
+    let mut level = channel(30.0, 3.0, 0.5, 0.3);
+    level.params.solver = SolverKind::Swe;
+    // A reservoir 0.8 m deep up to the crates (they stand at 15–16 m).
+    level.water = Grid::from_fn(
+        level.nx(),
+        level.ny(),
+        |i, _| if i < 30 { 0.8 } else { 0.0 },
+    );
+    let mesh = asset("crate");
+    let b = crate_row(&level, &mesh, 15.5);
+    let sim = parity(&level, &b, "crates, shallow water");
+    let depth = sim.read_depth().unwrap();
+    let nx = level.nx();
+    let below: f32 = (0..level.ny())
+        .flat_map(|j| (36..nx).map(move |i| j * nx + i))
+        .map(|k| depth[k])
+        .sum();
+    assert!(
+        below < 1e-3,
+        "nothing passes the crates yet: {below} m of depth below them"
+    );
 }

@@ -48,16 +48,10 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
         .draft
         .clone()
         .unwrap_or_else(|| current.clone());
-    let has_bodies = app
-        .document
-        .level()
-        .bodies
-        .iter()
-        .any(spillway::body::blocks_water);
     let mut edits = Edits::default();
     egui::Grid::new("level settings")
         .num_columns(2)
-        .show(ui, |ui| form(ui, &mut draft, has_bodies, &mut edits));
+        .show(ui, |ui| form(ui, &mut draft, &mut edits));
     match edits.commit {
         Some(label) if draft != current => {
             let label = format!("Level settings: {label}");
@@ -68,16 +62,13 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
         _ if edits.busy && draft != current => app.level_form.draft = Some(draft),
         _ => app.level_form.draft = None,
     }
-    if let Some(conflict) = spillway::body::solver_conflict(app.document.level()) {
-        ui.colored_label(ui.visuals().error_fg_color, conflict);
-    }
     ui.add_space(4.0);
     super::bake_panel::controls(app, ui);
     ui.add_space(6.0);
     super::panels::level_info(app, ui);
 }
 
-fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
+fn form(ui: &mut Ui, s: &mut Settings, edits: &mut Edits) {
     let name = ui
         .label("Name")
         .on_hover_text("The level's name, shown in the game");
@@ -95,20 +86,14 @@ fn form(ui: &mut Ui, s: &mut Settings, has_bodies: bool, edits: &mut Edits) {
     ui.horizontal_wrapped(|ui| {
         edits.track(
             ui.selectable_value(&mut p.solver, SolverKind::Pipes, "Pipes")
-                .on_hover_text("Virtual pipes: fast and robust, and bodies can block the water"),
+                .on_hover_text("Virtual pipes: fast and robust"),
             "solver",
         );
-        let swe = ui
-            .add_enabled_ui(!has_bodies || p.solver == SolverKind::Swe, |ui| {
-                ui.selectable_value(&mut p.solver, SolverKind::Swe, "Shallow water")
-                    .on_hover_text("The full shallow-water equations: momentum carried by the flow")
-                    .on_disabled_hover_text(
-                        "Not with blocking bodies: only the pipes solver lets bodies block the \
-                         water (floaters ride either solver)",
-                    )
-            })
-            .inner;
-        edits.track(swe, "solver");
+        edits.track(
+            ui.selectable_value(&mut p.solver, SolverKind::Swe, "Shallow water")
+                .on_hover_text("The full shallow-water equations: momentum carried by the flow"),
+            "solver",
+        );
     });
     ui.end_row();
 

@@ -142,8 +142,7 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
         } else if preview.bodies_capped {
             ui.label("(held back: bodies move)").on_hover_text(format!(
                 "While bodies move with the water each step is coupled with the physics, so \
-                 a frame runs at most {} steps, and no more than fit in {} ms",
-                crate::preview::MAX_BODY_STEPS_PER_FRAME,
+                 a frame runs no more steps than fit in {} ms",
                 preview.step_budget.as_millis()
             ));
         }

@@ -20,12 +20,6 @@ pub struct CheckArgs {
 /// Runs `spillway check`.
 pub fn run(args: &CheckArgs) -> CliResult {
     let level = file::load(&args.level).map_err(|e| CliError::invalid(e.to_string()))?;
-    if let Some(conflict) = spillway::body::solver_conflict(&level) {
-        return Err(CliError::invalid(format!(
-            "{}: {conflict}",
-            args.level.display()
-        )));
-    }
     let p = &level.params;
     let baked = match &level.flow {
         Some(f) => format!("baked at t = {:.1} s", f.time),

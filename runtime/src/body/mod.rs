@@ -39,25 +39,6 @@ pub fn blocks_water(body: &Body) -> bool {
     }
 }
 
-/// Why `level`'s bodies cannot run with its solver, if they cannot: blocking bodies need the
-/// pipes solver (two-layer blocking, Kellomäki §3); on a shallow-water level they are refused,
-/// never let through silently. Names the first such body.
-pub fn solver_conflict(level: &crate::Level) -> Option<String> {
-    if level.params.solver == crate::SolverKind::Pipes {
-        return None;
-    }
-    let (index, body) = level
-        .bodies
-        .iter()
-        .enumerate()
-        .find(|(_, b)| blocks_water(b))?;
-    Some(format!(
-        "bodies[{index}] ({}) blocks water, which only the pipes solver does; this level uses \
-         the shallow-water solver: switch the solver to pipes, or make the body a floater",
-        body.name
-    ))
-}
-
 /// A triangle mesh in a body's own frame: metres, x and y horizontal, z up.
 #[derive(Clone, Debug, Default)]
 pub struct TriMesh {

@@ -212,7 +212,7 @@ impl WaterSolver for crate::gpu::GpuSimulation {
     fn take_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
         let taken =
             crate::gpu::GpuSimulation::take_cells(self).map_err(|e| SolverError(e.to_string()))?;
-        let Some((list, water)) = taken else {
+        let Some(crate::gpu::Gathered { cells: list, water }) = taken else {
             return WaterSolver::read_cells(self, cells, into);
         };
         for (&k, w) in list.iter().zip(&water) {

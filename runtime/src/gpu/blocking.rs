@@ -140,9 +140,6 @@ impl GpuSimulation {
             self.clear_blockers();
             return Ok(());
         }
-        if self.params.solver == crate::level::SolverKind::Swe {
-            return Err(BlockerError::Solver);
-        }
         let device = self.ctx.device.clone();
         let b = self.blockers.get_or_insert_with(|| {
             let tiles = Tiles::new(self.nx, self.ny);
@@ -219,11 +216,7 @@ impl GpuSimulation {
     /// the plain solver. Marks the last upload's new surfaces as started.
     pub(crate) fn prepare_blocked(&mut self) -> Result<bool, GpuError> {
         let config = self.passes.config;
-        let Some(b) = self
-            .blockers
-            .as_mut()
-            .filter(|b| b.active && config.mode != 2)
-        else {
+        let Some(b) = self.blockers.as_mut().filter(|b| b.active) else {
             return Ok(false);
         };
         if b.pass.as_ref().is_none_or(|p| p.config != config) {

@@ -82,6 +82,15 @@ pub struct CellWater {
     pub qy: [f32; 2],
 }
 
+/// What a [`GpuSimulation::request_cells`] read: the cells asked for and their water.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gathered {
+    /// The cells, row-major indices, as requested.
+    pub cells: Vec<u32>,
+    /// The water at each of them.
+    pub water: Vec<CellWater>,
+}
+
 impl GpuSimulation {
     /// The water at each of `cells` (row-major indices) after the steps recorded so far: one
     /// small compute pass and a read-back of 24 bytes per cell. Waits for the GPU. The surface
@@ -142,7 +151,7 @@ impl GpuSimulation {
     /// The water of the last [`Self::request_cells`]: its cells and their water, as of the
     /// steps recorded before the request. Waits only until the GPU has done that much (steps
     /// recorded later go on running). `None` when nothing is pending.
-    pub fn take_cells(&mut self) -> Result<Option<(Vec<u32>, Vec<CellWater>)>, GpuError> {
+    pub fn take_cells(&mut self) -> Result<Option<Gathered>, GpuError> {
         self.check_device()?;
         let Some(p) = self.gather.as_mut().and_then(|g| g.pending.take()) else {
             return Ok(None);
@@ -170,7 +179,10 @@ impl GpuSimulation {
         };
         p.staging.unmap();
         self.check_device()?;
-        Ok(Some((p.cells, unpack(&words))))
+        Ok(Some(Gathered {
+            cells: p.cells,
+            water: unpack(&words),
+        }))
     }
 
     /// Forgets a requested gather: the water changed since (steps, edits, displacement).

@@ -67,7 +67,7 @@ pub const BLOCKERS_WGSL: &str = include_str!("../../../shaders/blockers.wgsl");
 pub use bench::{BenchResult, bench, bench_level, pipe_scene};
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};
 pub use flow::TILE_ENV;
-pub use gather::{CellWater, GATHERED};
+pub use gather::{CellWater, GATHERED, Gathered};
 pub use probe::ProbeReading;
 pub use sim::{GpuSimulation, GpuStatus};
 

@@ -3,7 +3,8 @@
 //! One step: sources, sinks and rain ([`forcing`]) → border faces ([`boundary`]) → momentum
 //! (pipes: [`pipes`]; shallow water: [`swe`]) → the fused limit-and-depth pass ([`kernel`]) →
 //! ghost columns and the volume ledger. Steps longer than the CFL limit are sub-stepped.
-//! Blocking bodies ([`blocking`], `Simulation::set_blockers`) change the pipes faces they touch.
+//! Blocking bodies ([`blocking`], `Simulation::set_blockers`) change the faces they touch (pipes
+//! and shallow-water solvers alike).
 //! All passes are multi-threaded with rayon and bit-reproducible for any thread count.
 
 mod advect;
@@ -23,7 +24,7 @@ use thiserror::Error;
 
 use crate::level::{FlowState, Level, SolverKind};
 
-use blocking::{BlockedPipes, Blocking};
+use blocking::{BlockedPipes, BlockedSwe, Blocking};
 use boundary::Edges;
 use forcing::Patch;
 pub use gates::GateState;
@@ -171,7 +172,7 @@ pub struct Simulation {
     /// Water held by floating bodies (`displace`), m³.
     displaced: f64,
     max_depth: f32,
-    /// Blocking bodies (pipes solver only); `None` runs the plain solver.
+    /// Blocking bodies; `None` runs the plain solver.
     blocking: Option<Box<Blocking>>,
     /// Manning's `n` per cell (a Manning level with a roughness grid).
     roughness: Option<Vec<f32>>,
@@ -511,15 +512,31 @@ impl Simulation {
                     g_dt,
                     fr,
                 };
-                let r = limit_and_update(
-                    &acc,
-                    grid,
-                    &self.depth,
-                    &mut self.qx_next,
-                    &mut self.qy_next,
-                    &mut self.depth_next,
-                    &mut self.carry,
-                );
+                let out = (&mut self.qx_next, &mut self.qy_next);
+                let r = match self.blocking.as_deref() {
+                    None => limit_and_update(
+                        &acc,
+                        grid,
+                        &self.depth,
+                        out.0,
+                        out.1,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                    Some(blocking) => limit_and_update(
+                        &BlockedSwe {
+                            inner: acc,
+                            blocking,
+                            grid,
+                        },
+                        grid,
+                        &self.depth,
+                        out.0,
+                        out.1,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                };
                 vel.store(
                     grid,
                     &self.depth,

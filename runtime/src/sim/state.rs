@@ -15,9 +15,6 @@ impl Simulation {
             self.blocking = None;
             return Ok(());
         }
-        if self.swe.is_some() {
-            return Err(BlockerError::Solver);
-        }
         let blocking = self
             .blocking
             .get_or_insert_with(|| Box::new(Blocking::new(self.nx, self.ny)));

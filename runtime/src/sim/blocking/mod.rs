@@ -42,13 +42,17 @@
 //!
 //! Inflow reduction under blockers (§3.5) is not done: the excess pressure above does its work.
 //!
-//! Limits: pipes solver only; the map's border faces keep their edge condition and ignore
+//! Both solvers block: the shallow-water faces touching a covered cell take the same rule, their
+//! old discharge the advected face velocity times the upwind depth.
+//!
+//! Limits: the map's border faces keep their edge condition and ignore
 //! blockers; one blocker column per cell (bodies stacked in a cell merge into one column).
 
 use thiserror::Error;
 
-use super::kernel::{FaceAccel, PassGrid};
-use super::pipes::PipesAccel;
+mod faces;
+
+pub(crate) use faces::{BlockedPipes, BlockedSwe};
 
 /// Cover from which a cell stores its water below and above the blocker (the blocker covers the
 /// whole cell, up to the rounding of its samples).
@@ -199,9 +203,6 @@ pub enum BlockerError {
     /// `alpha` is not in `0 < alpha ≤ 1`.
     #[error("alpha {0} is not above 0 and at most 1")]
     Alpha(f32),
-    /// Blocking runs in the pipes solver only.
-    #[error("blocking bodies need the pipes solver; this level uses the shallow-water solver")]
-    Solver,
 }
 
 /// Surface of the water in a partly covered cell (fractional displacement): the cell holds the
@@ -491,103 +492,6 @@ impl Blocking {
                 let k = j * nx + i as usize;
                 self.latent[k] = (self.latent[k] * keep).min(depth[k]);
             }
-        }
-    }
-
-    /// The accelerated discharge of the face between cells `l` and `r` (interior faces only).
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn face(
-        &self,
-        l: usize,
-        r: usize,
-        q: f32,
-        t: &[f32],
-        d: &[f32],
-        acc: &PipesAccel,
-        cap: f32,
-    ) -> f32 {
-        let (bl, br) = (t[l], t[r]);
-        let (cl, cr) = (self.cover[l], self.cover[r]);
-        let a = self.column(l, bl, self.wet(l, d), self.effective(l, t, d));
-        let b = self.column(r, br, self.wet(r, d), self.effective(r, t, d));
-        let covered = |k: usize| self.cover[k] > 0.0;
-        let side_bottom = |k: usize| {
-            if covered(k) {
-                self.bottom[k]
-            } else {
-                f32::INFINITY
-            }
-        };
-        let side_top = |k: usize| {
-            if covered(k) {
-                self.top[k]
-            } else {
-                f32::NEG_INFINITY
-            }
-        };
-        let zb = side_bottom(l).min(side_bottom(r));
-        let zt = side_top(l).max(side_top(r));
-        let w = (cl + cr).min(1.0);
-        let z0 = bl.max(br);
-        let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
-        let a_up = (a.up.max(b.up) - zt.max(z0)).max(0.0);
-        let top = |c: &Column| if c.has_up { c.t_low.max(c.up) } else { c.t_low };
-        let a_open = (top(&a).max(top(&b)) - z0).max(0.0);
-        let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))
-            + (1.0 - w) * a_open * (a.p_low - b.p_low);
-        let section = w * (a_low + a_up) + (1.0 - w) * a_open;
-        let limit = section * cap;
-        let n2 = acc.fr.face_n2(l, r);
-        acc.fr
-            .discharge(q, acc.g_dt * drive, section, n2)
-            .clamp(-limit, limit)
-    }
-}
-
-/// The pipes flow update with blockers: plain pipes faces, then every interior face touching a
-/// covered cell recomputed with the blocked rule.
-pub(crate) struct BlockedPipes<'a> {
-    pub inner: PipesAccel<'a>,
-    pub blocking: &'a Blocking,
-    pub grid: PassGrid,
-}
-
-impl BlockedPipes<'_> {
-    /// `|Q|` per metre of open section that empties that section in one step, `dx² / dt`.
-    fn cap(&self) -> f32 {
-        self.grid.dx * self.grid.dx / self.grid.dt
-    }
-}
-
-impl FaceAccel for BlockedPipes<'_> {
-    fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.inner.x_row(j, out);
-        let (nx, b, p) = (self.grid.nx, self.blocking, &self.inner);
-        let cap = self.cap();
-        for &i in &b.rows[j] {
-            let i = i as usize;
-            for f in [i, i + 1] {
-                if f >= 1 && f < nx {
-                    let (l, r) = (j * nx + f - 1, j * nx + f);
-                    let q = p.qx[j * (nx + 1) + f];
-                    out[f] = b.face(l, r, q, p.terrain, p.depth, p, cap);
-                }
-            }
-        }
-    }
-
-    fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.inner.y_row(j, out);
-        let (nx, ny, b, p) = (self.grid.nx, self.grid.ny, self.blocking, &self.inner);
-        if j == 0 || j >= ny {
-            return;
-        }
-        let cap = self.cap();
-        for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
-            let i = i as usize;
-            let (l, r) = ((j - 1) * nx + i, j * nx + i);
-            out[i] = b.face(l, r, p.qy[j * nx + i], p.terrain, p.depth, p, cap);
         }
     }
 }

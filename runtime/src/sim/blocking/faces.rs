@@ -1,0 +1,170 @@
+//! The blocked faces (Kellomäki 2014 §3.4): the rule for a face touching a covered cell, and the
+//! flow updates of the pipes and shallow-water solvers that apply it around the bodies.
+
+use super::super::friction::BedFriction;
+use super::super::kernel::{FaceAccel, PassGrid};
+use super::super::pipes::PipesAccel;
+use super::super::swe::SweAccel;
+use super::{Blocking, Column};
+
+impl Blocking {
+    /// The accelerated discharge of the face between cells `l` and `r` (interior faces only).
+    #[inline]
+    fn face(
+        &self,
+        l: usize,
+        r: usize,
+        q: f32,
+        t: &[f32],
+        d: &[f32],
+        (g_dt, fr, cap): (f32, &BedFriction, f32),
+    ) -> f32 {
+        let (bl, br) = (t[l], t[r]);
+        let (cl, cr) = (self.cover[l], self.cover[r]);
+        let a = self.column(l, bl, self.wet(l, d), self.effective(l, t, d));
+        let b = self.column(r, br, self.wet(r, d), self.effective(r, t, d));
+        let covered = |k: usize| self.cover[k] > 0.0;
+        let side_bottom = |k: usize| {
+            if covered(k) {
+                self.bottom[k]
+            } else {
+                f32::INFINITY
+            }
+        };
+        let side_top = |k: usize| {
+            if covered(k) {
+                self.top[k]
+            } else {
+                f32::NEG_INFINITY
+            }
+        };
+        let zb = side_bottom(l).min(side_bottom(r));
+        let zt = side_top(l).max(side_top(r));
+        let w = (cl + cr).min(1.0);
+        let z0 = bl.max(br);
+        let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
+        let a_up = (a.up.max(b.up) - zt.max(z0)).max(0.0);
+        let top = |c: &Column| if c.has_up { c.t_low.max(c.up) } else { c.t_low };
+        let a_open = (top(&a).max(top(&b)) - z0).max(0.0);
+        let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))
+            + (1.0 - w) * a_open * (a.p_low - b.p_low);
+        let section = w * (a_low + a_up) + (1.0 - w) * a_open;
+        let limit = section * cap;
+        let n2 = fr.face_n2(l, r);
+        fr.discharge(q, g_dt * drive, section, n2)
+            .clamp(-limit, limit)
+    }
+}
+
+/// The pipes flow update with blockers: plain pipes faces, then every interior face touching a
+/// covered cell recomputed with the blocked rule.
+pub(crate) struct BlockedPipes<'a> {
+    pub inner: PipesAccel<'a>,
+    pub blocking: &'a Blocking,
+    pub grid: PassGrid,
+}
+
+impl BlockedPipes<'_> {
+    /// `|Q|` per metre of open section that empties that section in one step, `dx² / dt`.
+    fn cap(&self) -> f32 {
+        self.grid.dx * self.grid.dx / self.grid.dt
+    }
+}
+
+impl FaceAccel for BlockedPipes<'_> {
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.x_row(j, out);
+        let (nx, b, p) = (self.grid.nx, self.blocking, &self.inner);
+        let cap = self.cap();
+        for &i in &b.rows[j] {
+            let i = i as usize;
+            for f in [i, i + 1] {
+                if f >= 1 && f < nx {
+                    let (l, r) = (j * nx + f - 1, j * nx + f);
+                    let q = p.qx[j * (nx + 1) + f];
+                    out[f] = b.face(l, r, q, p.terrain, p.depth, (p.g_dt, &p.fr, cap));
+                }
+            }
+        }
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.y_row(j, out);
+        let (nx, ny, b, p) = (self.grid.nx, self.grid.ny, self.blocking, &self.inner);
+        if j == 0 || j >= ny {
+            return;
+        }
+        let cap = self.cap();
+        for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
+            let i = i as usize;
+            let (l, r) = ((j - 1) * nx + i, j * nx + i);
+            out[i] = b.face(
+                l,
+                r,
+                p.qy[j * nx + i],
+                p.terrain,
+                p.depth,
+                (p.g_dt, &p.fr, cap),
+            );
+        }
+    }
+}
+
+/// The shallow-water flow update with blockers: plain SWE faces, then every interior face
+/// touching a covered cell recomputed with the blocked rule, its old discharge the advected
+/// face velocity times the upwind depth (zero across a dry face), as the GPU's blocked pass
+/// does. The velocities are then kept from the limited discharges as everywhere.
+pub(crate) struct BlockedSwe<'a> {
+    pub inner: SweAccel<'a>,
+    pub blocking: &'a Blocking,
+    pub grid: PassGrid,
+}
+
+impl BlockedSwe<'_> {
+    /// The old discharge of the face between `l` and `r` from its advected velocity `u`.
+    fn old_q(&self, l: usize, r: usize, u: f32) -> f32 {
+        let (t, d) = (self.inner.terrain, self.inner.depth);
+        let wet = (t[l] + d[l]).max(t[r] + d[r]) - t[l].max(t[r]) > 0.0;
+        if !wet {
+            return 0.0;
+        }
+        u * if u > 0.0 { d[l] } else { d[r] } * self.grid.dx
+    }
+
+    fn face(&self, l: usize, r: usize, u: f32) -> f32 {
+        let a = &self.inner;
+        let cap = self.grid.dx * self.grid.dx / self.grid.dt;
+        let q = self.old_q(l, r, u);
+        self.blocking
+            .face(l, r, q, a.terrain, a.depth, (a.g_dt, &a.fr, cap))
+    }
+}
+
+impl FaceAccel for BlockedSwe<'_> {
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.x_row(j, out);
+        let nx = self.grid.nx;
+        let u = &self.inner.vel.u_adv[j * (nx + 1)..(j + 1) * (nx + 1)];
+        for &i in &self.blocking.rows[j] {
+            let i = i as usize;
+            for f in [i, i + 1] {
+                if f >= 1 && f < nx {
+                    out[f] = self.face(j * nx + f - 1, j * nx + f, u[f]);
+                }
+            }
+        }
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.inner.y_row(j, out);
+        let (nx, ny, b) = (self.grid.nx, self.grid.ny, self.blocking);
+        if j == 0 || j >= ny {
+            return;
+        }
+        let v = &self.inner.vel.v_adv[j * nx..(j + 1) * nx];
+        for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
+            let i = i as usize;
+            out[i] = self.face((j - 1) * nx + i, j * nx + i, v[i]);
+        }
+    }
+}
