@@ -107,9 +107,10 @@ pub struct BodyWorld {
     pub fluid: Fluid,
     /// Whether each step asks the solver to read the water around the bodies back while the
     /// rigid bodies step, instead of waiting for it at the next step (off by default). The
-    /// bodies see the same water either way. Measured with `body_bench` on an H100 at 1024²,
-    /// the copy is back long before it is needed and the rest of the coupling is CPU work, so
-    /// reading ahead saved nothing there (200 bodies: 4.45 ms a step ahead, 3.67 ms waiting).
+    /// bodies see the same water either way (bit for bit). Measured with `body_bench` on an
+    /// H100 at 1024², the copy is back long before it is needed and the rest of the coupling is
+    /// CPU work, so reading ahead changes little: 200 bodies 3.07 ms a step ahead against
+    /// 3.21 ms waiting, 50 bodies 1.32 ms against 1.12 ms.
     pub read_ahead: bool,
     blockers: Blockers,
     /// The water under and around the bodies, read once per step.
