@@ -3,6 +3,7 @@
 //! the headless command line ([`cli`]) and the heightmap readers both share ([`heightmap`]).
 #![deny(missing_docs)]
 
+#[cfg(feature = "gui")]
 pub mod app;
 pub mod bake;
 pub mod cli;

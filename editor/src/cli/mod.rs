@@ -110,8 +110,19 @@ pub fn run(cli: Cli) -> CliResult {
 }
 
 /// `spillway edit`: opens the editor window on the level (or on the bundled sample).
+#[cfg(feature = "gui")]
 fn edit(args: &EditArgs) -> CliResult {
     crate::app::run(args.path.clone()).map_err(CliError::failure)
+}
+
+/// `spillway edit` in a headless build: says how to get the window.
+#[cfg(not(feature = "gui"))]
+fn edit(_args: &EditArgs) -> CliResult {
+    Err(CliError::failure(
+        "this spillway is the headless command line (built without the `gui` feature): \
+         build it with default features for the editor window"
+            .to_string(),
+    ))
 }
 
 /// Prints `text` and a newline on stdout; a closed pipe is not an error, other write errors are.

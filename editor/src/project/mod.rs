@@ -3,6 +3,7 @@
 //! and crash recovery ([`recovery`]) and heightmap import and export ([`heightmap_io`]).
 
 pub mod body_files;
+#[cfg(feature = "gui")]
 pub mod dialogs;
 pub mod heightmap_io;
 pub mod recent;
@@ -10,6 +11,7 @@ pub mod recovery;
 
 use std::path::{Path, PathBuf};
 
+#[cfg(feature = "gui")]
 pub use dialogs::{FileDialogs, NativeDialogs, ScriptedDialogs};
 pub use heightmap_io::{HeightRange, HeightmapFormat, ImportSettings};
 pub use recent::RecentFiles;
