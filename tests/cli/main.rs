@@ -2,6 +2,7 @@
 
 mod bad_inputs;
 mod bodies;
+mod crates;
 mod determinism;
 mod kill_save;
 

@@ -16,8 +16,8 @@ use super::state::{Buffers, Config};
 use super::tiles::{H_ALPHA, Tiles};
 
 const SOURCE: &str = concat!(
-    include_str!("../../../shaders/blockers.wgsl"),
-    include_str!("../../../shaders/blocking.wgsl")
+    include_str!("../../shaders/blockers.wgsl"),
+    include_str!("../../shaders/blocking.wgsl")
 );
 
 /// The blocked pass, compiled for one configuration.

@@ -5,7 +5,7 @@ use super::GpuError;
 use super::kernel::{Bind, Kernel};
 use super::state::{Buffers, Config};
 
-const SOURCE: &str = include_str!("../../../shaders/control.wgsl");
+const SOURCE: &str = include_str!("../../shaders/control.wgsl");
 
 /// The control pass.
 pub(crate) struct ControlPass {

@@ -9,7 +9,7 @@ use super::GpuError;
 use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config, GridUniform, SLOT_EDGES};
 
-const SOURCE: &str = include_str!("../../../shaders/edges.wgsl");
+const SOURCE: &str = include_str!("../../shaders/edges.wgsl");
 
 /// Threads per workgroup of the edge pass (one per perimeter cell).
 pub(crate) const EDGE_GROUP: u32 = 256;

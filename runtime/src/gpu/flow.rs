@@ -4,7 +4,7 @@ use super::GpuError;
 use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config, GridUniform, SLOT_FLOW, tile_bytes};
 
-const SOURCE: &str = include_str!("../../../shaders/flow.wgsl");
+const SOURCE: &str = include_str!("../../shaders/flow.wgsl");
 
 /// Strips tried in order of preference (threads per workgroup, rows per strip); the first
 /// that fits the device's workgroup memory wins.

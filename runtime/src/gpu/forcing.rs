@@ -9,7 +9,7 @@ use super::GpuError;
 use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config, GridUniform, SLOT_FORCING};
 
-const SOURCE: &str = include_str!("../../../shaders/forcing.wgsl");
+const SOURCE: &str = include_str!("../../shaders/forcing.wgsl");
 
 /// Words of a patch header in the patch table.
 const HEADER: usize = 8;

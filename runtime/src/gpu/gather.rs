@@ -11,8 +11,8 @@ use super::sim::GpuSimulation;
 use super::state::Config;
 
 const SOURCE: &str = concat!(
-    include_str!("../../../shaders/blockers.wgsl"),
-    include_str!("../../../shaders/gather.wgsl")
+    include_str!("../../shaders/blockers.wgsl"),
+    include_str!("../../shaders/gather.wgsl")
 );
 
 /// Words the gather pass writes per cell: surface, depth, west, east, north and south faces.

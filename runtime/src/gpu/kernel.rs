@@ -7,7 +7,7 @@ use super::GpuError;
 use super::state::Config;
 
 /// Declarations shared by every pass.
-const COMMON: &str = include_str!("../../../shaders/common.wgsl");
+const COMMON: &str = include_str!("../../shaders/common.wgsl");
 
 /// How a binding is declared in WGSL.
 #[derive(Clone, Copy, Debug)]

@@ -62,7 +62,7 @@ use crate::sim::{SimError, StepError};
 /// a shader that draws the water from the solver's buffers and declares `blk: array<u32>` as a
 /// read-only storage buffer bound to [`GpuSimulation::blocker_view`]; `half` is the current
 /// state's half (the view buffer's first word).
-pub const BLOCKERS_WGSL: &str = include_str!("../../../shaders/blockers.wgsl");
+pub const BLOCKERS_WGSL: &str = include_str!("../../shaders/blockers.wgsl");
 
 pub use bench::{BenchResult, bench, bench_level, pipe_scene};
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};

@@ -6,7 +6,7 @@ use super::advect::LATTICE;
 use super::kernel::{Bind, Kernel};
 use super::state::{Buffers, Config};
 
-const SOURCE: &str = include_str!("../../../shaders/region.wgsl");
+const SOURCE: &str = include_str!("../../shaders/region.wgsl");
 
 /// What a region upload replaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

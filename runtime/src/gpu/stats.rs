@@ -7,7 +7,7 @@ use super::GpuError;
 use super::kernel::{Bind, Kernel};
 use super::state::{Buffers, Config};
 
-const SOURCE: &str = include_str!("../../../shaders/stats.wgsl");
+const SOURCE: &str = include_str!("../../shaders/stats.wgsl");
 
 /// Cells summed by one workgroup (`CHUNK` in stats.wgsl).
 const CHUNK: usize = 16384;
