@@ -191,6 +191,55 @@ fn a_runaway_pauses_the_preview_and_leaves_the_document_untouched() {
     assert!(!doc.is_modified());
 }
 
+#[test]
+fn a_runaway_with_bodies_pauses_the_preview_on_either_solver() {
+    // With a body the water steps through the coupling; a refused step still pauses the
+    // preview at its cell instead of stopping it, on the GPU and on the CPU solver.
+    let mut level = basin();
+    level.sources.push(source(32.0, 24.0, 1.0e12));
+    let gltf = std::fs::canonicalize(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb"),
+    )
+    .expect("the bundled crate")
+    .to_string_lossy()
+    .into_owned();
+    level.bodies.push(spillway::level::Body {
+        name: "crate".into(),
+        gltf,
+        translation: [10.5, 10.5, 3.0],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density: 500.0,
+        dynamic: true,
+        coupling: Default::default(),
+        collider: Default::default(),
+    });
+    for cpu in [false, true] {
+        let mut ed = untitled(level.clone());
+        ed.harness.state_mut().preview_mut().set_cpu(cpu);
+        ed.harness.state_mut().preview_mut().speed = 50.0;
+        ed.click("Play");
+        ed.frames(30);
+        let preview = ed.harness.state().preview();
+        assert!(
+            preview.error.is_none(),
+            "cpu {cpu}: stopped: {:?}",
+            preview.error
+        );
+        assert!(!preview.playing, "cpu {cpu}: the preview paused itself");
+        assert!(
+            preview.is_live(),
+            "cpu {cpu}: the water is still there to look at"
+        );
+        let halt = preview.halt.as_ref().expect("a halt message");
+        assert!(
+            halt.message.contains("ran away") || halt.message.contains("blew up"),
+            "cpu {cpu}: {}",
+            halt.message
+        );
+    }
+}
+
 fn options() -> SnapshotOptions {
     SnapshotOptions::new()
         .output_path(concat!(

@@ -7,6 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+use spillway::body::solver::SolverError;
+use spillway::body::world::WorldError;
 use spillway::gpu::ProbeReading;
 use spillway::sim::{GateState, SimError};
 use spillway::{Level, Simulation, Stats};
@@ -38,20 +40,24 @@ impl CpuWater {
     }
 
     /// Runs up to `steps` steps of `dt` seconds (coupled with `bodies` when it has any), no
-    /// more than fit in `budget` after the first; returns how many ran.
+    /// more than fit in `budget` after the first; returns how many ran. A refused step leaves
+    /// the state as it was before it.
     pub fn run(
         &mut self,
         steps: usize,
         dt: f32,
         budget: Duration,
         mut bodies: Option<&mut PreviewBodies>,
-    ) -> Result<usize, String> {
+    ) -> Result<usize, WorldError> {
         let start = Instant::now();
         let mut done = 0;
         while done < steps && (done == 0 || start.elapsed() < budget) {
             match bodies.as_deref_mut().filter(|b| !b.is_empty()) {
-                Some(b) => b.step(&mut self.sim, dt).map_err(|e| e.to_string())?,
-                None => self.sim.step(dt).map_err(|e| e.to_string())?,
+                Some(b) => b.step(&mut self.sim, dt)?,
+                None => self
+                    .sim
+                    .step(dt)
+                    .map_err(|e| WorldError::Solver(SolverError::Step(e)))?,
             }
             done += 1;
         }

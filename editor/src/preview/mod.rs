@@ -12,6 +12,7 @@ mod device;
 mod edits;
 
 use spillway::Level;
+use spillway::body::world::WorldError;
 use spillway::gpu::{GpuSimulation, ProbeReading};
 use spillway::sim::{Stats, StepError};
 
@@ -271,6 +272,23 @@ impl Preview {
         ));
     }
 
+    /// Handles a coupled step that failed: a refused water step (a blow-up at a cell) pauses
+    /// at it, as without bodies, with the state as it was before (returns `true`: the solver
+    /// may step again after an edit); anything else stops the preview.
+    fn pause_or_fail(&mut self, e: WorldError) -> bool {
+        match &e {
+            WorldError::Solver(solver) if solver.step().is_some() => {
+                self.playing = false;
+                self.halt = solver.step().map(halt);
+                true
+            }
+            _ => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
     fn fail(&mut self, e: impl std::fmt::Display) {
         self.error = Some(format!("The water preview stopped: {e}"));
         self.sim = None;
@@ -295,8 +313,11 @@ impl Preview {
             }
         }
         self.bodies_capped = done < steps;
-        if let Some(e) = failed {
-            self.fail(e);
+        if let Some(e) = failed
+            && self.pause_or_fail(e)
+            && let Some(sim) = self.sim.as_mut()
+        {
+            sim.clear_halt();
         }
         done
     }
@@ -420,7 +441,7 @@ impl Preview {
         ) {
             Ok(ran) => ran,
             Err(e) => {
-                self.fail(e);
+                self.pause_or_fail(e);
                 return false;
             }
         };

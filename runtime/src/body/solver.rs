@@ -6,24 +6,44 @@
 //! [`WaterCopy`] at the listed cells), so on the GPU it costs one small gather and read-back per
 //! coupled step, not a copy of the grid.
 
-use std::fmt;
-
 use super::forces::Water;
 use super::raster::CellGrid;
-use crate::sim::Simulation;
 use crate::sim::blocking::{BlockerError, Blockers};
+use crate::sim::{Simulation, StepError};
 
 /// Why a solver could not do what the coupling asked.
-#[derive(Debug)]
-pub struct SolverError(pub String);
+#[derive(Debug, thiserror::Error)]
+pub enum SolverError {
+    /// The water step was refused: a blow-up at a cell (the state is the one before it), a
+    /// runaway, a bad time step. A caller can pause at the cell and go on after an edit.
+    #[error(transparent)]
+    Step(#[from] StepError),
+    /// The GPU failed otherwise: a lost device, a failed read-back, a bad request.
+    #[cfg(feature = "gpu")]
+    #[error(transparent)]
+    Gpu(crate::gpu::GpuError),
+}
 
-impl fmt::Display for SolverError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl SolverError {
+    /// The refused step, where that is what went wrong.
+    pub fn step(&self) -> Option<&StepError> {
+        match self {
+            SolverError::Step(e) => Some(e),
+            #[cfg(feature = "gpu")]
+            SolverError::Gpu(_) => None,
+        }
     }
 }
 
-impl std::error::Error for SolverError {}
+#[cfg(feature = "gpu")]
+impl From<crate::gpu::GpuError> for SolverError {
+    fn from(e: crate::gpu::GpuError) -> Self {
+        match e {
+            crate::gpu::GpuError::Step(step) => SolverError::Step(step),
+            other => SolverError::Gpu(other),
+        }
+    }
+}
 
 /// A water solver the bodies can be coupled with.
 pub trait WaterSolver {
@@ -140,7 +160,7 @@ impl WaterSolver for Simulation {
     }
 
     fn advance(&mut self, dt: f32) -> Result<(), SolverError> {
-        self.step(dt).map_err(|e| SolverError(e.to_string()))
+        Ok(self.step(dt)?)
     }
 
     fn read_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
@@ -178,7 +198,7 @@ impl WaterSolver for crate::gpu::GpuSimulation {
     }
 
     fn read_terrain(&self) -> Result<Vec<f32>, SolverError> {
-        crate::gpu::GpuSimulation::read_terrain(self).map_err(|e| SolverError(e.to_string()))
+        Ok(crate::gpu::GpuSimulation::read_terrain(self)?)
     }
 
     fn set_blockers(&mut self, blockers: &Blockers) -> Result<(), BlockerError> {
@@ -186,17 +206,16 @@ impl WaterSolver for crate::gpu::GpuSimulation {
     }
 
     fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), SolverError> {
-        crate::gpu::GpuSimulation::displace(self, changes).map_err(|e| SolverError(e.to_string()))
+        Ok(crate::gpu::GpuSimulation::displace(self, changes)?)
     }
 
     fn advance(&mut self, dt: f32) -> Result<(), SolverError> {
-        self.step(dt).map_err(|e| SolverError(e.to_string()))
+        Ok(self.step(dt)?)
     }
 
     fn read_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
         let list: Vec<u32> = cells.iter().map(|&k| k as u32).collect();
-        let read = crate::gpu::GpuSimulation::read_cells(self, &list)
-            .map_err(|e| SolverError(e.to_string()))?;
+        let read = crate::gpu::GpuSimulation::read_cells(self, &list)?;
         for (&k, w) in cells.iter().zip(&read) {
             into.set(k, w.surface, w.depth, w.qx, w.qy);
         }
@@ -205,13 +224,11 @@ impl WaterSolver for crate::gpu::GpuSimulation {
 
     fn request_cells(&mut self, cells: &[usize]) -> Result<(), SolverError> {
         let list: Vec<u32> = cells.iter().map(|&k| k as u32).collect();
-        crate::gpu::GpuSimulation::request_cells(self, &list)
-            .map_err(|e| SolverError(e.to_string()))
+        Ok(crate::gpu::GpuSimulation::request_cells(self, &list)?)
     }
 
     fn take_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
-        let taken =
-            crate::gpu::GpuSimulation::take_cells(self).map_err(|e| SolverError(e.to_string()))?;
+        let taken = crate::gpu::GpuSimulation::take_cells(self)?;
         let Some(crate::gpu::Gathered { cells: list, water }) = taken else {
             return WaterSolver::read_cells(self, cells, into);
         };
