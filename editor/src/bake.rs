@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 use std::path::{Path, PathBuf};
 
 use spillway::body::solver::WaterSolver;
-use spillway::body::world::BodyWorld;
-use spillway::gpu::GpuSimulation;
+use spillway::body::world::{BodyWorld, WorldError};
+use spillway::gpu::{GpuError, GpuSimulation};
+use spillway::sim::{SimError, StepError};
 use spillway::{Level, Simulation};
 
 /// The default tolerance of a bake, m/s.
@@ -38,16 +39,39 @@ pub struct BakeOutcome {
     pub cancelled: bool,
 }
 
+/// Why a bake could not run or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum BakeError {
+    /// The level cannot be simulated (sizes, values).
+    #[error(transparent)]
+    Level(#[from] SimError),
+    /// The CPU solver refused a step (a blow-up at a cell, a runaway).
+    #[error(transparent)]
+    Step(#[from] StepError),
+    /// The GPU solver failed (a lost device, a read-back, a refused step).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// A body could not be imported or coupled.
+    #[error(transparent)]
+    Bodies(#[from] WorldError),
+    /// The bake's thread could not be started.
+    #[error("could not start the bake: {0}")]
+    Thread(std::io::Error),
+    /// The bake's thread ended without a result (it panicked).
+    #[error("the bake stopped unexpectedly")]
+    Vanished,
+}
+
 /// A simulation a bake can settle: the CPU [`Simulation`] or the GPU solver.
 pub trait Settling {
     /// The level's time step, seconds.
     fn dt(&self) -> f32;
     /// Runs `n` steps of [`Settling::dt`].
-    fn run_steps(&mut self, n: u64) -> Result<(), String>;
+    fn run_steps(&mut self, n: u64) -> Result<(), BakeError>;
     /// The depth grid now, row-major, metres.
-    fn depth_now(&mut self) -> Result<Vec<f32>, String>;
+    fn depth_now(&mut self) -> Result<Vec<f32>, BakeError>;
     /// The level with the water as it is now (depths and flow state).
-    fn baked(&mut self, level: &Level) -> Result<Level, String>;
+    fn baked(&mut self, level: &Level) -> Result<Level, BakeError>;
 }
 
 impl Settling for Simulation {
@@ -55,16 +79,16 @@ impl Settling for Simulation {
         self.params().dt
     }
 
-    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+    fn run_steps(&mut self, n: u64) -> Result<(), BakeError> {
         let dt = self.params().dt;
-        (0..n).try_for_each(|_| self.step(dt).map_err(|e| e.to_string()))
+        Ok((0..n).try_for_each(|_| self.step(dt))?)
     }
 
-    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
+    fn depth_now(&mut self) -> Result<Vec<f32>, BakeError> {
         Ok(self.depth().to_vec())
     }
 
-    fn baked(&mut self, level: &Level) -> Result<Level, String> {
+    fn baked(&mut self, level: &Level) -> Result<Level, BakeError> {
         Ok(self.bake_into(level))
     }
 }
@@ -74,19 +98,19 @@ impl Settling for GpuSimulation {
         self.params().dt
     }
 
-    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+    fn run_steps(&mut self, n: u64) -> Result<(), BakeError> {
         let dt = self.params().dt;
-        self.step_n(n as usize, dt).map_err(|e| e.to_string())?;
+        self.step_n(n as usize, dt)?;
         // Steps that needed more sub-steps than were encoded ran short: run the lost time.
-        self.catch_up(dt).map(|_| ()).map_err(|e| e.to_string())
+        Ok(self.catch_up(dt).map(|_| ())?)
     }
 
-    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
-        self.read_depth().map_err(|e| e.to_string())
+    fn depth_now(&mut self) -> Result<Vec<f32>, BakeError> {
+        Ok(self.read_depth()?)
     }
 
-    fn baked(&mut self, level: &Level) -> Result<Level, String> {
-        self.bake_into(level).map_err(|e| e.to_string())
+    fn baked(&mut self, level: &Level) -> Result<Level, BakeError> {
+        Ok(self.bake_into(level)?)
     }
 }
 
@@ -105,11 +129,11 @@ impl<S: Settling + WaterSolver> Coupled<S> {
     /// `sim` with every body of `level` (meshes imported from `root`, the level's folder);
     /// without bodies when `bodies` is false or the level has none. Fails, naming the body, when
     /// a mesh does not import.
-    pub fn new(sim: S, level: &Level, root: &Path, bodies: bool) -> Result<Self, String> {
+    pub fn new(sim: S, level: &Level, root: &Path, bodies: bool) -> Result<Self, BakeError> {
         if !bodies || level.bodies.is_empty() {
             return Ok(Self { sim, world: None });
         }
-        let world = BodyWorld::from_level(level, &sim, root).map_err(|e| e.to_string())?;
+        let world = BodyWorld::from_level(level, &sim, root)?;
         Ok(Self {
             sim,
             world: Some(world),
@@ -127,22 +151,22 @@ impl<S: Settling + WaterSolver> Settling for Coupled<S> {
         self.sim.dt()
     }
 
-    fn run_steps(&mut self, n: u64) -> Result<(), String> {
+    fn run_steps(&mut self, n: u64) -> Result<(), BakeError> {
         let Some(world) = self.world.as_mut() else {
             return self.sim.run_steps(n);
         };
         let dt = self.sim.dt();
-        (0..n).try_for_each(|_| world.step(&mut self.sim, dt).map_err(|e| e.to_string()))?;
+        (0..n).try_for_each(|_| world.step(&mut self.sim, dt))?;
         // No steps, but what the solver owes: on the GPU, the time of steps that ran short.
         self.sim.run_steps(0)
     }
 
-    fn depth_now(&mut self) -> Result<Vec<f32>, String> {
+    fn depth_now(&mut self) -> Result<Vec<f32>, BakeError> {
         self.sim.depth_now()
     }
 
     /// The baked water, and each body where it came to rest.
-    fn baked(&mut self, level: &Level) -> Result<Level, String> {
+    fn baked(&mut self, level: &Level) -> Result<Level, BakeError> {
         let mut out = self.sim.baked(level)?;
         if let Some(world) = &self.world {
             for (body, id) in out.bodies.iter_mut().zip(world.ids()) {
@@ -165,7 +189,7 @@ pub fn settle(
     tolerance: f32,
     max_seconds: f64,
     mut progress: impl FnMut(f64, f32) -> ControlFlow<()>,
-) -> Result<BakeOutcome, String> {
+) -> Result<BakeOutcome, BakeError> {
     let dt = sim.dt();
     let per_second = ((1.0 / dt as f64).round() as u64).max(1);
     let max_steps = (max_seconds / dt as f64).round() as u64;
@@ -235,7 +259,7 @@ pub struct BakePoint {
 
 enum Report {
     Point(BakePoint),
-    Done(Result<(BakeOutcome, Box<Level>), String>),
+    Done(Result<(BakeOutcome, Box<Level>), BakeError>),
 }
 
 /// How a finished bake ended.
@@ -246,7 +270,7 @@ pub enum BakeEnd {
     /// The designer cancelled it: nothing to keep.
     Cancelled,
     /// The solver failed.
-    Failed(String),
+    Failed(BakeError),
 }
 
 /// A bake running on a background thread.
@@ -273,7 +297,7 @@ impl BakeJob {
         root: PathBuf,
         settings: BakeSettings,
         gpu: Option<(wgpu::Device, wgpu::Queue)>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BakeError> {
         enum Solver {
             Gpu(Box<Coupled<GpuSimulation>>),
             Cpu(Box<Coupled<Simulation>>),
@@ -283,7 +307,7 @@ impl BakeJob {
         let solver = match gpu_sim {
             Some(sim) => Solver::Gpu(Box::new(Coupled::new(sim, &level, &root, true)?)),
             None => {
-                let sim = Simulation::new(&level).map_err(|e| e.to_string())?;
+                let sim = Simulation::new(&level)?;
                 Solver::Cpu(Box::new(Coupled::new(sim, &level, &root, true)?))
             }
         };
@@ -318,7 +342,7 @@ impl BakeJob {
                 };
                 let _ = tx.send(Report::Done(result));
             })
-            .map_err(|e| format!("could not start the bake: {e}"))?;
+            .map_err(BakeError::Thread)?;
         Ok(Self {
             cancel,
             reports,
@@ -360,7 +384,7 @@ impl BakeJob {
                 Err(mpsc::TryRecvError::Disconnected) if self.done => return None,
                 Err(mpsc::TryRecvError::Disconnected) => {
                     self.done = true;
-                    return Some(BakeEnd::Failed("the bake stopped unexpectedly".into()));
+                    return Some(BakeEnd::Failed(BakeError::Vanished));
                 }
             }
         }
@@ -404,7 +428,7 @@ fn run(
     tolerance: f32,
     max_seconds: f64,
     progress: impl FnMut(f64, f32) -> ControlFlow<()>,
-) -> Result<(BakeOutcome, Box<Level>), String> {
+) -> Result<(BakeOutcome, Box<Level>), BakeError> {
     let outcome = settle(sim, tolerance, max_seconds, progress)?;
     if outcome.cancelled {
         return Ok((outcome, Box::new(Level::flat(1, 1, 1.0, 0.0))));

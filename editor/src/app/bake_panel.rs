@@ -227,7 +227,7 @@ fn finish(app: &mut EditorApp, end: BakeEnd) {
         BakeEnd::Failed(e) => {
             app.dialog = Some(super::Dialog::Error {
                 title: "The bake failed".into(),
-                message: e,
+                message: e.to_string(),
             });
         }
     }

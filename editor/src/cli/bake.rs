@@ -14,7 +14,7 @@ use spillway::level::file;
 
 use super::options::{Backend, parse_positive, simulation};
 use super::{CliError, CliResult, create_parent, level_folder, say};
-pub use crate::bake::{BakeOutcome, Coupled, Settling, settle};
+pub use crate::bake::{BakeError, BakeOutcome, Coupled, Settling, settle};
 
 /// Arguments of `spillway bake`.
 #[derive(Clone, Debug, Args)]
@@ -61,11 +61,12 @@ pub fn run(args: &BakeArgs) -> CliResult {
         }
         ControlFlow::Continue(())
     };
-    let failed = |e: String| CliError::failure(format!("{}: the bake failed: {e}", path.display()));
+    let failed =
+        |e: BakeError| CliError::failure(format!("{}: the bake failed: {e}", path.display()));
     let root = level_folder(path);
     let with_bodies = !args.no_bodies;
     let (outcome, baked, bodies) = if args.backend.resolve() == Backend::Gpu {
-        let sim = GpuSimulation::headless(&level).map_err(|e| failed(e.to_string()))?;
+        let sim = GpuSimulation::headless(&level).map_err(|e| failed(e.into()))?;
         let mut sim = Coupled::new(sim, &level, &root, with_bodies).map_err(failed)?;
         let outcome = settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
         (outcome, sim.baked(&level).map_err(failed)?, sim.bodies())

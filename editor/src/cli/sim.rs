@@ -10,7 +10,7 @@ use serde::Serialize;
 use spillway::Grid;
 use spillway::level::file;
 
-use super::bake::{Coupled, Settling};
+use super::bake::{BakeError, Coupled, Settling};
 use super::options::{Backend, SolverOverrides, parse_seconds, simulation};
 use super::{CliError, CliResult, init_threads, level_folder, say, threads_label};
 use crate::heightmap::npy;
@@ -128,7 +128,7 @@ impl DepthWatch {
 }
 
 /// Runs `steps` steps in 50 chunks, checking the depths after each.
-fn run_watched(sim: &mut impl Settling, steps: u64) -> Result<DepthWatch, String> {
+fn run_watched(sim: &mut impl Settling, steps: u64) -> Result<DepthWatch, BakeError> {
     let mut watch = DepthWatch::new();
     watch.look(&sim.depth_now()?);
     let chunk = (steps / 50).max(1);
@@ -202,7 +202,7 @@ pub fn run(args: &SimArgs) -> CliResult {
         return run_gpu(args, &level);
     }
     let failed =
-        |e: String| CliError::failure(format!("{}: the simulation failed: {e}", path.display()));
+        |e: BakeError| CliError::failure(format!("{}: the simulation failed: {e}", path.display()));
     let sim = simulation(&level, path)?;
     let mut coupled =
         Coupled::new(sim, &level, &level_folder(path), !args.no_bodies).map_err(failed)?;
@@ -300,7 +300,7 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
             path.display()
         ))
     };
-    let failed = |e: String| {
+    let failed = |e: BakeError| {
         CliError::failure(format!(
             "{}: the GPU simulation failed: {e}",
             path.display()
