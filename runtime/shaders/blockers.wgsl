@@ -1,5 +1,5 @@
 // The blocker buffer and the effective surface (owner runtime/src/gpu/tiles.rs for the layout,
-// runtime/src/sim/blocking.rs for the physics). Prepended to the passes that read `blk`
+// runtime/src/sim/blocking/ for the physics). Prepended to the passes that read `blk`
 // (blocking, gather) and to renderers that draw the water from the solver's buffers
 // (`spillway::gpu::BLOCKERS_WGSL`); the including shader declares
 // `blk: array<u32>` (a storage buffer). A buffer of zeros means no blockers.

@@ -1,4 +1,4 @@
-// Blocked pass: two-layer blocking of the pipes solver (Kellomäki 2014 §3, sim::blocking), run
+// Blocked pass: two-layer blocking of both solvers (Kellomäki 2014 §3, sim::blocking), run
 // only while blockers are set. The plain flow pass runs untouched; around the bodies this pass
 // redoes its work with the blocked face rule:
 //
@@ -28,7 +28,7 @@
 @group(0) @binding(7) var<storage, read_write> blk: array<u32>;
 @group(0) @binding(8) var<storage, read> adv: array<f32>;
 
-// The tile layout of `blk` (BT, BO, OUT, H_*, S_*, ...) is in common.wgsl.
+// The tile layout of `blk` (BT, BO, OUT, H_*, S_*, ...) is in blockers.wgsl.
 // Stands for infinity in the band of a face (WGSL has no infinity literal).
 const BIG: f32 = 3.0e38;
 

@@ -1,6 +1,6 @@
 // Edge pass (sim::boundary): accelerates the border faces before the flow pass (an open edge
-// carries on the outward flow of the face behind it, an outfall; else its ghost column and
-// the edge cell's bed friction), and after it
+// carries on the outward flow of the face behind it, an outfall; else its ghost column, with
+// the edge cell's bed friction on a fixed-level edge and none on an open one), and after it
 // relaxes the open edges' ghost surfaces (Müller's radiation rule) and books the volume that
 // crossed the edges into one ledger slot per workgroup. Only encoded when some edge cell is not
 // a wall.

@@ -4,7 +4,7 @@
 // and south faces, all from the current half of the ping-pong state. The effective surface is
 // terrain + depth, except under a blocking body that stores water, where it is the surface
 // the blocked pass keeps for the cell (kappa interpolation, Kellomäki 2014 §3.6; `blk` as laid
-// out in common.wgsl, or a zeroed header when no blockers are set).
+// out in blockers.wgsl, or a zeroed header when no blockers are set).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;

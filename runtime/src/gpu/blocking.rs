@@ -1,5 +1,5 @@
 //! Owner of the blocked pass (`shaders/blocking.wgsl`): two-layer blocking bodies in the GPU
-//! pipes solver, as [`crate::sim::blocking`] does it on the CPU.
+//! solver (pipes and shallow water), as [`crate::sim::blocking`] does it on the CPU.
 //!
 //! With no blockers nothing of this runs and the step records exactly the plain passes. With
 //! blockers, each sub-step records three small dispatches over the tiles around the covered

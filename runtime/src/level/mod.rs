@@ -229,8 +229,9 @@ impl Default for Params {
 /// Manning's `n` of a new level: a clean natural channel with some stones (s/m^(1/3)).
 pub const DEFAULT_MANNING_N: f32 = 0.03;
 
-/// How the bed slows the water. Every law is applied per face, semi-implicitly,
-/// `q ← (q + Δq) / (1 + g·dt·|u|·k(h))` with the face depth `h`, so it is stable for any step.
+/// How the bed slows the water, per face. Manning and Chézy are applied semi-implicitly,
+/// `q ← (q + Δq) / (1 + g·dt·|u|·k(h))` with the face depth `h`, so they are stable for any
+/// step; the linear law keeps `q·(1−f)^dt + Δq`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Friction {
     /// Manning's law, `k = n² / h^(4/3)`: deep water runs faster than thin films, and a river

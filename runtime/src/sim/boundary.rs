@@ -2,7 +2,8 @@
 //!
 //! Each edge cell has one condition. Open and fixed-level edges put a ghost cell outside the
 //! map whose terrain equals the edge cell's; the border face between them is accelerated like
-//! an interior pipe, with the bed friction of the edge cell. An open edge's ghost surface
+//! an interior pipe, with the bed friction of the edge cell on a fixed-level edge (an open
+//! edge's face has no bed to rub on). An open edge's ghost surface
 //! follows Müller's radiation rule (seed 004): `g_new = (c·dt·u + g·dx) / (dx + c·dt)` with
 //! `c = sqrt(g·h)`, so waves leave the map.
 //!
