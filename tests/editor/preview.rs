@@ -197,23 +197,9 @@ fn a_runaway_with_bodies_pauses_the_preview_on_either_solver() {
     // preview at its cell instead of stopping it, on the GPU and on the CPU solver.
     let mut level = basin();
     level.sources.push(source(32.0, 24.0, 1.0e12));
-    let gltf = std::fs::canonicalize(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb"),
-    )
-    .expect("the bundled crate")
-    .to_string_lossy()
-    .into_owned();
-    level.bodies.push(spillway::level::Body {
-        name: "crate".into(),
-        gltf,
-        translation: [10.5, 10.5, 3.0],
-        rotation: [0.0, 0.0, 0.0, 1.0],
-        scale: [1.0; 3],
-        density: 500.0,
-        dynamic: true,
-        coupling: Default::default(),
-        collider: Default::default(),
-    });
+    level
+        .bodies
+        .push(bundled_crate([10.5, 10.5, 3.0], 1.0, 500.0));
     for cpu in [false, true] {
         let mut ed = untitled(level.clone());
         ed.harness.state_mut().preview_mut().set_cpu(cpu);
@@ -237,6 +223,28 @@ fn a_runaway_with_bodies_pauses_the_preview_on_either_solver() {
             "cpu {cpu}: {}",
             halt.message
         );
+    }
+}
+
+/// A body of the bundled crate mesh (its absolute path: for untitled levels) at `at`, scaled
+/// by `scale`, of `density`.
+fn bundled_crate(at: [f32; 3], scale: f32, density: f32) -> spillway::level::Body {
+    let gltf = std::fs::canonicalize(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb"),
+    )
+    .expect("the bundled crate")
+    .to_string_lossy()
+    .into_owned();
+    spillway::level::Body {
+        name: "crate".into(),
+        gltf,
+        translation: at,
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [scale; 3],
+        density,
+        dynamic: true,
+        coupling: Default::default(),
+        collider: Default::default(),
     }
 }
 
@@ -307,24 +315,11 @@ fn snapshot_crate_standing_in_the_lake_leaves_no_dent() {
         0.012 * (dx * dx + dy * dy) + 0.3 * (x as f32 * 0.7).sin()
     });
     level.water = Grid::from_fn(nx, ny, |x, y| (2.5 - level.terrain.get(x, y)).max(0.0));
-    let gltf = std::fs::canonicalize(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb"),
-    )
-    .expect("the bundled crate")
-    .to_string_lossy()
-    .into_owned();
     let ground = level.terrain.get(20, 15);
-    level.bodies.push(spillway::level::Body {
-        name: "pillar".into(),
-        gltf,
-        translation: [20.3, 15.3, ground + 2.0],
-        rotation: [0.0, 0.0, 0.0, 1.0],
-        scale: [4.0; 3],
-        density: 2500.0,
-        dynamic: false,
-        coupling: spillway::level::Coupling::Blocker,
-        collider: Default::default(),
-    });
+    let mut pillar = bundled_crate([20.3, 15.3, ground + 2.0], 4.0, 2500.0);
+    pillar.dynamic = false;
+    pillar.coupling = spillway::level::Coupling::Blocker;
+    level.bodies.push(pillar);
     let mut ed = untitled(level);
     ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::from_secs(1);
     play(&mut ed, 10.0, 20);
