@@ -108,23 +108,6 @@ pub(crate) fn level_dir(document: &Document) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// The linear albedo of a body, from its file's name.
-fn colour_of(gltf: &str) -> [f32; 3] {
-    let stem = Path::new(gltf)
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    if stem.contains("boulder") || stem.contains("rock") {
-        [0.36, 0.35, 0.33]
-    } else if stem.contains("cart") || stem.contains("truck") {
-        [0.55, 0.14, 0.10]
-    } else if stem.contains("barrel") {
-        [0.40, 0.22, 0.10]
-    } else {
-        [0.62, 0.43, 0.22]
-    }
-}
-
 impl Bodies {
     /// Whether a gizmo drag is in progress.
     pub fn busy(&self) -> bool {
@@ -478,7 +461,7 @@ impl Bodies {
             let Ok(mesh) = self.mesh_of(document, body) else {
                 continue;
             };
-            let [r, g, b] = colour_of(&body.gltf);
+            let [r, g, b] = crate::tools::body::kind_of(&body.gltf).colour;
             let pose = simulated.map_or_else(|| Pose::of(body), |p| p[i]);
             let inst = BodyInstance {
                 mesh: mesh.id,

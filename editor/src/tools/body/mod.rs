@@ -16,21 +16,61 @@ pub use library::{BodyMesh, MeshCache, MeshId};
 use crate::viewport::Ray;
 use crate::viewport::pick::height_at;
 
-/// Density of a new body, kg/m³, from its file's name: boulders are stone, carts are loaded
-/// metal (both sink and block water), the wooden ones float.
-pub fn default_density(gltf: &str) -> f32 {
+/// What the editor infers of a body from its file's name: the default density of a new body
+/// (stone and loaded metal sink and block water, wood floats) and the colour it is drawn in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyKind {
+    /// Words of the file's stem that name the kind (lower case).
+    pub words: &'static [&'static str],
+    /// Density of a new body, kg/m³.
+    pub density: f32,
+    /// Linear albedo.
+    pub colour: [f32; 3],
+}
+
+/// The kinds the editor knows, tried in order; [`WOOD`] for any other file.
+pub const KINDS: [BodyKind; 4] = [
+    BodyKind {
+        words: &["boulder", "rock", "stone"],
+        density: 2600.0,
+        colour: [0.36, 0.35, 0.33],
+    },
+    BodyKind {
+        words: &["cart", "truck"],
+        density: 1500.0,
+        colour: [0.55, 0.14, 0.10],
+    },
+    BodyKind {
+        words: &["barrel"],
+        density: 400.0,
+        colour: [0.40, 0.22, 0.10],
+    },
+    BodyKind {
+        words: &["crate"],
+        density: 500.0,
+        colour: [0.62, 0.43, 0.22],
+    },
+];
+
+/// Any other body: wood.
+pub const WOOD: BodyKind = BodyKind {
+    words: &[],
+    density: 650.0,
+    colour: [0.62, 0.43, 0.22],
+};
+
+/// The kind of the body in file `gltf`, from its name.
+pub fn kind_of(gltf: &str) -> BodyKind {
     let stem = stem(gltf).to_lowercase();
-    if stem.contains("boulder") || stem.contains("rock") || stem.contains("stone") {
-        2600.0
-    } else if stem.contains("cart") || stem.contains("truck") {
-        1500.0
-    } else if stem.contains("barrel") {
-        400.0
-    } else if stem.contains("crate") {
-        500.0
-    } else {
-        650.0
-    }
+    KINDS
+        .into_iter()
+        .find(|k| k.words.iter().any(|w| stem.contains(w)))
+        .unwrap_or(WOOD)
+}
+
+/// Density of a new body, kg/m³, from its file's name ([`kind_of`]).
+pub fn default_density(gltf: &str) -> f32 {
+    kind_of(gltf).density
 }
 
 fn stem(gltf: &str) -> &str {
@@ -344,6 +384,17 @@ fn ray_box(ray: &Ray, lo: [f32; 3], hi: [f32; 3]) -> Option<f32> {
 mod tests {
     use super::*;
     use crate::viewport::math::Vec3;
+
+    #[test]
+    fn the_file_name_chooses_density_and_colour_from_one_table() {
+        let boulder = kind_of("bodies/Big_Boulder.glb");
+        assert!(boulder.density > 1000.0, "a boulder sinks");
+        assert_eq!(boulder.colour, KINDS[0].colour);
+        assert!(kind_of("crate.glb").density < 1000.0, "a crate floats");
+        assert_eq!(kind_of("stone wall.gltf"), KINDS[0]);
+        assert_eq!(kind_of("raft.glb"), WOOD);
+        assert_eq!(default_density("cart.glb"), KINDS[1].density);
+    }
 
     /// A unit cube centred on the origin.
     pub(crate) fn cube() -> TriMesh {
