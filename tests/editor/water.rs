@@ -219,6 +219,62 @@ fn fill_basin_fills_the_clicked_valley_to_the_level_and_not_the_next() {
     assert!(water.data.iter().all(|d| *d == 0.0), "undo dries it");
 }
 
+/// Two round basins of 1 m cells with rims 5 m high, joined by a channel whose floor is at 3 m
+/// (x = 22..=38, y = 14..=16).
+fn two_basins() -> Level {
+    let (nx, ny) = (61, 31);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let cx = if x <= 30 { 15.0 } else { 45.0 };
+        let r = ((x as f32 - cx).powi(2) + (y as f32 - 15.0).powi(2)).sqrt();
+        let bowl = (0.4 * r).min(5.0);
+        if (22..=38).contains(&x) && (14..=16).contains(&y) {
+            bowl.min(3.0)
+        } else {
+            bowl
+        }
+    });
+    level
+}
+
+#[test]
+fn fill_to_spill_fills_a_basin_to_its_saddle_and_marks_the_saddle() {
+    let mut ed = editor_with(&two_basins());
+    ed.key(Modifiers::NONE, Key::L);
+    ed.click("To its spill level");
+    ed.click_at(ed.screen(15.5, 15.5));
+    let level = ed.harness.state().document().level();
+    let saddle = 3.0;
+    let mut wet = 0;
+    for y in 0..level.ny() {
+        for x in 0..level.nx() {
+            let (t, d) = (level.terrain.get(x, y), level.water.get(x, y));
+            if x < 30 && t < saddle {
+                assert!(
+                    (t + d - saddle).abs() < 1e-4,
+                    "cell {x}, {y}: surface {}",
+                    t + d
+                );
+                wet += 1;
+            } else {
+                assert_eq!(d, 0.0, "cell {x}, {y} stays dry");
+            }
+        }
+    }
+    assert!(wet > 100, "{wet} cells filled");
+    let spill = ed
+        .harness
+        .state()
+        .spill_marked()
+        .expect("the spill point is marked");
+    assert_eq!(spill.surface, saddle);
+    // Where the channel drops into the other basin.
+    assert!((30..=38).contains(&spill.cell.0), "{spill:?}");
+    assert!((14..=16).contains(&spill.cell.1), "{spill:?}");
+    assert!(!spill.off_map);
+    assert_eq!(ed.harness.state().document().history().undo_len(), 1);
+}
+
 #[test]
 fn the_water_brush_adds_water_under_the_path_and_undo_restores_it_exactly() {
     let mut ed = editor_with(&bumpy_level());

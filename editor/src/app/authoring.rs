@@ -12,6 +12,7 @@ use crate::tools::boundary::{EdgeStroke, kind_name};
 use crate::tools::fill::{FillLevel, fill_basin};
 use crate::tools::gate::{gate_label, hit_gate, new_gate};
 use crate::tools::placement::{PlacementDrag, Selection, hit};
+use crate::tools::spill::{Spill, spill};
 use crate::viewport::math::Vec3;
 
 /// A press-drag-release of a water tool in progress.
@@ -39,6 +40,8 @@ pub(crate) struct Authoring {
     pub fill: FillLevel,
     /// The surface height of the last fill, metres.
     pub last_fill: Option<f32>,
+    /// Where the basin of the last fill to its spill level overflows (marked in the viewport).
+    pub last_spill: Option<Spill>,
     /// An inspector edit in progress: its label and the features before it. It becomes one
     /// command when no inspector field is held or focused any more.
     pub pending: Option<(String, Features)>,
@@ -53,6 +56,7 @@ impl Default for Authoring {
             boundary_kind: BoundaryKind::Wall,
             fill: FillLevel::default(),
             last_fill: None,
+            last_spill: None,
             pending: None,
         }
     }
@@ -185,14 +189,36 @@ impl Authoring {
             return "Click inside the level to fill a basin".into();
         }
         let (cx, cy) = (cx as usize, cy as usize);
-        let surface = self.fill.surface(level.terrain.get(cx, cy));
+        self.last_spill = None;
+        let surface = match self.fill {
+            FillLevel::ToSpill => match spill(level, cx, cy) {
+                Some(s) => {
+                    self.last_spill = Some(s);
+                    s.surface
+                }
+                None => {
+                    return "This basin is walled in all round: it never spills, so there is \
+                            no spill level to fill to"
+                        .into();
+                }
+            },
+            other => other.surface(level.terrain.get(cx, cy)),
+        };
         self.last_fill = Some(surface);
         let patch = fill_basin(level, cx, cy, surface);
+        let spills = match self.last_spill {
+            Some(s) if s.off_map => format!(
+                " (it spills over the map's edge at cell {}, {})",
+                s.cell.0, s.cell.1
+            ),
+            Some(s) => format!(" (it spills at cell {}, {})", s.cell.0, s.cell.1),
+            None => String::new(),
+        };
         if patch.is_empty() {
-            return format!("Nothing to fill below {surface:.2} m here");
+            return format!("Nothing to fill below {surface:.2} m here{spills}");
         }
         document.execute(Box::new(patch));
-        format!("Filled the basin to {surface:.2} m")
+        format!("Filled the basin to {surface:.2} m{spills}")
     }
 
     /// A one-line reminder of how `tool` is used and what it will do, for the viewport.
@@ -213,6 +239,9 @@ impl Authoring {
                     format!("click a basin: fill to {depth:.2} m above the ground there")
                 }
                 FillLevel::Surface(level) => format!("click a basin: fill to {level:.2} m"),
+                FillLevel::ToSpill => {
+                    "click a basin: fill it to the level where it overflows".into()
+                }
             },
             _ => tool.help().into(),
         }

@@ -224,6 +224,11 @@ impl EditorApp {
         &mut self.preview
     }
 
+    /// Where the basin of the last fill to its spill level overflows, as the viewport marks it.
+    pub fn spill_marked(&self) -> Option<crate::tools::spill::Spill> {
+        self.authoring.last_spill
+    }
+
     /// The viewport camera.
     pub fn camera(&self) -> &Camera {
         &self.viewport.camera

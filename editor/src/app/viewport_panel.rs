@@ -213,6 +213,9 @@ impl ViewportPanel {
         if let Some(cell) = preview.halt.as_ref().and_then(|h| h.cell) {
             water_overlay::halt_marker(&painter, &view, document.level(), cell);
         }
+        if let (Tool::FillBasin, Some(spill)) = (sculpt.tool, &authoring.last_spill) {
+            water_overlay::spill_marker(&painter, &view, document.level(), spill);
+        }
         self.overlay_text(ui, rect, sculpt, authoring, bodies);
         notice
     }

@@ -8,7 +8,9 @@ use spillway::Level;
 use spillway::level::{BoundaryKind, Edge, Shape};
 
 use super::authoring::{Authoring, Gesture};
+use crate::tools::fill::FillLevel;
 use crate::tools::gate::gate_label;
+use crate::tools::spill::Spill;
 
 /// Colour of gates.
 const GATE_COLOUR: Color32 = Color32::from_rgb(235, 150, 40);
@@ -361,32 +363,57 @@ fn fill_hint(painter: &Painter, view: &View, level: &Level, p: Vec3, authoring: 
     if cx >= level.nx() || cy >= level.ny() {
         return;
     }
-    let surface = authoring.fill.surface(level.terrain.get(cx, cy));
+    let text = match authoring.fill {
+        // Its level depends on the whole basin: found on the click, not every frame.
+        FillLevel::ToSpill => "fill to its spill level".to_string(),
+        fill => format!("fill to {:.2} m", fill.surface(level.terrain.get(cx, cy))),
+    };
     if let Some(at) = view.screen(p) {
         painter.circle_stroke(at, 5.0, Stroke::new(2.0, SOURCE_COLOUR));
-        label_at(
-            painter,
-            at - egui::vec2(0.0, 10.0),
-            &format!("fill to {surface:.2} m"),
-            SOURCE_COLOUR,
-        );
+        label_at(painter, at - egui::vec2(0.0, 10.0), &text, SOURCE_COLOUR);
     }
 }
 
 /// Marks the cell where the preview blew up: a red ring and a label.
 pub(crate) fn halt_marker(painter: &Painter, view: &View, level: &Level, cell: (usize, usize)) {
+    let red = egui::Color32::from_rgb(240, 60, 40);
+    let label = format!("blew up here (cell {}, {})", cell.0, cell.1);
+    cell_marker(painter, view, level, cell, &label, red);
+}
+
+/// Marks where the last basin filled to its spill level would overflow: an orange ring and a
+/// label with the surface.
+pub(crate) fn spill_marker(painter: &Painter, view: &View, level: &Level, spill: &Spill) {
+    let orange = egui::Color32::from_rgb(250, 160, 30);
+    let over = if spill.off_map {
+        "over the edge"
+    } else {
+        "here"
+    };
+    let label = format!("spills {over} at {:.2} m", spill.surface);
+    cell_marker(painter, view, level, spill.cell, &label, orange);
+}
+
+/// A ring around cell `cell` on the ground and `label` beside it.
+fn cell_marker(
+    painter: &Painter,
+    view: &View,
+    level: &Level,
+    cell: (usize, usize),
+    label: &str,
+    colour: egui::Color32,
+) {
     let cs = level.cell_size;
     let (x, y) = ((cell.0 as f32 + 0.5) * cs, (cell.1 as f32 + 0.5) * cs);
     let Some(at) = view.ground(level, x, y) else {
         return;
     };
-    let red = egui::Color32::from_rgb(240, 60, 40);
-    painter.circle_stroke(at, 14.0, Stroke::new(3.0, red));
+    painter.circle_stroke(at, 14.0, Stroke::new(3.0, colour));
     painter.text(
         at + egui::vec2(18.0, -18.0),
         egui::Align2::LEFT_BOTTOM,
-        format!("blew up here (cell {}, {})", cell.0, cell.1),
+        label,
         egui::FontId::proportional(13.0),
-        red,
+        colour,
     );
 }

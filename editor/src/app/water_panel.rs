@@ -501,9 +501,13 @@ fn kind_text(kind: &BoundaryKind) -> String {
 fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
     let fill = &mut app.authoring.fill;
     let above = matches!(fill, FillLevel::AboveClick(_));
+    let at = matches!(fill, FillLevel::Surface(_));
+    let to_spill = matches!(fill, FillLevel::ToSpill);
     ui.label("Fill level");
     let tip_above = "The surface is this far above the ground under the click";
     let tip_at = "The surface is at this height wherever you click";
+    let tip_spill = "The surface is where the clicked basin would overflow (its lowest saddle, \
+                     closed gates counting as walls, or an open edge); the spill point is marked";
     if ui
         .radio(above, "Above the clicked ground")
         .on_hover_text(tip_above)
@@ -512,13 +516,15 @@ fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
     {
         *fill = FillLevel::AboveClick(1.0);
     }
-    if ui
-        .radio(!above, "At a height")
-        .on_hover_text(tip_at)
-        .clicked()
-        && above
-    {
+    if ui.radio(at, "At a height").on_hover_text(tip_at).clicked() && !at {
         *fill = FillLevel::Surface(app.authoring.last_fill.unwrap_or(1.0));
+    }
+    if ui
+        .radio(to_spill, "To its spill level")
+        .on_hover_text(tip_spill)
+        .clicked()
+    {
+        *fill = FillLevel::ToSpill;
     }
     let fill = &mut app.authoring.fill;
     match fill {
@@ -542,6 +548,7 @@ fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
             )
             .on_hover_text(tip_at);
         }
+        FillLevel::ToSpill => {}
     }
     if let Some(last) = app.authoring.last_fill {
         ui.weak(format!("Last fill: surface at {last:.2} m"))

@@ -17,6 +17,8 @@ pub enum FillLevel {
     AboveClick(f32),
     /// This surface height, metres.
     Surface(f32),
+    /// The level at which the clicked basin overflows ([`super::spill`]).
+    ToSpill,
 }
 
 impl Default for FillLevel {
@@ -26,11 +28,13 @@ impl Default for FillLevel {
 }
 
 impl FillLevel {
-    /// The surface height for a click on ground of height `ground`.
+    /// The surface height for a click on ground of height `ground` (the ground itself for
+    /// [`FillLevel::ToSpill`], whose level depends on the whole basin).
     pub fn surface(self, ground: f32) -> f32 {
         match self {
             FillLevel::AboveClick(depth) => ground + depth,
             FillLevel::Surface(level) => level,
+            FillLevel::ToSpill => ground,
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod gate;
 pub mod placement;
 pub mod roughness;
 pub mod sculpt;
+pub mod spill;
 pub mod stroke;
 pub mod water;
 

@@ -115,3 +115,12 @@ impl Gates {
             .collect()
     }
 }
+
+/// The ground the water meets when the level starts: the terrain, raised to the crest of every
+/// gate over its cells (gates start closed), row-major. For analysis that treats gates as walls
+/// (where a basin spills, where it leaks).
+pub fn closed_ground(level: &Level) -> Vec<f32> {
+    let mut ground = level.terrain.data.clone();
+    Gates::new(level).close(&mut ground);
+    ground
+}

@@ -27,8 +27,8 @@ use crate::level::{FlowState, Level, SolverKind};
 use blocking::{BlockedPipes, BlockedSwe, Blocking};
 use boundary::Edges;
 use forcing::Patch;
-pub use gates::GateState;
 use gates::Gates;
+pub use gates::{GateState, closed_ground};
 use kernel::{PassGrid, limit_and_update};
 
 /// The most sub-steps one step may take before the water counts as running away.

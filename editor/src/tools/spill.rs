@@ -1,0 +1,200 @@
+//! Fill to spill: the surface at which a basin overflows and the cell it overflows at, found by
+//! a priority flood over the ground the water meets (terrain with closed gates as walls). The
+//! Fill tool fills a clicked basin to exactly that level and marks the spill point.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+use spillway::Level;
+use spillway::level::{BoundaryKind, Edge};
+
+/// Where and at which surface a basin overflows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spill {
+    /// The surface the basin holds before it overflows, metres.
+    pub surface: f32,
+    /// The cell the water leaves over: the saddle, or the edge cell it leaves the map by.
+    pub cell: (usize, usize),
+    /// Whether it leaves over an open edge of the map (else into a lower basin).
+    pub off_map: bool,
+}
+
+/// A rim cell of the growing region, lowest first: its ground, the cell and the region cell it
+/// was reached from.
+#[derive(Clone, Copy, PartialEq)]
+struct Rim(f32, u32, u32);
+
+impl Eq for Rim {}
+
+impl PartialOrd for Rim {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Rim {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0
+            .total_cmp(&other.0)
+            .then(self.1.cmp(&other.1))
+            .then(self.2.cmp(&other.2))
+    }
+}
+
+/// Whether the map edge next to edge cell `(x, y)` lets water out (anything but a wall).
+fn open_edge(level: &Level, x: usize, y: usize) -> bool {
+    let (nx, ny) = (level.nx(), level.ny());
+    let lets_out = |edge: Edge, k: usize| {
+        let kind = level
+            .boundaries
+            .iter()
+            .rev()
+            .find(|b| b.edge == edge && (b.start as usize) <= k && k < b.end as usize)
+            .map_or(&level.params.default_boundary, |b| &b.kind);
+        !matches!(kind, BoundaryKind::Wall)
+    };
+    (x == 0 && lets_out(Edge::West, y))
+        || (x + 1 == nx && lets_out(Edge::East, y))
+        || (y == 0 && lets_out(Edge::North, x))
+        || (y + 1 == ny && lets_out(Edge::South, x))
+}
+
+/// The spill of the basin around cell `(x, y)`: the region grows from the cell over its lowest
+/// rim cell each time; the water level is the highest ground crossed so far. The first rim cell
+/// lower than that level lies beyond the spill point, the region cell it was reached from; an
+/// edge cell whose edge lets water out is a spill point too. `None` when the cell is outside the map or
+/// the basin holds water up to the top of the map (walled in all round).
+pub fn spill(level: &Level, x: usize, y: usize) -> Option<Spill> {
+    let (nx, ny) = (level.nx(), level.ny());
+    if x >= nx || y >= ny {
+        return None;
+    }
+    let ground = spillway::sim::closed_ground(level);
+    let mut seen = vec![false; nx * ny];
+    let mut rim = BinaryHeap::new();
+    let start = y * nx + x;
+    seen[start] = true;
+    rim.push(Reverse(Rim(ground[start], start as u32, start as u32)));
+    let mut surface = f32::NEG_INFINITY;
+    while let Some(Reverse(Rim(h, k, from))) = rim.pop() {
+        let k = k as usize;
+        let (i, j) = (k % nx, k / nx);
+        if h < surface {
+            let from = from as usize;
+            return Some(Spill {
+                surface,
+                cell: (from % nx, from / nx),
+                off_map: false,
+            });
+        }
+        surface = surface.max(h);
+        if open_edge(level, i, j) {
+            return Some(Spill {
+                surface,
+                cell: (i, j),
+                off_map: true,
+            });
+        }
+        let mut visit = |n: usize| {
+            if !seen[n] {
+                seen[n] = true;
+                rim.push(Reverse(Rim(ground[n], n as u32, k as u32)));
+            }
+        };
+        if i > 0 {
+            visit(k - 1);
+        }
+        if i + 1 < nx {
+            visit(k + 1);
+        }
+        if j > 0 {
+            visit(k - nx);
+        }
+        if j + 1 < ny {
+            visit(k + nx);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spillway::Grid;
+    use spillway::level::Boundary;
+
+    /// Two bowls side by side, 1 m cells, rims 5 m high, joined by a channel whose floor is at
+    /// 3 m (x = 16..=24, y = 9..=11), walls all round.
+    fn two_bowls() -> Level {
+        let (nx, ny) = (41, 21);
+        let mut level = Level::flat(nx, ny, 1.0, 0.0);
+        level.terrain = Grid::from_fn(nx, ny, |x, y| {
+            let cx = if x <= 20 { 10.0 } else { 30.0 };
+            let r = ((x as f32 - cx).powi(2) + (y as f32 - 10.0).powi(2)).sqrt();
+            let bowl = (0.5 * r).min(5.0);
+            if (16..=24).contains(&x) && (9..=11).contains(&y) {
+                bowl.min(3.0)
+            } else {
+                bowl
+            }
+        });
+        level
+    }
+
+    #[test]
+    fn a_bowl_spills_over_its_lowest_saddle_into_its_neighbour() {
+        let level = two_bowls();
+        let s = spill(&level, 10, 10).expect("it spills");
+        assert_eq!(s.surface, 3.0);
+        assert!((16..=24).contains(&s.cell.0), "in the channel: {s:?}");
+        assert!((9..=11).contains(&s.cell.1), "in the channel: {s:?}");
+        assert!(!s.off_map);
+        // The other bowl spills over the same saddle, the other way.
+        assert_eq!(spill(&level, 30, 10).expect("it spills").surface, 3.0);
+    }
+
+    #[test]
+    fn an_open_edge_lower_than_the_saddle_is_where_it_spills() {
+        let mut level = two_bowls();
+        // A channel with its floor at 2 m from the west bowl to the north edge at x = 10.
+        for y in 0..=6 {
+            let t = &mut level.terrain.data[y * 41 + 10];
+            *t = t.min(2.0);
+        }
+        level.boundaries.push(Boundary {
+            edge: Edge::North,
+            start: 0,
+            end: 41,
+            kind: BoundaryKind::Open,
+        });
+        let s = spill(&level, 10, 10).expect("it spills");
+        assert!(s.off_map, "{s:?}");
+        assert_eq!(s.cell, (10, 0));
+        assert_eq!(s.surface, 2.0, "{s:?}");
+    }
+
+    #[test]
+    fn a_closed_gate_raises_the_saddle_to_its_crest() {
+        let mut level = two_bowls();
+        level.gates.push(spillway::level::Gate {
+            name: "sluice".into(),
+            shape: spillway::level::Shape::Box {
+                x0: 20.0,
+                y0: 0.0,
+                x1: 21.0,
+                y1: 21.0,
+            },
+            crest: 4.0,
+            open_at: None,
+        });
+        let s = spill(&level, 10, 10).expect("it spills");
+        assert_eq!(s.surface, 4.0, "{s:?}");
+    }
+
+    #[test]
+    fn a_basin_walled_in_all_round_never_spills() {
+        let level = Level::flat(8, 8, 1.0, 0.0);
+        assert_eq!(spill(&level, 3, 3), None);
+        assert_eq!(spill(&level, 99, 3), None);
+    }
+}
