@@ -109,8 +109,8 @@ pub struct BodyWorld {
     /// rigid bodies step, instead of waiting for it at the next step (off by default). The
     /// bodies see the same water either way (bit for bit). Measured with `body_bench` on an
     /// H100 at 1024², the copy is back long before it is needed and the rest of the coupling is
-    /// CPU work, so reading ahead changes little: 200 bodies 3.07 ms a step ahead against
-    /// 3.21 ms waiting, 50 bodies 1.32 ms against 1.12 ms.
+    /// CPU work, so reading ahead changes little: 200 bodies 3.066 ms a step ahead against
+    /// 3.210 ms waiting, 50 bodies 1.317 ms against 1.118 ms.
     pub read_ahead: bool,
     blockers: Blockers,
     /// The water under and around the bodies, read once per step.
