@@ -13,8 +13,8 @@ use spillway::level::{Gate, Shape, Source, SourceKind};
 use spillway::{Grid, Level};
 use spillway_editor::document::Changes;
 use spillway_editor::preview::Preview;
-use spillway_editor::viewport::render::{WaterStyle, level_bounds};
-use spillway_editor::viewport::{Camera, Overlays, Scene, TerrainRenderer};
+use spillway_render::{Camera, Overlays, Scene, TerrainRenderer};
+use spillway_render::{WaterStyle, level_bounds};
 
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
@@ -140,7 +140,7 @@ fn main() {
     println!("GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame");
     let level = valley(n);
     let mut renderer = TerrainRenderer::new(&device, &queue);
-    renderer.sync(&level, &Changes::everything());
+    renderer.sync(&level, &spillway_render::Dirty::everything());
     let scene = scene_for(&level, &renderer, [1920, 1080]);
     let frames = if slow { 3 } else { 240 };
     println!(
@@ -205,7 +205,7 @@ fn series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str) {
     let level = spillway::level::file::load(path.as_ref()).expect("the sample loads");
     std::fs::create_dir_all(dir).expect("the output folder");
     let mut renderer = TerrainRenderer::new(device, queue);
-    renderer.sync(&level, &Changes::everything());
+    renderer.sync(&level, &spillway_render::Dirty::everything());
     let scene = scene_for(&level, &renderer, [960, 540]);
     let mut preview = Preview::new();
     preview.speed = 4.0;

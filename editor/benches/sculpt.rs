@@ -10,8 +10,8 @@ use spillway::{Grid, Level};
 use spillway_editor::document::{Change, Changes, Document, Layer};
 use spillway_editor::tools::sculpt::{Dab, apply_dab};
 use spillway_editor::tools::{Brush, Stroke, Tool};
-use spillway_editor::viewport::render::level_bounds;
-use spillway_editor::viewport::{Camera, Overlays, Scene, TerrainRenderer};
+use spillway_render::level_bounds;
+use spillway_render::{Camera, Overlays, Scene, TerrainRenderer};
 
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
@@ -96,7 +96,7 @@ fn main() {
     println!("GPU: {name}");
     let mut renderer = TerrainRenderer::new(&device, &queue);
     let t = Instant::now();
-    renderer.sync(document.level(), &Changes::everything());
+    renderer.sync(document.level(), &spillway_render::Dirty::everything());
     renderer.wait_idle();
     println!(
         "{:<58} {:9.3} ms",
@@ -151,7 +151,7 @@ fn main() {
             layer: Layer::Terrain,
             rect,
         });
-        renderer.sync(document.level(), &changes);
+        renderer.sync(document.level(), &changes.dirty());
         scene.brush = None;
         renderer.render(document.level(), &scene);
         renderer.wait_idle();
@@ -188,7 +188,7 @@ fn report(renderer: &TerrainRenderer) {
 fn look(level: &Level, png: &str) {
     let (device, queue, _) = gpu().expect("a GPU adapter");
     let mut renderer = TerrainRenderer::new(&device, &queue);
-    renderer.sync(level, &Changes::everything());
+    renderer.sync(level, &spillway_render::Dirty::everything());
     let mut camera = Camera::default();
     camera.reset(
         &level_bounds(level, renderer.height_range()),

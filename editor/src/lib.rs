@@ -1,6 +1,7 @@
 //! The Spillway level editor: the editor window ([`app`]) over the document model ([`document`]),
-//! sculpting tools ([`tools`]), project files ([`project`]) and the 3D viewport ([`viewport`]);
-//! the headless command line ([`cli`]) and the heightmap readers both share ([`heightmap`]).
+//! sculpting tools ([`tools`]) and project files ([`project`]), drawing its viewport with
+//! [`spillway_render`]; the headless command line ([`cli`]) and the heightmap readers both share
+//! ([`heightmap`]).
 #![deny(missing_docs)]
 
 #[cfg(feature = "gui")]
@@ -14,4 +15,3 @@ pub mod project;
 pub mod sizing;
 pub mod task;
 pub mod tools;
-pub mod viewport;

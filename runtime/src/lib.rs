@@ -76,9 +76,11 @@ pub mod error;
 pub mod gpu;
 pub mod grid;
 pub mod level;
+pub mod rect;
 pub mod sim;
 
 pub use error::LevelError;
 pub use grid::Grid;
 pub use level::{Level, Params, SolverKind};
+pub use rect::CellRect;
 pub use sim::{Simulation, Stats};

@@ -9,7 +9,7 @@ use spillway::gpu::GpuSimulation;
 use spillway::level::{Shape, Source, SourceKind};
 use spillway::{Grid, Level};
 use spillway_editor::app::Action;
-use spillway_editor::viewport::render::WaterOverlay;
+use spillway_render::WaterOverlay;
 
 use crate::support::{Editor, editor_in, editor_with};
 

@@ -13,7 +13,7 @@ use crate::tools::fill::{FillLevel, fill_basin};
 use crate::tools::gate::{gate_label, hit_gate, new_gate};
 use crate::tools::placement::{PlacementDrag, Selection, hit};
 use crate::tools::spill::{Spill, spill};
-use crate::viewport::math::Vec3;
+use spillway_render::math::Vec3;
 
 /// A press-drag-release of a water tool in progress.
 #[derive(Debug)]

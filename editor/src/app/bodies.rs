@@ -20,9 +20,9 @@ use crate::tools::body::library::{bundled_bodies, resolve};
 use crate::tools::body::{
     Arrangement, BodyMesh, MeshCache, arrange, duplicate, hit_body, new_body, world_bounds,
 };
-use crate::viewport::Ray;
-use crate::viewport::math::Vec3;
-use crate::viewport::render::BodyInstance;
+use spillway_render::BodyInstance;
+use spillway_render::Ray;
+use spillway_render::math::Vec3;
 
 /// Opacity of the placement preview.
 const GHOST_ALPHA: f32 = 0.45;

@@ -8,7 +8,7 @@ use spillway::level::Body;
 
 use super::water_overlay::View;
 use crate::tools::body::{normalised, quat_axis, quat_mul};
-use crate::viewport::math::Vec3;
+use spillway_render::math::Vec3;
 
 /// Length of the gizmo's arrows on screen, points.
 pub const ARROW_POINTS: f32 = 90.0;

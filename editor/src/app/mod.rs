@@ -31,7 +31,7 @@ use spillway::Level;
 use crate::document::{Document, History};
 use crate::project::{ConfigPaths, FileDialogs, NativeDialogs, RecentFiles, Recovery, recovery};
 use crate::tools::{Brush, Stroke, Tool};
-use crate::viewport::{Camera, Overlays};
+use spillway_render::{Camera, Overlays};
 
 pub use actions::Action;
 pub use dialogs::Dialog;

@@ -8,7 +8,7 @@ use egui_plot::{Legend, Line, Plot, PlotPoints};
 
 use super::EditorApp;
 use crate::preview::{Preview, SPEED_RANGE};
-use crate::viewport::render::WaterOverlay;
+use spillway_render::WaterOverlay;
 
 /// Shows the panel.
 pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {

@@ -13,10 +13,10 @@ use crate::document::CellRect;
 use crate::document::{Changes, Document};
 use crate::preview::Preview;
 use crate::tools::{Stroke, Tool};
-use crate::viewport::math::Vec3;
-use crate::viewport::render::WaterStyle;
-use crate::viewport::render::{level_bounds, terrain::value_range};
-use crate::viewport::{BrushOutline, Camera, Overlays, Scene, TerrainRenderer, pick};
+use spillway_render::WaterStyle;
+use spillway_render::math::Vec3;
+use spillway_render::{BrushOutline, Camera, Overlays, Scene, TerrainRenderer, pick};
+use spillway_render::{level_bounds, terrain::value_range};
 
 /// Largest side of the offscreen image, pixels.
 const MAX_IMAGE_SIDE: f32 = 8192.0;
@@ -505,7 +505,7 @@ impl ViewportPanel {
         let renderer = self
             .renderer
             .get_or_insert_with(|| TerrainRenderer::new(&rs.device, &rs.queue));
-        renderer.sync(level, changes);
+        renderer.sync(level, &changes.dirty());
         if let Some(e) = renderer.error() {
             painter.rect_filled(rect, 0.0, egui::Color32::from_gray(30));
             painter.text(

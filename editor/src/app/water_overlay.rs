@@ -17,9 +17,9 @@ const GATE_COLOUR: Color32 = Color32::from_rgb(235, 150, 40);
 use crate::tools::Tool;
 use crate::tools::boundary::{edge_cells, edge_length, kind_name, nearest_edge, reach};
 use crate::tools::placement::{Selection, centre, sink_label, source_label};
-use crate::viewport::math::{Mat4, Vec3};
-use crate::viewport::pick::height_at;
-use crate::viewport::{Bounds, Camera};
+use spillway_render::math::{Mat4, Vec3};
+use spillway_render::pick::height_at;
+use spillway_render::{Bounds, Camera};
 
 /// Colour of source outlines and labels.
 pub const SOURCE_COLOUR: Color32 = Color32::from_rgb(90, 200, 255);

@@ -4,7 +4,7 @@
 
 use spillway::{Grid, Level};
 
-use super::region::{CellRect, copy_in};
+use spillway::rect::{CellRect, copy_in};
 
 /// Which grid of the level a [`GridPatch`] edits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

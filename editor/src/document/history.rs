@@ -121,7 +121,7 @@ impl History {
 mod tests {
     use super::*;
     use crate::document::command::{GridPatch, Layer, PatchTile};
-    use crate::document::region::CellRect;
+    use spillway::rect::CellRect;
 
     fn patch(v: f32) -> Box<dyn Command> {
         Box::new(GridPatch::new(

@@ -10,7 +10,6 @@ pub mod command;
 pub mod edit;
 pub mod features;
 pub mod history;
-pub mod region;
 pub mod settings;
 
 use std::path::{Path, PathBuf};
@@ -22,8 +21,8 @@ pub use command::{Change, Command, GridPatch, Layer, PatchTile, ReplaceLevel};
 pub use edit::{Edit, Part};
 pub use features::{EditFeatures, Features};
 pub use history::History;
-pub use region::CellRect;
 pub use settings::{EditSettings, SetWaterState, Settings, WaterState};
+pub use spillway::CellRect;
 
 /// What changed in the level since a view last looked.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -85,6 +84,17 @@ impl Changes {
             && self.roughness.is_none()
             && self.terrain.is_none()
             && self.water.is_none()
+    }
+
+    /// The cells the renderer must upload again.
+    pub fn dirty(&self) -> spillway_render::Dirty {
+        spillway_render::Dirty {
+            whole: self.whole,
+            terrain: self.terrain,
+            water: self.water,
+            roughness: self.roughness,
+            parameters: self.settings,
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use spillway::sim::{GateState, SimError};
 use spillway::{Level, Simulation, Stats};
 
 use super::bodies::PreviewBodies;
-use crate::viewport::render::WaterBuffers;
+use spillway_render::WaterBuffers;
 
 /// The water of the preview on the CPU.
 pub struct CpuWater {

@@ -35,7 +35,7 @@ impl Preview {
                 return;
             };
             let grid = if water { &level.water } else { &level.terrain };
-            let values = crate::document::region::copy_out(&grid.data, grid.nx, &r);
+            let values = spillway::rect::copy_out(&grid.data, grid.nx, &r);
             let result = if water {
                 sim.update_water_region(r.x0, r.y0, r.width(), r.height(), &values)
             } else {

@@ -16,9 +16,9 @@ use spillway::body::world::WorldError;
 use spillway::gpu::{GpuSimulation, ProbeReading};
 use spillway::sim::{Stats, StepError};
 
-use crate::viewport::render::{WaterBuffers, WaterOverlay};
 use cpu::CpuWater;
 pub use device::DeviceWatch;
+use spillway_render::{WaterBuffers, WaterOverlay};
 
 /// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
 pub const MAX_STEPS_PER_FRAME: usize = 4000;

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use spillway::Level;
 
 use super::stroke::{TILE, tile_rect};
-use crate::document::region::copy_out;
 use crate::document::{GridPatch, Layer, PatchTile};
+use spillway::rect::copy_out;
 
 /// Where the fill level comes from.
 #[derive(Clone, Copy, Debug, PartialEq)]

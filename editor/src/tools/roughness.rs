@@ -6,7 +6,7 @@ use spillway::Grid;
 
 use super::Brush;
 use super::sculpt::{Dab, dab_rect};
-use crate::document::region::CellRect;
+use spillway::rect::CellRect;
 
 /// Rate at which the brush closes the gap to its `n` at full strength, per second: a second
 /// of painting at full strength reaches the value to within 10⁻⁸.

@@ -5,7 +5,7 @@
 use spillway::Grid;
 
 use super::{Brush, Tool};
-use crate::document::region::{CellRect, copy_out};
+use spillway::rect::{CellRect, copy_out};
 
 /// Raise speed at full strength, in metres per second per metre of brush radius.
 pub const RAISE_RATE: f32 = 1.0;

@@ -12,8 +12,8 @@ use super::roughness::apply_roughness_dab;
 use super::sculpt::{Dab, apply_dab, apply_ramp, dab_rect, ramp_rect};
 use super::water::apply_water_dab;
 use super::{Brush, Tool};
-use crate::document::region::{CellRect, copy_out};
 use crate::document::{Change, Document, GridPatch, Layer, PatchTile};
+use spillway::rect::{CellRect, copy_out};
 
 /// Side of the square tiles a stroke saves for undo, in cells.
 pub const TILE: usize = 64;

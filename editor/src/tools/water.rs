@@ -6,7 +6,7 @@ use spillway::Grid;
 
 use super::Brush;
 use super::sculpt::{BLEND_RATE, Dab, dab_rect};
-use crate::document::region::CellRect;
+use spillway::rect::CellRect;
 
 /// Depth the water brush adds or removes at full strength, in metres per second per metre of
 /// brush radius.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use spillway::body::TriMesh;
 use spillway::body::import::{ImportError, ImportLimits, import};
 
-pub use crate::viewport::render::MeshId;
+pub use spillway_render::MeshId;
 
 /// A parsed body mesh and the figures the editor shows of it.
 #[derive(Debug)]

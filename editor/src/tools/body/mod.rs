@@ -13,8 +13,8 @@ use spillway::{Grid, Level};
 
 pub use library::{BodyMesh, MeshCache, MeshId};
 
-use crate::viewport::Ray;
-use crate::viewport::pick::height_at;
+use spillway_render::Ray;
+use spillway_render::pick::height_at;
 
 /// What the editor infers of a body from its file's name: the default density of a new body
 /// (stone and loaded metal sink and block water, wood floats) and the colour it is drawn in.
@@ -383,7 +383,7 @@ fn ray_box(ray: &Ray, lo: [f32; 3], hi: [f32; 3]) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::viewport::math::Vec3;
+    use spillway_render::math::Vec3;
 
     #[test]
     fn the_file_name_chooses_density_and_colour_from_one_table() {

@@ -1,7 +1,7 @@
 //! `Camera`: an orbit camera around a target point, with pan, zoom, WASD fly, framing and the
 //! view rays used for picking.
 
-use super::math::{Mat4, Vec3};
+use crate::math::{Mat4, Vec3};
 
 /// Vertical field of view, radians.
 pub const FOV_Y: f32 = 0.9;

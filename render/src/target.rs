@@ -1,7 +1,10 @@
-//! `RenderTarget`: the offscreen colour (`Rgba8Unorm`, sRGB-encoded values as egui expects of
-//! a native texture) and depth textures the viewport renders into, and reading them back.
+//! `RenderTarget`: the offscreen colour (`Rgba8Unorm` by default, sRGB-encoded values as egui
+//! expects of a native texture) and depth textures the viewport renders into, and reading them
+//! back; [`depth_texture`] for frames drawn into someone else's colour target.
 
-/// Format of the colour target.
+use crate::RenderError;
+
+/// Format of the colour target unless the renderer was made for another one.
 pub const COLOUR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// Format of the depth target.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -11,43 +14,56 @@ pub struct RenderTarget {
     colour: wgpu::Texture,
     colour_view: wgpu::TextureView,
     depth_view: wgpu::TextureView,
+    format: wgpu::TextureFormat,
     size: [u32; 2],
 }
 
-impl RenderTarget {
-    /// Textures of `size` pixels (each side at least 1).
-    pub fn new(device: &wgpu::Device, size: [u32; 2]) -> Self {
-        let extent = wgpu::Extent3d {
-            width: size[0].max(1),
-            height: size[1].max(1),
-            depth_or_array_layers: 1,
-        };
-        let colour = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("viewport colour"),
-            size: extent,
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: COLOUR_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let depth = device.create_texture(&wgpu::TextureDescriptor {
+/// The texture size of an image of `size` pixels (each side at least 1).
+fn extent(size: [u32; 2]) -> wgpu::Extent3d {
+    wgpu::Extent3d {
+        width: size[0].max(1),
+        height: size[1].max(1),
+        depth_or_array_layers: 1,
+    }
+}
+
+/// A depth texture of `size` pixels (each side at least 1) for the passes to test against.
+pub fn depth_texture(device: &wgpu::Device, size: [u32; 2]) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
             label: Some("viewport depth"),
-            size: extent,
+            size: extent(size),
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: DEPTH_FORMAT,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             view_formats: &[],
+        })
+        .create_view(&wgpu::TextureViewDescriptor::default())
+}
+
+impl RenderTarget {
+    /// Textures of `size` pixels (each side at least 1), the colour one of `format`.
+    pub fn new(device: &wgpu::Device, size: [u32; 2], format: wgpu::TextureFormat) -> Self {
+        let extent = extent(size);
+        let colour = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("viewport colour"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
         });
         Self {
             colour_view: colour.create_view(&wgpu::TextureViewDescriptor::default()),
-            depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
+            depth_view: depth_texture(device, size),
             colour,
+            format,
             size: [extent.width, extent.height],
         }
     }
@@ -67,8 +83,13 @@ impl RenderTarget {
         &self.depth_view
     }
 
-    /// Copies the colour texture back to the CPU as tightly packed RGBA rows (blocking).
-    pub fn read_rgba(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<u8>, String> {
+    /// Copies the colour texture back to the CPU as tightly packed RGBA rows (blocking; BGRA
+    /// targets are swizzled to RGBA).
+    pub fn read_rgba(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Vec<u8>, RenderError> {
         let [w, h] = self.size;
         let row = w * 4;
         let padded =
@@ -108,13 +129,9 @@ impl RenderTarget {
         buffer.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
         });
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("waiting for the GPU failed: {e}"))?;
-        rx.recv()
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("mapping the read-back failed: {e}"))?;
-        let view = buffer.get_mapped_range(..).map_err(|e| e.to_string())?;
+        device.poll(wgpu::PollType::wait_indefinitely())?;
+        rx.recv().map_err(|_| RenderError::ReadBackLost)??;
+        let view = buffer.get_mapped_range(..)?;
         let mut out = Vec::with_capacity((row * h) as usize);
         for y in 0..h as usize {
             let start = y * padded as usize;
@@ -122,6 +139,12 @@ impl RenderTarget {
         }
         drop(view);
         buffer.unmap();
+        if matches!(
+            self.format,
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+        ) {
+            out.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
+        }
         Ok(out)
     }
 }

@@ -1,5 +1,5 @@
-//! `CellRect`: a rectangle of grid cells, the unit of change tracking between the document,
-//! its commands and the renderer.
+//! `CellRect`: a rectangle of grid cells, the unit of change tracking between an editor's
+//! document, its commands and a renderer's uploads.
 
 /// A half-open rectangle of cells `x0..x1 × y0..y1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

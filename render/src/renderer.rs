@@ -1,28 +1,49 @@
-//! `TerrainRenderer`: draws the level offscreen with wgpu into its own colour and depth
-//! textures ([`target`]), from height and water textures that edits update in place
-//! ([`terrain`]). It knows nothing of egui: the app shows the colour texture as an image, and
-//! tests and benchmarks read it back.
-
-pub mod bodies;
-mod scene;
-pub mod target;
-pub mod terrain;
-mod tiles;
-pub mod water;
+//! `TerrainRenderer`: draws the level with wgpu, offscreen into its own colour and depth
+//! textures ([`crate::target`]) or into a caller's colour target ([`TerrainRenderer::render_to`]),
+//! from height and water textures that edits update in place ([`crate::terrain`]), the GPU
+//! solver's buffers ([`crate::water`]) and body poses ([`crate::bodies`]). Per frame: the
+//! terrain tiles, then the bodies, then the water over both.
 
 use spillway::Level;
 use wgpu::util::DeviceExt;
 
-use crate::document::Changes;
-use bodies::BodyPass;
-pub use bodies::{BodyInstance, MeshId};
-pub use scene::{BrushOutline, Overlays, Scene, level_bounds, nice_step};
-use scene::{Globals, globals};
-pub use target::RenderTarget;
-pub use terrain::TerrainTextures;
-use tiles::{View, tile_buffer, tile_indices, visible_tiles};
-use water::WaterPass;
-pub use water::{WaterBuffers, WaterOverlay, WaterStyle};
+use crate::bodies::{BodyInstance, BodyPass, MeshId};
+use crate::pipeline::{self, Pass, Slot};
+use crate::scene::{Globals, Scene, globals, level_bounds};
+use crate::target::{self, RenderTarget};
+use crate::terrain::{Dirty, TerrainTextures};
+use crate::tiles::{View, tile_buffer, tile_indices, visible_tiles};
+use crate::water::{WaterBuffers, WaterPass, WaterStyle};
+
+/// Why a level cannot be drawn or a frame cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The level has more cells along a side than the GPU's largest texture.
+    #[error("This GPU draws at most {max} × {max} cells; the level is {nx} × {ny}.")]
+    TooLarge {
+        /// The GPU's largest texture side.
+        max: usize,
+        /// The level's columns.
+        nx: usize,
+        /// The level's rows.
+        ny: usize,
+    },
+    /// No frame has been drawn offscreen yet.
+    #[error("nothing has been rendered yet")]
+    NothingRendered,
+    /// Waiting for the GPU failed (a lost device, a timeout).
+    #[error("waiting for the GPU failed: {0}")]
+    Poll(#[from] wgpu::PollError),
+    /// The read-back buffer could not be mapped.
+    #[error("mapping the read-back failed: {0}")]
+    Map(#[from] wgpu::BufferAsyncError),
+    /// The mapped read-back could not be viewed.
+    #[error("viewing the read-back failed: {0}")]
+    View(#[from] wgpu::MapRangeError),
+    /// The device dropped the read-back before it finished.
+    #[error("the GPU dropped the read-back")]
+    ReadBackLost,
+}
 
 /// Quads along one side of a mesh tile.
 pub const TILE_QUADS: u32 = 64;
@@ -42,8 +63,13 @@ pub struct TerrainRenderer {
     tiles: wgpu::Buffer,
     tiles_capacity: usize,
     terrain: Option<(TerrainTextures, wgpu::BindGroup)>,
+    /// The colour format every pass draws into.
+    format: wgpu::TextureFormat,
+    /// The offscreen target ([`Self::render`]).
     target: Option<RenderTarget>,
-    error: Option<String>,
+    /// The depth texture of frames drawn into a caller's target ([`Self::render_to`]).
+    depth: Option<([u32; 2], wgpu::TextureView)>,
+    error: Option<RenderError>,
     visible_tiles: usize,
     triangles: usize,
     water_pass: WaterPass,
@@ -71,80 +97,34 @@ fn tile_layout() -> wgpu::VertexBufferLayout<'static> {
 }
 
 impl TerrainRenderer {
-    /// A renderer drawing with `device` and `queue` (the app's egui device, or any other).
+    /// A renderer drawing with `device` and `queue` (the app's egui device, or any other) into
+    /// offscreen targets of [`target::COLOUR_FORMAT`].
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("viewport terrain"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("terrain.wgsl").into()),
-        });
-        let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("viewport terrain"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                texture_entry(1),
-                texture_entry(2),
-                texture_entry(3),
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("viewport terrain"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("viewport terrain"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(tile_layout())],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: target::DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: target::COLOUR_FORMAT,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        Self::with_format(device, queue, target::COLOUR_FORMAT)
+    }
+
+    /// A renderer drawing into colour targets of `format` (a game's window surface). Its
+    /// shaders write sRGB-encoded values: a non-sRGB `format` shows them as the editor does.
+    pub fn with_format(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+    ) -> Self {
+        use Slot::{GridTexture, Uniform};
+        let layout = pipeline::layout(
+            device,
+            "viewport terrain",
+            &[Uniform, GridTexture, GridTexture, GridTexture],
+        );
+        let pipeline = Pass {
+            label: "viewport terrain",
+            shader: include_str!("terrain.wgsl"),
+            layout: &layout,
+            buffers: &[Some(tile_layout())],
+            blend: None,
+            depth_write: true,
+        }
+        .build(device, format);
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("viewport globals"),
             size: std::mem::size_of::<Globals>() as u64,
@@ -158,7 +138,7 @@ impl TerrainRenderer {
             usage: wgpu::BufferUsages::INDEX,
         });
         let tiles_capacity = 64;
-        let body_pass = BodyPass::new(device, &globals);
+        let body_pass = BodyPass::new(device, format, &globals);
         Self {
             tiles: tile_buffer(device, tiles_capacity),
             tiles_capacity,
@@ -171,11 +151,13 @@ impl TerrainRenderer {
             lod_ranges,
             lod: true,
             terrain: None,
+            format,
             target: None,
+            depth: None,
             error: None,
             visible_tiles: 0,
             triangles: 0,
-            water_pass: WaterPass::new(device, tile_layout()),
+            water_pass: WaterPass::new(device, format, tile_layout()),
             water: None,
             before_frame: Vec::new(),
             body_pass,
@@ -214,15 +196,15 @@ impl TerrainRenderer {
     }
 
     /// Uploads what changed in `level` (everything on first use or when the size changed).
-    pub fn sync(&mut self, level: &Level, changes: &Changes) {
+    pub fn sync(&mut self, level: &Level, changes: &Dirty) {
         let max = self.device.limits().max_texture_dimension_2d as usize;
         if level.nx() > max || level.ny() > max {
             self.terrain = None;
-            self.error = Some(format!(
-                "This GPU draws at most {max} × {max} cells; the level is {} × {}.",
-                level.nx(),
-                level.ny()
-            ));
+            self.error = Some(RenderError::TooLarge {
+                max,
+                nx: level.nx(),
+                ny: level.ny(),
+            });
             let before = std::mem::take(&mut self.before_frame);
             if !before.is_empty() {
                 self.queue.submit(before);
@@ -237,36 +219,25 @@ impl TerrainRenderer {
             _ => {
                 let textures = TerrainTextures::new(&self.device, &self.queue, level);
                 let [heights, water, roughness] = textures.views();
-                let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("viewport terrain"),
-                    layout: &self.layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: self.globals.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: wgpu::BindingResource::TextureView(&heights),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: wgpu::BindingResource::TextureView(&water),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: wgpu::BindingResource::TextureView(&roughness),
-                        },
+                let bind = pipeline::bind_group(
+                    &self.device,
+                    "viewport terrain",
+                    &self.layout,
+                    [
+                        self.globals.as_entire_binding(),
+                        wgpu::BindingResource::TextureView(&heights),
+                        wgpu::BindingResource::TextureView(&water),
+                        wgpu::BindingResource::TextureView(&roughness),
                     ],
-                });
+                );
                 self.terrain = Some((textures, bind));
             }
         }
     }
 
     /// Why the level cannot be drawn, if it cannot.
-    pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
+    pub fn error(&self) -> Option<&RenderError> {
+        self.error.as_ref()
     }
 
     /// The GPU-side terrain, once synced.
@@ -299,14 +270,43 @@ impl TerrainRenderer {
         self.target.as_ref()
     }
 
-    /// Draws `scene` of `level` (already synced). Returns whether the colour texture was
-    /// recreated (its size changed), so a texture registered elsewhere must be updated.
+    /// Draws `scene` of `level` (already synced) into the offscreen target. Returns whether
+    /// the colour texture was recreated (its size changed), so a texture registered elsewhere
+    /// must be updated.
     pub fn render(&mut self, level: &Level, scene: &Scene) -> bool {
         let size = [scene.size[0].max(1), scene.size[1].max(1)];
         let recreated = self.target.as_ref().is_none_or(|t| t.size() != size);
         if recreated {
-            self.target = Some(RenderTarget::new(&self.device, size));
+            self.target = Some(RenderTarget::new(&self.device, size, self.format));
         }
+        if let Some(target) = self.target.take() {
+            self.draw(level, scene, target.colour_view(), target.depth_view());
+            self.target = Some(target);
+        }
+        recreated
+    }
+
+    /// Draws `scene` of `level` (already synced) into `colour`, a view of a texture of
+    /// `scene.size` pixels in the renderer's format (a game's swap-chain image).
+    pub fn render_to(&mut self, level: &Level, scene: &Scene, colour: &wgpu::TextureView) {
+        let size = [scene.size[0].max(1), scene.size[1].max(1)];
+        let depth = match self.depth.take() {
+            Some((s, view)) if s == size => view,
+            _ => target::depth_texture(&self.device, size),
+        };
+        self.draw(level, scene, colour, &depth);
+        self.depth = Some((size, depth));
+    }
+
+    /// Records and submits one frame into `colour` and `depth`.
+    fn draw(
+        &mut self,
+        level: &Level,
+        scene: &Scene,
+        colour: &wgpu::TextureView,
+        depth: &wgpu::TextureView,
+    ) {
+        let size = [scene.size[0].max(1), scene.size[1].max(1)];
         let range = self.height_range();
         let bounds = level_bounds(level, range);
         let aspect = size[0] as f32 / size[1] as f32;
@@ -314,7 +314,7 @@ impl TerrainRenderer {
         let view = View {
             view_proj: &view_proj,
             eye: scene.camera.eye(),
-            pixels_per_metre: size[1] as f32 / (2.0 * (crate::viewport::camera::FOV_Y * 0.5).tan()),
+            pixels_per_metre: size[1] as f32 / (2.0 * (crate::FOV_Y * 0.5).tan()),
             lod: self.lod,
         };
         let (tiles, per_lod) = visible_tiles(level, range, &view);
@@ -351,9 +351,6 @@ impl TerrainRenderer {
         }
         self.body_pass
             .prepare(&self.device, &self.queue, &self.bodies);
-        let Some(target) = &self.target else {
-            return recreated;
-        };
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -363,7 +360,7 @@ impl TerrainRenderer {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("viewport terrain"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target.colour_view(),
+                    view: colour,
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
@@ -377,7 +374,7 @@ impl TerrainRenderer {
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: target.depth_view(),
+                    view: depth,
                     depth_ops: Some(wgpu::Operations {
                         load: wgpu::LoadOp::Clear(1.0),
                         store: wgpu::StoreOp::Discard,
@@ -417,15 +414,11 @@ impl TerrainRenderer {
         let before = std::mem::take(&mut self.before_frame);
         self.queue
             .submit(before.into_iter().chain([encoder.finish()]));
-        recreated
     }
 
     /// Reads the last frame back as RGBA pixels (blocking): for tests, snapshots and benchmarks.
-    pub fn read_pixels(&self) -> Result<(u32, u32, Vec<u8>), String> {
-        let target = self
-            .target
-            .as_ref()
-            .ok_or("nothing has been rendered yet")?;
+    pub fn read_pixels(&self) -> Result<(u32, u32, Vec<u8>), RenderError> {
+        let target = self.target.as_ref().ok_or(RenderError::NothingRendered)?;
         let [w, h] = target.size();
         Ok((w, h, target.read_rgba(&self.device, &self.queue)?))
     }

@@ -1,9 +1,46 @@
 //! `TerrainTextures`: the level's heights, water depths and Manning's roughness on the GPU, one
 //! `R32Float` texel per cell. Edits upload only their dirty rectangle.
 
-use spillway::{Grid, Level};
+use spillway::rect::copy_out;
+use spillway::{CellRect, Grid, Level};
 
-use crate::document::{CellRect, Changes};
+/// What changed in a level since the renderer last drew it: the cells to upload again.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Dirty {
+    /// Anything may have changed, the size included: upload everything.
+    pub whole: bool,
+    /// Terrain cells that may differ.
+    pub terrain: Option<CellRect>,
+    /// Water cells that may differ.
+    pub water: Option<CellRect>,
+    /// Roughness cells that may differ (or the roughness grid was added or removed).
+    pub roughness: Option<CellRect>,
+    /// The level's parameters may differ (the level-wide roughness among them).
+    pub parameters: bool,
+}
+
+impl Dirty {
+    /// Everything changed.
+    pub fn everything() -> Self {
+        Self {
+            whole: true,
+            ..Self::default()
+        }
+    }
+
+    /// Nothing changed.
+    pub fn nothing() -> Self {
+        Self::default()
+    }
+
+    /// The terrain cells of `rect` changed.
+    pub fn terrain(rect: CellRect) -> Self {
+        Self {
+            terrain: Some(rect),
+            ..Self::default()
+        }
+    }
+}
 
 /// The height and water textures of one level size.
 pub struct TerrainTextures {
@@ -46,7 +83,7 @@ fn upload(queue: &wgpu::Queue, texture: &wgpu::Texture, grid: &Grid, rect: &Cell
     let bytes: &[u8] = if whole_rows {
         bytemuck::cast_slice(&grid.data[rect.y0 * grid.nx..rect.y1 * grid.nx])
     } else {
-        owned = crate::document::region::copy_out(&grid.data, grid.nx, rect);
+        owned = copy_out(&grid.data, grid.nx, rect);
         bytemuck::cast_slice(&owned)
     };
     queue.write_texture(
@@ -137,7 +174,7 @@ impl TerrainTextures {
     }
 
     /// Uploads what `changes` says changed (everything if `changes.whole`).
-    pub fn sync(&mut self, queue: &wgpu::Queue, level: &Level, changes: &Changes) {
+    pub fn sync(&mut self, queue: &wgpu::Queue, level: &Level, changes: &Dirty) {
         if changes.whole {
             self.upload_all(queue, level);
             return;
@@ -157,11 +194,11 @@ impl TerrainTextures {
         // New parameters may change the level-wide n; a stroke may have added or removed the
         // grid: then all of it, else only the painted cells.
         let rough = match changes.roughness {
-            Some(rect) if !changes.settings && level.roughness.is_some() => {
+            Some(rect) if !changes.parameters && level.roughness.is_some() => {
                 Some(rect.intersect(&all))
             }
             Some(_) => Some(all),
-            None => changes.settings.then_some(all),
+            None => changes.parameters.then_some(all),
         };
         if let Some(rect) = rough {
             self.upload_roughness(queue, level, &rect);

@@ -4,9 +4,9 @@
 use bytemuck::{Pod, Zeroable};
 use spillway::Level;
 
-use super::TILE_QUADS;
-use crate::viewport::camera::{Bounds, Camera};
-use crate::viewport::math::Vec3;
+use crate::TILE_QUADS;
+use crate::camera::{Bounds, Camera};
+use crate::math::Vec3;
 
 /// What the viewport draws over the terrain.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,7 +67,7 @@ pub struct Scene {
 /// The terrain shader's uniform block (`Globals` in `terrain.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-pub(super) struct Globals {
+pub(crate) struct Globals {
     view_proj: [[f32; 4]; 4],
     eye: [f32; 4],
     sun: [f32; 4],
@@ -112,7 +112,7 @@ pub fn level_bounds(level: &Level, range: (f32, f32)) -> Bounds {
 }
 
 /// The uniform block for drawing `scene` of `level`.
-pub(super) fn globals(
+pub(crate) fn globals(
     level: &Level,
     range: (f32, f32),
     scene: &Scene,

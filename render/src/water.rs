@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::target;
+use crate::pipeline::{self, Pass, Slot};
 
 /// The GPU solver's buffers the water is drawn from (see `spillway::gpu::GpuSimulation`).
 #[derive(Clone, Debug)]
@@ -100,116 +100,51 @@ pub struct WaterStyle {
 }
 
 /// The water pipeline and its bindings.
-pub(super) struct WaterPass {
+pub(crate) struct WaterPass {
     pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
     uniform: wgpu::Buffer,
     bound: Option<(WaterBuffers, wgpu::BindGroup)>,
 }
 
-fn storage(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-fn uniform(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 impl WaterPass {
-    /// Compiles the pass; `tile_layout` is the terrain's per-instance tile vertex layout.
-    pub fn new(device: &wgpu::Device, tile_layout: wgpu::VertexBufferLayout<'_>) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("viewport water"),
-            source: wgpu::ShaderSource::Wgsl(
-                format!(
-                    "{}{}",
-                    spillway::gpu::BLOCKERS_WGSL,
-                    include_str!("water.wgsl")
-                )
-                .into(),
-            ),
-        });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("viewport water"),
-            entries: &[
-                uniform(0),
-                storage(1),
-                storage(2),
-                storage(3),
-                storage(4),
-                storage(5),
-                uniform(6),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 7,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                storage(8),
+    /// Compiles the pass for colour targets of `format`; `tile_layout` is the terrain's
+    /// per-instance tile vertex layout.
+    pub fn new(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        tile_layout: wgpu::VertexBufferLayout<'_>,
+    ) -> Self {
+        use Slot::{GridTexture, Storage, Uniform};
+        let layout = pipeline::layout(
+            device,
+            "viewport water",
+            &[
+                Uniform,
+                Storage,
+                Storage,
+                Storage,
+                Storage,
+                Storage,
+                Uniform,
+                GridTexture,
+                Storage,
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("viewport water"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("viewport water"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(tile_layout)],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: target::DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: target::COLOUR_FORMAT,
-                    blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        );
+        let shader = format!(
+            "{}{}",
+            spillway::gpu::BLOCKERS_WGSL,
+            include_str!("water.wgsl")
+        );
+        let pipeline = Pass {
+            label: "viewport water",
+            shader: &shader,
+            layout: &layout,
+            buffers: &[Some(tile_layout)],
+            blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+            depth_write: false,
+        }
+        .build(device, format);
         let uniform = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("viewport water uniform"),
             size: std::mem::size_of::<WaterUniform>() as u64,
@@ -244,7 +179,7 @@ impl WaterPass {
                 && b.blockers == water.blockers
         });
         if !same {
-            let entries = [
+            let resources = [
                 globals.as_entire_binding(),
                 water.terrain.as_entire_binding(),
                 water.depth.as_entire_binding(),
@@ -255,19 +190,7 @@ impl WaterPass {
                 wgpu::BindingResource::TextureView(authored),
                 water.blockers.as_entire_binding(),
             ];
-            let entries: Vec<_> = entries
-                .into_iter()
-                .enumerate()
-                .map(|(i, resource)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource,
-                })
-                .collect();
-            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("viewport water"),
-                layout: &self.layout,
-                entries: &entries,
-            });
+            let group = pipeline::bind_group(device, "viewport water", &self.layout, resources);
             self.bound = Some((water.clone(), group));
         }
         let u = WaterUniform {

@@ -9,8 +9,8 @@ use std::ops::Range;
 
 use spillway::Level;
 
-use super::TILE_QUADS;
-use crate::viewport::math::{Mat4, Vec3};
+use crate::TILE_QUADS;
+use crate::math::{Mat4, Vec3};
 
 /// Vertex strides of the levels of detail, finest first.
 pub const STRIDES: [u32; 5] = [1, 2, 4, 8, 16];
@@ -22,7 +22,7 @@ pub const GRID_VERTICES: u32 = (TILE_QUADS + 1) * (TILE_QUADS + 1);
 const QUAD_PIXELS: f32 = 3.0;
 
 /// A vertex buffer for the origins of `tiles` tiles.
-pub(super) fn tile_buffer(device: &wgpu::Device, tiles: usize) -> wgpu::Buffer {
+pub(crate) fn tile_buffer(device: &wgpu::Device, tiles: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("viewport visible tiles"),
         size: (tiles.max(1) * 8) as u64,
@@ -43,7 +43,7 @@ fn skirt(edge: u32, k: u32) -> u16 {
 }
 
 /// The indices of every level of detail, one after another, and the range of each.
-pub(super) fn tile_indices() -> (Vec<u16>, Vec<Range<u32>>) {
+pub(crate) fn tile_indices() -> (Vec<u16>, Vec<Range<u32>>) {
     let q = TILE_QUADS;
     let mut out = Vec::new();
     let mut ranges = Vec::new();
@@ -75,7 +75,7 @@ pub(super) fn tile_indices() -> (Vec<u16>, Vec<Range<u32>>) {
 }
 
 /// How the camera sees the tiles: for culling and for choosing each tile's detail.
-pub(super) struct View<'a> {
+pub(crate) struct View<'a> {
     /// The view-projection matrix.
     pub view_proj: &'a Mat4,
     /// The eye position.
@@ -88,7 +88,7 @@ pub(super) struct View<'a> {
 
 /// Origins (in cells) of the tiles whose bounding box may be in view, grouped by level of
 /// detail (finest first), and how many tiles each level holds.
-pub(super) fn visible_tiles(
+pub(crate) fn visible_tiles(
     level: &Level,
     range: (f32, f32),
     view: &View<'_>,

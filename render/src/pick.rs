@@ -3,8 +3,8 @@
 
 use spillway::Grid;
 
-use super::camera::Ray;
-use super::math::Vec3;
+use crate::camera::Ray;
+use crate::math::Vec3;
 
 /// Most march steps of one pick; longer rays take longer steps.
 const MAX_STEPS: usize = 8192;

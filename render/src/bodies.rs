@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 use spillway::body::{Pose, TriMesh};
 use wgpu::util::DeviceExt;
 
-use super::target;
+use crate::pipeline::{self, Pass, Slot};
 
 /// Identifies one body mesh: the renderer uploads each id once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -18,7 +18,7 @@ pub struct MeshId(pub u32);
 /// One body to draw this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BodyInstance {
-    /// Its mesh (uploaded with [`super::TerrainRenderer::upload_body_mesh`]).
+    /// Its mesh (uploaded with [`crate::TerrainRenderer::upload_body_mesh`]).
     pub mesh: MeshId,
     /// Where it stands in the world.
     pub pose: Pose,
@@ -81,7 +81,7 @@ struct GpuMesh {
 }
 
 /// The body pipeline, the uploaded meshes and this frame's instances.
-pub(super) struct BodyPass {
+pub(crate) struct BodyPass {
     pipeline: wgpu::RenderPipeline,
     bind: wgpu::BindGroup,
     meshes: HashMap<MeshId, GpuMesh>,
@@ -101,91 +101,42 @@ fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
 }
 
 impl BodyPass {
-    /// Compiles the pass; `globals` is the terrain's uniform block (camera and sun).
-    pub fn new(device: &wgpu::Device, globals: &wgpu::Buffer) -> Self {
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("viewport bodies"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("bodies.wgsl").into()),
-        });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("viewport bodies"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("viewport bodies"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: globals.as_entire_binding(),
-            }],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("viewport bodies"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+    /// Compiles the pass for colour targets of `format`; `globals` is the terrain's uniform
+    /// block (camera and sun).
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, globals: &wgpu::Buffer) -> Self {
+        let layout = pipeline::layout(device, "viewport bodies", &[Slot::Uniform]);
+        let bind = pipeline::bind_group(
+            device,
+            "viewport bodies",
+            &layout,
+            [globals.as_entire_binding()],
+        );
         const VERTEX: [wgpu::VertexAttribute; 2] =
             wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
         const INSTANCE: [wgpu::VertexAttribute; 9] = wgpu::vertex_attr_array![
             2 => Float32x4, 3 => Float32x4, 4 => Float32x4, 5 => Float32x4,
             6 => Float32x4, 7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4
         ];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("viewport bodies"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[
-                    Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<Vertex>() as u64,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &VERTEX,
-                    }),
-                    Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<Instance>() as u64,
-                        step_mode: wgpu::VertexStepMode::Instance,
-                        attributes: &INSTANCE,
-                    }),
-                ],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleList,
-                // Imported meshes are not always closed or consistently wound.
-                cull_mode: None,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: target::DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: target::COLOUR_FORMAT,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = Pass {
+            label: "viewport bodies",
+            shader: include_str!("bodies.wgsl"),
+            layout: &layout,
+            buffers: &[
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<Vertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &VERTEX,
+                }),
+                Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<Instance>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &INSTANCE,
+                }),
+            ],
+            blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+            depth_write: true,
+        }
+        .build(device, format);
         let capacity = 64;
         Self {
             pipeline,
