@@ -332,7 +332,9 @@ impl TerrainRenderer {
             self.queue
                 .write_buffer(&self.tiles, 0, bytemuck::cast_slice(&tiles));
         }
-        let globals = globals(level, range, scene, view_proj.cols, &bounds);
+        // Live water replaces the tint of the authored water.
+        let live = self.water.is_some();
+        let globals = globals(level, range, scene, live, view_proj.cols, &bounds);
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
 

@@ -19,7 +19,7 @@ pub struct Overlays {
     pub grid: bool,
     /// Distance between grid lines, metres (`None`: chosen from the level size).
     pub grid_spacing: Option<f32>,
-    /// Blue tint over wet cells.
+    /// Blue tint over the wet cells of the authored water (while no live water is drawn).
     pub water: bool,
     /// Manning's roughness `n` as colours on the terrain.
     pub roughness: bool,
@@ -111,11 +111,13 @@ pub fn level_bounds(level: &Level, range: (f32, f32)) -> Bounds {
     }
 }
 
-/// The uniform block for drawing `scene` of `level`.
+/// The uniform block for drawing `scene` of `level` (`live`: with live water, which replaces
+/// the tint of the authored water).
 pub(crate) fn globals(
     level: &Level,
     range: (f32, f32),
     scene: &Scene,
+    live: bool,
     view_proj: [[f32; 4]; 4],
     bounds: &Bounds,
 ) -> Globals {
@@ -158,7 +160,7 @@ pub(crate) fn globals(
         overlays: [
             flag(o.contours),
             flag(o.grid),
-            flag(o.water),
+            flag(o.water && !live),
             span * 0.05 + 4.0 * level.cell_size,
         ],
         extra: [flag(o.roughness), 0.0, 0.0, 0.0],

@@ -27,6 +27,23 @@ pub struct WaterBuffers {
     pub blend: f32,
 }
 
+impl WaterBuffers {
+    /// The buffers of `sim`, drawn `blend` of the way from its previous state to its current
+    /// one (1: the current state).
+    pub fn of(sim: &spillway::gpu::GpuSimulation, blend: f32) -> Self {
+        Self {
+            terrain: sim.terrain_buffer().clone(),
+            depth: sim.depth_buffer().clone(),
+            flow_x: sim.flow_x_buffer().clone(),
+            flow_y: sim.flow_y_buffer().clone(),
+            view: sim.view_buffer().clone(),
+            blockers: sim.blocker_view().clone(),
+            depth_half: sim.depth_half(),
+            blend,
+        }
+    }
+}
+
 /// How the water is coloured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WaterOverlay {
@@ -97,6 +114,18 @@ pub struct WaterStyle {
     pub depth_scale: f32,
     /// Speed at the top of the velocity colour map, m/s.
     pub speed_scale: f32,
+}
+
+impl WaterStyle {
+    /// Shaded water as a player sees it, `time` seconds into its animation.
+    pub fn shaded(time: f32) -> Self {
+        Self {
+            overlay: WaterOverlay::None,
+            time,
+            depth_scale: 2.0,
+            speed_scale: 3.0,
+        }
+    }
 }
 
 /// The water pipeline and its bindings.

@@ -9,6 +9,7 @@ mod support;
 mod bodies;
 mod device_loss;
 mod files;
+mod game_pixels;
 mod heightmaps;
 mod level_loop;
 mod preview;

@@ -1,29 +1,17 @@
-//! The windowed game example driven by real input: it runs under a virtual X display (Xvfb) on
+//! The windowed game (`spillway-game`) driven by real input: it runs under a virtual X display (Xvfb) on
 //! whatever Vulkan adapter there is (lavapipe in CI), and `xdotool` types into its window
 //! through the X server's XTEST extension, as a keyboard would. Space drops crates, G opens the
 //! level's gate, holding W flies forward, Escape quits with a report of what happened.
 //!
-//! Needs the game example built (`cargo test --workspace --all-features` builds it; alone:
-//! `cargo build -p spillway --example game --features gpu,rapier`) and `xvfb-run` and `xdotool`
-//! (`.ci/setup` installs them).
+//! A test target of the game's package (`cargo test -p spillway-game --test game_input`, which
+//! builds the game); needs `xvfb-run` and `xdotool` (`.ci/setup` installs them).
 
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The game example next to this test's binary (`target/<profile>/examples/game`).
+/// The game's binary, built by cargo for this test.
 fn game() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps");
-    let game = dir.join("examples").join("game");
-    assert!(
-        game.is_file(),
-        "{} is missing: build it with `cargo build -p spillway --example game --features gpu,rapier`",
-        game.display()
-    );
-    game
+    PathBuf::from(env!("CARGO_BIN_EXE_spillway-game"))
 }
 
 fn have(tool: &str) -> bool {

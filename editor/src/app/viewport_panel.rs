@@ -173,8 +173,6 @@ impl ViewportPanel {
         });
         self.run_water(ui, frame, document.level(), &changes, preview);
         let mut scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
-        // The live water replaces the tint of the authored water.
-        scene.overlays.water &= !preview.is_live();
         scene.overlays.roughness |= sculpt.tool == crate::tools::Tool::Roughness;
         let simulated = preview.body_poses();
         let (instances, meshes) = bodies.render_input(document, simulated.as_deref(), body_tool);

@@ -481,20 +481,12 @@ impl Preview {
             return cpu.buffers();
         }
         let sim = self.sim.as_ref()?;
-        Some(WaterBuffers {
-            terrain: sim.terrain_buffer().clone(),
-            depth: sim.depth_buffer().clone(),
-            flow_x: sim.flow_x_buffer().clone(),
-            flow_y: sim.flow_y_buffer().clone(),
-            view: sim.view_buffer().clone(),
-            blockers: sim.blocker_view().clone(),
-            depth_half: sim.depth_half(),
-            blend: if self.playing {
-                1.0 - self.owed.clamp(0.0, 1.0) as f32
-            } else {
-                1.0
-            },
-        })
+        let blend = if self.playing {
+            1.0 - self.owed.clamp(0.0, 1.0) as f32
+        } else {
+            1.0
+        };
+        Some(WaterBuffers::of(sim, blend))
     }
 
     /// The whole depth grid now (blocking; for tests and "apply to level").

@@ -17,6 +17,7 @@
 pub mod forces;
 #[cfg(feature = "bodies")]
 pub mod import;
+pub mod kind;
 pub mod raster;
 pub mod solver;
 #[cfg(feature = "rapier")]

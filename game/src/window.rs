@@ -9,9 +9,10 @@ use std::sync::Arc;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
-use super::camera::Camera;
-use super::state::Game;
-use super::{Options, render, workspace};
+use spillway_game::Game;
+use spillway_render::Camera;
+
+use super::{Options, workspace};
 
 /// The window, its surface and the game drawn into it.
 pub struct Gfx {
@@ -163,24 +164,8 @@ impl Gfx {
         time: f32,
         path: &Path,
     ) -> Result<(), Box<dyn Error>> {
-        let (w, h) = (self.config.width, self.config.height);
-        let texture = self.game.device().create_texture(&wgpu::TextureDescriptor {
-            label: Some("screenshot"),
-            size: wgpu::Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&Default::default());
-        self.game.draw(&view, [w, h], cam, time);
-        let rgba = render::read_rgba(self.game.device(), self.game.queue(), &texture)?;
+        let size = [self.config.width, self.config.height];
+        let (w, h, rgba) = self.game.snapshot(size, cam, time)?;
         image::save_buffer(path, &rgba, w, h, image::ColorType::Rgba8)
             .map_err(|e| format!("writing {}: {e}", path.display()))?;
         println!("screenshot: {}", path.display());

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use spillway::Level;
 use spillway::body::import::{ImportLimits, import, import_body};
+use spillway::body::kind::kind_of;
 use spillway::body::world::{BodyId, BodyWorld};
 use spillway::body::{Pose, TriMesh};
 use spillway::gpu::GpuSimulation;
@@ -18,6 +19,8 @@ use spillway::level::{Body, Coupling};
 
 /// Most crates at once: dropping more removes the oldest.
 const MAX_CRATES: usize = 48;
+/// The crate's mesh, under the assets root.
+const CRATE_FILE: &str = "assets/crate.glb";
 /// Density of a crate, kg/m³: wood, so it floats.
 const CRATE_DENSITY: f32 = 600.0;
 
@@ -28,8 +31,8 @@ pub struct Shown {
     pub mesh: usize,
     /// Where it is now.
     pub pose: Pose,
-    /// Whether the player dropped it (else the level placed it).
-    pub dropped: bool,
+    /// Its colour (linear RGB), from its file's name as the editor colours it.
+    pub colour: [f32; 3],
 }
 
 /// The level's bodies and the dropped crates in a rapier world.
@@ -37,6 +40,8 @@ pub struct Bodies {
     world: BodyWorld,
     /// Every distinct mesh; the crate's is the first.
     meshes: Vec<Arc<TriMesh>>,
+    /// The colour of each mesh's bodies.
+    colours: Vec<[f32; 3]>,
     /// Each body and its mesh index, in the order added.
     bodies: Vec<(BodyId, usize)>,
     /// Dropped crates, oldest first.
@@ -59,11 +64,12 @@ impl Bodies {
         crate_size: f32,
     ) -> Result<Self, Box<dyn Error>> {
         let limits = ImportLimits::default();
-        let crate_mesh = import(&assets_root.join("assets/crate.glb"), assets_root, &limits)?;
+        let crate_mesh = import(&assets_root.join(CRATE_FILE), assets_root, &limits)?;
         let lowest = level.terrain.data.iter().fold(f32::MAX, |a, &b| a.min(b));
         let mut out = Self {
             world: BodyWorld::new(sim),
             meshes: vec![Arc::new(crate_mesh)],
+            colours: vec![kind_of(CRATE_FILE).colour],
             bodies: Vec::new(),
             crates: VecDeque::new(),
             crate_size,
@@ -78,6 +84,7 @@ impl Bodies {
                     let m = import_body(dir, &body.gltf, &limits)
                         .map_err(|e| format!("bodies[{i}] ({}): {e}", body.name))?;
                     out.meshes.push(Arc::new(m));
+                    out.colours.push(kind_of(&body.gltf).colour);
                     by_file.insert(&body.gltf, out.meshes.len() - 1);
                     out.meshes.len() - 1
                 }
@@ -103,13 +110,18 @@ impl Bodies {
         self.bodies.len()
     }
 
+    /// Whether no body is in the world.
+    pub fn is_empty(&self) -> bool {
+        self.bodies.is_empty()
+    }
+
     /// Drops a crate with its centre at `at`, turned by `yaw` about z.
     pub fn drop_crate(&mut self, at: [f32; 3], yaw: f32) {
         self.dropped += 1;
         let (s, c) = (0.5 * yaw).sin_cos();
         let body = Body {
             name: format!("crate {}", self.dropped),
-            gltf: "assets/crate.glb".into(),
+            gltf: CRATE_FILE.into(),
             translation: at,
             rotation: [0.0, 0.0, s, c],
             scale: [self.crate_size; 3],
@@ -176,7 +188,7 @@ impl Bodies {
                 Some(Shown {
                     mesh,
                     pose: self.world.pose(id)?,
-                    dropped: self.crates.contains(&id),
+                    colour: self.colours[mesh],
                 })
             })
             .collect()

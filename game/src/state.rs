@@ -1,23 +1,24 @@
 //! The game's state: the level, its water on the GPU, the level's placed bodies, the dropped
-//! crates, the gates, the stats the HUD shows, and the renderer that draws them.
+//! crates, the gates, the stats the HUD shows, and the editor's renderer
+//! ([`spillway_render::TerrainRenderer`]) drawing them from the solver's buffers.
 
 use std::error::Error;
 use std::path::Path;
 
-use spillway::Level;
 use spillway::gpu::GpuSimulation;
 use spillway::level::{BoundaryKind, Edge, Gate, Shape};
+use spillway::sim::closed_ground;
+use spillway::{CellRect, Level};
+use spillway_render::math::Vec3;
+use spillway_render::{
+    BodyInstance, Bounds, Camera, Dirty, MeshId, Overlays, Scene, TerrainRenderer, WaterBuffers,
+    WaterStyle, level_bounds,
+};
 
-use super::bodies::Bodies;
-use super::camera::{self, Camera};
-use super::render::{Draw, Globals, Mesh, Renderer};
+use crate::bodies::Bodies;
 
 /// Most simulated seconds one frame catches up (a slow frame does not snowball).
 const MAX_CATCH_UP: f64 = 0.25;
-/// Colour of the dropped crates (linear RGB).
-const CRATE_COLOUR: [f32; 3] = [0.42, 0.24, 0.09];
-/// Colour of the level's placed bodies.
-const PLACED_COLOUR: [f32; 3] = [0.40, 0.40, 0.42];
 
 /// Closes the level with a gate where it has none, so G has something to open: a wall across
 /// the map in front of the level's first open edge (4 cells inside it), so the rivers keep
@@ -77,11 +78,11 @@ pub fn add_gate_if_none(level: &mut Level) -> bool {
 /// Everything the game simulates and draws.
 pub struct Game {
     level: Level,
+    /// What the renderer draws: the level with its closed gates standing on the terrain.
+    shown: Level,
     sim: GpuSimulation,
-    renderer: Renderer,
+    renderer: TerrainRenderer,
     bodies: Bodies,
-    /// The GPU copies of [`Bodies::meshes`].
-    meshes: Vec<Mesh>,
     /// Lowest and highest terrain.
     heights: (f32, f32),
     /// Simulated seconds owed to real time.
@@ -102,6 +103,32 @@ impl Game {
         format: wgpu::TextureFormat,
     ) -> Result<Self, Box<dyn Error>> {
         let sim = GpuSimulation::new(&level, device, queue)?;
+        Self::on(level, sim, dir, assets_root, format)
+    }
+
+    /// The game of `level` without a window, on a GPU device of its own, drawing off screen
+    /// ([`Self::snapshot`]) in `spillway_render::target::COLOUR_FORMAT`, as the editor does:
+    /// for tests and thumbnails.
+    pub fn headless(level: Level, dir: &Path, assets_root: &Path) -> Result<Self, Box<dyn Error>> {
+        let sim = GpuSimulation::headless(&level)?;
+        Self::on(
+            level,
+            sim,
+            dir,
+            assets_root,
+            spillway_render::target::COLOUR_FORMAT,
+        )
+    }
+
+    /// The game of `level` on `sim`'s device.
+    fn on(
+        level: Level,
+        sim: GpuSimulation,
+        dir: &Path,
+        assets_root: &Path,
+        format: wgpu::TextureFormat,
+    ) -> Result<Self, Box<dyn Error>> {
+        let (device, queue) = (sim.device().clone(), sim.queue().clone());
         let heights = level
             .terrain
             .data
@@ -109,21 +136,31 @@ impl Game {
             .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
         let crate_size = level.cell_size.clamp(1.0, 3.0);
         let bodies = Bodies::new(&level, dir, &sim, assets_root, crate_size)?;
-        let meshes = bodies
-            .meshes()
-            .iter()
-            .map(|m| Mesh::new(device, m))
-            .collect();
+        let mut renderer = TerrainRenderer::with_format(&device, &queue, format);
+        for (i, mesh) in bodies.meshes().iter().enumerate() {
+            renderer.upload_body_mesh(MeshId(i as u32), mesh);
+        }
+        let mut shown = level.clone();
+        shown.terrain.data = closed_ground(&level);
+        renderer.sync(&shown, &Dirty::everything());
+        if let Some(e) = renderer.error() {
+            return Err(e.to_string().into());
+        }
         Ok(Self {
-            renderer: Renderer::new(&sim, format),
+            renderer,
             level,
+            shown,
             sim,
             bodies,
-            meshes,
             heights,
             owed: 0.0,
             stats: None,
         })
+    }
+
+    /// The level's extent, what the camera frames.
+    pub fn bounds(&self) -> Bounds {
+        level_bounds(&self.level, self.renderer.height_range())
     }
 
     /// Lowest and highest terrain, metres.
@@ -160,8 +197,31 @@ impl Game {
         }
         if opened > 0 {
             self.bodies.terrain_changed(&self.sim)?;
+            self.show_gates();
         }
         Ok(opened)
+    }
+
+    /// Lowers the gates that opened in the drawn terrain.
+    fn show_gates(&mut self) {
+        let mut closed = self.level.clone();
+        let states = self.sim.gates();
+        closed
+            .gates
+            .retain(|g| states.iter().any(|s| s.name == g.name && !s.open));
+        let ground = closed_ground(&closed);
+        let nx = self.level.nx();
+        let mut changed: Option<CellRect> = None;
+        for (i, (old, new)) in self.shown.terrain.data.iter_mut().zip(&ground).enumerate() {
+            if *old != *new {
+                *old = *new;
+                let cell = CellRect::new(i % nx, i / nx, i % nx + 1, i / nx + 1);
+                changed = Some(changed.map_or(cell, |c| c.union(&cell)));
+            }
+        }
+        if let Some(rect) = changed {
+            self.renderer.sync(&self.shown, &Dirty::terrain(rect));
+        }
     }
 
     /// Height of the ground at a world point (nearest cell), or `None` off the map.
@@ -177,26 +237,27 @@ impl Game {
     /// the camera if it sees none), shifted sideways by `side` metres.
     pub fn drop_crate(&mut self, cam: &Camera, side: f32) {
         let (w, h) = self.extent();
-        let f = cam.forward();
+        let (right, _, f) = cam.basis();
+        let eye = cam.eye();
         let step = 0.5 * self.level.cell_size;
         let reach = 2.0 * w.max(h);
-        let mut at = camera::add_scaled(cam.eye, f, 20.0_f32.min(0.25 * w.max(h)));
+        let mut at = eye + f * 20.0_f32.min(0.25 * w.max(h));
         let mut s = 0.0;
         while s < reach {
-            let p = camera::add_scaled(cam.eye, f, s);
-            if let Some(g) = self.ground(p[0], p[1])
-                && p[2] <= g
+            let p = eye + f * s;
+            if let Some(g) = self.ground(p.x, p.y)
+                && p.z <= g
             {
-                at = [p[0], p[1], g + 3.0 * self.level.cell_size.clamp(1.0, 3.0)];
+                at = Vec3::new(p.x, p.y, g + 3.0 * self.level.cell_size.clamp(1.0, 3.0));
                 break;
             }
             s += step;
         }
-        at = camera::add_scaled(at, cam.right(), side);
+        at = at + right * side;
         let margin = self.level.cell_size * 2.0;
-        at[0] = at[0].clamp(margin, w - margin);
-        at[1] = at[1].clamp(margin, h - margin);
-        self.bodies.drop_crate(at, cam.yaw);
+        at.x = at.x.clamp(margin, w - margin);
+        at.y = at.y.clamp(margin, h - margin);
+        self.bodies.drop_crate([at.x, at.y, at.z], f.y.atan2(f.x));
     }
 
     /// Crates the player dropped so far.
@@ -222,40 +283,48 @@ impl Game {
         )
     }
 
-    /// Draws the frame into `target` of `size` pixels, seen by `cam`, `time` seconds into the
+    /// Hands the renderer this frame: the water from the solver's buffers, the bodies where
+    /// they stand, and what `cam` sees in an image of `size` pixels, `time` seconds into the
     /// game (for the ripples).
-    pub fn draw(&mut self, target: &wgpu::TextureView, size: [u32; 2], cam: &Camera, time: f32) {
-        let (w, h) = self.extent();
-        let extent = w.max(h);
-        let reach = extent * 4.0 + (self.heights.1 - self.heights.0);
-        let sun = camera::normalized([-0.7, 0.35, 0.6]);
-        let globals = Globals {
-            view_proj: cam.view_proj(size[0] as f32 / size[1].max(1) as f32, reach),
-            eye: [cam.eye[0], cam.eye[1], cam.eye[2], extent * 4.0],
-            sun: [sun[0], sun[1], sun[2], time],
-            level: [
-                self.level.nx() as f32,
-                self.level.ny() as f32,
-                self.level.cell_size,
-                0.0,
-            ],
-            heights: [self.heights.0, self.heights.1, 0.0, 0.0],
-        };
-        let shown = self.bodies.shown();
-        let draws: Vec<Draw> = shown
-            .iter()
-            .map(|b| Draw {
-                mesh: &self.meshes[b.mesh],
+    fn frame(&mut self, size: [u32; 2], cam: &Camera, time: f32) -> Scene {
+        let water = WaterBuffers::of(&self.sim, 1.0);
+        self.renderer
+            .set_water(Some((water, WaterStyle::shaded(time))));
+        let bodies: Vec<BodyInstance> = (self.bodies.shown().iter())
+            .map(|b| BodyInstance {
+                mesh: MeshId(b.mesh as u32),
                 pose: b.pose,
-                colour: if b.dropped {
-                    CRATE_COLOUR
-                } else {
-                    PLACED_COLOUR
-                },
+                colour: [b.colour[0], b.colour[1], b.colour[2], 1.0],
+                selected: false,
             })
             .collect();
-        self.renderer
-            .draw(&self.sim, target, size, &globals, &draws);
+        self.renderer.set_bodies(&bodies);
+        Scene {
+            camera: *cam,
+            overlays: Overlays::default(),
+            brush: None,
+            size,
+        }
+    }
+
+    /// Draws the frame into `target` of `size` pixels (a texture of the format the game was
+    /// made for), seen by `cam`, `time` seconds into the game.
+    pub fn draw(&mut self, target: &wgpu::TextureView, size: [u32; 2], cam: &Camera, time: f32) {
+        let scene = self.frame(size, cam, time);
+        self.renderer.render_to(&self.shown, &scene, target);
+    }
+
+    /// Draws the frame off screen and reads it back as RGBA rows (blocking): screenshots and
+    /// tests.
+    pub fn snapshot(
+        &mut self,
+        size: [u32; 2],
+        cam: &Camera,
+        time: f32,
+    ) -> Result<(u32, u32, Vec<u8>), Box<dyn Error>> {
+        let scene = self.frame(size, cam, time);
+        self.renderer.render(&self.shown, &scene);
+        Ok(self.renderer.read_pixels()?)
     }
 
     /// The GPU device.

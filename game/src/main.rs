@@ -1,8 +1,10 @@
-//! A small windowed game on a Spillway level: fly over the level the editor exported while its
-//! water runs on the GPU solver in real time, drop crates into it and open its gates.
+//! `spillway-game`: a small windowed game on a Spillway level: fly over the level the editor
+//! exported while its water runs on the GPU solver in real time, drop crates into it and open
+//! its gates. It draws with the editor's renderer (`spillway-render`), so it looks as the
+//! editor's preview does.
 //!
 //! ```text
-//! cargo run -p spillway --example game --features gpu,rapier [-- LEVEL.ron] [--frames N]
+//! cargo run -p spillway-game --release [-- LEVEL.ron] [--frames N]
 //!     [--screenshot PATH] [--demo] [--warmup SECONDS]
 //! ```
 //!
@@ -21,10 +23,11 @@
 //! What runs where:
 //! - the water: [`spillway::gpu::GpuSimulation`] on the window's own device, stepped every
 //!   frame by the real time elapsed in whole steps of the level's `dt` (with `--frames`, by a
-//!   fixed 1/60 s a frame), drawn straight from its depth and terrain buffers;
+//!   fixed 1/60 s a frame), drawn straight from its buffers by
+//!   [`spillway_render::TerrainRenderer`], the renderer of the editor's viewport;
 //! - the rigid bodies, the level's placed ones and the crates dropped (`assets/crate.glb`):
 //!   rapier bodies in a [`spillway::body::world::BodyWorld`] coupled both ways to that same
-//!   GPU water (blockers, floaters, buoyancy and drag; see `game/bodies.rs`), meshes imported
+//!   GPU water (blockers, floaters, buoyancy and drag; see `bodies.rs`), meshes imported
 //!   with [`spillway::body::import`].
 //!
 //! For a check without a screen: `--frames N` runs N frames and exits, `--screenshot PATH`
@@ -32,19 +35,10 @@
 //! way, e.g. under Xvfb:
 //!
 //! ```text
-//! xvfb-run -a -s "-screen 0 1280x720x24" cargo run -p spillway --example game \
-//!     --features gpu,rapier -- --frames 120 --screenshot /tmp/game.png --demo
+//! xvfb-run -a -s "-screen 0 1280x720x24" cargo run -p spillway-game -- \
+//!     --frames 120 --screenshot /tmp/game.png --demo
 //! ```
 
-#[path = "game/bodies.rs"]
-mod bodies;
-#[path = "game/camera.rs"]
-mod camera;
-#[path = "game/render.rs"]
-mod render;
-#[path = "game/state.rs"]
-mod state;
-#[path = "game/window.rs"]
 mod window;
 
 use std::error::Error;
@@ -59,7 +53,8 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::WindowId;
 
-use camera::{Camera, Held};
+use spillway_game::add_gate_if_none;
+use spillway_game::player::Player;
 use window::Gfx;
 
 /// Simulated seconds per frame with `--frames` (reproducible whatever the machine's speed).
@@ -161,7 +156,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             }
         ),
     }
-    if state::add_gate_if_none(&mut level) {
+    if add_gate_if_none(&mut level) {
         println!(
             "the level has no gate: added `dam` across the map before its outlet (G opens it)"
         );
@@ -185,10 +180,9 @@ struct App {
     level: Option<spillway::Level>,
     gfx: Option<Gfx>,
     error: Option<Box<dyn Error>>,
-    camera: Option<Camera>,
+    player: Option<Player>,
     /// Where the camera started, to report how far the player flew.
-    start_eye: [f32; 3],
-    held: Held,
+    start_eye: spillway_render::math::Vec3,
     dragging: bool,
     cursor: Option<(f64, f64)>,
     frames: u64,
@@ -207,9 +201,8 @@ impl App {
             level: Some(level),
             gfx: None,
             error: None,
-            camera: None,
-            start_eye: [0.0; 3],
-            held: Held::default(),
+            player: None,
+            start_eye: Default::default(),
             dragging: false,
             cursor: None,
             frames: 0,
@@ -232,10 +225,11 @@ impl App {
             return Ok(());
         };
         let mut gfx = Gfx::new(event_loop, &self.opts, level)?;
-        let ((w, h), (lo, hi)) = (gfx.game.extent(), gfx.game.heights());
-        let camera = Camera::overlooking(w, h, hi, 0.5 * (lo + hi));
-        self.start_eye = camera.eye;
-        self.camera = Some(camera);
+        let size = gfx.window.inner_size();
+        let aspect = size.width.max(1) as f32 / size.height.max(1) as f32;
+        let player = Player::overlooking(&gfx.game.bounds(), aspect);
+        self.start_eye = player.camera.eye();
+        self.player = Some(player);
         let mut left = self.opts.warmup;
         while left > 0.0 {
             gfx.game.advance(left.min(0.25))?;
@@ -250,7 +244,7 @@ impl App {
 
     /// One frame: input, water steps, drawing, HUD, and the scripted end with `--frames`.
     fn frame(&mut self, event_loop: &ActiveEventLoop) -> Result<(), Box<dyn Error>> {
-        let (Some(gfx), Some(cam)) = (self.gfx.as_mut(), self.camera.as_mut()) else {
+        let (Some(gfx), Some(player)) = (self.gfx.as_mut(), self.player.as_mut()) else {
             return Ok(());
         };
         let now = Instant::now();
@@ -268,14 +262,15 @@ impl App {
             // camera flies ahead for a closer look.
             if (10..=50).contains(&self.frames) && self.frames.is_multiple_of(10) {
                 let side = (self.frames as f32 / 10.0 - 3.0) * 3.0;
-                gfx.game.drop_crate(cam, side);
+                gfx.game.drop_crate(&player.camera, side);
             }
             if self.frames == n / 2 {
                 gfx.game.open_gates()?;
             }
-            self.held.forward = self.frames > 50 && self.frames <= 50 + 30;
+            player.held.forward = self.frames > 50 && self.frames <= 50 + 30;
         }
-        cam.fly(&self.held, elapsed as f32);
+        player.fly(elapsed as f32, &gfx.game.bounds());
+        let cam = &player.camera;
         gfx.game.advance(elapsed)?;
         let time = (now - self.start).as_secs_f32();
         if !gfx.present(cam, time)? {
@@ -301,7 +296,10 @@ impl App {
 
     /// A key went down or up.
     fn key(&mut self, code: KeyCode, down: bool, repeat: bool) -> Result<bool, Box<dyn Error>> {
-        let h = &mut self.held;
+        let Some(player) = self.player.as_mut() else {
+            return Ok(true);
+        };
+        let h = &mut player.held;
         match code {
             KeyCode::KeyW | KeyCode::ArrowUp => h.forward = down,
             KeyCode::KeyS | KeyCode::ArrowDown => h.back = down,
@@ -312,19 +310,16 @@ impl App {
             KeyCode::ShiftLeft | KeyCode::ShiftRight => h.fast = down,
             KeyCode::Escape if down => {
                 // What the player did, for whoever ran the game (and the input test).
-                if let (Some(gfx), Some(cam)) = (self.gfx.as_ref(), self.camera.as_ref()) {
+                if let Some(gfx) = self.gfx.as_ref() {
                     println!("{}", gfx.game.hud(self.fps));
-                    let d = (0..3)
-                        .map(|k| (cam.eye[k] - self.start_eye[k]).powi(2))
-                        .sum::<f32>()
-                        .sqrt();
+                    let d = (player.camera.eye() - self.start_eye).length();
                     println!("flew {d:.1} m from the start");
                 }
                 return Ok(false);
             }
             KeyCode::Space if down && !repeat => {
-                if let (Some(gfx), Some(cam)) = (self.gfx.as_mut(), self.camera.as_ref()) {
-                    gfx.game.drop_crate(cam, 0.0);
+                if let Some(gfx) = self.gfx.as_mut() {
+                    gfx.game.drop_crate(&player.camera, 0.0);
                     println!("dropped a crate ({} now)", gfx.game.crates());
                 }
             }
@@ -381,17 +376,19 @@ impl ApplicationHandler for App {
                 Ok(())
             }
             WindowEvent::CursorMoved { position, .. } => {
-                if let (true, Some((x, y)), Some(cam)) =
-                    (self.dragging, self.cursor, self.camera.as_mut())
+                if let (true, Some((x, y)), Some(player)) =
+                    (self.dragging, self.cursor, self.player.as_mut())
                 {
-                    cam.turn((position.x - x) as f32, (position.y - y) as f32);
+                    player.turn((position.x - x) as f32, (position.y - y) as f32);
                 }
                 self.cursor = Some((position.x, position.y));
                 Ok(())
             }
             WindowEvent::Focused(false) => {
                 // Keys released while another window has the focus never arrive here.
-                self.held = Held::default();
+                if let Some(player) = self.player.as_mut() {
+                    player.held = Default::default();
+                }
                 self.dragging = false;
                 Ok(())
             }
