@@ -53,9 +53,10 @@
 //! ```
 //!
 //! `examples/headless.rs` does the same with a printed report:
-//! `cargo run -p spillway --example headless [LEVEL.ron]`. `examples/game.rs` is the same loop
-//! in a small windowed game on the GPU solver (fly over the level, drop crates with Space, open
-//! the gates with G): `cargo run -p spillway --example game --features gpu,rapier [-- LEVEL.ron]`.
+//! `cargo run -p spillway --example headless [LEVEL.ron]`. The workspace's `spillway-game`
+//! package is the same loop in a small windowed game on the GPU solver, drawn with the
+//! `spillway-render` crate (fly over the level, drop crates with Space, open the gates with G):
+//! `cargo run -p spillway-game --release [-- LEVEL.ron]`.
 //!
 //! ## Reproducibility
 //!
