@@ -52,13 +52,16 @@ fn the_headless_command_line_links_no_window_toolkit() {
     assert!(editor.iter().any(|c| c == "eframe"));
 }
 
-#[test]
-fn the_runtime_shaders_are_inside_its_package() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime");
-    let sources: Vec<_> = std::fs::read_dir(format!("{root}/src/gpu"))
-        .expect("runtime/src/gpu")
+/// Shaders `include_str!`-ed by the Rust files of `dir` under package `package` (a folder of
+/// the workspace); panics on one outside the package (it would not publish).
+fn shaders_inside(package: &str, dir: &str) -> usize {
+    let root = format!("{}/../{package}", env!("CARGO_MANIFEST_DIR"));
+    let sources: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+        .unwrap_or_else(|e| panic!("{package}/{dir}: {e}"))
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
         .collect();
+    let package_dir = std::fs::canonicalize(&root).expect("the package");
     let mut shaders = 0;
     for path in sources {
         let text = std::fs::read_to_string(&path).expect("readable");
@@ -68,14 +71,21 @@ fn the_runtime_shaders_are_inside_its_package() {
             let file = path.parent().expect("dir").join(rel);
             let canonical = std::fs::canonicalize(&file)
                 .unwrap_or_else(|e| panic!("{}: {rel}: {e}", path.display()));
-            let package = std::fs::canonicalize(root).expect("runtime");
             assert!(
-                canonical.starts_with(&package),
-                "{} includes {rel}, outside the runtime package",
+                canonical.starts_with(&package_dir),
+                "{} includes {rel}, outside the {package} package",
                 path.display()
             );
             shaders += 1;
         }
     }
-    assert!(shaders >= 12, "{shaders} shaders included");
+    shaders
+}
+
+#[test]
+fn the_runtime_and_renderer_shaders_are_inside_their_packages() {
+    let solver = shaders_inside("runtime", "src/gpu");
+    assert!(solver >= 12, "{solver} solver shaders included");
+    let renderer = shaders_inside("render", "src");
+    assert_eq!(renderer, 3, "terrain, bodies and water");
 }
