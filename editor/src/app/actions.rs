@@ -1,5 +1,7 @@
-//! `Action`: what menus, shortcuts and dropped files ask of the editor, and how each is
-//! carried out. Actions that would replace the document first ask about unsaved changes.
+//! `Action`: the one vocabulary of what the designer asks of the editor, whether by a menu, a
+//! shortcut, a button or a dropped file, and how each is carried out. Actions that would replace
+//! the document first ask about unsaved changes. (Gestures in the viewport, strokes and drags,
+//! are not actions: they become commands on the document directly.)
 
 use std::path::{Path, PathBuf};
 
@@ -7,8 +9,10 @@ use spillway::{Grid, Level};
 
 use super::EditorApp;
 use super::dialogs::{Dialog, ExportForm, ImportForm, NewLevelForm};
+use super::gizmo::GizmoMode;
 use crate::document::{CellRect, GridPatch, Layer, PatchTile, ReplaceLevel};
 use crate::project::heightmap_io::{self, HeightmapFormat};
+use crate::tools::Tool;
 
 /// Something the user asked for.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +49,30 @@ pub enum Action {
     KeepState,
     /// Close the editor.
     Quit,
+    /// Make this the active tool.
+    SelectTool(Tool),
+    /// Pick the body gizmo's mode.
+    SetGizmoMode(GizmoMode),
+    /// Make the brush larger by one notch.
+    GrowBrush,
+    /// Make the brush smaller by one notch.
+    ShrinkBrush,
+    /// Move the camera to see the whole level.
+    FrameView,
+    /// Look at the level from the south at the default angle.
+    ResetView,
+    /// Run the water if it is paused, pause it if it runs.
+    PlayPause,
+    /// Pause the water and run one time step.
+    StepWater,
+    /// Back to the authored water (the level is not changed).
+    ResetWater,
+    /// Delete the selected body, or else the selected source, sink, boundary or gate.
+    DeleteSelection,
+    /// Duplicate the selected body.
+    DuplicateBody,
+    /// Cancel the stroke or drag in progress, or else clear the selection.
+    Cancel,
 }
 
 impl Action {
@@ -118,6 +146,50 @@ impl EditorApp {
                 self.quit_confirmed = true;
                 self.close_now = true;
             }
+            Action::SelectTool(tool) => self.sculpt.tool = tool,
+            Action::SetGizmoMode(mode) => self.bodies.mode = mode,
+            Action::GrowBrush => self.sculpt.brush.grow(),
+            Action::ShrinkBrush => self.sculpt.brush.shrink(),
+            Action::FrameView => self.viewport.frame_on_next_frame(),
+            Action::ResetView => self.viewport.reset_on_next_frame(),
+            Action::PlayPause if self.preview.playing => self.preview.pause(),
+            Action::PlayPause => self.preview.play(),
+            Action::StepWater => self.preview.step_once(),
+            Action::ResetWater => self.preview.reset(),
+            Action::DeleteSelection => self.delete_selected(),
+            Action::DuplicateBody => {
+                if let Some(n) = self.bodies.duplicate(&mut self.document) {
+                    self.notify(n, false);
+                }
+            }
+            Action::Cancel => self.cancel(),
+        }
+    }
+
+    /// Deletes the selected body (with the Body tool), or else the selected feature.
+    fn delete_selected(&mut self) {
+        if self.sculpt.tool == Tool::Body {
+            if let Some(name) = self.bodies.delete(&mut self.document) {
+                self.notify(format!("Deleted {name}"), false);
+            }
+        } else {
+            self.authoring.commit_pending(&mut self.document);
+            self.delete_selection();
+        }
+    }
+
+    /// Cancels the stroke or drag in progress, or else clears the selection.
+    fn cancel(&mut self) {
+        if let Some(stroke) = self.sculpt.stroke.take() {
+            stroke.cancel(&mut self.document);
+            self.notify("Stroke cancelled", false);
+        } else if self.authoring.cancel(&mut self.document)
+            || self.bodies.cancel(&mut self.document)
+        {
+            self.notify("Cancelled", false);
+        } else {
+            self.authoring.selection = None;
+            self.bodies.selected = None;
         }
     }
 
@@ -364,11 +436,11 @@ impl EditorApp {
         Ok(Some(path))
     }
 
-    /// Opens dropped levels and offers to import dropped heightmaps.
-    pub(crate) fn handle_dropped_files(&mut self, ctx: &egui::Context) {
+    /// What the files dropped this frame ask for: open a level, import a heightmap or a body.
+    pub(crate) fn dropped_file_action(&mut self, ctx: &egui::Context) -> Option<Action> {
         if self.bake.is_some() || self.file_task.is_some() {
             // Nothing may replace or change the document while work on it runs.
-            return;
+            return None;
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
@@ -383,16 +455,13 @@ impl EditorApp {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
             if is_level {
-                self.request(Action::OpenPath(path));
-                return;
+                return Some(Action::OpenPath(path));
             }
             if crate::tools::body::library::is_body_file(&path) {
-                self.perform_now(Action::ImportBodyPath(path));
-                return;
+                return Some(Action::ImportBodyPath(path));
             }
             if HeightmapFormat::from_path(&path).is_some() {
-                self.perform_now(Action::ImportPath(path));
-                return;
+                return Some(Action::ImportPath(path));
             }
             self.notify(
                 format!(
@@ -402,6 +471,7 @@ impl EditorApp {
                 true,
             );
         }
+        None
     }
 }
 

@@ -203,7 +203,7 @@ fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
         Some(Shortcut::Frame),
         "Move the camera to see the whole level",
     ) {
-        app.viewport.frame_on_next_frame();
+        app.request(Action::FrameView);
     }
     if item(
         ui,
@@ -211,7 +211,7 @@ fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
         Some(Shortcut::ResetView),
         "Look at the level from the south at the default angle",
     ) {
-        app.viewport.reset_on_next_frame();
+        app.request(Action::ResetView);
     }
     ui.separator();
     let o = &mut app.viewport.overlays;

@@ -1,6 +1,6 @@
 //! The editor window: an eframe app laid out as a menu bar, a tool panel, an inspector, a
-//! status bar and the 3D viewport. Each frame runs one way: input (shortcuts, menus, viewport
-//! drags) → commands on the [`Document`] → the document's changes → the renderer.
+//! status bar and the 3D viewport. Each frame runs one way, in the stages of `frame.rs`:
+//! input → actions → document → changes → preview → renderer → paint.
 //!
 //! [`run`] opens the window; [`EditorApp`] is the app itself, which tests drive with
 //! egui_kittest through [`EditorOptions`] that inject file dialogs and configuration paths.
@@ -12,6 +12,7 @@ mod bodies;
 mod body_panel;
 mod dialogs;
 mod file_tasks;
+mod frame;
 mod gate_panel;
 mod gizmo;
 mod level_panel;
@@ -109,6 +110,8 @@ pub struct EditorApp {
     /// Rigid bodies: library, selection, gizmo.
     pub(crate) bodies: bodies::Bodies,
     pub(crate) viewport: ViewportPanel,
+    /// Draws the viewport's level, once a frame had a GPU.
+    pub(crate) renderer: Option<spillway_render::TerrainRenderer>,
     /// The live water.
     pub(crate) preview: crate::preview::Preview,
     pub(crate) dialogs: Box<dyn FileDialogs>,
@@ -166,6 +169,7 @@ impl EditorApp {
             gpu: None,
             bodies: bodies::Bodies::default(),
             viewport: ViewportPanel::default(),
+            renderer: None,
             preview: crate::preview::Preview::new(),
             dialogs: options.dialogs,
             recent,
@@ -304,7 +308,7 @@ impl EditorApp {
     /// The last frame of the viewport as RGBA pixels (width, height, bytes), read back from
     /// the GPU; `None` before the first frame or without a GPU.
     pub fn viewport_pixels(&self) -> Option<(u32, u32, Vec<u8>)> {
-        self.viewport.pixels()
+        self.renderer.as_ref()?.read_pixels().ok()
     }
 
     /// Performs `action` as if chosen from a menu (with the unsaved-changes check).
@@ -404,9 +408,11 @@ impl eframe::App for EditorApp {
                 .wgpu_render_state()
                 .map(|rs| (rs.device.clone(), rs.queue.clone()));
         }
-        self.handle_close_request(&ctx);
-        shortcuts::handle(self, &ctx);
-        self.handle_dropped_files(&ctx);
+        // The frame's stages (see `frame.rs`): input → actions → document → changes →
+        // preview → renderer → paint.
+        for action in self.input(&ctx) {
+            self.request(action);
+        }
 
         egui::Panel::top("menu").show(ui, |ui| menu::show(self, ui));
         egui::Panel::bottom("status").show(ui, |ui| panels::status_bar(self, ui));
@@ -423,17 +429,7 @@ impl eframe::App for EditorApp {
             .default_size(190.0)
             .show(ui, |ui| preview_panel::show(self, ui));
         let notice = egui::CentralPanel::no_frame()
-            .show(ui, |ui| {
-                let (doc, sculpt, authoring, bodies, preview) = (
-                    &mut self.document,
-                    &mut self.sculpt,
-                    &mut self.authoring,
-                    &mut self.bodies,
-                    &mut self.preview,
-                );
-                self.viewport
-                    .show(ui, frame, doc, sculpt, authoring, bodies, preview)
-            })
+            .show(ui, |ui| self.viewport_stages(ui, frame))
             .inner;
         if let Some(text) = notice {
             self.notify(text, false);

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::EditorApp;
+use super::actions::Action;
 use super::water_panel;
 use crate::tools::{MAX_RADIUS, MIN_RADIUS, Tool, WaterMode, roughness};
 
@@ -45,7 +46,7 @@ fn tool_button(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
         .on_hover_text(format!("{} (key {})", tool.help(), tool.key()))
         .clicked()
     {
-        app.sculpt.tool = tool;
+        app.request(Action::SelectTool(tool));
     }
 }
 

@@ -7,6 +7,7 @@ use egui::Ui;
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 
 use super::EditorApp;
+use super::actions::Action;
 use crate::preview::{Preview, SPEED_RANGE};
 use spillway_render::WaterOverlay;
 
@@ -23,16 +24,6 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
     if let Some(lost) = &preview.gpu_lost {
         ui.colored_label(ui.visuals().warn_fg_color, lost)
             .on_hover_text("Restart the editor to use the GPU again. The CPU solver gives the same water, more slowly.");
-    }
-    if app.preview.take_gpu_lost_news() {
-        // Nothing of the user's work may hang on a device that just failed.
-        match app.autosave_now() {
-            Ok(path) => app.notify(
-                format!("GPU lost: saved a recovery copy to {}", path.display()),
-                true,
-            ),
-            Err(e) => app.notify(format!("GPU lost, and the recovery copy failed: {e}"), true),
-        }
     }
     gates(app, ui);
     let preview = &app.preview;
@@ -76,9 +67,8 @@ fn gates(app: &mut EditorApp, ui: &mut Ui) {
 
 fn controls(app: &mut EditorApp, ui: &mut Ui) {
     ui.horizontal_wrapped(|ui| {
-        let preview = &mut app.preview;
         ui.strong("Water");
-        let (label, tip) = if preview.playing {
+        let (label, tip) = if app.preview.playing {
             ("Pause", "Stop time (Space)")
         } else {
             (
@@ -87,25 +77,21 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
             )
         };
         if ui.button(label).on_hover_text(tip).clicked() {
-            if preview.playing {
-                preview.pause();
-            } else {
-                preview.play();
-            }
+            app.request(Action::PlayPause);
         }
         if ui
             .button("Step")
             .on_hover_text("Pause and run one time step (.)")
             .clicked()
         {
-            preview.step_once();
+            app.request(Action::StepWater);
         }
         if ui
             .button("Reset")
             .on_hover_text("Back to the authored water; the level is never changed (Ctrl+R)")
             .clicked()
         {
-            preview.reset();
+            app.request(Action::ResetWater);
         }
         super::bake_panel::keep_button(app, ui);
         let preview = &mut app.preview;

@@ -95,116 +95,64 @@ const GIZMO_KEYS: [(Key, GizmoMode); 3] = [
     (Key::R, GizmoMode::Scale),
 ];
 
-/// Carries out the shortcuts pressed this frame (none while a dialog is open or a text field
-/// has the keyboard).
-pub(crate) fn handle(app: &mut EditorApp, ctx: &egui::Context) {
+/// The actions of the shortcuts pressed this frame, in the order pressed within each group
+/// (none while a dialog is open, a background job runs or a text field has the keyboard).
+pub(crate) fn actions(app: &EditorApp, ctx: &egui::Context) -> Vec<Action> {
     let busy = app.bake.is_some() || app.file_task.is_some();
     if app.dialog.is_some() || busy || ctx.egui_wants_keyboard_input() {
-        return;
-    }
-    let mut actions = Vec::new();
-    ctx.input_mut(|i| {
-        for (shortcut, action) in CHORDS {
-            if i.consume_shortcut(&shortcut.keys()) {
-                actions.push(action());
-            }
-        }
-    });
-    for action in actions {
-        app.request(action);
+        return Vec::new();
     }
     let flying = ctx.input(|i| i.pointer.secondary_down());
-    let (letter, delete) = ctx.input_mut(|i| {
-        let letter = LETTERS
+    let body_tool = app.sculpt.tool == Tool::Body;
+    ctx.input_mut(|i| {
+        let mut actions: Vec<Action> = CHORDS
             .iter()
-            .find(|(k, _)| i.consume_key(Modifiers::NONE, *k))
-            .map(|(_, tool)| *tool);
-        let delete = i.consume_key(Modifiers::NONE, Key::Delete)
-            || i.consume_key(Modifiers::NONE, Key::Backspace);
-        (letter, delete)
-    });
-    if app.sculpt.tool == Tool::Body {
-        let (mode, duplicate) = ctx.input_mut(|i| {
-            let mode = GIZMO_KEYS
-                .iter()
-                .find(|(k, _)| !flying && i.consume_key(Modifiers::NONE, *k))
-                .map(|(_, m)| *m);
-            (mode, i.consume_key(Modifiers::COMMAND, Key::D))
-        });
-        if let Some(mode) = mode {
-            app.bodies.mode = mode;
+            .filter(|(shortcut, _)| i.consume_shortcut(&shortcut.keys()))
+            .map(|(_, action)| action())
+            .collect();
+        let mut key = |modifiers, key| i.consume_key(modifiers, key);
+        let none = Modifiers::NONE;
+        if let Some((_, tool)) = LETTERS.iter().find(|(k, _)| key(none, *k)) {
+            actions.push(Action::SelectTool(*tool));
         }
-        if duplicate && let Some(n) = app.bodies.duplicate(&mut app.document) {
-            app.notify(n, false);
+        if key(none, Key::Delete) || key(none, Key::Backspace) {
+            actions.push(Action::DeleteSelection);
         }
-    }
-    let (play, step, restart) = ctx.input_mut(|i| {
-        (
-            i.consume_key(Modifiers::NONE, Key::Space),
-            i.consume_key(Modifiers::NONE, Key::Period),
-            i.consume_key(Modifiers::COMMAND, Key::R),
-        )
-    });
-    if play {
-        if app.preview.playing {
-            app.preview.pause();
-        } else {
-            app.preview.play();
+        if body_tool {
+            if let Some((_, mode)) = GIZMO_KEYS.iter().find(|(k, _)| !flying && key(none, *k)) {
+                actions.push(Action::SetGizmoMode(*mode));
+            }
+            if key(Modifiers::COMMAND, Key::D) {
+                actions.push(Action::DuplicateBody);
+            }
         }
-    }
-    if step {
-        app.preview.step_once();
-    }
-    if restart {
-        app.preview.reset();
-    }
-    let (grow, shrink, frame, reset, escape, digit) = ctx.input_mut(|i| {
-        let digit = DIGITS
-            .iter()
-            .position(|k| i.consume_key(Modifiers::NONE, *k));
-        (
-            i.count_and_consume_key(Modifiers::NONE, Key::CloseBracket),
-            i.count_and_consume_key(Modifiers::NONE, Key::OpenBracket),
-            !flying && i.consume_shortcut(&Shortcut::Frame.keys()),
-            i.consume_shortcut(&Shortcut::ResetView.keys()),
-            i.consume_key(Modifiers::NONE, Key::Escape),
-            digit,
-        )
-    });
-    for _ in 0..grow {
-        app.sculpt.brush.grow();
-    }
-    for _ in 0..shrink {
-        app.sculpt.brush.shrink();
-    }
-    if frame {
-        app.viewport.frame_on_next_frame();
-    }
-    if reset {
-        app.viewport.reset_on_next_frame();
-    }
-    if escape {
-        if let Some(stroke) = app.sculpt.stroke.take() {
-            stroke.cancel(&mut app.document);
-            app.notify("Stroke cancelled", false);
-        } else if app.authoring.cancel(&mut app.document) || app.bodies.cancel(&mut app.document) {
-            app.notify("Cancelled", false);
-        } else {
-            app.authoring.selection = None;
-            app.bodies.selected = None;
+        if key(none, Key::Space) {
+            actions.push(Action::PlayPause);
         }
-    }
-    if delete && app.sculpt.tool == Tool::Body {
-        if let Some(name) = app.bodies.delete(&mut app.document) {
-            app.notify(format!("Deleted {name}"), false);
+        if key(none, Key::Period) {
+            actions.push(Action::StepWater);
         }
-    } else if delete {
-        app.delete_selection();
-    }
-    if let Some(tool) = digit.and_then(|d| Tool::SCULPT.get(d)) {
-        app.sculpt.tool = *tool;
-    }
-    if let Some(tool) = letter {
-        app.sculpt.tool = tool;
-    }
+        if key(Modifiers::COMMAND, Key::R) {
+            actions.push(Action::ResetWater);
+        }
+        if let Some(d) = DIGITS.iter().position(|k| key(none, *k))
+            && let Some(tool) = Tool::SCULPT.get(d)
+        {
+            actions.push(Action::SelectTool(*tool));
+        }
+        let grow = i.count_and_consume_key(none, Key::CloseBracket);
+        let shrink = i.count_and_consume_key(none, Key::OpenBracket);
+        actions.extend(std::iter::repeat_n(Action::GrowBrush, grow));
+        actions.extend(std::iter::repeat_n(Action::ShrinkBrush, shrink));
+        if !flying && i.consume_shortcut(&Shortcut::Frame.keys()) {
+            actions.push(Action::FrameView);
+        }
+        if i.consume_shortcut(&Shortcut::ResetView.keys()) {
+            actions.push(Action::ResetView);
+        }
+        if i.consume_key(none, Key::Escape) {
+            actions.push(Action::Cancel);
+        }
+        actions
+    })
 }

@@ -1,7 +1,8 @@
-//! The viewport panel: turns pointer and keyboard input over the viewport into camera moves,
-//! brush strokes and water authoring gestures, then has the [`TerrainRenderer`] draw the level
-//! offscreen, shows the result as a native egui texture and draws the sources, sinks and
-//! boundaries over it with egui's painter.
+//! The viewport panel, two stages of the editor's frame (`app/frame.rs`): [`ViewportPanel::gestures`]
+//! turns pointer and keyboard input over the viewport into camera moves, brush strokes, water
+//! authoring and body gestures (commands on the document); [`ViewportPanel::paint`] shows the
+//! renderer's image as a native egui texture and draws the sources, sinks, boundaries, gizmo and
+//! markers over it with egui's painter. Between them the app runs the water and the renderer.
 
 use spillway::Level;
 
@@ -13,13 +14,38 @@ use crate::document::CellRect;
 use crate::document::{Changes, Document};
 use crate::preview::Preview;
 use crate::tools::{Stroke, Tool};
-use spillway_render::WaterStyle;
 use spillway_render::math::Vec3;
-use spillway_render::{BrushOutline, Camera, Overlays, Scene, TerrainRenderer, pick};
+use spillway_render::{BrushOutline, Camera, Overlays, Scene, pick};
 use spillway_render::{level_bounds, terrain::value_range};
 
 /// Largest side of the offscreen image, pixels.
 const MAX_IMAGE_SIDE: f32 = 8192.0;
+
+/// What the renderer made of this frame, for [`ViewportPanel::paint`].
+pub(crate) enum ViewportImage<'a> {
+    /// No GPU renderer.
+    None,
+    /// The level cannot be drawn, and why.
+    Refused(&'a spillway_render::RenderError),
+    /// Drawn into `colour`, a texture recreated this frame if `recreated`.
+    Drawn {
+        /// egui's wgpu state, to show the texture.
+        render_state: &'a egui_wgpu::RenderState,
+        /// The colour target's view.
+        colour: &'a wgpu::TextureView,
+        /// Whether the target was recreated (its size changed).
+        recreated: bool,
+    },
+}
+
+/// The parts of the app the overlays show.
+pub(crate) struct Overlaid<'a> {
+    pub document: &'a Document,
+    pub sculpt: &'a Sculpt,
+    pub authoring: &'a Authoring,
+    pub bodies: &'a Bodies,
+    pub preview: &'a Preview,
+}
 
 /// The viewport's state between frames.
 pub(crate) struct ViewportPanel {
@@ -31,7 +57,6 @@ pub(crate) struct ViewportPanel {
     pub hover: Option<Vec3>,
     /// Lowest and highest terrain height (exact after each edit ends).
     pub z_range: (f32, f32),
-    renderer: Option<TerrainRenderer>,
     texture: Option<egui::TextureId>,
     /// A right or middle drag that started in the viewport is moving the camera.
     camera_drag: bool,
@@ -49,7 +74,6 @@ impl Default for ViewportPanel {
             rect: egui::Rect::NOTHING,
             hover: None,
             z_range: (0.0, 1.0),
-            renderer: None,
             texture: None,
             camera_drag: false,
             flying: false,
@@ -105,18 +129,14 @@ impl ViewportPanel {
         Some(self.rect.min + egui::vec2(x, y))
     }
 
-    /// The last rendered image.
-    pub fn pixels(&self) -> Option<(u32, u32, Vec<u8>)> {
-        self.renderer.as_ref()?.read_pixels().ok()
-    }
-
-    /// Lays out, handles input, renders and shows the viewport.
-    // Each argument is a separate part of the app's state that the viewport drives.
+    /// Stage 3 of the frame: lays out the viewport and turns this frame's input over it into
+    /// camera moves and commands on `document` (a stroke, a drag, a click, a body knocked in
+    /// the running water). Returns a notice for the status bar, if any.
+    // Each argument is a separate part of the app's state that a gesture may change.
     #[allow(clippy::too_many_arguments)]
-    pub fn show(
+    pub fn gestures(
         &mut self,
         ui: &mut egui::Ui,
-        frame: &eframe::Frame,
         document: &mut Document,
         sculpt: &mut Sculpt,
         authoring: &mut Authoring,
@@ -154,7 +174,7 @@ impl ViewportPanel {
         } else {
             None
         };
-        let notice = if knocked.is_some() {
+        if knocked.is_some() {
             knocked
         } else if sculpt.stroke.is_none() && body_tool {
             self.body_input(ui, &response, document, bodies)
@@ -163,101 +183,82 @@ impl ViewportPanel {
         } else {
             self.stroke_input(ui, &response, document, sculpt);
             None
-        };
-
-        let changes = document.take_changes();
-        self.track_range(document.level(), &changes, sculpt.stroke.is_some());
-        preview.sync_bodies(&document.level().bodies, |body| {
-            let mesh = bodies.mesh_of(document, body).ok()?;
-            Some(std::sync::Arc::new(mesh.mesh.clone()))
-        });
-        self.run_water(ui, frame, document.level(), &changes, preview);
-        let mut scene = self.scene(rect, ui.ctx().pixels_per_point(), document.level(), sculpt);
-        scene.overlays.roughness |= sculpt.tool == crate::tools::Tool::Roughness;
-        let simulated = preview.body_poses();
-        let (instances, meshes) = bodies.render_input(document, simulated.as_deref(), body_tool);
-        if let Some(renderer) = self.renderer.as_mut() {
-            for m in &meshes {
-                if !renderer.has_body_mesh(m.id) {
-                    renderer.upload_body_mesh(m.id, &m.mesh);
-                }
-            }
-            renderer.set_bodies(&instances);
         }
-        let first_frame = self.renderer.is_none();
-        self.draw(ui, frame, rect, document.level(), &changes, &scene);
-        if first_frame && let Some(renderer) = self.renderer.as_mut() {
-            // The renderer was made this frame: draw the bodies from the next one.
-            for m in &meshes {
-                renderer.upload_body_mesh(m.id, &m.mesh);
-            }
-            renderer.set_bodies(&instances);
-            ui.ctx().request_repaint();
-        }
-        let painter = ui.painter_at(rect);
-        let bounds = level_bounds(document.level(), self.z_range);
-        let view = water_overlay::View::new(&self.camera, rect, &bounds);
-        water_overlay::draw(
-            &painter,
-            &view,
-            document.level(),
-            sculpt.tool,
-            authoring,
-            self.hover,
-        );
-        if body_tool && let Some(g) = &bodies.gizmo {
-            g.paint(&painter, bodies.hover_handle);
-        }
-        if let Some(cell) = preview.halt.as_ref().and_then(|h| h.cell) {
-            water_overlay::halt_marker(&painter, &view, document.level(), cell);
-        }
-        if let (Tool::FillBasin, Some(spill)) = (sculpt.tool, &authoring.last_spill) {
-            water_overlay::spill_marker(&painter, &view, document.level(), spill);
-        }
-        self.overlay_text(ui, rect, sculpt, authoring, bodies);
-        notice
     }
 
-    /// The simulation step of the frame: the document's edits reach the solver, time runs,
-    /// and the renderer is told where the live water is.
-    fn run_water(
-        &mut self,
-        ui: &egui::Ui,
-        frame: &eframe::Frame,
-        level: &Level,
-        changes: &Changes,
-        preview: &mut Preview,
-    ) {
-        let Some(rs) = frame.wgpu_render_state() else {
-            return;
-        };
-        preview.sync(level, changes);
-        let cs = level.cell_size;
-        let probe = self
-            .hover
-            .map(|p| ((p.x / cs).floor(), (p.y / cs).floor()))
-            .filter(|&(x, y)| x >= 0.0 && y >= 0.0)
-            .map(|(x, y)| (x as usize, y as usize));
-        let dt = ui.input(|i| i.stable_dt);
-        if preview.frame(level, &rs.device, &rs.queue, dt, probe) {
-            ui.ctx().request_repaint();
-        } else if preview.is_live() {
-            // Read-backs (figures, the probe) arrive a frame or two later.
-            ui.ctx()
-                .request_repaint_after(std::time::Duration::from_millis(100));
+    /// Stage 7 of the frame: shows the renderer's image (`None`: no GPU renderer, or `why` the
+    /// level cannot be drawn) and paints the authoring overlays, the gizmo and the markers.
+    pub fn paint(&mut self, ui: &egui::Ui, image: ViewportImage<'_>, app: Overlaid<'_>) {
+        let rect = self.rect;
+        let painter = ui.painter_at(rect);
+        match image {
+            ViewportImage::None => {
+                painter.rect_filled(rect, 0.0, egui::Color32::from_gray(30));
+                painter.text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    "No GPU renderer: the 3D view is not drawn",
+                    egui::FontId::proportional(14.0),
+                    egui::Color32::LIGHT_RED,
+                );
+                return;
+            }
+            ViewportImage::Refused(why) => {
+                painter.rect_filled(rect, 0.0, egui::Color32::from_gray(30));
+                painter.text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    why.to_string(),
+                    egui::FontId::proportional(14.0),
+                    egui::Color32::LIGHT_RED,
+                );
+                return;
+            }
+            ViewportImage::Drawn {
+                render_state,
+                colour,
+                recreated,
+            } => {
+                let mut egui_renderer = render_state.renderer.write();
+                match self.texture {
+                    Some(id) if recreated => egui_renderer.update_egui_texture_from_wgpu_texture(
+                        &render_state.device,
+                        colour,
+                        wgpu::FilterMode::Linear,
+                        id,
+                    ),
+                    Some(_) => {}
+                    None => {
+                        self.texture = Some(egui_renderer.register_native_texture(
+                            &render_state.device,
+                            colour,
+                            wgpu::FilterMode::Linear,
+                        ));
+                    }
+                }
+            }
         }
-        if let Some(renderer) = self.renderer.as_mut() {
-            let time = ui.input(|i| i.time) as f32;
-            let style = WaterStyle {
-                overlay: preview.overlay,
-                time,
-                depth_scale: preview.stats.as_ref().map_or(2.0, |s| s.max_depth.max(0.5)),
-                speed_scale: 3.0,
-            };
-            renderer.set_water(preview.water().map(|w| (w, style)));
-            renderer.submit_with_frame(preview.take_commands());
+        if let Some(id) = self.texture {
+            let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+            painter.image(id, rect, uv, egui::Color32::WHITE);
         }
-        preview.flush();
+        let level = app.document.level();
+        let bounds = level_bounds(level, self.z_range);
+        let view = water_overlay::View::new(&self.camera, rect, &bounds);
+        let tool = app.sculpt.tool;
+        water_overlay::draw(&painter, &view, level, tool, app.authoring, self.hover);
+        if (tool == Tool::Body || app.bodies.busy())
+            && let Some(g) = &app.bodies.gizmo
+        {
+            g.paint(&painter, app.bodies.hover_handle);
+        }
+        if let Some(cell) = app.preview.halt.as_ref().and_then(|h| h.cell) {
+            water_overlay::halt_marker(&painter, &view, level, cell);
+        }
+        if let (Tool::FillBasin, Some(spill)) = (tool, &app.authoring.last_spill) {
+            water_overlay::spill_marker(&painter, &view, level, spill);
+        }
+        self.overlay_text(ui, rect, app.sculpt, app.authoring, app.bodies);
     }
 
     fn authoring_input(
@@ -438,7 +439,8 @@ impl ViewportPanel {
         }
     }
 
-    fn track_range(&mut self, level: &Level, changes: &Changes, stroking: bool) {
+    /// Widens the known height range by the terrain `changes` (exact again after a stroke).
+    pub fn track_range(&mut self, level: &Level, changes: &Changes, stroking: bool) {
         if changes.whole || (!stroking && changes.terrain.is_some()) {
             self.z_range = full_range(level);
         } else if let Some(rect) = changes.terrain
@@ -448,7 +450,9 @@ impl ViewportPanel {
         }
     }
 
-    fn scene(&self, rect: egui::Rect, ppp: f32, level: &Level, sculpt: &Sculpt) -> Scene {
+    /// What the renderer draws this frame: the camera, the overlays and the brush outline.
+    pub fn scene(&self, ppp: f32, level: &Level, sculpt: &Sculpt) -> Scene {
+        let rect = self.rect;
         let radius = sculpt.brush.effective_radius(level.cell_size);
         let core = radius * (1.0 - sculpt.brush.falloff.clamp(0.0, 1.0));
         let brush = match (&sculpt.stroke, self.hover) {
@@ -476,68 +480,6 @@ impl ViewportPanel {
             overlays: self.overlays.clone(),
             brush,
             size: [size(rect.width()), size(rect.height())],
-        }
-    }
-
-    fn draw(
-        &mut self,
-        ui: &mut egui::Ui,
-        frame: &eframe::Frame,
-        rect: egui::Rect,
-        level: &Level,
-        changes: &Changes,
-        scene: &Scene,
-    ) {
-        let painter = ui.painter_at(rect);
-        let Some(rs) = frame.wgpu_render_state() else {
-            painter.rect_filled(rect, 0.0, egui::Color32::from_gray(30));
-            painter.text(
-                rect.center(),
-                egui::Align2::CENTER_CENTER,
-                "No GPU renderer: the 3D view is not drawn",
-                egui::FontId::proportional(14.0),
-                egui::Color32::GRAY,
-            );
-            return;
-        };
-        let renderer = self
-            .renderer
-            .get_or_insert_with(|| TerrainRenderer::new(&rs.device, &rs.queue));
-        renderer.sync(level, &changes.dirty());
-        if let Some(e) = renderer.error() {
-            painter.rect_filled(rect, 0.0, egui::Color32::from_gray(30));
-            painter.text(
-                rect.center(),
-                egui::Align2::CENTER_CENTER,
-                e,
-                egui::FontId::proportional(14.0),
-                egui::Color32::LIGHT_RED,
-            );
-            return;
-        }
-        let recreated = renderer.render(level, scene);
-        if let Some(target) = renderer.target() {
-            let mut egui_renderer = rs.renderer.write();
-            match self.texture {
-                Some(id) if recreated => egui_renderer.update_egui_texture_from_wgpu_texture(
-                    &rs.device,
-                    target.colour_view(),
-                    wgpu::FilterMode::Linear,
-                    id,
-                ),
-                Some(_) => {}
-                None => {
-                    self.texture = Some(egui_renderer.register_native_texture(
-                        &rs.device,
-                        target.colour_view(),
-                        wgpu::FilterMode::Linear,
-                    ));
-                }
-            }
-        }
-        if let Some(id) = self.texture {
-            let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
-            painter.image(id, rect, uv, egui::Color32::WHITE);
         }
     }
 

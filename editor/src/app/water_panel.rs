@@ -8,6 +8,7 @@ use spillway::Level;
 use spillway::level::{BoundaryKind, Shape, SinkKind, SourceKind};
 
 use super::EditorApp;
+use super::actions::Action;
 use super::authoring::shape_name;
 use super::water_overlay::boundary_colour;
 use crate::document::Features;
@@ -135,8 +136,7 @@ fn selection_editor(app: &mut EditorApp, ui: &mut Ui, tool: Tool, busy: &mut Bus
         .clicked();
     app.authoring.edit_live(&mut app.document, label, features);
     if delete {
-        app.authoring.commit_pending(&mut app.document);
-        app.delete_selection();
+        app.request(Action::DeleteSelection);
     }
 }
 

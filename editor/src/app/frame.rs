@@ -1,0 +1,160 @@
+//! The editor's frame, stage by stage, as [`EditorApp`]'s `ui` runs it. Data flows one way:
+//!
+//! 1. **input**: window events, dropped files and shortcuts become [`Action`]s ([`EditorApp::input`]);
+//! 2. **actions**: each is carried out; menus, panels and buttons request theirs, from the same
+//!    vocabulary, as they are drawn;
+//! 3. **document**: gestures over the viewport (strokes, drags, clicks) become commands on the
+//!    document ([`super::viewport_panel::ViewportPanel::gestures`]);
+//! 4. **changes**: the document's changes since the last frame are taken, once;
+//! 5. **preview**: they reach the live water, which runs for the frame's time
+//!    ([`EditorApp::simulate`]); a lost GPU saves a recovery copy here;
+//! 6. **renderer**: they are uploaded, with the water and the bodies, and the level is drawn
+//!    offscreen ([`EditorApp::render`]);
+//! 7. **paint**: the image is shown with the overlays egui draws over it
+//!    ([`super::viewport_panel::ViewportPanel::paint`]).
+
+use spillway_render::{TerrainRenderer, WaterStyle};
+
+use super::EditorApp;
+use super::actions::Action;
+use super::shortcuts;
+use super::viewport_panel::{Overlaid, ViewportImage};
+use crate::document::Changes;
+use crate::tools::Tool;
+
+impl EditorApp {
+    /// Stage 1: what the window, the dropped files and the keyboard ask for this frame.
+    pub(super) fn input(&mut self, ctx: &egui::Context) -> Vec<Action> {
+        self.handle_close_request(ctx);
+        let mut actions = shortcuts::actions(self, ctx);
+        actions.extend(self.dropped_file_action(ctx));
+        actions
+    }
+
+    /// Stages 3 to 7, in the viewport's place in the window. Returns a notice for the status
+    /// bar, if a gesture made one.
+    pub(super) fn viewport_stages(
+        &mut self,
+        ui: &mut egui::Ui,
+        frame: &eframe::Frame,
+    ) -> Option<String> {
+        let notice = self.viewport.gestures(
+            ui,
+            &mut self.document,
+            &mut self.sculpt,
+            &mut self.authoring,
+            &mut self.bodies,
+            &mut self.preview,
+        );
+        let changes = self.document.take_changes();
+        let stroking = self.sculpt.stroke.is_some();
+        (self.viewport).track_range(self.document.level(), &changes, stroking);
+        self.simulate(ui, frame, &changes);
+        let rendered = frame
+            .wgpu_render_state()
+            .map(|rs| (rs, self.render(ui, rs, &changes)));
+        let image = match (rendered, self.renderer.as_ref()) {
+            (Some(_), Some(r)) if r.error().is_some() => {
+                ViewportImage::Refused(r.error().expect("checked"))
+            }
+            (Some((render_state, recreated)), Some(r)) => match r.target() {
+                Some(target) => ViewportImage::Drawn {
+                    render_state,
+                    colour: target.colour_view(),
+                    recreated,
+                },
+                None => ViewportImage::None,
+            },
+            _ => ViewportImage::None,
+        };
+        let overlaid = Overlaid {
+            document: &self.document,
+            sculpt: &self.sculpt,
+            authoring: &self.authoring,
+            bodies: &self.bodies,
+            preview: &self.preview,
+        };
+        self.viewport.paint(ui, image, overlaid);
+        notice
+    }
+
+    /// Stage 5: the document's `changes` and its bodies reach the live water, which runs for
+    /// this frame's time; the steps it records are handed to the renderer, to be submitted
+    /// with the frame that draws them.
+    fn simulate(&mut self, ui: &egui::Ui, frame: &eframe::Frame, changes: &Changes) {
+        let (document, bodies) = (&self.document, &mut self.bodies);
+        self.preview.sync_bodies(&document.level().bodies, |body| {
+            let mesh = bodies.mesh_of(document, body).ok()?;
+            Some(std::sync::Arc::new(mesh.mesh.clone()))
+        });
+        if let Some(rs) = frame.wgpu_render_state() {
+            let level = self.document.level();
+            let preview = &mut self.preview;
+            preview.sync(level, changes);
+            let cs = level.cell_size;
+            let probe = (self.viewport.hover)
+                .map(|p| ((p.x / cs).floor(), (p.y / cs).floor()))
+                .filter(|&(x, y)| x >= 0.0 && y >= 0.0)
+                .map(|(x, y)| (x as usize, y as usize));
+            let dt = ui.input(|i| i.stable_dt);
+            if preview.frame(level, &rs.device, &rs.queue, dt, probe) {
+                ui.ctx().request_repaint();
+            } else if preview.is_live() {
+                // Read-backs (figures, the probe) arrive a frame or two later.
+                ui.ctx()
+                    .request_repaint_after(std::time::Duration::from_millis(100));
+            }
+            if let Some(renderer) = self.renderer.as_mut() {
+                let time = ui.input(|i| i.time) as f32;
+                let style = WaterStyle {
+                    overlay: preview.overlay,
+                    time,
+                    depth_scale: (preview.stats.as_ref()).map_or(2.0, |s| s.max_depth.max(0.5)),
+                    speed_scale: 3.0,
+                };
+                renderer.set_water(preview.water().map(|w| (w, style)));
+                renderer.submit_with_frame(preview.take_commands());
+            }
+            preview.flush();
+        }
+        if self.preview.take_gpu_lost_news() {
+            // Nothing of the user's work may hang on a device that just failed.
+            match self.autosave_now() {
+                Ok(path) => self.notify(
+                    format!("GPU lost: saved a recovery copy to {}", path.display()),
+                    true,
+                ),
+                Err(e) => self.notify(format!("GPU lost, and the recovery copy failed: {e}"), true),
+            }
+        }
+    }
+
+    /// Stage 6: the renderer uploads the `changes` and draws the frame offscreen: the terrain,
+    /// the bodies where the water moved them, the live water. Returns whether the colour
+    /// texture was recreated (the renderer's `error` says why a level cannot be drawn).
+    fn render(&mut self, ui: &egui::Ui, rs: &egui_wgpu::RenderState, changes: &Changes) -> bool {
+        let body_tool = self.sculpt.tool == Tool::Body || self.bodies.busy();
+        let level = self.document.level();
+        let mut scene = (self.viewport).scene(ui.ctx().pixels_per_point(), level, &self.sculpt);
+        scene.overlays.roughness |= self.sculpt.tool == Tool::Roughness;
+        let simulated = self.preview.body_poses();
+        let (instances, meshes) =
+            (self.bodies).render_input(&self.document, simulated.as_deref(), body_tool);
+        let first_frame = self.renderer.is_none();
+        let renderer = self
+            .renderer
+            .get_or_insert_with(|| TerrainRenderer::new(&rs.device, &rs.queue));
+        for m in &meshes {
+            if !renderer.has_body_mesh(m.id) {
+                renderer.upload_body_mesh(m.id, &m.mesh);
+            }
+        }
+        renderer.set_bodies(&instances);
+        if first_frame {
+            ui.ctx().request_repaint();
+        }
+        let level = self.document.level();
+        renderer.sync(level, &changes.dirty());
+        renderer.error().is_none() && renderer.render(level, &scene)
+    }
+}
