@@ -7,8 +7,11 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use spillway::gpu::GpuError;
 use spillway::level::{BoundaryKind, CrossSection};
+use spillway::sim::{SimError, StepError};
 use spillway::{Grid, Level, Simulation, SolverKind};
+use thiserror::Error;
 
 use super::options::Backend;
 use super::{CliError, CliResult, init_threads, note, say, threads_label};
@@ -76,6 +79,35 @@ pub const DT: f32 = 0.025;
 
 /// The peers' per-step flow factor at [`DT`].
 pub const PEER_FRICTION_FACTOR: f64 = 0.999;
+
+/// Why one size of the bench scene could not be measured.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    /// The CPU solver refused the scene.
+    #[error("bench scene {n}×{n}: {source}")]
+    Start {
+        /// Cells a side.
+        n: u32,
+        /// The solver's reason.
+        source: SimError,
+    },
+    /// A CPU step failed (a blow-up or a runaway).
+    #[error("bench scene {n}×{n}: {source}")]
+    Step {
+        /// Cells a side.
+        n: u32,
+        /// The step's error.
+        source: StepError,
+    },
+    /// The GPU solver could not run the scene.
+    #[error("bench scene {n}×{n} on the GPU: {source}")]
+    Gpu {
+        /// Cells a side.
+        n: u32,
+        /// The GPU solver's error.
+        source: GpuError,
+    },
+}
 
 /// One measured size.
 #[derive(Clone, Debug, Serialize)]
@@ -147,13 +179,13 @@ pub fn default_steps(n: u32) -> u64 {
 
 /// Measures one size of the scene `args` describe: 10 warm-up steps, then the median of three
 /// timed batches of `steps`.
-pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
+pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchError> {
     let level = pipe_array_scene(n as usize, args.section.into(), args.pipe_advection);
     if args.backend == Backend::Gpu {
         return measure_gpu(&level, n, steps, args);
     }
-    let mut sim = Simulation::new(&level).map_err(|e| format!("bench scene {n}×{n}: {e}"))?;
-    let fail = |e| format!("bench scene {n}×{n}: {e}");
+    let mut sim = Simulation::new(&level).map_err(|source| BenchError::Start { n, source })?;
+    let fail = |source| BenchError::Step { n, source };
     for _ in 0..10 {
         sim.step(DT).map_err(fail)?;
     }
@@ -185,9 +217,14 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String>
 }
 
 /// Times the GPU solver on the scene; the adapter's name goes to stderr.
-fn measure_gpu(level: &Level, n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
+fn measure_gpu(
+    level: &Level,
+    n: u32,
+    steps: u64,
+    args: &BenchArgs,
+) -> Result<BenchRow, BenchError> {
     let r = spillway::gpu::bench_level(level, steps as usize)
-        .map_err(|e| format!("bench scene {n}×{n} on the GPU: {e}"))?;
+        .map_err(|source| BenchError::Gpu { n, source })?;
     note(&format!(
         "{n}×{n} on {} ({})",
         r.adapter,
@@ -246,7 +283,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             Backend::Gpu => default_steps(n).max(200),
             _ => default_steps(n),
         });
-        let row = measure(n, steps, args).map_err(CliError::failure)?;
+        let row = measure(n, steps, args).map_err(|e| CliError::failure(e.to_string()))?;
         if row.substeps_per_step > 1.0 {
             note(&format!(
                 "warning: {n}×{n}: the solver sub-stepped ({:.2} sub-steps per step); the \
