@@ -1,12 +1,14 @@
-//! Sculpting benchmark on a 2048 × 2048 terrain: the time of one brush application (a dab of
-//! each tool, and a stroke step with undo bookkeeping) and of one viewport frame (uploading the
-//! dirty region and rendering offscreen at 1280 × 720, waiting for the GPU).
+//! Sculpting benchmark on a 2048 × 2048 terrain (`spillway::bench::BenchScene::Hills`): the
+//! time of one brush application (a dab of each tool, and a stroke step with undo bookkeeping)
+//! and of one viewport frame (uploading the dirty region and rendering offscreen at
+//! 1280 × 720, waiting for the GPU).
 //!
 //! `cargo bench -p spillway-editor --bench sculpt [-- --size N] [--level L.ron] [--png FRAME.png]`
 
 use std::time::Instant;
 
-use spillway::{Grid, Level};
+use spillway::Level;
+use spillway::bench::{BenchScene, scene};
 use spillway_editor::document::{Change, Changes, Document, Layer};
 use spillway_editor::tools::sculpt::{Dab, apply_dab};
 use spillway_editor::tools::{Brush, Stroke, Tool};
@@ -18,15 +20,6 @@ fn arg(name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1).cloned())
-}
-
-fn hills(n: usize) -> Level {
-    let mut level = Level::flat(n, n, 1.0, 0.0);
-    level.terrain = Grid::from_fn(n, n, |x, y| {
-        let (fx, fy) = (x as f32 / n as f32, y as f32 / n as f32);
-        40.0 * (fx * 9.0).sin() * (fy * 7.0).cos() + 25.0 * (fx * 23.0 + fy * 5.0).sin().powi(2)
-    });
-    level
 }
 
 fn per_op(label: &str, runs: usize, mut f: impl FnMut(usize)) -> f64 {
@@ -52,7 +45,7 @@ fn main() {
         look(&level, &arg("--png").unwrap_or_else(|| "level.png".into()));
         return;
     }
-    let mut level = hills(n);
+    let mut level = scene(n, BenchScene::Hills);
     for tool in [
         Tool::Raise,
         Tool::Smooth,

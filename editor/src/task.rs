@@ -3,10 +3,27 @@
 //! and a Cancel the work checks. Work that cannot stop part-way is abandoned: its result is
 //! dropped when it arrives, so a cancelled task never changes the document.
 
+use std::error::Error as StdError;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+/// Why a [`Task`] ended without a result.
+#[derive(Debug, Error)]
+pub enum TaskError {
+    /// The work itself failed; its own error says why (message and source pass through).
+    #[error(transparent)]
+    Work(Box<dyn StdError + Send + Sync>),
+    /// No thread could be started for the work.
+    #[error("could not start a thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The work's thread ended without a result (it panicked).
+    #[error("the background work stopped unexpectedly")]
+    Stopped,
+}
 
 /// What a running task shares with the window: how far it is, and whether to stop.
 #[derive(Debug, Default)]
@@ -35,21 +52,25 @@ impl Progress {
     }
 }
 
-/// Work running on a background thread that ends with a `T` or an error message.
+/// Work running on a background thread that ends with a `T` or a [`TaskError`].
 pub struct Task<T> {
     /// What the task does, for its progress window ("Saving level.ron").
     pub label: String,
     progress: Arc<Progress>,
-    result: mpsc::Receiver<Result<T, String>>,
+    result: mpsc::Receiver<Result<T, TaskError>>,
     started: Instant,
 }
 
 impl<T: Send + 'static> Task<T> {
-    /// Starts `work` on a new thread; it reports through the [`Progress`] it is given.
-    pub fn spawn(
+    /// Starts `work` on a new thread; it reports through the [`Progress`] it is given. Its
+    /// error, of any error type (or a message), ends the task as [`TaskError::Work`].
+    pub fn spawn<E>(
         label: impl Into<String>,
-        work: impl FnOnce(&Progress) -> Result<T, String> + Send + 'static,
-    ) -> Self {
+        work: impl FnOnce(&Progress) -> Result<T, E> + Send + 'static,
+    ) -> Self
+    where
+        E: Into<Box<dyn StdError + Send + Sync>>,
+    {
         let progress = Arc::new(Progress {
             share: AtomicU32::new(u32::MAX),
             cancel: AtomicBool::new(false),
@@ -59,13 +80,13 @@ impl<T: Send + 'static> Task<T> {
         let spawned = std::thread::Builder::new()
             .name("spillway task".into())
             .spawn(move || {
-                let _ = tx.send(work(&shared));
+                let _ = tx.send(work(&shared).map_err(|e| TaskError::Work(e.into())));
             });
         let (tx, failed) = mpsc::channel();
         let result = match spawned {
             Ok(_) => result,
             Err(e) => {
-                let _ = tx.send(Err(format!("could not start a thread: {e}")));
+                let _ = tx.send(Err(TaskError::Spawn(e)));
                 failed
             }
         };
@@ -78,24 +99,20 @@ impl<T: Send + 'static> Task<T> {
     }
 
     /// The result, once the work has ended (`Err` also when the thread died).
-    pub fn poll(&self) -> Option<Result<T, String>> {
+    pub fn poll(&self) -> Option<Result<T, TaskError>> {
         match self.result.try_recv() {
             Ok(r) => Some(r),
             Err(mpsc::TryRecvError::Empty) => None,
-            Err(mpsc::TryRecvError::Disconnected) => {
-                Some(Err("the background work stopped unexpectedly".into()))
-            }
+            Err(mpsc::TryRecvError::Disconnected) => Some(Err(TaskError::Stopped)),
         }
     }
 
     /// Waits for the result (at most `limit`); for tests and for quitting.
-    pub fn wait(&self, limit: Duration) -> Option<Result<T, String>> {
+    pub fn wait(&self, limit: Duration) -> Option<Result<T, TaskError>> {
         match self.result.recv_timeout(limit) {
             Ok(r) => Some(r),
             Err(mpsc::RecvTimeoutError::Timeout) => None,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                Some(Err("the background work stopped unexpectedly".into()))
-            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Some(Err(TaskError::Stopped)),
         }
     }
 
@@ -128,10 +145,30 @@ mod tests {
     fn a_task_reports_progress_and_its_result() {
         let task = Task::spawn("count", |p| {
             p.set(0.5);
-            Ok(42)
+            Ok::<_, std::convert::Infallible>(42)
         });
-        assert_eq!(task.wait(Duration::from_secs(10)), Some(Ok(42)));
+        assert!(matches!(task.wait(Duration::from_secs(10)), Some(Ok(42))));
         assert_eq!(task.share(), Some(0.5));
+    }
+
+    #[test]
+    fn the_work_s_error_is_the_task_s_message() {
+        let task = Task::<()>::spawn("fail", |_| Err("level.ron: cannot write"));
+        match task.wait(Duration::from_secs(10)) {
+            Some(Err(e @ TaskError::Work(_))) => {
+                assert_eq!(e.to_string(), "level.ron: cannot write")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_panicking_work_is_reported() {
+        let task = Task::<()>::spawn("panic", |_| -> Result<(), String> { panic!("boom") });
+        assert!(matches!(
+            task.wait(Duration::from_secs(10)),
+            Some(Err(TaskError::Stopped))
+        ));
     }
 
     #[test]
@@ -144,9 +181,9 @@ mod tests {
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
-            Ok(true)
+            Ok::<_, std::convert::Infallible>(true)
         });
         task.cancel();
-        assert_eq!(task.wait(Duration::from_secs(20)), Some(Ok(true)));
+        assert!(matches!(task.wait(Duration::from_secs(20)), Some(Ok(true))));
     }
 }

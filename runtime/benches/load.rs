@@ -1,24 +1,22 @@
-//! Level loading speed: saves a 2048 × 2048 level with terrain, water and flow state to a
-//! temporary folder, then times `level::file::load` and prints the median of several runs.
+//! Level loading speed: saves a 2048 × 2048 level with terrain, water and flow state (the
+//! benchmark pipe scene of `spillway::bench` with a flow state added) to a temporary folder,
+//! then times `level::file::load` and prints the median of several runs.
 //!
 //! Run with `cargo bench -p spillway --bench load` (release build). Target: under 250 ms.
 
 use std::time::{Duration, Instant};
 
-use spillway::Grid;
+use spillway::bench::{BenchScene, scene};
 use spillway::level::file::{load, save};
 use spillway::level::{FlowState, Level, SolverKind};
 
 const SIDE: usize = 2048;
 const RUNS: usize = 11;
 
+/// The shared pipe scene (terrain and water) with a flow state on top.
 fn level() -> Level {
     let n = SIDE;
-    let mut level = Level::flat(n, n, 1.0, 0.0);
-    level.terrain = Grid::from_fn(n, n, |x, y| {
-        ((x as f32) * 0.01).sin() * 5.0 + y as f32 * 0.002
-    });
-    level.water = Grid::from_fn(n, n, |x, y| ((x ^ y) % 7) as f32 * 0.1);
+    let mut level = scene(n, BenchScene::PEERS);
     level.flow = Some(FlowState {
         solver: SolverKind::Pipes,
         flow_x: (0..(n + 1) * n).map(|i| (i % 1013) as f32 * 1e-3).collect(),

@@ -1,8 +1,9 @@
 //! What the rigid-body coupling costs per step: N bodies (crates, logs, barrels, boulders)
-//! dropped on a lake of `size`² cells of 1 m, coupled with the water through `BodyWorld`, one
-//! step per 60 Hz frame of simulated time (`dt` = 1/60 s). For each N it prints the time of a
-//! coupled step (bodies rasterised, blockers set, the water under them gathered back, forces,
-//! floaters' displacement, the water step, rapier) next to a water-only step.
+//! dropped on a lake of `size`² cells of 1 m (`spillway::bench::BenchScene::Lake`), coupled
+//! with the water through `BodyWorld`, one step per 60 Hz frame of simulated time (`dt` =
+//! 1/60 s). For each N it prints the time of a coupled step (bodies rasterised, blockers set,
+//! the water under them gathered back, forces, floaters' displacement, the water step, rapier)
+//! next to a water-only step.
 //!
 //! ```text
 //! cargo run --release -p spillway --example body_bench --features gpu,rapier -- \
@@ -17,12 +18,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use spillway::Simulation;
+use spillway::bench::{BenchScene, scene};
 use spillway::body::import::{ImportLimits, import_body};
 use spillway::body::solver::WaterSolver;
 use spillway::body::world::BodyWorld;
 use spillway::gpu::GpuSimulation;
 use spillway::level::{Body, Coupling};
-use spillway::{Grid, Level, Simulation};
 
 /// One simulated 60 Hz frame, seconds.
 const DT: f32 = 1.0 / 60.0;
@@ -61,16 +63,6 @@ fn options() -> Result<Options, Box<dyn Error>> {
         }
     }
     Ok(o)
-}
-
-/// A walled lake, 1 m deep over a gently rolling bed.
-fn lake(n: usize) -> Level {
-    let mut level = Level::flat(n, n, 1.0, 0.0);
-    level.terrain = Grid::from_fn(n, n, |x, y| {
-        0.2 * ((x as f32 * 0.05).sin() + (y as f32 * 0.07).cos())
-    });
-    level.water = Grid::from_fn(n, n, |x, y| 1.0 - level.terrain.data[y * n + x]);
-    level
 }
 
 /// Adds `count` bodies in a fixed scatter over the middle of the lake.
@@ -174,7 +166,7 @@ fn measure<S: WaterSolver>(
 
 fn main() -> Result<(), Box<dyn Error>> {
     let o = options()?;
-    let level = lake(o.size);
+    let level = scene(o.size, BenchScene::Lake);
     let backend = if o.gpu { "gpu" } else { "cpu" };
     for &count in &o.bodies {
         let (coupled, water, phases) = if o.gpu {

@@ -1,6 +1,7 @@
 //! The GPU pipes benchmark from the command line, for the device machine:
 //! `gpu_bench [SIZE ...] [--steps N]` prints one row per size (the scene of
-//! `shared/bench/pipe_array.py`).
+//! `shared/bench/pipe_array.py`: `spillway::bench::BenchScene::PEERS`, the scene of
+//! `spillway bench`).
 
 fn main() {
     let mut sizes = Vec::new();

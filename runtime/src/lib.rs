@@ -71,6 +71,7 @@
 // Stencil code indexes several grids by one cell index; iterators would hide the stencil.
 #![allow(clippy::needless_range_loop)]
 
+pub mod bench;
 pub mod body;
 pub mod error;
 #[cfg(feature = "gpu")]

@@ -157,7 +157,7 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
     };
     if let Some(result) = done {
         if let Some(running) = app.file_task.take() {
-            finish(app, running, result);
+            finish(app, running, result.map_err(|e| e.to_string()));
         }
         return;
     }

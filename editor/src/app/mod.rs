@@ -327,7 +327,7 @@ impl EditorApp {
     }
 
     /// Writes the autosave recovery copy now, as the timer would.
-    pub fn autosave_now(&mut self) -> Result<PathBuf, String> {
+    pub fn autosave_now(&mut self) -> Result<PathBuf, crate::project::recovery::RecoveryError> {
         self.recovery.save(&self.document)
     }
 

@@ -16,7 +16,7 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
     controls(app, ui);
     let preview = &mut app.preview;
     if let Some(e) = &preview.error {
-        ui.colored_label(ui.visuals().error_fg_color, e);
+        ui.colored_label(ui.visuals().error_fg_color, e.to_string());
     }
     if let Some(h) = &preview.halt {
         ui.colored_label(ui.visuals().error_fg_color, &h.message);

@@ -1,14 +1,19 @@
 //! `spillway bench`: times the solver on the exact scene of the peers in
-//! `shared/bench/pipe_array.py` (n × n cells, dx = 1 m, dt = 25 ms, walls, hilly terrain and a
-//! half-filled reservoir, friction factor 0.999 per step) and prints the same table the peers
-//! print, so the numbers can be compared side by side.
+//! `shared/bench/pipe_array.py` ([`spillway::bench::BenchScene::PipeArray`]: n × n cells,
+//! dx = 1 m, dt = 25 ms, walls, hilly terrain and a half-filled reservoir, friction factor 0.999
+//! per step) and prints the same table the peers print, so the numbers can be compared side by
+//! side.
 
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use spillway::level::{BoundaryKind, CrossSection};
-use spillway::{Grid, Level, Simulation, SolverKind};
+use spillway::bench::{BenchScene, PIPE_ARRAY_DT as DT, scene};
+use spillway::gpu::GpuError;
+use spillway::level::CrossSection;
+use spillway::sim::{SimError, StepError};
+use spillway::{Level, Simulation};
+use thiserror::Error;
 
 use super::options::Backend;
 use super::{CliError, CliResult, init_threads, note, say, threads_label};
@@ -71,11 +76,34 @@ impl Section {
     }
 }
 
-/// The peers' time step, seconds.
-pub const DT: f32 = 0.025;
-
-/// The peers' per-step flow factor at [`DT`].
-pub const PEER_FRICTION_FACTOR: f64 = 0.999;
+/// Why one size of the bench scene could not be measured.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    /// The CPU solver refused the scene.
+    #[error("bench scene {n}×{n}: {source}")]
+    Start {
+        /// Cells a side.
+        n: u32,
+        /// The solver's reason.
+        source: SimError,
+    },
+    /// A CPU step failed (a blow-up or a runaway).
+    #[error("bench scene {n}×{n}: {source}")]
+    Step {
+        /// Cells a side.
+        n: u32,
+        /// The step's error.
+        source: StepError,
+    },
+    /// The GPU solver could not run the scene.
+    #[error("bench scene {n}×{n} on the GPU: {source}")]
+    Gpu {
+        /// Cells a side.
+        n: u32,
+        /// The GPU solver's error.
+        source: GpuError,
+    },
+}
 
 /// One measured size.
 #[derive(Clone, Debug, Serialize)]
@@ -104,42 +132,6 @@ pub struct BenchRow {
     pub substeps_per_step: f64,
 }
 
-/// The level of the peers' scene at size `n × n` with the given cross-section rule and pipe
-/// momentum advection: terrain `b = 4·sin(6x)·cos(5y) + 3x` with `x = column / n`,
-/// `y = row / n`, water `max(0, 8 − b)` where `x < 0.5`, walls, pipes solver with the peers'
-/// friction and `cfl = 1`.
-pub fn pipe_array_scene(n: usize, section: CrossSection, pipe_advection: bool) -> Level {
-    let nf = n as f32;
-    let terrain = Grid::from_fn(n, n, |i, j| {
-        let (x, y) = (i as f32 / nf, j as f32 / nf);
-        4.0 * (6.0 * x).sin() * (5.0 * y).cos() + 3.0 * x
-    });
-    let water = Grid::from_fn(n, n, |i, j| {
-        if (i as f32 / nf) < 0.5 {
-            (8.0 - terrain.get(i, j)).max(0.0)
-        } else {
-            0.0
-        }
-    });
-    let mut level = Level::flat(n, n, 1.0, 0.0);
-    level.name = format!("pipe_array {n}×{n}");
-    level.terrain = terrain;
-    level.water = water;
-    let p = &mut level.params;
-    p.solver = SolverKind::Pipes;
-    p.cross_section = section;
-    p.pipe_advection = pipe_advection;
-    p.gravity = 9.81;
-    p.dt = DT;
-    // The linear law scales flows by (1 − f)^dt per step; match the peers' 0.999 per step.
-    p.friction = spillway::level::Friction::Linear {
-        per_second: (1.0 - PEER_FRICTION_FACTOR.powf(1.0 / DT as f64)) as f32,
-    };
-    p.cfl = 1.0;
-    p.default_boundary = BoundaryKind::Wall;
-    level
-}
-
 /// The peers' batch size for `n × n`: `max(5, min(500, 2e8 / n²))` steps.
 pub fn default_steps(n: u32) -> u64 {
     (2e8 as u64 / (n as u64 * n as u64)).clamp(5, 500)
@@ -147,13 +139,17 @@ pub fn default_steps(n: u32) -> u64 {
 
 /// Measures one size of the scene `args` describe: 10 warm-up steps, then the median of three
 /// timed batches of `steps`.
-pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
-    let level = pipe_array_scene(n as usize, args.section.into(), args.pipe_advection);
+pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchError> {
+    let kind = BenchScene::PipeArray {
+        section: args.section.into(),
+        pipe_advection: args.pipe_advection,
+    };
+    let level = scene(n as usize, kind);
     if args.backend == Backend::Gpu {
         return measure_gpu(&level, n, steps, args);
     }
-    let mut sim = Simulation::new(&level).map_err(|e| format!("bench scene {n}×{n}: {e}"))?;
-    let fail = |e| format!("bench scene {n}×{n}: {e}");
+    let mut sim = Simulation::new(&level).map_err(|source| BenchError::Start { n, source })?;
+    let fail = |source| BenchError::Step { n, source };
     for _ in 0..10 {
         sim.step(DT).map_err(fail)?;
     }
@@ -185,9 +181,14 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String>
 }
 
 /// Times the GPU solver on the scene; the adapter's name goes to stderr.
-fn measure_gpu(level: &Level, n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, String> {
+fn measure_gpu(
+    level: &Level,
+    n: u32,
+    steps: u64,
+    args: &BenchArgs,
+) -> Result<BenchRow, BenchError> {
     let r = spillway::gpu::bench_level(level, steps as usize)
-        .map_err(|e| format!("bench scene {n}×{n} on the GPU: {e}"))?;
+        .map_err(|source| BenchError::Gpu { n, source })?;
     note(&format!(
         "{n}×{n} on {} ({})",
         r.adapter,
@@ -246,7 +247,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             Backend::Gpu => default_steps(n).max(200),
             _ => default_steps(n),
         });
-        let row = measure(n, steps, args).map_err(CliError::failure)?;
+        let row = measure(n, steps, args).map_err(|e| CliError::failure(e.to_string()))?;
         if row.substeps_per_step > 1.0 {
             note(&format!(
                 "warning: {n}×{n}: the solver sub-stepped ({:.2} sub-steps per step); the \

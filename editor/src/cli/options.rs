@@ -4,6 +4,7 @@
 use clap::{Args, ValueEnum};
 use spillway::level::{BoundaryKind, Friction, Params};
 use spillway::{Level, Simulation, SolverKind};
+use thiserror::Error;
 
 use super::CliError;
 
@@ -121,61 +122,113 @@ pub fn simulation(level: &Level, path: &std::path::Path) -> Result<Simulation, C
     })
 }
 
-fn number(s: &str) -> Result<f32, String> {
-    let v: f32 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a number"))?;
+/// Why a value given to an option is refused (clap names the option and the text given).
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum OptionError {
+    /// The text is not a number.
+    #[error("`{text}` is not a number")]
+    NotANumber {
+        /// The text given.
+        text: String,
+        /// The parser's reason.
+        #[source]
+        source: std::num::ParseFloatError,
+    },
+    /// The number is infinite or NaN.
+    #[error("{0} is not a finite number")]
+    NotFinite(f32),
+    /// Zero or negative where only positive numbers make sense.
+    #[error("{0} must be greater than 0")]
+    NotPositive(f32),
+    /// Negative where zero or more is needed.
+    #[error("{0} must not be negative")]
+    Negative(f32),
+    /// A linear friction outside 0 ≤ F < 1.
+    #[error("{0} is outside 0 ≤ friction < 1")]
+    Friction(f32),
+    /// A Manning's n outside 0 ≤ n ≤ 1.
+    #[error("{0} is outside 0 ≤ n ≤ 1")]
+    Manning(f32),
+    /// A time step longer than the 10 s maximum.
+    #[error("{0} s is longer than the 10 s maximum")]
+    StepTooLong(f32),
+}
+
+fn number(s: &str) -> Result<f32, OptionError> {
+    let v: f32 = s.trim().parse().map_err(|source| OptionError::NotANumber {
+        text: s.to_owned(),
+        source,
+    })?;
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(format!("{v} is not a finite number"))
+        Err(OptionError::NotFinite(v))
     }
 }
 
 /// A finite number greater than zero.
-pub fn parse_positive(s: &str) -> Result<f32, String> {
+pub fn parse_positive(s: &str) -> Result<f32, OptionError> {
     let v = number(s)?;
     if v > 0.0 {
         Ok(v)
     } else {
-        Err(format!("{v} must be greater than 0"))
+        Err(OptionError::NotPositive(v))
     }
 }
 
 /// A finite number of seconds, zero or more.
-pub fn parse_seconds(s: &str) -> Result<f64, String> {
+pub fn parse_seconds(s: &str) -> Result<f64, OptionError> {
     let v = number(s)?;
     if v >= 0.0 {
         Ok(v as f64)
     } else {
-        Err(format!("{v} must not be negative"))
+        Err(OptionError::Negative(v))
     }
 }
 
-fn parse_friction(s: &str) -> Result<f32, String> {
+fn parse_friction(s: &str) -> Result<f32, OptionError> {
     let v = number(s)?;
     if (0.0..1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{v} is outside 0 ≤ friction < 1"))
+        Err(OptionError::Friction(v))
     }
 }
 
-fn parse_manning(s: &str) -> Result<f32, String> {
+fn parse_manning(s: &str) -> Result<f32, OptionError> {
     let v = number(s)?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{v} is outside 0 ≤ n ≤ 1"))
+        Err(OptionError::Manning(v))
     }
 }
 
-fn parse_dt(s: &str) -> Result<f32, String> {
+fn parse_dt(s: &str) -> Result<f32, OptionError> {
     let v = parse_positive(s)?;
     if v <= 10.0 {
         Ok(v)
     } else {
-        Err(format!("{v} s is longer than the 10 s maximum"))
+        Err(OptionError::StepTooLong(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_say_what_is_wrong() {
+        let cases: [(Result<f32, OptionError>, &str); 5] = [
+            (parse_positive("abc"), "`abc` is not a number"),
+            (parse_positive("inf"), "inf is not a finite number"),
+            (parse_positive("0"), "0 must be greater than 0"),
+            (parse_manning("2"), "2 is outside 0 ≤ n ≤ 1"),
+            (parse_dt("11"), "11 s is longer than the 10 s maximum"),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got.unwrap_err().to_string(), want);
+        }
+        assert_eq!(parse_seconds("1.5"), Ok(1.5));
     }
 }

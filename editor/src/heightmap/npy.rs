@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use spillway::Grid;
+use thiserror::Error;
 
 use super::HeightmapError;
 
@@ -27,6 +28,16 @@ pub enum Dtype {
     F64,
 }
 
+impl std::fmt::Display for Dtype {
+    /// The NumPy `descr` string: `<f4` or `<f8`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Dtype::F32 => "<f4",
+            Dtype::F64 => "<f8",
+        })
+    }
+}
+
 impl Dtype {
     fn size(self) -> usize {
         match self {
@@ -34,6 +45,152 @@ impl Dtype {
             Dtype::F64 => 8,
         }
     }
+}
+
+/// Why bytes are not an acceptable `.npy` heightmap: each variant says where (byte, row and
+/// column, header key) and what is wrong.
+#[derive(Debug, Error)]
+pub enum NpyError {
+    /// The file does not start with [`MAGIC`].
+    #[error("not a NumPy .npy file (bad magic bytes)")]
+    BadMagic,
+    /// The file ends inside the part before the header, or inside the header length field.
+    #[error("truncated: the file ends inside the .npy {0}")]
+    TruncatedPreamble(&'static str),
+    /// A format version other than 1.0, 2.0 or 3.0.
+    #[error(".npy format version {major}.{minor} is not supported")]
+    Version {
+        /// Major version byte.
+        major: u8,
+        /// Minor version byte.
+        minor: u8,
+    },
+    /// The header length field asks for more than this reader accepts.
+    #[error("header length {0} bytes is larger than the {MAX_HEADER}-byte limit")]
+    HeaderTooLong(usize),
+    /// The file ends before the header does.
+    #[error("truncated: the header needs {needed} bytes but the file has only {available}")]
+    TruncatedHeader {
+        /// Header bytes the length field announces.
+        needed: usize,
+        /// Bytes the file has after the preamble.
+        available: usize,
+    },
+    /// The header is not UTF-8 text.
+    #[error("the .npy header is not text ({0})")]
+    HeaderNotText(#[source] std::str::Utf8Error),
+    /// The header is not a Python dict literal this reader understands.
+    #[error("malformed .npy header: {0}")]
+    Malformed(#[from] HeaderSyntaxError),
+    /// A key the format requires is missing from the header.
+    #[error("the .npy header has no '{0}'")]
+    MissingKey(&'static str),
+    /// `descr` names a big-endian float.
+    #[error("dtype '{0}' is big-endian; save the array as little-endian float32 or float64")]
+    BigEndian(String),
+    /// `descr` names a type other than a float32 or float64.
+    #[error("dtype '{0}' is not supported; use float32 ('<f4') or float64 ('<f8')")]
+    UnsupportedDtype(String),
+    /// `descr`, `fortran_order` or `shape` holds a value of the wrong kind.
+    #[error("'{key}' must be {wanted}, found {found:?}")]
+    WrongValue {
+        /// The header key.
+        key: &'static str,
+        /// What the key must hold.
+        wanted: &'static str,
+        /// What it holds.
+        found: HeaderValue,
+    },
+    /// The array is stored column-major.
+    #[error(
+        "the array is in Fortran (column-major) order; save it in C order (np.ascontiguousarray)"
+    )]
+    FortranOrder,
+    /// The shape is not 2-D.
+    #[error("the array has {} dimensions {:?}; a heightmap needs 2 (rows, cols)", .0.len(), .0)]
+    Dimensions(Vec<usize>),
+    /// `rows × cols` values of the dtype do not fit in memory's address range.
+    #[error("shape ({rows}, {cols}) is too large")]
+    ShapeTooLarge {
+        /// Rows of the shape.
+        rows: usize,
+        /// Columns of the shape.
+        cols: usize,
+    },
+    /// The data after the header is not exactly `rows × cols` values.
+    #[error("shape ({rows}, {cols}) of {dtype} needs {needed} data bytes but the file has {found}")]
+    DataLength {
+        /// Rows of the shape.
+        rows: usize,
+        /// Columns of the shape.
+        cols: usize,
+        /// The element type.
+        dtype: Dtype,
+        /// Data bytes the shape needs.
+        needed: usize,
+        /// Data bytes in the file.
+        found: usize,
+    },
+    /// A finite float64 value too large for a 32-bit float.
+    #[error("value {value} at row {row}, column {col} does not fit in a 32-bit float")]
+    OutOfRange {
+        /// The value.
+        value: f64,
+        /// Its row.
+        row: usize,
+        /// Its column.
+        col: usize,
+    },
+    /// A NaN or infinite value (the first one).
+    #[error("value {value} at row {row}, column {col} is not a finite number")]
+    NotFinite {
+        /// The value.
+        value: f32,
+        /// Its row.
+        row: usize,
+        /// Its column.
+        col: usize,
+    },
+}
+
+/// Where and why the header's dict literal does not parse; byte offsets count from the start
+/// of the header text.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum HeaderSyntaxError {
+    /// A required character is missing.
+    #[error("expected '{expected}' at byte {at}")]
+    Expected {
+        /// The character wanted.
+        expected: char,
+        /// Byte offset.
+        at: usize,
+    },
+    /// A key or value that should be a quoted string is not.
+    #[error("expected a quoted string at byte {0}")]
+    ExpectedString(usize),
+    /// A quoted string has no closing quote.
+    #[error("unterminated string from byte {0}")]
+    UnterminatedString(usize),
+    /// A shape dimension is not a number.
+    #[error("expected a number at byte {0}")]
+    ExpectedNumber(usize),
+    /// A shape dimension overflows `usize`.
+    #[error("a shape dimension is too large at byte {0}")]
+    NumberTooLarge(usize),
+    /// Text follows the closing brace.
+    #[error("unexpected text after the dict at byte {0}")]
+    TrailingText(usize),
+}
+
+/// One value of the header dict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeaderValue {
+    /// A quoted string.
+    Str(String),
+    /// `True` or `False`.
+    Bool(bool),
+    /// A tuple of non-negative integers.
+    Tuple(Vec<usize>),
 }
 
 /// A parsed `.npy` array: its element type and the values as `f32` in a grid of
@@ -53,61 +210,56 @@ pub fn read(path: &Path) -> Result<Array, HeightmapError> {
         action: "read the .npy file",
         source,
     })?;
-    parse(&bytes).map_err(|problem| HeightmapError::format(path, problem))
+    parse(&bytes).map_err(|problem| HeightmapError::format(path, problem.to_string()))
 }
 
-/// Parses the bytes of a `.npy` file; the error says what is wrong.
-pub fn parse(bytes: &[u8]) -> Result<Array, String> {
+/// Parses the bytes of a `.npy` file; the error says what is wrong and where.
+pub fn parse(bytes: &[u8]) -> Result<Array, NpyError> {
     if !bytes.starts_with(MAGIC) {
-        return Err("not a NumPy .npy file (bad magic bytes)".into());
+        return Err(NpyError::BadMagic);
     }
     let (major, minor) = match bytes.get(6..8) {
         Some(v) => (v[0], v[1]),
-        None => return Err("truncated: the file ends inside the .npy preamble".into()),
+        None => return Err(NpyError::TruncatedPreamble("preamble")),
     };
     let (len_bytes, header_start) = match major {
         1 => (2, 10),
         2 | 3 => (4, 12),
-        _ => {
-            return Err(format!(
-                ".npy format version {major}.{minor} is not supported"
-            ));
-        }
+        _ => return Err(NpyError::Version { major, minor }),
     };
     let len_field = bytes
         .get(8..8 + len_bytes)
-        .ok_or("truncated: the file ends inside the .npy header length")?;
+        .ok_or(NpyError::TruncatedPreamble("header length"))?;
     let header_len = len_field
         .iter()
         .rev()
         .fold(0usize, |acc, &b| (acc << 8) | b as usize);
     if header_len > MAX_HEADER {
-        return Err(format!(
-            "header length {header_len} bytes is larger than the {MAX_HEADER}-byte limit"
-        ));
+        return Err(NpyError::HeaderTooLong(header_len));
     }
     let data_start = header_start + header_len;
-    let header = bytes.get(header_start..data_start).ok_or_else(|| {
-        format!(
-            "truncated: the header needs {header_len} bytes but the file has only {}",
-            bytes.len().saturating_sub(header_start)
-        )
-    })?;
-    let header =
-        std::str::from_utf8(header).map_err(|_| "the .npy header is not text".to_string())?;
+    let header = bytes
+        .get(header_start..data_start)
+        .ok_or_else(|| NpyError::TruncatedHeader {
+            needed: header_len,
+            available: bytes.len().saturating_sub(header_start),
+        })?;
+    let header = std::str::from_utf8(header).map_err(NpyError::HeaderNotText)?;
     let (dtype, rows, cols) = parse_header(header)?;
 
     let data = &bytes[data_start..];
     let needed = rows
         .checked_mul(cols)
         .and_then(|n| n.checked_mul(dtype.size()))
-        .ok_or_else(|| format!("shape ({rows}, {cols}) is too large"))?;
+        .ok_or(NpyError::ShapeTooLarge { rows, cols })?;
     if data.len() != needed {
-        return Err(format!(
-            "shape ({rows}, {cols}) of {} needs {needed} data bytes but the file has {}",
-            descr(dtype),
-            data.len()
-        ));
+        return Err(NpyError::DataLength {
+            rows,
+            cols,
+            dtype,
+            needed,
+            found: data.len(),
+        });
     }
     let values: Vec<f32> = match dtype {
         Dtype::F32 => data
@@ -119,11 +271,11 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
             for (i, c) in data.chunks_exact(8).enumerate() {
                 let v = f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
                 if v.is_finite() && !(v as f32).is_finite() {
-                    return Err(format!(
-                        "value {v} at row {}, column {} does not fit in a 32-bit float",
-                        i / cols,
-                        i % cols
-                    ));
+                    return Err(NpyError::OutOfRange {
+                        value: v,
+                        row: i / cols,
+                        col: i % cols,
+                    });
                 }
                 out.push(v as f32);
             }
@@ -131,12 +283,11 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
         }
     };
     if let Some(i) = values.iter().position(|v| !v.is_finite()) {
-        return Err(format!(
-            "value {} at row {}, column {} is not a finite number",
-            values[i],
-            i / cols,
-            i % cols
-        ));
+        return Err(NpyError::NotFinite {
+            value: values[i],
+            row: i / cols,
+            col: i % cols,
+        });
     }
     Ok(Array {
         dtype,
@@ -148,75 +299,46 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
     })
 }
 
-fn descr(dtype: Dtype) -> &'static str {
-    match dtype {
-        Dtype::F32 => "<f4",
-        Dtype::F64 => "<f8",
-    }
-}
-
-/// One value of the header dict.
-#[derive(Debug)]
-enum Value {
-    Str(String),
-    Bool(bool),
-    Tuple(Vec<usize>),
-}
-
 /// Checks the header dict and returns dtype, rows and columns.
-fn parse_header(header: &str) -> Result<(Dtype, usize, usize), String> {
-    let entries = parse_dict(header).map_err(|e| format!("malformed .npy header: {e}"))?;
-    let get = |key: &str| {
+fn parse_header(header: &str) -> Result<(Dtype, usize, usize), NpyError> {
+    let entries = parse_dict(header)?;
+    let get = |key: &'static str| {
         entries
             .iter()
             .rev()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
-            .ok_or_else(|| format!("the .npy header has no '{key}'"))
+            .ok_or(NpyError::MissingKey(key))
+    };
+    let wrong = |key, wanted, found: &HeaderValue| NpyError::WrongValue {
+        key,
+        wanted,
+        found: found.clone(),
     };
     let dtype = match get("descr")? {
-        Value::Str(s) if s == "<f4" => Dtype::F32,
-        Value::Str(s) if s == "<f8" => Dtype::F64,
-        Value::Str(s) if s == ">f4" || s == ">f8" => {
-            return Err(format!(
-                "dtype '{s}' is big-endian; save the array as little-endian float32 or float64"
-            ));
+        HeaderValue::Str(s) if s == "<f4" => Dtype::F32,
+        HeaderValue::Str(s) if s == "<f8" => Dtype::F64,
+        HeaderValue::Str(s) if s == ">f4" || s == ">f8" => {
+            return Err(NpyError::BigEndian(s.clone()));
         }
-        Value::Str(s) => {
-            return Err(format!(
-                "dtype '{s}' is not supported; use float32 ('<f4') or float64 ('<f8')"
-            ));
-        }
-        other => return Err(format!("'descr' must be a dtype string, found {other:?}")),
+        HeaderValue::Str(s) => return Err(NpyError::UnsupportedDtype(s.clone())),
+        other => return Err(wrong("descr", "a dtype string", other)),
     };
     match get("fortran_order")? {
-        Value::Bool(false) => {}
-        Value::Bool(true) => {
-            return Err(
-                "the array is in Fortran (column-major) order; save it in C order \
-                 (np.ascontiguousarray)"
-                    .into(),
-            );
-        }
-        other => {
-            return Err(format!(
-                "'fortran_order' must be True or False, found {other:?}"
-            ));
-        }
+        HeaderValue::Bool(false) => {}
+        HeaderValue::Bool(true) => return Err(NpyError::FortranOrder),
+        other => return Err(wrong("fortran_order", "True or False", other)),
     }
     match get("shape")? {
-        Value::Tuple(dims) if dims.len() == 2 => Ok((dtype, dims[0], dims[1])),
-        Value::Tuple(dims) => Err(format!(
-            "the array has {} dimensions {dims:?}; a heightmap needs 2 (rows, cols)",
-            dims.len()
-        )),
-        other => Err(format!("'shape' must be a tuple, found {other:?}")),
+        HeaderValue::Tuple(dims) if dims.len() == 2 => Ok((dtype, dims[0], dims[1])),
+        HeaderValue::Tuple(dims) => Err(NpyError::Dimensions(dims.clone())),
+        other => Err(wrong("shape", "a tuple", other)),
     }
 }
 
 /// Parses the Python dict literal of a `.npy` header: string keys; string, bool or
 /// integer-tuple values.
-fn parse_dict(s: &str) -> Result<Vec<(String, Value)>, String> {
+fn parse_dict(s: &str) -> Result<Vec<(String, HeaderValue)>, HeaderSyntaxError> {
     let mut p = Parser {
         s: s.as_bytes(),
         i: 0,
@@ -242,7 +364,7 @@ fn parse_dict(s: &str) -> Result<Vec<(String, Value)>, String> {
     }
     p.ws();
     if p.i != p.s.len() {
-        return Err(format!("unexpected text after the dict at byte {}", p.i));
+        return Err(HeaderSyntaxError::TrailingText(p.i));
     }
     Ok(out)
 }
@@ -265,37 +387,40 @@ impl Parser<'_> {
         hit
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), String> {
+    fn expect(&mut self, c: u8) -> Result<(), HeaderSyntaxError> {
         self.ws();
         if self.eat(c) {
             Ok(())
         } else {
-            Err(format!("expected '{}' at byte {}", c as char, self.i))
+            Err(HeaderSyntaxError::Expected {
+                expected: c as char,
+                at: self.i,
+            })
         }
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, HeaderSyntaxError> {
         let quote = match self.s.get(self.i) {
             Some(&q @ (b'\'' | b'"')) => q,
-            _ => return Err(format!("expected a quoted string at byte {}", self.i)),
+            _ => return Err(HeaderSyntaxError::ExpectedString(self.i)),
         };
         let start = self.i + 1;
         let len = self.s[start..]
             .iter()
             .position(|&c| c == quote)
-            .ok_or("unterminated string")?;
+            .ok_or(HeaderSyntaxError::UnterminatedString(self.i))?;
         self.i = start + len + 1;
         Ok(String::from_utf8_lossy(&self.s[start..start + len]).into_owned())
     }
 
-    fn value(&mut self) -> Result<Value, String> {
+    fn value(&mut self) -> Result<HeaderValue, HeaderSyntaxError> {
         let rest = &self.s[self.i..];
         if rest.starts_with(b"True") {
             self.i += 4;
-            Ok(Value::Bool(true))
+            Ok(HeaderValue::Bool(true))
         } else if rest.starts_with(b"False") {
             self.i += 5;
-            Ok(Value::Bool(false))
+            Ok(HeaderValue::Bool(false))
         } else if rest.starts_with(b"(") {
             self.i += 1;
             let mut dims = Vec::new();
@@ -311,24 +436,24 @@ impl Parser<'_> {
                 }
                 self.expect(b',')?;
             }
-            Ok(Value::Tuple(dims))
+            Ok(HeaderValue::Tuple(dims))
         } else {
-            self.string().map(Value::Str)
+            self.string().map(HeaderValue::Str)
         }
     }
 
-    fn int(&mut self) -> Result<usize, String> {
+    fn int(&mut self) -> Result<usize, HeaderSyntaxError> {
         let start = self.i;
         let mut v: usize = 0;
         while let Some(&c) = self.s.get(self.i).filter(|c| c.is_ascii_digit()) {
             v = v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add((c - b'0') as usize))
-                .ok_or("a shape dimension is too large")?;
+                .ok_or(HeaderSyntaxError::NumberTooLarge(start))?;
             self.i += 1;
         }
         if self.i == start {
-            return Err(format!("expected a number at byte {start}"));
+            return Err(HeaderSyntaxError::ExpectedNumber(start));
         }
         self.eat(b'L'); // Python 2 long suffix
         Ok(v)
@@ -462,7 +587,7 @@ mod tests {
             (b"PK\x03\x04".to_vec(), "magic"),
         ];
         for (bytes, want) in cases {
-            let err = parse(&bytes).unwrap_err();
+            let err = parse(&bytes).unwrap_err().to_string();
             assert!(err.contains(want), "{err:?} should mention {want:?}");
         }
     }
@@ -478,6 +603,13 @@ mod tests {
             &data,
         ))
         .unwrap_err();
-        assert_eq!(err, "value NaN at row 1, column 0 is not a finite number");
+        assert!(
+            matches!(err, NpyError::NotFinite { row: 1, col: 0, .. }),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "value NaN at row 1, column 0 is not a finite number"
+        );
     }
 }

@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
-use image::{DynamicImage, ExtendedColorType, ImageDecoder, ImageReader};
+use image::{DynamicImage, ExtendedColorType, ImageDecoder, ImageError, ImageReader};
 use spillway::Grid;
+use thiserror::Error;
 
 use super::HeightmapError;
 
@@ -16,6 +17,69 @@ pub const DEFAULT_HEIGHT_SCALE: f32 = 100.0;
 
 /// Largest side accepted, in pixels (the level format's own limit).
 const MAX_SIDE: u32 = 16384;
+
+/// Why an image is not an acceptable heightmap.
+#[derive(Debug, Error)]
+pub enum PngError {
+    /// Reading the first bytes (or rewinding) failed.
+    #[error("cannot read the PNG: {0}")]
+    Read(#[source] std::io::Error),
+    /// The decoder refused the file's header.
+    #[error("not a readable PNG: {0}")]
+    Unreadable(#[source] ImageError),
+    /// The pixels failed to decode.
+    #[error("cannot decode the PNG: {0}")]
+    Decode(#[source] ImageError),
+    /// A side is longer than the level format allows.
+    #[error("{width} × {height} pixels is larger than the {limit}-pixel limit a side")]
+    TooWide {
+        /// Width, pixels.
+        width: u32,
+        /// Height, pixels.
+        height: u32,
+        /// The longest side allowed, pixels.
+        limit: u32,
+    },
+    /// More pixels than a level may have cells.
+    #[error(
+        "{width} × {height} pixels is {cells} cells, more than a level's limit of {limit} cells"
+    )]
+    TooManyCells {
+        /// Width, pixels.
+        width: u32,
+        /// Height, pixels.
+        height: u32,
+        /// Width × height.
+        cells: u64,
+        /// The level format's cell limit.
+        limit: usize,
+    },
+    /// A side shorter than 2 pixels.
+    #[error("{width} × {height} pixels: a level needs at least 2 × 2 cells")]
+    TooSmall {
+        /// Width, pixels.
+        width: u32,
+        /// Height, pixels.
+        height: u32,
+    },
+    /// A colour image.
+    #[error("the image is {0:?}; a heightmap must be an 8- or 16-bit grayscale PNG")]
+    NotGray(ExtendedColorType),
+    /// A palette (indexed-colour) image.
+    #[error(
+        "the image is a {bits}-bit palette (indexed-colour) image; a heightmap must be an 8- or 16-bit grayscale PNG"
+    )]
+    Palette {
+        /// Bits per palette index.
+        bits: u8,
+    },
+    /// A 1-, 2- or 4-bit grayscale image.
+    #[error("the image is {bits}-bit grayscale; a heightmap must be an 8- or 16-bit grayscale PNG")]
+    LowBitDepth {
+        /// Bits per sample.
+        bits: u8,
+    },
+}
 
 /// A decoded grayscale heightmap.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +99,7 @@ pub fn read(path: &Path, height_scale: f32) -> Result<Heightmap, HeightmapError>
         source,
     })?;
     decode(std::io::BufReader::new(file), height_scale)
-        .map_err(|problem| HeightmapError::format(path, problem))
+        .map_err(|problem| HeightmapError::format(path, problem.to_string()))
 }
 
 /// Decodes a grayscale PNG from `reader` (see [`read`]); the error says what is wrong. The
@@ -43,42 +107,40 @@ pub fn read(path: &Path, height_scale: f32) -> Result<Heightmap, HeightmapError>
 pub fn decode(
     reader: impl std::io::BufRead + std::io::Seek,
     height_scale: f32,
-) -> Result<Heightmap, String> {
+) -> Result<Heightmap, PngError> {
     let mut reader = reader;
     refuse_low_bit_depth(&mut reader)?;
     let reader = ImageReader::with_format(reader, image::ImageFormat::Png);
-    let decoder = reader
-        .into_decoder()
-        .map_err(|e| format!("not a readable PNG: {e}"))?;
+    let decoder = reader.into_decoder().map_err(PngError::Unreadable)?;
     let (w, h) = decoder.dimensions();
     if w > MAX_SIDE || h > MAX_SIDE {
-        return Err(format!(
-            "{w} × {h} pixels is larger than the {MAX_SIDE}-pixel limit a side"
-        ));
+        return Err(PngError::TooWide {
+            width: w,
+            height: h,
+            limit: MAX_SIDE,
+        });
     }
     let max_cells = spillway::level::Limits::default().max_cells;
     if w as usize * h as usize > max_cells {
-        return Err(format!(
-            "{w} × {h} pixels is {} cells, more than a level's limit of {max_cells} cells",
-            w as u64 * h as u64
-        ));
+        return Err(PngError::TooManyCells {
+            width: w,
+            height: h,
+            cells: w as u64 * h as u64,
+            limit: max_cells,
+        });
     }
     if w < 2 || h < 2 {
-        return Err(format!(
-            "{w} × {h} pixels: a level needs at least 2 × 2 cells"
-        ));
+        return Err(PngError::TooSmall {
+            width: w,
+            height: h,
+        });
     }
     let bits = match decoder.original_color_type() {
         ExtendedColorType::L8 | ExtendedColorType::La8 => 8,
         ExtendedColorType::L16 | ExtendedColorType::La16 => 16,
-        other => {
-            return Err(format!(
-                "the image is {other:?}; a heightmap must be an 8- or 16-bit grayscale PNG"
-            ));
-        }
+        other => return Err(PngError::NotGray(other)),
     };
-    let image =
-        DynamicImage::from_decoder(decoder).map_err(|e| format!("cannot decode the PNG: {e}"))?;
+    let image = DynamicImage::from_decoder(decoder).map_err(PngError::Decode)?;
     let (nx, ny) = (w as usize, h as usize);
     let data: Vec<f32> = if bits == 8 {
         let s = height_scale / 255.0;
@@ -105,11 +167,11 @@ pub fn decode(
 
 /// Refuses 1-, 2- and 4-bit images by their header (the decoder would silently widen them to
 /// 8 bits, turning full white into 1/255 of the height scale), then rewinds `reader`.
-fn refuse_low_bit_depth(reader: &mut (impl std::io::Read + std::io::Seek)) -> Result<(), String> {
+fn refuse_low_bit_depth(reader: &mut (impl std::io::Read + std::io::Seek)) -> Result<(), PngError> {
     use std::io::SeekFrom;
     // Signature (8), IHDR length and type (8), width and height (8), then bit depth and colour.
     let mut head = [0u8; 26];
-    let io = |e: std::io::Error| format!("cannot read the PNG: {e}");
+    let io = PngError::Read;
     let start = reader.stream_position().map_err(io)?;
     let mut filled = 0;
     while filled < head.len() {
@@ -122,14 +184,10 @@ fn refuse_low_bit_depth(reader: &mut (impl std::io::Read + std::io::Seek)) -> Re
     if filled == head.len() && head.starts_with(MAGIC) && &head[12..16] == b"IHDR" {
         let (bits, colour) = (head[24], head[25]);
         if colour == 3 {
-            return Err(format!(
-                "the image is a {bits}-bit palette (indexed-colour) image; a heightmap must be an 8- or 16-bit grayscale PNG"
-            ));
+            return Err(PngError::Palette { bits });
         }
         if colour == 0 && bits < 8 {
-            return Err(format!(
-                "the image is {bits}-bit grayscale; a heightmap must be an 8- or 16-bit grayscale PNG"
-            ));
+            return Err(PngError::LowBitDepth { bits });
         }
     }
     Ok(())

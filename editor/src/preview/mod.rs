@@ -13,8 +13,9 @@ mod edits;
 
 use spillway::Level;
 use spillway::body::world::WorldError;
-use spillway::gpu::{GpuSimulation, ProbeReading};
-use spillway::sim::{Stats, StepError};
+use spillway::gpu::{GpuError, GpuSimulation, ProbeReading};
+use spillway::sim::{SimError, Stats, StepError};
+use thiserror::Error;
 
 use cpu::CpuWater;
 pub use device::DeviceWatch;
@@ -60,6 +61,24 @@ pub struct Halt {
     pub cell: Option<(usize, usize)>,
 }
 
+/// Why the preview cannot run, or stopped by itself (a blow-up only pauses it: [`Halt`]).
+#[derive(Debug, Error)]
+pub enum PreviewError {
+    /// The CPU solver refused the level.
+    #[error("The water preview cannot run: {0}")]
+    CpuStart(#[source] SimError),
+    /// The GPU solver could not start on the level (no room on the device, a bad level).
+    #[error("The water preview cannot run: {0}")]
+    GpuStart(#[source] GpuError),
+    /// The GPU solver failed while running (the device reported an error, an edit did not
+    /// fit); a [`GpuError`] converts into this.
+    #[error("The water preview stopped: {0}")]
+    Gpu(#[from] GpuError),
+    /// The water and bodies failed while running (anything but a blow-up, which pauses).
+    #[error("The water preview stopped: {0}")]
+    Bodies(#[from] WorldError),
+}
+
 /// The live preview.
 #[derive(Default)]
 pub struct Preview {
@@ -76,8 +95,8 @@ pub struct Preview {
     pub history: Vec<Sample>,
     /// Why the preview stopped by itself.
     pub halt: Option<Halt>,
-    /// Why the preview cannot run at all (no device, too large).
-    pub error: Option<String>,
+    /// Why the preview cannot run at all (no device, too large), or stopped.
+    pub error: Option<PreviewError>,
     /// The last probe reading.
     pub probe: Option<ProbeReading>,
     /// What was last handed to the solver, to find edits.
@@ -201,7 +220,7 @@ impl Preview {
         match sim.open_gate(name) {
             Ok(opened) => opened,
             Err(e) => {
-                self.fail(e);
+                self.fail(PreviewError::Gpu(e));
                 false
             }
         }
@@ -233,7 +252,7 @@ impl Preview {
                     self.stats = Some(cpu.stats());
                     self.cpu = Some(cpu);
                 })
-                .map_err(|e| e.to_string())
+                .map_err(PreviewError::CpuStart)
         } else {
             GpuSimulation::new(level, device, queue)
                 .map(|mut sim| {
@@ -243,7 +262,7 @@ impl Preview {
                     sim.request_stats();
                     self.sim = Some(sim);
                 })
-                .map_err(|e| e.to_string())
+                .map_err(PreviewError::GpuStart)
         };
         match started {
             Ok(()) => {
@@ -251,7 +270,7 @@ impl Preview {
                 true
             }
             Err(e) => {
-                self.error = Some(format!("The water preview cannot run: {e}"));
+                self.error = Some(e);
                 self.playing = false;
                 false
             }
@@ -283,14 +302,14 @@ impl Preview {
                 true
             }
             _ => {
-                self.fail(e);
+                self.fail(PreviewError::Bodies(e));
                 false
             }
         }
     }
 
-    fn fail(&mut self, e: impl std::fmt::Display) {
-        self.error = Some(format!("The water preview stopped: {e}"));
+    fn fail(&mut self, e: impl Into<PreviewError>) {
+        self.error = Some(e.into());
         self.sim = None;
         self.bodies = None;
         self.playing = false;
@@ -382,7 +401,7 @@ impl Preview {
             match sim.encode_steps(steps, level.params.dt) {
                 Ok(commands) => self.commands = commands,
                 Err(e) => {
-                    self.fail(e);
+                    self.fail(PreviewError::Gpu(e));
                     return false;
                 }
             }
@@ -499,13 +518,13 @@ impl Preview {
 
     /// The running water as `level`'s initial state (depths and flow state), waiting for the
     /// steps run so far; `None` while no water runs.
-    pub fn capture(&mut self, level: &Level) -> Option<Result<Level, String>> {
+    pub fn capture(&mut self, level: &Level) -> Option<Result<Level, GpuError>> {
         self.flush();
         if let Some(cpu) = &self.cpu {
             return Some(Ok(cpu.sim().bake_into(level)));
         }
         let sim = self.sim.as_mut()?;
-        Some(sim.bake_into(level).map_err(|e| e.to_string()))
+        Some(sim.bake_into(level))
     }
 
     /// Waits for the steps run so far and returns fresh figures (blocking; for tests).

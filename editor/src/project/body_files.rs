@@ -6,8 +6,35 @@
 use std::path::{Component, Path, PathBuf};
 
 use spillway::level::Body;
+use thiserror::Error;
 
 use crate::tools::body::library::resolve;
+
+/// Why a body's file could not be brought into the project; the message names the file.
+#[derive(Debug, Error)]
+pub enum BodyFileError {
+    /// The path names no file (it ends in `..` or is a root).
+    #[error("{}: not a file", file.display())]
+    NotAFile {
+        /// The body's file.
+        file: PathBuf,
+    },
+    /// Copying the file (or one of its external buffers) into the project failed.
+    #[error("{}: cannot copy it into the project: {source}", file.display())]
+    Copy {
+        /// The body's file.
+        file: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}
+
+/// Lets the window's code, which still carries messages as `String`, take this error with `?`.
+impl From<BodyFileError> for String {
+    fn from(e: BodyFileError) -> Self {
+        e.to_string()
+    }
+}
 
 /// The folder beside a level where copied body files go.
 pub const BODIES_DIR: &str = "bodies";
@@ -55,15 +82,19 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
 /// Copies `source` into `level_dir/bodies/` (with its external buffers, for a `.gltf`) unless
 /// it lies inside `level_dir` already; returns the path relative to `level_dir`. A different
 /// file of the same name there gets a numbered name beside it.
-pub fn bring_in(source: &Path, level_dir: &Path) -> Result<String, String> {
+pub fn bring_in(source: &Path, level_dir: &Path) -> Result<String, BodyFileError> {
     if let Some(rel) = inside(source, level_dir) {
         return Ok(rel);
     }
-    let fail =
-        |e: std::io::Error| format!("{}: cannot copy it into the project: {e}", source.display());
+    let fail = |e| BodyFileError::Copy {
+        file: source.to_path_buf(),
+        source: e,
+    };
     let name = source
         .file_name()
-        .ok_or_else(|| format!("{}: not a file", source.display()))?
+        .ok_or_else(|| BodyFileError::NotAFile {
+            file: source.to_path_buf(),
+        })?
         .to_string_lossy()
         .into_owned();
     let stem = Path::new(&name)
@@ -108,7 +139,7 @@ pub fn relink(
     bodies: &[Body],
     old_dir: Option<&Path>,
     new_dir: &Path,
-) -> Result<Vec<Body>, String> {
+) -> Result<Vec<Body>, BodyFileError> {
     bodies
         .iter()
         .map(|b| {
@@ -130,23 +161,25 @@ mod tests {
         std::fs::create_dir_all(&level_dir).expect("dir");
         let src = tmp.path().join("crate.glb");
         std::fs::write(&src, b"glb bytes").expect("write");
-        assert_eq!(
-            bring_in(&src, &level_dir).as_deref(),
-            Ok("bodies/crate.glb")
-        );
-        assert_eq!(
-            bring_in(&src, &level_dir).as_deref(),
-            Ok("bodies/crate.glb")
-        );
+        let bring = |file: &Path| bring_in(file, &level_dir).expect("copied in");
+        assert_eq!(bring(&src), "bodies/crate.glb");
+        assert_eq!(bring(&src), "bodies/crate.glb");
         let copied = level_dir.join("bodies/crate.glb");
-        assert_eq!(
-            bring_in(&copied, &level_dir).as_deref(),
-            Ok("bodies/crate.glb")
-        );
+        assert_eq!(bring(&copied), "bodies/crate.glb");
         std::fs::write(&src, b"other bytes").expect("write");
-        assert_eq!(
-            bring_in(&src, &level_dir).as_deref(),
-            Ok("bodies/crate-2.glb")
+        assert_eq!(bring(&src), "bodies/crate-2.glb");
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let gone = tmp.path().join("gone.glb");
+        let err = bring_in(&gone, &tmp.path().join("level")).expect_err("no such file");
+        assert!(matches!(err, BodyFileError::Copy { .. }));
+        let message = err.to_string();
+        assert!(
+            message.contains("gone.glb") && message.contains("cannot copy it into the project"),
+            "{message}"
         );
     }
 }

@@ -2,14 +2,106 @@
 //! height range (black or 0 is `min`, white or 65535 is `max`), and f32 NumPy `.npy` arrays in
 //! metres. Reading PNG and `.npy` uses [`crate::heightmap`]; writing is here.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use image::ExtendedColorType;
 use image::ImageEncoder;
 use image::codecs::png::PngEncoder;
 use spillway::Grid;
+use thiserror::Error;
 
-use crate::heightmap;
+use crate::heightmap::{self, HeightmapError};
+
+/// Why a heightmap file could not be imported or exported; the message names the file.
+#[derive(Debug, Error)]
+pub enum HeightmapIoError {
+    /// A PNG or `.npy` file could not be read (the reader's error names the file).
+    #[error(transparent)]
+    Read(#[from] HeightmapError),
+    /// The height range given for the file maps no heights.
+    #[error("{}: {source}", path.display())]
+    Range {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with the range.
+        source: EmptyRange,
+    },
+    /// The RAW size given is outside the accepted sides.
+    #[error(
+        "{}: a RAW size of {width} × {height} is outside 2 to {MAX_RAW_SIDE} samples a side",
+        path.display()
+    )]
+    RawSize {
+        /// The file.
+        path: PathBuf,
+        /// Samples a row.
+        width: usize,
+        /// Rows.
+        height: usize,
+    },
+    /// A RAW file's length does not match the size given.
+    #[error(
+        "{}: the file has {len} bytes but {width} × {height} 16-bit samples need {needed}",
+        path.display()
+    )]
+    RawLength {
+        /// The file.
+        path: PathBuf,
+        /// The file's length, bytes.
+        len: usize,
+        /// Samples a row.
+        width: usize,
+        /// Rows.
+        height: usize,
+        /// Bytes the size needs.
+        needed: usize,
+    },
+    /// The grid could not be encoded for the file.
+    #[error("{}: {source}", path.display())]
+    Encode {
+        /// The file.
+        path: PathBuf,
+        /// Why encoding failed.
+        source: EncodeError,
+    },
+    /// The operating system refused to read or write the file.
+    #[error("{}: cannot {action}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done: "read" or "write".
+        action: &'static str,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}
+
+/// Lets the window's code, which still carries messages as `String`, take this error with `?`.
+impl From<HeightmapIoError> for String {
+    fn from(e: HeightmapIoError) -> Self {
+        e.to_string()
+    }
+}
+
+/// Why a grid cannot be turned into the bytes of a heightmap format.
+#[derive(Debug, Error)]
+pub enum EncodeError {
+    /// The height range maps no heights.
+    #[error(transparent)]
+    Range(#[from] EmptyRange),
+    /// The PNG encoder failed.
+    #[error("cannot encode the PNG: {0}")]
+    Png(#[source] image::ImageError),
+}
+
+/// A height range that maps no heights: empty, upside down or not finite.
+#[derive(Clone, Copy, Debug, Error, PartialEq)]
+#[error(
+    "the height range {} m to {} m is empty or not finite: the top must be above the bottom",
+    .0.min,
+    .0.max
+)]
+pub struct EmptyRange(pub HeightRange);
 
 /// A heightmap file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,12 +198,9 @@ impl HeightRange {
         }
     }
 
-    fn check(self) -> Result<(), String> {
+    fn check(self) -> Result<(), EmptyRange> {
         if !(self.min.is_finite() && self.max.is_finite() && self.max > self.min) {
-            return Err(format!(
-                "the height range {} m to {} m is empty or not finite: the top must be above the bottom",
-                self.min, self.max
-            ));
+            return Err(EmptyRange(self));
         }
         Ok(())
     }
@@ -132,39 +221,45 @@ pub struct ImportSettings {
 const MAX_RAW_SIDE: usize = 16384;
 
 /// Reads the heightmap at `path` as heights in metres. The error names the file and the problem.
-pub fn import(path: &Path, settings: &ImportSettings) -> Result<Grid, String> {
+pub fn import(path: &Path, settings: &ImportSettings) -> Result<Grid, HeightmapIoError> {
     let range = settings.range;
+    let check_range = || {
+        range.check().map_err(|source| HeightmapIoError::Range {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
     match settings.format {
         HeightmapFormat::Png16 | HeightmapFormat::Png8 => {
-            range
-                .check()
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            let map =
-                heightmap::png::read(path, range.max - range.min).map_err(|e| e.to_string())?;
+            check_range()?;
+            let map = heightmap::png::read(path, range.max - range.min)?;
             let mut grid = map.grid;
             grid.data.iter_mut().for_each(|v| *v += range.min);
             Ok(grid)
         }
         HeightmapFormat::RawR16 => {
-            range
-                .check()
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            check_range()?;
             let (w, h) = settings.raw_size;
             if w < 2 || h < 2 || w > MAX_RAW_SIDE || h > MAX_RAW_SIDE {
-                return Err(format!(
-                    "{}: a RAW size of {w} × {h} is outside 2 to {MAX_RAW_SIDE} samples a side",
-                    path.display()
-                ));
+                return Err(HeightmapIoError::RawSize {
+                    path: path.to_path_buf(),
+                    width: w,
+                    height: h,
+                });
             }
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let bytes = std::fs::read(path).map_err(|source| HeightmapIoError::Io {
+                path: path.to_path_buf(),
+                action: "read",
+                source,
+            })?;
             if bytes.len() != w * h * 2 {
-                return Err(format!(
-                    "{}: the file has {} bytes but {w} × {h} 16-bit samples need {}",
-                    path.display(),
-                    bytes.len(),
-                    w * h * 2
-                ));
+                return Err(HeightmapIoError::RawLength {
+                    path: path.to_path_buf(),
+                    len: bytes.len(),
+                    width: w,
+                    height: h,
+                    needed: w * h * 2,
+                });
             }
             let scale = (range.max - range.min) as f64 / 65535.0;
             let data = bytes
@@ -175,9 +270,7 @@ pub fn import(path: &Path, settings: &ImportSettings) -> Result<Grid, String> {
                 .collect();
             Ok(Grid { nx: w, ny: h, data })
         }
-        HeightmapFormat::Npy => heightmap::npy::read(path)
-            .map(|a| a.grid)
-            .map_err(|e| e.to_string()),
+        HeightmapFormat::Npy => Ok(heightmap::npy::read(path)?.grid),
     }
 }
 
@@ -195,13 +288,24 @@ pub fn export(
     grid: &Grid,
     format: HeightmapFormat,
     range: HeightRange,
-) -> Result<(), String> {
-    let bytes = encode(grid, format, range).map_err(|e| format!("{}: {e}", path.display()))?;
-    super::write_atomic(path, &bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+) -> Result<(), HeightmapIoError> {
+    let bytes = encode(grid, format, range).map_err(|source| HeightmapIoError::Encode {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    super::write_atomic(path, &bytes).map_err(|source| HeightmapIoError::Io {
+        path: path.to_path_buf(),
+        action: "write",
+        source,
+    })
 }
 
 /// The bytes of `grid` in `format` over `range`.
-pub fn encode(grid: &Grid, format: HeightmapFormat, range: HeightRange) -> Result<Vec<u8>, String> {
+pub fn encode(
+    grid: &Grid,
+    format: HeightmapFormat,
+    range: HeightRange,
+) -> Result<Vec<u8>, EncodeError> {
     if format.needs_range() {
         range.check()?;
     }
@@ -236,11 +340,11 @@ pub fn encode(grid: &Grid, format: HeightmapFormat, range: HeightRange) -> Resul
     }
 }
 
-fn png(samples: &[u8], w: u32, h: u32, color: ExtendedColorType) -> Result<Vec<u8>, String> {
+fn png(samples: &[u8], w: u32, h: u32, color: ExtendedColorType) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::new();
     PngEncoder::new(&mut out)
         .write_image(samples, w, h, color)
-        .map_err(|e| format!("cannot encode the PNG: {e}"))?;
+        .map_err(EncodeError::Png)?;
     Ok(out)
 }
 
@@ -283,6 +387,26 @@ mod tests {
             raw_size: (4, 4),
         };
         let err = import(&path, &settings).expect_err("wrong length");
-        assert!(err.contains("10 bytes"), "{err}");
+        assert!(matches!(err, HeightmapIoError::RawLength { len: 10, .. }));
+        let message = err.to_string();
+        assert!(
+            message.contains("h.r16") && message.contains("10 bytes"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_empty_range_is_refused_naming_the_file() {
+        let settings = ImportSettings {
+            format: HeightmapFormat::Png16,
+            range: HeightRange { min: 3.0, max: 3.0 },
+            raw_size: (4, 4),
+        };
+        let err = import(Path::new("flat.png"), &settings).expect_err("empty range");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("flat.png: the height range 3 m to 3 m"),
+            "{message}"
+        );
     }
 }

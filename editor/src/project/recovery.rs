@@ -8,8 +8,45 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use spillway::Level;
+use spillway::error::LevelError;
+use thiserror::Error;
 
 use crate::document::Document;
+
+/// Why a recovery copy could not be written.
+#[derive(Debug, Error)]
+pub enum RecoveryError {
+    /// There is no configuration folder to autosave into.
+    #[error("autosave is off (no configuration folder)")]
+    Off,
+    /// The document's recovery folder could not be created.
+    #[error("{}: cannot create the recovery folder: {source}", folder.display())]
+    Folder {
+        /// The folder.
+        folder: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The level could not be saved into the recovery folder (the error names the file).
+    #[error(transparent)]
+    Level(#[from] LevelError),
+    /// The note of where the copy belongs could not be written as RON.
+    #[error("{}: cannot write the note of the copy's origin: {source}", file.display())]
+    Note {
+        /// The note's file.
+        file: PathBuf,
+        /// The RON serializer's error.
+        source: ron::Error,
+    },
+    /// The note of where the copy belongs could not be written.
+    #[error("{}: cannot write: {source}", file.display())]
+    Write {
+        /// The note's file.
+        file: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}
 
 /// Default time between autosaves.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
@@ -35,8 +72,8 @@ pub struct RecoveredWork {
 
 impl RecoveredWork {
     /// Loads the recovered level.
-    pub fn load(&self) -> Result<Level, String> {
-        spillway::level::file::load(&self.level_file).map_err(|e| e.to_string())
+    pub fn load(&self) -> Result<Level, LevelError> {
+        spillway::level::file::load(&self.level_file)
     }
 
     /// Deletes the recovery copy.
@@ -85,7 +122,11 @@ impl Recovery {
 
     /// Autosaves `document` if it has unsaved changes not yet autosaved and the interval has
     /// passed. Returns the copy written, or why it could not be.
-    pub fn tick(&mut self, document: &Document, now: Instant) -> Option<Result<PathBuf, String>> {
+    pub fn tick(
+        &mut self,
+        document: &Document,
+        now: Instant,
+    ) -> Option<Result<PathBuf, RecoveryError>> {
         if !document.is_modified()
             || self.last_state == Some(document.history().state())
             || self.due_in(now) > Duration::ZERO
@@ -97,28 +138,30 @@ impl Recovery {
     }
 
     /// Writes the recovery copy of `document` now.
-    pub fn save(&mut self, document: &Document) -> Result<PathBuf, String> {
+    pub fn save(&mut self, document: &Document) -> Result<PathBuf, RecoveryError> {
         let Some(dir) = &self.dir else {
-            return Err("autosave is off (no configuration folder)".into());
+            return Err(RecoveryError::Off);
         };
         let folder = dir.join(key(document.path()));
-        std::fs::create_dir_all(&folder).map_err(|e| {
-            format!(
-                "{}: cannot create the recovery folder: {e}",
-                folder.display()
-            )
-        })?;
+        if let Err(source) = std::fs::create_dir_all(&folder) {
+            return Err(RecoveryError::Folder { folder, source });
+        }
         let level_file = folder.join("level.ron");
-        spillway::level::file::save(document.level(), &level_file).map_err(|e| e.to_string())?;
+        spillway::level::file::save(document.level(), &level_file)?;
         let info = RecoveryInfo {
             origin: document.path().map(Path::to_path_buf),
             saved_unix_secs: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
         };
-        let text = ron::to_string(&info).map_err(|e| e.to_string())?;
-        super::write_atomic(&folder.join("origin.ron"), text.as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", folder.display()))?;
+        let note = folder.join("origin.ron");
+        let text = match ron::to_string(&info) {
+            Ok(text) => text,
+            Err(source) => return Err(RecoveryError::Note { file: note, source }),
+        };
+        if let Err(source) = super::write_atomic(&note, text.as_bytes()) {
+            return Err(RecoveryError::Write { file: note, source });
+        }
         self.last_state = Some(document.history().state());
         Ok(level_file)
     }

@@ -1,9 +1,10 @@
-//! The pipes benchmark: the scene of `shared/bench/pipe_array.py` and `pipe_ref.cu` (hilly
-//! terrain, half-filled reservoir, walls, constant cross-section, friction factor 0.999 per
-//! step, dt 25 ms, dx 1 m), run headless with many steps per submission and timed on the GPU.
+//! The pipes benchmark: the scene of `shared/bench/pipe_array.py` and `pipe_ref.cu`
+//! ([`crate::bench::BenchScene::PEERS`]: hilly terrain, half-filled reservoir, walls, constant
+//! cross-section, friction factor 0.999 per step, dt 25 ms, dx 1 m), or any level, run headless
+//! with many steps per submission and timed on the GPU.
 
-use crate::level::{BoundaryKind, CrossSection, Level, SolverKind};
-use crate::{Grid, Params};
+use crate::bench::{BenchScene, scene};
+use crate::level::Level;
 
 use super::GpuError;
 use super::device;
@@ -35,41 +36,10 @@ pub struct BenchResult {
     pub volume_rel_err: f64,
 }
 
-/// The benchmark scene at `n × n` (the same formulas as `pipe_array.py`).
-pub fn pipe_scene(n: usize) -> Level {
-    let mut level = Level::flat(n, n, 1.0, 0.0);
-    let nf = n as f32;
-    level.terrain = Grid::from_fn(n, n, |i, j| {
-        let (x, y) = (i as f32 / nf, j as f32 / nf);
-        4.0 * (6.0 * x).sin() * (5.0 * y).cos() + 3.0 * x
-    });
-    level.water = Grid::from_fn(n, n, |i, j| {
-        let x = i as f32 / nf;
-        if x < 0.5 {
-            (8.0 - level.terrain.get(i, j)).max(0.0)
-        } else {
-            0.0
-        }
-    });
-    level.params = Params {
-        solver: SolverKind::Pipes,
-        cross_section: CrossSection::Constant,
-        pipe_advection: false,
-        dt: 0.025,
-        // (1 - friction)^0.025 = 0.999, the peers' friction factor per step.
-        friction: crate::level::Friction::Linear {
-            per_second: 1.0 - 0.999f32.powi(40),
-        },
-        default_boundary: BoundaryKind::Wall,
-        ..Params::default()
-    };
-    level.name = format!("pipe bench {n}");
-    level
-}
-
-/// Runs the benchmark scene at `n × n` for `steps` steps per timed run (5 runs, median).
+/// Runs the peers' pipe scene ([`BenchScene::PEERS`]) at `n × n` for `steps` steps per timed
+/// run (5 runs, median).
 pub fn bench(n: usize, steps: usize) -> Result<BenchResult, GpuError> {
-    bench_level(&pipe_scene(n), steps)
+    bench_level(&scene(n, BenchScene::PEERS), steps)
 }
 
 /// Runs any level headless for `steps` steps per timed run (5 runs after a warm-up, median).

@@ -64,7 +64,7 @@ use crate::sim::{SimError, StepError};
 /// state's half (the view buffer's first word).
 pub const BLOCKERS_WGSL: &str = include_str!("../../shaders/blockers.wgsl");
 
-pub use bench::{BenchResult, bench, bench_level, pipe_scene};
+pub use bench::{BenchResult, bench, bench_level};
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};
 pub use flow::TILE_ENV;
 pub use gather::{CellWater, GATHERED, Gathered};
