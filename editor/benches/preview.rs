@@ -9,8 +9,8 @@
 
 use std::time::Instant;
 
-use spillway::level::{Gate, Shape, Source, SourceKind};
-use spillway::{Grid, Level};
+use spillway::Level;
+use spillway::bench::{self, BenchScene};
 use spillway_editor::document::Changes;
 use spillway_editor::preview::Preview;
 use spillway_render::{Camera, Overlays, Scene, TerrainRenderer};
@@ -21,48 +21,6 @@ fn arg(name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1).cloned())
-}
-
-/// Hills with a reservoir behind a gate, a river source and an open sea edge: every part of the
-/// solver and the water shading has work.
-fn valley(n: usize) -> Level {
-    let mut level = Level::flat(n, n, 1.0, 0.0);
-    let s = n as f32;
-    level.terrain = Grid::from_fn(n, n, |x, y| {
-        let (fx, fy) = (x as f32 / s, y as f32 / s);
-        let channel = 60.0 * (fy - 0.5 - 0.1 * (fx * 6.0).sin()).powi(2);
-        18.0 - 14.0 * fx + channel + 2.0 * (fx * 23.0).sin() * (fy * 19.0).cos()
-    });
-    level.water = Grid::from_fn(n, n, |x, y| {
-        if (x as f32) < s * 0.3 {
-            (17.0 - level.terrain.get(x, y)).max(0.0)
-        } else {
-            (6.0 - level.terrain.get(x, y)).max(0.0)
-        }
-    });
-    level.sources.push(Source {
-        name: "river".into(),
-        shape: Shape::Circle {
-            x: s * 0.05,
-            y: s * 0.5,
-            radius: s * 0.02,
-        },
-        kind: SourceKind::Rate { m3_per_s: s * 0.5 },
-        enabled: true,
-    });
-    level.gates.push(Gate {
-        name: "dam".into(),
-        shape: Shape::Box {
-            x0: s * 0.3,
-            y0: 0.0,
-            x1: s * 0.32,
-            y1: s,
-        },
-        crest: 40.0,
-        open_at: Some(5.0),
-    });
-    level.params.dt = 0.02;
-    level
 }
 
 fn gpu() -> Option<(wgpu::Device, wgpu::Queue, String)> {
@@ -138,7 +96,7 @@ fn main() {
     let n: usize = arg("--size").and_then(|s| s.parse().ok()).unwrap_or(1024);
     let slow = name.contains("llvmpipe");
     println!("GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame");
-    let level = valley(n);
+    let level = bench::scene(n, BenchScene::Valley);
     let mut renderer = TerrainRenderer::new(&device, &queue);
     renderer.sync(&level, &spillway_render::Dirty::everything());
     let scene = scene_for(&level, &renderer, [1920, 1080]);
