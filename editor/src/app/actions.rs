@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use spillway::{Grid, Level};
 
-use super::EditorApp;
 use super::dialogs::{Dialog, ExportForm, ImportForm, NewLevelForm};
 use super::gizmo::GizmoMode;
+use super::{EditorApp, EditorError};
 use crate::document::{CellRect, GridPatch, Layer, PatchTile, ReplaceLevel};
 use crate::project::heightmap_io::{self, HeightmapFormat};
 use crate::tools::Tool;
@@ -279,10 +279,10 @@ impl EditorApp {
     fn save_to(&mut self, path: &Path) -> bool {
         self.authoring.commit_pending(&mut self.document);
         self.bodies.commit_pending(&mut self.document);
-        if let Err(message) = self.copy_body_files(path) {
+        if let Err(e) = self.copy_body_files(path) {
             self.dialog = Some(Dialog::Error {
                 title: "Could not save the level".into(),
-                message,
+                message: e.to_string(),
             });
             return false;
         }
@@ -318,7 +318,7 @@ impl EditorApp {
 
     /// Copies the bodies' glTF files into the folder of `path` where they lie outside it and
     /// makes their paths relative to it, as one command (only if anything changes).
-    fn copy_body_files(&mut self, path: &Path) -> Result<(), String> {
+    fn copy_body_files(&mut self, path: &Path) -> Result<(), EditorError> {
         let level = self.document.level();
         if level.bodies.is_empty() {
             return Ok(());
@@ -347,10 +347,10 @@ impl EditorApp {
                 self.sculpt.tool = crate::tools::Tool::Body;
                 self.notify(notice, false);
             }
-            Err(message) => {
+            Err(e) => {
                 self.dialog = Some(Dialog::Error {
                     title: "Could not import the body".into(),
-                    message,
+                    message: e.to_string(),
                 });
             }
         }
@@ -358,7 +358,7 @@ impl EditorApp {
 
     /// Imports a heightmap as the terrain, as one undoable command. A heightmap of another
     /// size resizes the level (water is cleared, edge boundaries are clipped).
-    pub(crate) fn import_heightmap(&mut self, form: &ImportForm) -> Result<(), String> {
+    pub(crate) fn import_heightmap(&mut self, form: &ImportForm) -> Result<(), EditorError> {
         let size = std::fs::metadata(&form.path).map_or(0, |m| m.len());
         if size >= self.background_bytes {
             self.file_task = Some(super::file_tasks::import(&form.path, form.settings()));
@@ -369,7 +369,7 @@ impl EditorApp {
     }
 
     /// Makes `grid` (read from `path`) the terrain, as one undoable command.
-    pub(crate) fn apply_heightmap(&mut self, path: &Path, grid: Grid) -> Result<(), String> {
+    pub(crate) fn apply_heightmap(&mut self, path: &Path, grid: Grid) -> Result<(), EditorError> {
         let level = self.document.level();
         if (grid.nx, grid.ny) == (level.nx(), level.ny()) {
             let rect = CellRect::whole(grid.nx, grid.ny);
@@ -389,11 +389,9 @@ impl EditorApp {
             let resized = resized_level(level, grid);
             resized
                 .validate(&spillway::level::Limits::default())
-                .map_err(|e| {
-                    format!(
-                        "the resized level is not valid: `{}`: {}",
-                        e.field, e.reason
-                    )
+                .map_err(|e| EditorError::ResizedLevel {
+                    field: e.field,
+                    reason: e.reason,
                 })?;
             let before = level.clone();
             self.document.execute(Box::new(ReplaceLevel::new(
@@ -411,7 +409,7 @@ impl EditorApp {
     pub(crate) fn export_heightmap(
         &mut self,
         form: &ExportForm,
-    ) -> Result<Option<PathBuf>, String> {
+    ) -> Result<Option<PathBuf>, EditorError> {
         let dir = self.start_dir();
         let stem = self
             .document

@@ -143,9 +143,9 @@ impl Bodies {
 
     /// Imports the glTF file at `path` (parsing it once) and makes it the chosen body; the
     /// level does not change until the body is placed. `Err` names the file and the problem.
-    pub fn import(&mut self, path: &Path) -> Result<String, String> {
+    pub fn import(&mut self, path: &Path) -> Result<String, super::EditorError> {
         self.failed.remove(path);
-        let mesh = self.cache.load(path).map_err(|e| e.to_string())?;
+        let mesh = self.cache.load(path)?;
         if !self.library.iter().any(|p| p == path) {
             self.library.push(path.to_path_buf());
         }

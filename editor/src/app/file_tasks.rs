@@ -14,7 +14,7 @@ use spillway::{Grid, Level};
 
 use super::EditorApp;
 use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
-use crate::task::Task;
+use crate::task::{Task, TaskError};
 
 /// Default of [`super::EditorOptions::background_bytes`]: grid data above which a save, an
 /// import or an export runs in the background with progress and Cancel.
@@ -157,7 +157,7 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
     };
     if let Some(result) = done {
         if let Some(running) = app.file_task.take() {
-            finish(app, running, result.map_err(|e| e.to_string()));
+            finish(app, running, result);
         }
         return;
     }
@@ -203,7 +203,7 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
     }
 }
 
-fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, String>) {
+fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, TaskError>) {
     let cancelled = running.cancelled();
     let was_save = matches!(running, FileTask::Save { .. });
     match (running, result) {
@@ -215,11 +215,11 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, S
                 false,
             );
         }
-        (FileTask::Save { .. }, Err(message)) => {
+        (FileTask::Save { .. }, Err(e)) => {
             app.after_save = None;
             app.dialog = Some(super::Dialog::Error {
                 title: "Could not save the level".into(),
-                message,
+                message: e.to_string(),
             });
         }
         (FileTask::Import { path, .. }, _) if cancelled => app.notify(
@@ -230,18 +230,18 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, S
             false,
         ),
         (FileTask::Import { path, .. }, Ok(Some(grid))) => {
-            if let Err(message) = app.apply_heightmap(&path, grid) {
+            if let Err(e) = app.apply_heightmap(&path, grid) {
                 app.dialog = Some(super::Dialog::Error {
                     title: "Could not import the heightmap".into(),
-                    message,
+                    message: e.to_string(),
                 });
             }
         }
         (FileTask::Import { .. }, Ok(None)) => {}
-        (FileTask::Import { .. }, Err(message)) => {
+        (FileTask::Import { .. }, Err(e)) => {
             app.dialog = Some(super::Dialog::Error {
                 title: "Could not import the heightmap".into(),
-                message,
+                message: e.to_string(),
             });
         }
         (FileTask::Export { path, .. }, Err(_)) if cancelled => {
@@ -256,10 +256,10 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, S
         (FileTask::Export { path, .. }, Ok(_)) => {
             app.notify(format!("Exported {}", path.display()), false)
         }
-        (FileTask::Export { .. }, Err(message)) => {
+        (FileTask::Export { .. }, Err(e)) => {
             app.dialog = Some(super::Dialog::Error {
                 title: "Could not export the heightmap".into(),
-                message,
+                message: e.to_string(),
             });
         }
     }

@@ -11,6 +11,7 @@ mod bake_panel;
 mod bodies;
 mod body_panel;
 mod dialogs;
+mod error;
 mod file_tasks;
 mod frame;
 mod gate_panel;
@@ -36,6 +37,7 @@ use spillway_render::{Camera, Overlays};
 
 pub use actions::Action;
 pub use dialogs::Dialog;
+pub use error::{EditorError, NewLevelError};
 pub use file_tasks::BACKGROUND_BYTES;
 pub use gizmo::{GizmoMode, Handle};
 use viewport_panel::ViewportPanel;
@@ -281,7 +283,7 @@ impl EditorApp {
     }
 
     /// Chooses the glTF file a click of the Body tool drops (importing it first).
-    pub fn choose_body(&mut self, path: &Path) -> Result<(), String> {
+    pub fn choose_body(&mut self, path: &Path) -> Result<(), EditorError> {
         self.bodies.import(path).map(|_| ())
     }
 
@@ -527,23 +529,16 @@ fn wgpu_options() -> eframe::egui_wgpu::WgpuConfiguration {
 
 /// Opens the editor window on `project` (or the bundled sample project) and returns when it
 /// closes. Fails with a clear message when there is no display.
-pub fn run(project: Option<PathBuf>) -> Result<(), String> {
+pub fn run(project: Option<PathBuf>) -> Result<(), EditorError> {
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
     if !has_display {
-        return Err(
-            "the editor needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set \
-             (for a virtual one: `Xvfb :99 & DISPLAY=:99 spillway`); the command-line \
-             tools (`spillway check`, `bake`, ...) work without one"
-                .into(),
-        );
+        return Err(EditorError::NoDisplay);
     }
     let project = match project {
         Some(p) => Some(p),
-        None => Some(sample_project().ok_or_else(|| {
-            format!("the sample project {SAMPLE_PROJECT} was not found; pass a level to open")
-        })?),
+        None => Some(sample_project().ok_or(EditorError::NoSampleProject(SAMPLE_PROJECT))?),
     };
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -559,6 +554,6 @@ pub fn run(project: Option<PathBuf>) -> Result<(), String> {
         "Spillway",
         options,
         Box::new(move |cc| Ok(Box::new(EditorApp::new(cc, EditorOptions::new(project))))),
-    )
-    .map_err(|e| format!("the editor window failed: {e}"))
+    )?;
+    Ok(())
 }

@@ -112,7 +112,7 @@ pub fn run(cli: Cli) -> CliResult {
 /// `spillway edit`: opens the editor window on the level (or on the bundled sample).
 #[cfg(feature = "gui")]
 fn edit(args: &EditArgs) -> CliResult {
-    crate::app::run(args.path.clone()).map_err(CliError::failure)
+    crate::app::run(args.path.clone()).map_err(|e| CliError::failure(e.to_string()))
 }
 
 /// `spillway edit` in a headless build: says how to get the window.

@@ -29,13 +29,6 @@ pub enum BodyFileError {
     },
 }
 
-/// Lets the window's code, which still carries messages as `String`, take this error with `?`.
-impl From<BodyFileError> for String {
-    fn from(e: BodyFileError) -> Self {
-        e.to_string()
-    }
-}
-
 /// The folder beside a level where copied body files go.
 pub const BODIES_DIR: &str = "bodies";
 

@@ -76,13 +76,6 @@ pub enum HeightmapIoError {
     },
 }
 
-/// Lets the window's code, which still carries messages as `String`, take this error with `?`.
-impl From<HeightmapIoError> for String {
-    fn from(e: HeightmapIoError) -> Self {
-        e.to_string()
-    }
-}
-
 /// Why a grid cannot be turned into the bytes of a heightmap format.
 #[derive(Debug, Error)]
 pub enum EncodeError {

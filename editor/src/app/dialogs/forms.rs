@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use spillway::Level;
 use spillway::level::Limits;
 
+use crate::app::NewLevelError;
+
 use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
 
 /// The New level form.
@@ -33,15 +35,15 @@ impl Default for NewLevelForm {
 
 impl NewLevelForm {
     /// The level the form describes, or why it cannot be made.
-    pub fn level(&self) -> Result<Level, String> {
+    pub fn level(&self) -> Result<Level, NewLevelError> {
         Limits::default()
             .check_size(self.nx, self.ny)
-            .map_err(|e| e.reason)?;
+            .map_err(|e| NewLevelError::Size(e.reason))?;
         if !(self.cell_size > 0.0 && self.cell_size.is_finite()) {
-            return Err("the cell size must be a positive number of metres".into());
+            return Err(NewLevelError::CellSize);
         }
         if !self.height.is_finite() {
-            return Err("the initial height must be a number".into());
+            return Err(NewLevelError::Height);
         }
         Ok(Level::flat(self.nx, self.ny, self.cell_size, self.height))
     }

@@ -131,7 +131,7 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
     );
     match &level {
         Ok(_) => ui.weak(extent),
-        Err(e) => ui.colored_label(ui.visuals().error_fg_color, e),
+        Err(e) => ui.colored_label(ui.visuals().error_fg_color, e.to_string()),
     };
     let mut outcome = Outcome::Keep;
     buttons(ui, |ui| {
@@ -236,7 +236,7 @@ fn import(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ImportForm) -> Outc
         {
             match app.import_heightmap(form) {
                 Ok(()) => outcome = Outcome::Close,
-                Err(e) => form.error = Some(e),
+                Err(e) => form.error = Some(e.to_string()),
             }
         }
         if ui
@@ -288,7 +288,7 @@ fn export(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ExportForm) -> Outc
             match app.export_heightmap(form) {
                 Ok(Some(_)) => outcome = Outcome::Close,
                 Ok(None) => {}
-                Err(e) => form.error = Some(e),
+                Err(e) => form.error = Some(e.to_string()),
             }
         }
         if ui.button("Cancel").on_hover_text("Do not export").clicked() || cancel_pressed(ui) {
