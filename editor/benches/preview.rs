@@ -62,10 +62,11 @@ fn frame(
         Some((level.nx() / 2, level.ny() / 2)),
     );
     let style = WaterStyle {
-        overlay: preview.overlay,
+        overlay: spillway_render::WaterOverlay::None,
         time,
         depth_scale: 10.0,
         speed_scale: 3.0,
+        blend: preview.blend(),
     };
     renderer.set_water(preview.water().map(|w| (w, style)));
     renderer.submit_with_frame(preview.take_commands());

@@ -11,8 +11,8 @@ use spillway::sim::closed_ground;
 use spillway::{CellRect, Level};
 use spillway_render::math::Vec3;
 use spillway_render::{
-    BodyInstance, Bounds, Camera, Dirty, MeshId, Overlays, Scene, TerrainRenderer, WaterBuffers,
-    WaterStyle, level_bounds,
+    BodyInstance, Bounds, Camera, Dirty, MeshId, Overlays, Scene, TerrainRenderer, WaterStyle,
+    level_bounds,
 };
 
 use crate::bodies::Bodies;
@@ -287,7 +287,7 @@ impl Game {
     /// they stand, and what `cam` sees in an image of `size` pixels, `time` seconds into the
     /// game (for the ripples).
     fn frame(&mut self, size: [u32; 2], cam: &Camera, time: f32) -> Scene {
-        let water = WaterBuffers::of(&self.sim, 1.0);
+        let water = self.sim.water_view();
         self.renderer
             .set_water(Some((water, WaterStyle::shaded(time))));
         let bodies: Vec<BodyInstance> = (self.bodies.shown().iter())

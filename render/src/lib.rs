@@ -2,7 +2,7 @@
 //! game alike. One set of shaders, one look.
 //!
 //! It takes runtime types only: the [`spillway::Level`] with [`Dirty`] rectangles of what
-//! changed, a [`WaterBuffers`] view of the GPU solver's buffers (so live water is drawn with no
+//! changed, a [`WaterView`] of the GPU solver's buffers (so live water is drawn with no
 //! CPU copy), and body poses ([`BodyInstance`]). It knows no UI: the editor shows the colour
 //! texture as an image, a game draws into its window's surface ([`TerrainRenderer::render_to`]),
 //! and tests read the pixels back.
@@ -36,6 +36,7 @@ pub use bodies::{BodyInstance, MeshId};
 pub use camera::{Bounds, Camera, FOV_Y, Ray};
 pub use renderer::{RenderError, TILE_QUADS, TerrainRenderer};
 pub use scene::{BrushOutline, Overlays, Scene, level_bounds, nice_step};
+pub use spillway::gpu::WaterView;
 pub use target::RenderTarget;
 pub use terrain::{Dirty, TerrainTextures};
-pub use water::{WaterBuffers, WaterOverlay, WaterStyle};
+pub use water::{WaterOverlay, WaterStyle};

@@ -13,7 +13,8 @@ use crate::scene::{Globals, Scene, globals, level_bounds};
 use crate::target::{self, RenderTarget};
 use crate::terrain::{Dirty, TerrainTextures};
 use crate::tiles::{View, tile_buffer, tile_indices, visible_tiles};
-use crate::water::{WaterBuffers, WaterPass, WaterStyle};
+use crate::water::{WaterPass, WaterStyle};
+use spillway::gpu::WaterView;
 
 /// Why a level cannot be drawn or a frame cannot be read back.
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +75,7 @@ pub struct TerrainRenderer {
     triangles: usize,
     water_pass: WaterPass,
     /// The live water to draw this frame, if any.
-    water: Option<(WaterBuffers, WaterStyle)>,
+    water: Option<(WaterView, WaterStyle)>,
     /// Work to submit together with the next frame, before it (the solver's steps).
     before_frame: Vec<wgpu::CommandBuffer>,
     body_pass: BodyPass,
@@ -188,7 +189,7 @@ impl TerrainRenderer {
     }
 
     /// Draws live water from `water` (the GPU solver's buffers) in the next frames, or none.
-    pub fn set_water(&mut self, water: Option<(WaterBuffers, WaterStyle)>) {
+    pub fn set_water(&mut self, water: Option<(WaterView, WaterStyle)>) {
         if water.is_none() {
             self.water_pass.unbind();
         }

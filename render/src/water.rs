@@ -3,46 +3,9 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use spillway::gpu::WaterView;
+
 use crate::pipeline::{self, Pass, Slot};
-
-/// The GPU solver's buffers the water is drawn from (see `spillway::gpu::GpuSimulation`).
-#[derive(Clone, Debug)]
-pub struct WaterBuffers {
-    /// Terrain heights, `nx·ny` f32.
-    pub terrain: wgpu::Buffer,
-    /// Depth, two halves of `depth_half` f32.
-    pub depth: wgpu::Buffer,
-    /// x-face discharges, two halves.
-    pub flow_x: wgpu::Buffer,
-    /// y-face discharges, two halves.
-    pub flow_y: wgpu::Buffer,
-    /// The four-word view block naming the current halves.
-    pub view: wgpu::Buffer,
-    /// The solver's blocker buffer (`GpuSimulation::blocker_view`): the water is drawn at its
-    /// effective surface, with no dents where bodies hold it down. Zeros: no blockers.
-    pub blockers: wgpu::Buffer,
-    /// Elements in one depth half.
-    pub depth_half: u32,
-    /// How far the display is between the previous state (0) and the current one (1).
-    pub blend: f32,
-}
-
-impl WaterBuffers {
-    /// The buffers of `sim`, drawn `blend` of the way from its previous state to its current
-    /// one (1: the current state).
-    pub fn of(sim: &spillway::gpu::GpuSimulation, blend: f32) -> Self {
-        Self {
-            terrain: sim.terrain_buffer().clone(),
-            depth: sim.depth_buffer().clone(),
-            flow_x: sim.flow_x_buffer().clone(),
-            flow_y: sim.flow_y_buffer().clone(),
-            view: sim.view_buffer().clone(),
-            blockers: sim.blocker_view().clone(),
-            depth_half: sim.depth_half(),
-            blend,
-        }
-    }
-}
 
 /// How the water is coloured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -114,6 +77,8 @@ pub struct WaterStyle {
     pub depth_scale: f32,
     /// Speed at the top of the velocity colour map, m/s.
     pub speed_scale: f32,
+    /// How far the display is between the previous state (0) and the current one (1).
+    pub blend: f32,
 }
 
 impl WaterStyle {
@@ -124,6 +89,7 @@ impl WaterStyle {
             time,
             depth_scale: 2.0,
             speed_scale: 3.0,
+            blend: 1.0,
         }
     }
 }
@@ -133,7 +99,7 @@ pub(crate) struct WaterPass {
     pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
     uniform: wgpu::Buffer,
-    bound: Option<(WaterBuffers, wgpu::BindGroup)>,
+    bound: Option<(WaterView, wgpu::BindGroup)>,
 }
 
 impl WaterPass {
@@ -194,7 +160,7 @@ impl WaterPass {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        water: &WaterBuffers,
+        water: &WaterView,
         style: &WaterStyle,
         globals: &wgpu::Buffer,
         authored: &wgpu::TextureView,
@@ -225,7 +191,7 @@ impl WaterPass {
         let u = WaterUniform {
             ints: [water.depth_half, style.overlay as u32, 0, 0],
             floats: [
-                water.blend.clamp(0.0, 1.0),
+                style.blend.clamp(0.0, 1.0),
                 style.time,
                 style.depth_scale.max(1e-3),
                 style.speed_scale.max(1e-3),

@@ -330,7 +330,9 @@ fn snapshot_crate_standing_in_the_lake_leaves_no_dent() {
 #[test]
 fn snapshot_river_with_velocity_overlay() {
     let mut ed = untitled(river_valley());
-    ed.harness.state_mut().preview_mut().overlay = WaterOverlay::Velocity;
+    ed.harness
+        .state_mut()
+        .set_water_overlay(WaterOverlay::Velocity);
     play(&mut ed, 10.0, 30);
     ed.frames(2);
     snapshot(&ed, "water_river_velocity");

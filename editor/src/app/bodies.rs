@@ -464,7 +464,7 @@ impl Bodies {
             let [r, g, b] = crate::tools::body::kind_of(&body.gltf).colour;
             let pose = simulated.map_or_else(|| Pose::of(body), |p| p[i]);
             let inst = BodyInstance {
-                mesh: mesh.id,
+                mesh: spillway_render::MeshId(mesh.id.0),
                 pose,
                 colour: [r, g, b, 1.0],
                 selected: self.selected == Some(i),
@@ -477,7 +477,7 @@ impl Bodies {
             && let Ok(mesh) = self.mesh_at(&path)
         {
             let inst = BodyInstance {
-                mesh: mesh.id,
+                mesh: spillway_render::MeshId(mesh.id.0),
                 pose: Pose::of(&body),
                 colour: [0.55, 0.85, 0.55, GHOST_ALPHA],
                 selected: false,

@@ -107,10 +107,11 @@ impl EditorApp {
             if let Some(renderer) = self.renderer.as_mut() {
                 let time = ui.input(|i| i.time) as f32;
                 let style = WaterStyle {
-                    overlay: preview.overlay,
+                    overlay: self.viewport.water_overlay,
                     time,
                     depth_scale: (preview.stats.as_ref()).map_or(2.0, |s| s.max_depth.max(0.5)),
                     speed_scale: 3.0,
+                    blend: preview.blend(),
                 };
                 renderer.set_water(preview.water().map(|w| (w, style)));
                 renderer.submit_with_frame(preview.take_commands());
@@ -145,8 +146,9 @@ impl EditorApp {
             .renderer
             .get_or_insert_with(|| TerrainRenderer::new(&rs.device, &rs.queue));
         for m in &meshes {
-            if !renderer.has_body_mesh(m.id) {
-                renderer.upload_body_mesh(m.id, &m.mesh);
+            let id = spillway_render::MeshId(m.id.0);
+            if !renderer.has_body_mesh(id) {
+                renderer.upload_body_mesh(id, &m.mesh);
             }
         }
         renderer.set_bodies(&instances);

@@ -210,6 +210,11 @@ impl EditorApp {
         self.sculpt.tool = tool;
     }
 
+    /// Colours the live water with `overlay` (as the Show buttons of the water panel do).
+    pub fn set_water_overlay(&mut self, overlay: spillway_render::WaterOverlay) {
+        self.viewport.water_overlay = overlay;
+    }
+
     /// The brush settings.
     pub fn brush(&self) -> &Brush {
         &self.sculpt.brush

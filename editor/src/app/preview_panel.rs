@@ -144,7 +144,7 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
         ui.label("Show")
             .on_hover_text("How the live water is coloured");
         for o in WaterOverlay::ALL {
-            ui.selectable_value(&mut preview.overlay, o, o.name())
+            ui.selectable_value(&mut app.viewport.water_overlay, o, o.name())
                 .on_hover_text(o.tip());
         }
         ui.separator();

@@ -15,7 +15,7 @@ use crate::document::{Changes, Document};
 use crate::preview::Preview;
 use crate::tools::{Stroke, Tool};
 use spillway_render::math::Vec3;
-use spillway_render::{BrushOutline, Camera, Overlays, Scene, pick};
+use spillway_render::{BrushOutline, Camera, Overlays, Scene, WaterOverlay, pick};
 use spillway_render::{level_bounds, terrain::value_range};
 
 /// Largest side of the offscreen image, pixels.
@@ -51,6 +51,8 @@ pub(crate) struct Overlaid<'a> {
 pub(crate) struct ViewportPanel {
     pub camera: Camera,
     pub overlays: Overlays,
+    /// How the live water is coloured.
+    pub water_overlay: WaterOverlay,
     /// Where the viewport was laid out in the last frame (points).
     pub rect: egui::Rect,
     /// The terrain point under the cursor.
@@ -71,6 +73,7 @@ impl Default for ViewportPanel {
         Self {
             camera: Camera::default(),
             overlays: Overlays::default(),
+            water_overlay: WaterOverlay::default(),
             rect: egui::Rect::NOTHING,
             hover: None,
             z_range: (0.0, 1.0),

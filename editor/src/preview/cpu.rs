@@ -14,7 +14,7 @@ use spillway::sim::{GateState, SimError};
 use spillway::{Level, Simulation, Stats};
 
 use super::bodies::PreviewBodies;
-use spillway_render::WaterBuffers;
+use spillway::gpu::WaterView;
 
 /// The water of the preview on the CPU.
 pub struct CpuWater {
@@ -26,7 +26,7 @@ pub struct CpuWater {
 /// them, so the previous state stays for blending.
 struct RenderCopy {
     device: wgpu::Device,
-    buffers: WaterBuffers,
+    buffers: WaterView,
     half: u32,
 }
 
@@ -75,7 +75,7 @@ impl CpuWater {
     }
 
     /// The buffers of the last [`Self::upload`].
-    pub fn buffers(&self) -> Option<WaterBuffers> {
+    pub fn buffers(&self) -> Option<WaterView> {
         self.copy.as_ref().map(|c| c.buffers.clone())
     }
 
@@ -119,7 +119,7 @@ impl CpuWater {
 
     /// Copies the state to buffers on `device` for drawing (made on first use, or again when
     /// the device changed) and returns them.
-    pub fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> WaterBuffers {
+    pub fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> WaterView {
         let (nx, ny) = (self.sim.nx() as u64, self.sim.ny() as u64);
         let halves = [nx * ny, (nx + 1) * ny, nx * (ny + 1)];
         if self.copy.as_ref().is_none_or(|c| &c.device != device) {
@@ -132,7 +132,7 @@ impl CpuWater {
                     mapped_at_creation: false,
                 })
             };
-            let buffers = WaterBuffers {
+            let buffers = WaterView {
                 terrain: make("cpu water terrain", 4 * halves[0], storage),
                 depth: make("cpu water depth", 8 * halves[0], storage),
                 flow_x: make("cpu water flow x", 8 * halves[1], storage),
@@ -142,7 +142,6 @@ impl CpuWater {
                 // effective surface.
                 blockers: make("cpu water blockers", 64, storage),
                 depth_half: halves[0] as u32,
-                blend: 1.0,
             };
             self.copy = Some(RenderCopy {
                 device: device.clone(),

@@ -19,7 +19,7 @@ use thiserror::Error;
 
 use cpu::CpuWater;
 pub use device::DeviceWatch;
-use spillway_render::{WaterBuffers, WaterOverlay};
+use spillway::gpu::WaterView;
 
 /// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
 pub const MAX_STEPS_PER_FRAME: usize = 4000;
@@ -105,8 +105,6 @@ pub struct Preview {
     pub last_steps: usize,
     /// Single steps asked for and not run yet.
     queued: usize,
-    /// How the water is coloured.
-    pub overlay: WaterOverlay,
     /// The level's gates changed while the water ran: they apply after a reset.
     pub gates_changed: bool,
     /// This frame's recorded steps, to be submitted with the frame's rendering.
@@ -494,18 +492,24 @@ impl Preview {
         }
     }
 
+    /// How far to draw the water between its previous state (0) and its current one (1):
+    /// while playing, the share of the frame's time the last step has run (smooth motion at
+    /// speeds below one step a frame); 1 when paused or on the CPU solver.
+    pub fn blend(&self) -> f32 {
+        if self.playing && self.cpu.is_none() {
+            1.0 - self.owed.clamp(0.0, 1.0) as f32
+        } else {
+            1.0
+        }
+    }
+
     /// The buffers to draw the water from, while a simulation exists.
-    pub fn water(&self) -> Option<WaterBuffers> {
+    pub fn water(&self) -> Option<WaterView> {
         if let Some(cpu) = &self.cpu {
             return cpu.buffers();
         }
         let sim = self.sim.as_ref()?;
-        let blend = if self.playing {
-            1.0 - self.owed.clamp(0.0, 1.0) as f32
-        } else {
-            1.0
-        };
-        Some(WaterBuffers::of(sim, blend))
+        Some(sim.water_view())
     }
 
     /// The whole depth grid now (blocking; for tests and "apply to level").

@@ -69,7 +69,7 @@ pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};
 pub use flow::TILE_ENV;
 pub use gather::{CellWater, GATHERED, Gathered};
 pub use probe::ProbeReading;
-pub use sim::{GpuSimulation, GpuStatus};
+pub use sim::{GpuSimulation, GpuStatus, WaterView};
 
 /// Why the GPU solver cannot run or continue.
 #[derive(Debug, Error)]

@@ -8,7 +8,10 @@ use std::sync::Arc;
 use spillway::body::TriMesh;
 use spillway::body::import::{ImportError, ImportLimits, import};
 
-pub use spillway_render::MeshId;
+/// Identifies one parsed mesh of the library (the renderer uploads each once, under this
+/// number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MeshId(pub u32);
 
 /// A parsed body mesh and the figures the editor shows of it.
 #[derive(Debug)]
