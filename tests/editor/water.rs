@@ -438,3 +438,59 @@ fn dragging_the_rate_field_is_one_undo_step() {
         SourceKind::Rate { m3_per_s: 5.0 }
     );
 }
+
+/// A 40 × 40 map of flat ground cut by a one-cell wall 5 m high along the diagonal
+/// x + y = 39, with a reservoir filled to 3 m on its north-west side; `gap` lowers one wall
+/// cell, (12, 27), to 1 m.
+fn diagonal_reservoir(gap: bool) -> Level {
+    let n = 40;
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.terrain = Grid::from_fn(n, n, |x, y| {
+        match (x + y == 39, gap && (x, y) == (12, 27)) {
+            (true, false) => 5.0,
+            (true, true) => 1.0,
+            _ => 0.0,
+        }
+    });
+    level.water = Grid::from_fn(n, n, |x, y| if x + y < 39 { 3.0 } else { 0.0 });
+    level
+}
+
+#[test]
+fn find_leaks_marks_the_one_cell_gap_in_a_diagonal_reservoir_wall() {
+    let mut ed = editor_with(&diagonal_reservoir(true));
+    {
+        use egui_kittest::kittest::Queryable;
+        let menu = ed
+            .harness
+            .get_by_role_and_label(egui::accesskit::Role::Button, "Water");
+        menu.click();
+        ed.harness.run_steps(3);
+    }
+    ed.click("Find leaks");
+    let leaks = ed.harness.state().leaks_marked().to_vec();
+    assert_eq!(leaks.len(), 1, "{leaks:?}");
+    let leak = leaks[0];
+    assert_eq!(leak.surface, 3.0);
+    assert_eq!(leak.escape.surface, 1.0, "the lake falls to the gap's sill");
+    let (x, y) = leak.escape.cell;
+    assert!(
+        (x as i32 - 12).abs() + (y as i32 - 27).abs() <= 1,
+        "at the gap: {leak:?}"
+    );
+    // A level with the gap mended clears the mark; its wall holds, also when the water starts.
+    ed.harness
+        .state_mut()
+        .perform(Action::Create(Box::new(diagonal_reservoir(false))));
+    ed.frames(1);
+    assert!(ed.harness.state().leaks_marked().is_empty());
+    ed.key(Modifiers::NONE, Key::Space);
+    assert!(ed.harness.state().leaks_marked().is_empty());
+}
+
+#[test]
+fn the_water_starting_warns_of_a_leak() {
+    let mut ed = editor_with(&diagonal_reservoir(true));
+    ed.key(Modifiers::NONE, Key::Space);
+    assert_eq!(ed.harness.state().leaks_marked().len(), 1);
+}

@@ -73,6 +73,8 @@ pub enum Action {
     DuplicateBody,
     /// Cancel the stroke or drag in progress, or else clear the selection.
     Cancel,
+    /// Check every lake for leaks and mark where they escape.
+    FindLeaks,
 }
 
 impl Action {
@@ -153,7 +155,14 @@ impl EditorApp {
             Action::FrameView => self.viewport.frame_on_next_frame(),
             Action::ResetView => self.viewport.reset_on_next_frame(),
             Action::PlayPause if self.preview.playing => self.preview.pause(),
-            Action::PlayPause => self.preview.play(),
+            Action::PlayPause => {
+                if !self.preview.is_live() {
+                    // Before the authored water first runs: say if a lake will leak.
+                    self.find_leaks(false);
+                }
+                self.preview.play();
+            }
+            Action::FindLeaks => self.find_leaks(true),
             Action::StepWater => self.preview.step_once(),
             Action::ResetWater => self.preview.reset(),
             Action::DeleteSelection => self.delete_selected(),

@@ -11,9 +11,14 @@ use crate::tools::Tool;
 use crate::tools::boundary::{EdgeStroke, kind_name};
 use crate::tools::fill::{FillLevel, fill_basin};
 use crate::tools::gate::{gate_label, hit_gate, new_gate};
+use crate::tools::leaks::Leak;
 use crate::tools::placement::{PlacementDrag, Selection, hit};
 use crate::tools::spill::{Spill, spill};
 use spillway_render::math::Vec3;
+
+/// The largest level (cells) checked for leaks whenever the water starts; larger ones are
+/// checked from the Water menu.
+pub(crate) const AUTO_LEAK_CELLS: usize = 4 << 20;
 
 /// A press-drag-release of a water tool in progress.
 #[derive(Debug)]
@@ -42,6 +47,8 @@ pub(crate) struct Authoring {
     pub last_fill: Option<f32>,
     /// Where the basin of the last fill to its spill level overflows (marked in the viewport).
     pub last_spill: Option<Spill>,
+    /// The leaks of the last check (marked in the viewport until the ground or water changes).
+    pub leaks: Vec<Leak>,
     /// An inspector edit in progress: its label and the features before it. It becomes one
     /// command when no inspector field is held or focused any more.
     pub pending: Option<(String, Features)>,
@@ -57,6 +64,7 @@ impl Default for Authoring {
             fill: FillLevel::default(),
             last_fill: None,
             last_spill: None,
+            leaks: Vec::new(),
             pending: None,
         }
     }
@@ -353,6 +361,42 @@ impl EditorApp {
     pub fn screen_pos(&self, p: [f32; 3]) -> Option<egui::Pos2> {
         self.viewport
             .project(self.document.level(), Vec3::new(p[0], p[1], p[2]))
+    }
+
+    /// Checks every lake of the level for leaks and marks them; says what it found when
+    /// `always`, else only if a lake leaks (the check made when the water starts). Levels of
+    /// more than [`AUTO_LEAK_CELLS`] cells are checked only when asked.
+    pub(crate) fn find_leaks(&mut self, always: bool) {
+        let level = self.document.level();
+        if !always && level.nx() * level.ny() > AUTO_LEAK_CELLS {
+            return;
+        }
+        self.authoring.leaks = crate::tools::leaks::leaks(level);
+        self.repaint = true;
+        match self.authoring.leaks.as_slice() {
+            [] if always => self.notify("No leaks: every lake holds its water", false),
+            [] => {}
+            [leak, rest @ ..] => {
+                let (x, y) = leak.escape.cell;
+                let more = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} more lakes leak)", rest.len())
+                };
+                let over = if leak.escape.off_map {
+                    " off the map"
+                } else {
+                    ""
+                };
+                self.notify(
+                    format!(
+                        "Leak: the lake at {:.2} m escapes{over} at cell ({x}, {y}) down to {:.2} m{more}",
+                        leak.surface, leak.escape.surface
+                    ),
+                    true,
+                );
+            }
+        }
     }
 
     /// Deletes the selected source or sink (the Delete key, with the Source or Sink tool).

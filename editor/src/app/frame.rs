@@ -47,6 +47,11 @@ impl EditorApp {
             &mut self.preview,
         );
         let changes = self.document.take_changes();
+        if changes.whole || changes.terrain.is_some() || changes.water.is_some() || changes.features
+        {
+            // The ground or the water changed: the marked leaks may be wrong now.
+            self.authoring.leaks.clear();
+        }
         let stroking = self.sculpt.stroke.is_some();
         (self.viewport).track_range(self.document.level(), &changes, stroking);
         self.simulate(ui, frame, &changes);

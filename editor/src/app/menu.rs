@@ -23,7 +23,7 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut egui::Ui) {
             .on_hover_text("Undo and redo");
         ui.menu_button("Water", |ui| water_menu(app, ui))
             .response
-            .on_hover_text("Bake the water, keep the preview's water");
+            .on_hover_text("Bake the water, keep the preview's water, find leaks");
         ui.menu_button("View", |ui| view_menu(app, ui))
             .response
             .on_hover_text("Camera and overlays");
@@ -51,6 +51,16 @@ fn water_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
     });
     if keep.inner {
         app.request(Action::KeepState);
+    }
+    ui.separator();
+    if item(
+        ui,
+        "Find leaks",
+        None,
+        "Check every lake of authored water: where would it escape (a gap in a wall, a saddle \
+         too low, an open edge), and down to which level? Marked in the viewport",
+    ) {
+        app.request(Action::FindLeaks);
     }
 }
 

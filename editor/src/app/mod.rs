@@ -240,6 +240,11 @@ impl EditorApp {
         self.authoring.last_spill
     }
 
+    /// The leaks the last check found (marked in the viewport).
+    pub fn leaks_marked(&self) -> &[crate::tools::leaks::Leak] {
+        &self.authoring.leaks
+    }
+
     /// The viewport camera.
     pub fn camera(&self) -> &Camera {
         &self.viewport.camera

@@ -261,6 +261,9 @@ impl ViewportPanel {
         if let (Tool::FillBasin, Some(spill)) = (tool, &app.authoring.last_spill) {
             water_overlay::spill_marker(&painter, &view, level, spill);
         }
+        for leak in &app.authoring.leaks {
+            water_overlay::leak_marker(&painter, &view, level, leak);
+        }
         self.overlay_text(ui, rect, app.sculpt, app.authoring, app.bodies);
     }
 

@@ -394,6 +394,26 @@ pub(crate) fn spill_marker(painter: &Painter, view: &View, level: &Level, spill:
     cell_marker(painter, view, level, spill.cell, &label, orange);
 }
 
+/// Where a lake leaks: a red ring at the escape and the levels.
+pub(crate) fn leak_marker(
+    painter: &Painter,
+    view: &View,
+    level: &Level,
+    leak: &crate::tools::leaks::Leak,
+) {
+    let red = egui::Color32::from_rgb(240, 60, 50);
+    let over = if leak.escape.off_map {
+        " off the map"
+    } else {
+        ""
+    };
+    let label = format!(
+        "leaks{over}: from {:.2} m down to {:.2} m",
+        leak.surface, leak.escape.surface
+    );
+    cell_marker(painter, view, level, leak.escape.cell, &label, red);
+}
+
 /// A ring around cell `cell` on the ground and `label` beside it.
 fn cell_marker(
     painter: &Painter,

@@ -9,6 +9,7 @@ pub mod body;
 pub mod boundary;
 pub mod fill;
 pub mod gate;
+pub mod leaks;
 pub mod placement;
 pub mod roughness;
 pub mod sculpt;

@@ -70,16 +70,28 @@ pub fn spill(level: &Level, x: usize, y: usize) -> Option<Spill> {
         return None;
     }
     let ground = spillway::sim::closed_ground(level);
+    spill_from(level, &ground, &[y * nx + x])
+}
+
+/// The spill of the basin holding the cells `start` (row-major indices, all in the map) over
+/// `ground`: as [`spill`], with the region starting as all of them. A start cell on an edge
+/// that lets water out spills there, at its ground.
+pub fn spill_from(level: &Level, ground: &[f32], start: &[usize]) -> Option<Spill> {
+    let (nx, ny) = (level.nx(), level.ny());
     let mut seen = vec![false; nx * ny];
     let mut rim = BinaryHeap::new();
-    let start = y * nx + x;
-    seen[start] = true;
-    rim.push(Reverse(Rim(ground[start], start as u32, start as u32)));
+    for &k in start {
+        seen[k] = true;
+        rim.push(Reverse(Rim(ground[k], k as u32, k as u32)));
+    }
     let mut surface = f32::NEG_INFINITY;
     while let Some(Reverse(Rim(h, k, from))) = rim.pop() {
         let k = k as usize;
         let (i, j) = (k % nx, k / nx);
-        if h < surface {
+        // Start cells are the region already (only they are reached from themselves): their
+        // ground sets no level, unless a single cell is where the basin starts.
+        let is_start = from as usize == k;
+        if !is_start && h < surface {
             let from = from as usize;
             return Some(Spill {
                 surface,
@@ -87,10 +99,12 @@ pub fn spill(level: &Level, x: usize, y: usize) -> Option<Spill> {
                 off_map: false,
             });
         }
-        surface = surface.max(h);
+        if !is_start || start.len() == 1 {
+            surface = surface.max(h);
+        }
         if open_edge(level, i, j) {
             return Some(Spill {
-                surface,
+                surface: surface.max(h),
                 cell: (i, j),
                 off_map: true,
             });
