@@ -35,7 +35,7 @@ pub mod water;
 pub use bodies::{BodyInstance, MeshId};
 pub use camera::{Bounds, Camera, FOV_Y, Ray};
 pub use renderer::{RenderError, TILE_QUADS, TerrainRenderer};
-pub use scene::{BrushOutline, Overlays, Scene, level_bounds, nice_step};
+pub use scene::{BrushOutline, CellOverlay, Overlays, Scene, level_bounds, nice_step};
 pub use spillway::gpu::WaterView;
 pub use target::RenderTarget;
 pub use terrain::{Dirty, TerrainTextures};

@@ -12,7 +12,7 @@ pub enum Slot {
     Uniform,
     /// A read-only storage buffer, seen by both stages.
     Storage,
-    /// An unfilterable `f32` 2D texture read with `textureLoad`, seen by the vertex stage.
+    /// An unfilterable `f32` 2D texture read with `textureLoad`, seen by both stages.
     GridTexture,
 }
 
@@ -37,7 +37,7 @@ pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindG
                     buffer(wgpu::BufferBindingType::Storage { read_only: true }),
                 ),
                 Slot::GridTexture => (
-                    wgpu::ShaderStages::VERTEX,
+                    wgpu::ShaderStages::VERTEX_FRAGMENT,
                     wgpu::BindingType::Texture {
                         sample_type: wgpu::TextureSampleType::Float { filterable: false },
                         view_dimension: wgpu::TextureViewDimension::D2,

@@ -115,7 +115,7 @@ impl TerrainRenderer {
         let layout = pipeline::layout(
             device,
             "viewport terrain",
-            &[Uniform, GridTexture, GridTexture, GridTexture],
+            &[Uniform, GridTexture, GridTexture, GridTexture, GridTexture],
         );
         let pipeline = Pass {
             label: "viewport terrain",
@@ -219,7 +219,7 @@ impl TerrainRenderer {
             }
             _ => {
                 let textures = TerrainTextures::new(&self.device, &self.queue, level);
-                let [heights, water, roughness] = textures.views();
+                let [heights, water, roughness, cells] = textures.views();
                 let bind = pipeline::bind_group(
                     &self.device,
                     "viewport terrain",
@@ -229,10 +229,21 @@ impl TerrainRenderer {
                         wgpu::BindingResource::TextureView(&heights),
                         wgpu::BindingResource::TextureView(&water),
                         wgpu::BindingResource::TextureView(&roughness),
+                        wgpu::BindingResource::TextureView(&cells),
                     ],
                 );
                 self.terrain = Some((textures, bind));
             }
+        }
+    }
+
+    /// Sets the values the cell overlay ([`crate::Overlays::cells`]) draws: one per cell of the
+    /// synced level. Returns false (and draws none) before the level is synced or for a grid of
+    /// another size; a level of a new size needs them set again.
+    pub fn set_cell_values(&mut self, values: &spillway::Grid) -> bool {
+        match &mut self.terrain {
+            Some((textures, _)) => textures.set_cells(&self.queue, values),
+            None => false,
         }
     }
 
@@ -335,13 +346,14 @@ impl TerrainRenderer {
         }
         // Live water replaces the tint of the authored water.
         let live = self.water.is_some();
-        let globals = globals(level, range, scene, live, view_proj.cols, &bounds);
+        let cells = self.terrain().is_some_and(TerrainTextures::has_cells);
+        let globals = globals(level, range, scene, live, cells, view_proj.cols, &bounds);
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
 
         let mut water_ready = false;
         if let (Some((buffers, style)), Some((textures, _))) = (&self.water, &self.terrain) {
-            let [_, authored, _] = textures.views();
+            let [_, authored, _, _] = textures.views();
             self.water_pass.prepare(
                 &self.device,
                 &self.queue,

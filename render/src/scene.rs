@@ -23,6 +23,26 @@ pub struct Overlays {
     pub water: bool,
     /// Manning's roughness `n` as colours on the terrain.
     pub roughness: bool,
+    /// A value per cell drawn over the terrain ([`crate::TerrainRenderer::set_cell_values`]).
+    pub cells: CellOverlay,
+}
+
+/// How the per-cell values of [`Overlays::cells`] are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum CellOverlay {
+    /// Not drawn.
+    #[default]
+    None,
+    /// Values from `lo` (transparent) to `hi` (opaque) as deepening blue: streams, depths.
+    Ramp {
+        /// The value drawn as nothing.
+        lo: f32,
+        /// The value drawn fully.
+        hi: f32,
+    },
+    /// Values as ids: each its own colour, with a line where neighbouring cells differ (regions
+    /// such as catchments).
+    Regions,
 }
 
 impl Default for Overlays {
@@ -34,6 +54,7 @@ impl Default for Overlays {
             grid_spacing: None,
             water: true,
             roughness: false,
+            cells: CellOverlay::None,
         }
     }
 }
@@ -76,7 +97,8 @@ pub(crate) struct Globals {
     brush_a: [f32; 4],
     brush_b: [f32; 4],
     overlays: [f32; 4],
-    /// x: the roughness overlay (0 or 1).
+    /// x: the roughness overlay (0 or 1); y: the cell overlay (0 none, 1 ramp, 2 regions); z, w:
+    /// the ramp's ends.
     extra: [f32; 4],
 }
 
@@ -118,6 +140,7 @@ pub(crate) fn globals(
     range: (f32, f32),
     scene: &Scene,
     live: bool,
+    cells: bool,
     view_proj: [[f32; 4]; 4],
     bounds: &Bounds,
 ) -> Globals {
@@ -163,6 +186,10 @@ pub(crate) fn globals(
             flag(o.water && !live),
             span * 0.05 + 4.0 * level.cell_size,
         ],
-        extra: [flag(o.roughness), 0.0, 0.0, 0.0],
+        extra: match (cells, o.cells) {
+            (true, CellOverlay::Ramp { lo, hi }) => [flag(o.roughness), 1.0, lo, hi],
+            (true, CellOverlay::Regions) => [flag(o.roughness), 2.0, 0.0, 0.0],
+            _ => [flag(o.roughness), 0.0, 0.0, 0.0],
+        },
     }
 }

@@ -48,6 +48,9 @@ pub struct TerrainTextures {
     water: wgpu::Texture,
     /// Manning's `n` per cell (the level-wide `n` where the level has no roughness grid).
     roughness: wgpu::Texture,
+    /// A value per cell for the cell overlay, and whether it was set since the size changed.
+    cells: wgpu::Texture,
+    cells_set: bool,
     nx: usize,
     ny: usize,
     /// Lowest and highest terrain height uploaded (grows with edits; exact after a full upload).
@@ -132,6 +135,8 @@ impl TerrainTextures {
             heights: grid_texture(device, "terrain heights", nx, ny),
             water: grid_texture(device, "water depths", nx, ny),
             roughness: grid_texture(device, "manning roughness", nx, ny),
+            cells: grid_texture(device, "cell overlay", nx, ny),
+            cells_set: false,
             nx,
             ny,
             range: (0.0, 1.0),
@@ -220,9 +225,25 @@ impl TerrainTextures {
         self.uploaded_cells
     }
 
-    /// Views of the height, water and roughness textures.
-    pub fn views(&self) -> [wgpu::TextureView; 3] {
-        [&self.heights, &self.water, &self.roughness]
+    /// Views of the height, water, roughness and cell overlay textures.
+    pub fn views(&self) -> [wgpu::TextureView; 4] {
+        [&self.heights, &self.water, &self.roughness, &self.cells]
             .map(|t| t.create_view(&wgpu::TextureViewDescriptor::default()))
+    }
+
+    /// Uploads the cell overlay's values (`grid` of this size; another size is ignored and
+    /// returns false).
+    pub fn set_cells(&mut self, queue: &wgpu::Queue, grid: &Grid) -> bool {
+        if (grid.nx, grid.ny) != (self.nx, self.ny) {
+            return false;
+        }
+        upload(queue, &self.cells, grid, &CellRect::whole(self.nx, self.ny));
+        self.cells_set = true;
+        true
+    }
+
+    /// Whether the cell overlay's values were set for this size.
+    pub fn has_cells(&self) -> bool {
+        self.cells_set
     }
 }

@@ -16,7 +16,7 @@ struct Globals {
     brush_b: vec4<f32>,
     // contours, grid, water tint (each 0 or 1), depth of the tile skirts (metres)
     overlays: vec4<f32>,
-    // roughness overlay (0 or 1), unused, unused, unused
+    // roughness overlay (0 or 1), cell overlay (0 none, 1 ramp, 2 regions), ramp low, ramp high
     extra: vec4<f32>,
 };
 
@@ -24,6 +24,21 @@ struct Globals {
 @group(0) @binding(1) var heights: texture_2d<f32>;
 @group(0) @binding(2) var water: texture_2d<f32>;
 @group(0) @binding(3) var roughness: texture_2d<f32>;
+@group(0) @binding(4) var cells: texture_2d<f32>;
+
+// The cell overlay's value at world point `p` (nearest cell).
+fn cell_value(p: vec2<f32>) -> f32 {
+    let last = vec2<i32>(i32(g.level.x) - 1, i32(g.level.y) - 1);
+    let c = vec2<i32>(floor(p / g.level.z));
+    return textureLoad(cells, clamp(c, vec2<i32>(0, 0), last), 0).x;
+}
+
+// A colour of its own for region id `id`.
+fn region_colour(id: f32) -> vec3<f32> {
+    let h = fract(sin(id * 12.9898 + 4.1414) * 43758.5453);
+    let k = fract(vec3<f32>(h, h + 0.333, h + 0.667)) * 6.2831853;
+    return vec3<f32>(0.5) + 0.45 * cos(k);
+}
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
@@ -152,6 +167,25 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         // The ground's colour replaced by its roughness, keeping the light so relief reads.
         let lit = diffuse * 0.6 + sky * 0.4;
         colour = mix(colour, roughness_colour(in.manning) * (0.35 + 0.75 * lit), 0.85);
+    }
+    if g.extra.y > 0.5 && g.extra.y < 1.5 {
+        // A ramp: streams or depths, transparent at `lo`, deep blue at `hi`; the largest value
+        // within a pixel around, so streams a cell wide stay visible from afar.
+        let fw = max(fwidth(in.world.xy), vec2<f32>(1e-4));
+        var v = cell_value(in.world.xy);
+        v = max(v, max(cell_value(in.world.xy + vec2<f32>(fw.x, 0.0)), cell_value(in.world.xy - vec2<f32>(fw.x, 0.0))));
+        v = max(v, max(cell_value(in.world.xy + vec2<f32>(0.0, fw.y)), cell_value(in.world.xy - vec2<f32>(0.0, fw.y))));
+        let t = clamp((v - g.extra.z) / max(g.extra.w - g.extra.z, 1e-6), 0.0, 1.0);
+        let stream = mix(vec3<f32>(0.20, 0.55, 0.95), vec3<f32>(0.02, 0.10, 0.55), t);
+        colour = mix(colour, stream, select(0.0, 0.35 + 0.6 * t, t > 0.0));
+    } else if g.extra.y > 1.5 {
+        // Regions: a tint of each id's colour, and a dark line where the id changes.
+        let here = cell_value(in.world.xy);
+        let fw = max(fwidth(in.world.xy), vec2<f32>(1e-4));
+        let edge = cell_value(in.world.xy + vec2<f32>(fw.x, 0.0)) != here
+            || cell_value(in.world.xy + vec2<f32>(0.0, fw.y)) != here;
+        colour = mix(colour, region_colour(here) * (0.4 + 0.6 * diffuse), 0.45);
+        colour = select(colour, vec3<f32>(0.02, 0.02, 0.02), edge);
     }
     if g.overlays.z > 0.5 && in.depth > 0.0 {
         // Fades in over the first decimetres, so the shore follows the depth smoothly.

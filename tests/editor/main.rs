@@ -6,6 +6,7 @@
 
 mod support;
 
+mod analysis;
 mod bodies;
 mod device_loss;
 mod files;

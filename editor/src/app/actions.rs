@@ -75,6 +75,8 @@ pub enum Action {
     Cancel,
     /// Check every lake for leaks and mark where they escape.
     FindLeaks,
+    /// Show this analysis of the terrain over it.
+    ShowAnalysis(super::TerrainAnalysis),
 }
 
 impl Action {
@@ -163,6 +165,7 @@ impl EditorApp {
                 self.preview.play();
             }
             Action::FindLeaks => self.find_leaks(true),
+            Action::ShowAnalysis(shown) => self.analysis.shown = shown,
             Action::StepWater => self.preview.step_once(),
             Action::ResetWater => self.preview.reset(),
             Action::DeleteSelection => self.delete_selected(),

@@ -54,6 +54,14 @@ impl EditorApp {
         }
         let stroking = self.sculpt.stroke.is_some();
         (self.viewport).track_range(self.document.level(), &changes, stroking);
+        if changes.whole || changes.terrain.is_some() {
+            self.analysis.terrain_changed();
+        }
+        let level = self.document.level();
+        if (self.analysis).update(&level.terrain, level.cell_size, stroking) {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(30));
+        }
         self.simulate(ui, frame, &changes);
         let rendered = frame
             .wgpu_render_state()
@@ -162,6 +170,7 @@ impl EditorApp {
         }
         let level = self.document.level();
         renderer.sync(level, &changes.dirty());
+        scene.overlays.cells = self.analysis.prepare(renderer);
         renderer.error().is_none() && renderer.render(level, &scene)
     }
 }

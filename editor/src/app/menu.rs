@@ -235,4 +235,11 @@ fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
         "Colour the ground by Manning's n: blue-grey concrete, sand gravel, light green \
              grass, green brush, dark green forest (always shown with the Roughness tool)",
     );
+    ui.separator();
+    for a in super::TerrainAnalysis::ALL {
+        let on = app.analysis.shown == a;
+        if ui.radio(on, a.name()).on_hover_text(a.tip()).clicked() && !on {
+            app.request(Action::ShowAnalysis(a));
+        }
+    }
 }

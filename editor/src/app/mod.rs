@@ -6,6 +6,7 @@
 //! egui_kittest through [`EditorOptions`] that inject file dialogs and configuration paths.
 
 mod actions;
+mod analysis;
 mod authoring;
 mod bake_panel;
 mod bodies;
@@ -36,6 +37,7 @@ use crate::tools::{Brush, Stroke, Tool};
 use spillway_render::{Camera, Overlays};
 
 pub use actions::Action;
+pub use analysis::TerrainAnalysis;
 pub use dialogs::Dialog;
 pub use error::{EditorError, NewLevelError};
 pub use file_tasks::BACKGROUND_BYTES;
@@ -112,6 +114,8 @@ pub struct EditorApp {
     /// Rigid bodies: library, selection, gizmo.
     pub(crate) bodies: bodies::Bodies,
     pub(crate) viewport: ViewportPanel,
+    /// The terrain analysis overlays and their background computation.
+    pub(crate) analysis: analysis::Analysis,
     /// Draws the viewport's level, once a frame had a GPU.
     pub(crate) renderer: Option<spillway_render::TerrainRenderer>,
     /// The live water.
@@ -172,6 +176,7 @@ impl EditorApp {
             bodies: bodies::Bodies::default(),
             viewport: ViewportPanel::default(),
             renderer: None,
+            analysis: analysis::Analysis::default(),
             preview: crate::preview::Preview::new(),
             dialogs: options.dialogs,
             recent,
@@ -238,6 +243,12 @@ impl EditorApp {
     /// Where the basin of the last fill to its spill level overflows, as the viewport marks it.
     pub fn spill_marked(&self) -> Option<crate::tools::spill::Spill> {
         self.authoring.last_spill
+    }
+
+    /// The terrain drainage last computed for the analysis overlays, and how many were
+    /// computed so far.
+    pub fn drainage(&self) -> (Option<&crate::tools::drainage::Drainage>, u64) {
+        self.analysis.result()
     }
 
     /// The leaks the last check found (marked in the viewport).

@@ -7,6 +7,7 @@
 
 pub mod body;
 pub mod boundary;
+pub mod drainage;
 pub mod fill;
 pub mod gate;
 pub mod leaks;

@@ -1,0 +1,106 @@
+//! Terrain analysis overlays through the View menu: catchments and flow paths are computed in
+//! the background, drawn over the terrain, and follow the sculpting.
+
+use egui::Modifiers;
+use egui_kittest::kittest::Queryable;
+use spillway::{Grid, Level};
+
+use crate::support::{Editor, editor_with, line};
+
+/// Two valleys running south, split by a ridge along x = 32: 64 × 48 cells of 1 m.
+fn two_valleys() -> Level {
+    let mut level = Level::flat(64, 48, 1.0, 0.0);
+    level.terrain = Grid::from_fn(64, 48, |x, y| {
+        let across = (x as f32 - 32.0).abs();
+        10.0 - 0.15 * y as f32 + 0.4 * (across - 16.0).abs() - 0.3 * across.min(1.0)
+    });
+    level
+}
+
+/// Picks `label` in the View menu.
+fn view(ed: &mut Editor, label: &str) {
+    ed.harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "View")
+        .click();
+    ed.harness.run_steps(2);
+    ed.click(label);
+}
+
+/// Runs frames until the drainage has been computed `n` times (at most a few seconds).
+fn computed(ed: &mut Editor, n: u64) {
+    for _ in 0..300 {
+        if ed.harness.state().drainage().1 >= n {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        ed.frames(1);
+    }
+    panic!("the drainage was not computed {n} times");
+}
+
+fn pixels(ed: &Editor) -> Vec<u8> {
+    ed.harness
+        .state()
+        .viewport_pixels()
+        .expect("the viewport was rendered")
+        .2
+}
+
+#[test]
+fn catchments_split_at_the_ridge_and_are_drawn_over_the_terrain() {
+    let mut ed = editor_with(&two_valleys());
+    ed.harness.remove_cursor();
+    ed.frames(2);
+    let plain = pixels(&ed);
+    view(&mut ed, "Catchments");
+    computed(&mut ed, 1);
+    ed.frames(2);
+    let drawn = pixels(&ed);
+    let changed = plain
+        .chunks_exact(4)
+        .zip(drawn.chunks_exact(4))
+        .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 10))
+        .count();
+    assert!(
+        changed > plain.len() / 4 / 4,
+        "the overlay shows: {changed}"
+    );
+    let (d, _) = ed.harness.state().drainage();
+    let d = d.expect("computed");
+    let id = |x: usize, y: usize| d.basin.data[y * 64 + x];
+    assert_ne!(id(16, 10), id(48, 10), "the ridge splits the valleys");
+    // Flow paths draw the streams instead.
+    view(&mut ed, "Flow paths");
+    ed.frames(2);
+    assert_ne!(pixels(&ed), drawn);
+}
+
+#[test]
+fn the_flow_paths_follow_a_sculpted_channel() {
+    let mut ed = editor_with(&two_valleys());
+    view(&mut ed, "Flow paths");
+    computed(&mut ed, 1);
+    let before = ed
+        .harness
+        .state()
+        .drainage()
+        .0
+        .expect("computed")
+        .area
+        .clone();
+    // Dig across the ridge with Shift (lower) near the top of the map.
+    ed.harness.state_mut().brush_mut().radius = 3.0;
+    ed.harness.state_mut().brush_mut().strength = 1.0;
+    let path = line(ed.screen(10.0, 12.0), ed.screen(54.0, 12.0), 30);
+    ed.drag(&path, Modifiers::SHIFT);
+    computed(&mut ed, 2);
+    let after = ed
+        .harness
+        .state()
+        .drainage()
+        .0
+        .expect("computed")
+        .area
+        .clone();
+    assert_ne!(before.data, after.data, "recomputed for the new terrain");
+}
