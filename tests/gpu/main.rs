@@ -10,5 +10,6 @@ mod blocking;
 mod clamp;
 mod edits;
 mod long_run;
+mod maps;
 mod parity;
 mod support;

@@ -42,6 +42,7 @@ mod forcing;
 mod gates;
 mod gather;
 mod kernel;
+mod maps;
 mod passes;
 mod probe;
 mod readback;

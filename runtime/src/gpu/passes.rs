@@ -7,6 +7,7 @@ use super::control::ControlPass;
 use super::edges::EdgePass;
 use super::flow::FlowPass;
 use super::forcing::ForcingPass;
+use super::maps::MapsPass;
 use super::region::RegionPass;
 use super::state::{Buffers, Config, GridUniform};
 use super::stats::StatsPass;
@@ -75,17 +76,23 @@ impl Passes {
 
     /// Records one step of up to `grid.k_max` sub-steps; the control pass decides on the GPU
     /// how many of them run, so nothing here waits for the GPU.
-    /// With `blocking` (blockers set), the blocked pass brackets the flow pass.
+    /// With `blocking` (blockers set), the blocked pass brackets the flow pass. With `maps`,
+    /// the maps of the run take in the state the last step ended with, once the control pass
+    /// closed it.
     pub fn encode_step(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
         grid: &GridUniform,
         plan: Plan,
         blocking: Option<&BlockingPass>,
+        maps: Option<&MapsPass>,
     ) {
         for k in 0..grid.k_max {
             if k == 0 {
                 self.control.begin_step(pass);
+                if let Some(m) = maps {
+                    m.encode(pass);
+                }
             } else {
                 self.control.next_substep(pass);
             }

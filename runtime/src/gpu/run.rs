@@ -92,6 +92,11 @@ impl GpuSimulation {
                 + 2 * self.passes.config.advects() as u32
                 + blocking::DISPATCHES * blocked as u32);
         let blocking = self.blockers.as_ref().and_then(|b| b.pass());
+        if let Some(m) = self.maps.as_mut() {
+            // Buffers may have been replaced since the last steps (edits, a solver change).
+            m.rebind(&self.ctx.device, &self.bufs);
+        }
+        let maps = self.maps.as_ref();
         let chunk = (DISPATCHES_PER_SUBMIT / per_step.max(1)).max(1) as usize;
         let mut done = 0;
         loop {
@@ -112,10 +117,13 @@ impl GpuSimulation {
                 });
                 for _ in 0..steps {
                     self.passes
-                        .encode_step(&mut pass, &self.grid, self.plan, blocking);
+                        .encode_step(&mut pass, &self.grid, self.plan, blocking, maps);
                 }
                 if last {
                     self.passes.control.finish(&mut pass);
+                    if let Some(m) = maps {
+                        m.encode(&mut pass);
+                    }
                 }
             }
             match keep.as_mut() {

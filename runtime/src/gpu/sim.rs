@@ -58,6 +58,8 @@ pub struct GpuSimulation {
     pub(crate) blockers: Option<super::blocking::GpuBlockers>,
     /// The gather pass of the body coupling, compiled on first use.
     pub(crate) gather: Option<super::gather::GatherPass>,
+    /// The maps of the run, when kept (`record_maps`).
+    pub(crate) maps: Option<super::maps::MapsPass>,
     /// Manning's `n` per cell is in the second half of the terrain buffer (a roughness grid).
     pub(crate) rough: bool,
 }
@@ -261,6 +263,7 @@ impl GpuSimulation {
             edge_cells: cells,
             blockers: Some(super::blocking::GpuBlockers::idle(&ctx.device, nx, ny)),
             gather: None,
+            maps: None,
             rough,
             params,
             ctx,
@@ -418,6 +421,51 @@ impl GpuSimulation {
     /// buffer next to the state buffers; no CPU round trip is needed to find the current state.
     pub fn view_buffer(&self) -> &wgpu::Buffer {
         &self.bufs.view
+    }
+
+    /// Starts keeping the maps of the run on the GPU from the state now (again from nothing if
+    /// they were kept already), as `Simulation::record_maps` does: every step folds its state
+    /// in. Read them with [`Self::read_maps`].
+    pub fn record_maps(&mut self) -> Result<(), GpuError> {
+        self.check_device()?;
+        let device = self.ctx.device.clone();
+        let maps = super::maps::MapsPass::new(
+            &device,
+            &self.passes.config,
+            &self.bufs,
+            self.nx * self.ny,
+        )?;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            maps.encode(&mut pass);
+        }
+        self.ctx.queue.submit([encoder.finish()]);
+        self.maps = Some(maps);
+        Ok(())
+    }
+
+    /// The maps of the run since [`Self::record_maps`] (waits for the recorded steps), or
+    /// `None` if they are not kept.
+    pub fn read_maps(&self) -> Result<Option<crate::sim::maps::RunMaps>, GpuError> {
+        let Some(m) = &self.maps else {
+            return Ok(None);
+        };
+        self.check_device()?;
+        let cells = self.nx * self.ny;
+        let read = |b: &wgpu::Buffer| {
+            super::readback::read_f32(&self.ctx.device, &self.ctx.queue, b, 0, cells)
+        };
+        let mut arrival = read(&m.maps[2])?;
+        super::maps::arrival_from_gpu(&mut arrival);
+        Ok(Some(crate::sim::maps::RunMaps {
+            nx: self.nx,
+            ny: self.ny,
+            max_depth: read(&m.maps[0])?,
+            max_speed: read(&m.maps[1])?,
+            arrival,
+            hazard: read(&m.maps[3])?,
+        }))
     }
 
     /// Every buffer a renderer draws the water from, as one [`WaterView`].

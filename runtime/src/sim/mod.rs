@@ -15,6 +15,7 @@ pub(crate) mod forcing;
 pub(crate) mod friction;
 pub(crate) mod gates;
 mod kernel;
+pub mod maps;
 mod pipes;
 mod query;
 mod state;
@@ -178,6 +179,8 @@ pub struct Simulation {
     roughness: Option<Vec<f32>>,
     /// The speed films are held to in this step: `cfl·dx / dt` of the whole step, m/s.
     film_cap: f32,
+    /// The maps of the run, when kept (`record_maps`).
+    maps: Option<Box<maps::RunMaps>>,
 }
 
 impl Simulation {
@@ -251,6 +254,7 @@ impl Simulation {
             blocking: None,
             roughness: roughness_of(level),
             film_cap: f32::INFINITY,
+            maps: None,
         };
         sim.volume_initial = sim.volume();
         let grid = PassGrid {
@@ -392,6 +396,7 @@ impl Simulation {
             self.substep(sub)?;
         }
         self.steps += 1;
+        self.update_maps();
         Ok(())
     }
 

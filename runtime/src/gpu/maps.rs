@@ -1,0 +1,102 @@
+//! Owner of the maps pass (`shaders/maps.wgsl`): the maps of a run kept on the GPU, folded in
+//! after every step as `Simulation` does on the CPU (`sim::maps`), read back on demand.
+
+use super::GpuError;
+use super::kernel::{Bind, Kernel, captured};
+use super::state::{Buffers, Config};
+use crate::sim::maps::NEVER;
+
+const SOURCE: &str = include_str!("../../shaders/maps.wgsl");
+
+/// Cells per workgroup (`@workgroup_size` of maps.wgsl).
+const GROUP: usize = 256;
+/// The most workgroups along one dispatch dimension.
+const MAX_GROUPS: usize = 65535;
+
+/// The maps pass and the maps it keeps.
+pub(crate) struct MapsPass {
+    kernel: Kernel,
+    /// Max depth, max speed, arrival (time + 1 s; 0: not yet) and hazard, `cells` f32 each.
+    pub maps: [wgpu::Buffer; 4],
+    group: wgpu::BindGroup,
+    groups: [u32; 2],
+}
+
+impl MapsPass {
+    /// Compiles the pass for `config`, with maps of `cells` cells where nothing happened yet.
+    pub fn new(
+        device: &wgpu::Device,
+        config: &Config,
+        bufs: &Buffers,
+        cells: usize,
+    ) -> Result<Self, GpuError> {
+        let rw = Bind::ReadWrite;
+        let binds = [
+            Bind::Uniform,
+            rw,
+            Bind::Read,
+            Bind::Read,
+            Bind::Read,
+            rw,
+            rw,
+            rw,
+            rw,
+        ];
+        let kernel = Kernel::new(device, "maps", SOURCE, config, &binds, &["update"])?;
+        let map = || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("map of the run"),
+                size: (4 * cells).max(16) as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        };
+        // New buffers are zeroed: no depth, no speed, not arrived.
+        let maps = captured(device, "allocating the maps of the run", || {
+            [map(), map(), map(), map()]
+        })?;
+        let total = cells.div_ceil(GROUP).max(1);
+        let x = total.min(MAX_GROUPS);
+        let groups = [x as u32, total.div_ceil(x) as u32];
+        let group = Self::bind(&kernel, device, bufs, &maps);
+        Ok(Self {
+            kernel,
+            maps,
+            group,
+            groups,
+        })
+    }
+
+    fn bind(
+        kernel: &Kernel,
+        device: &wgpu::Device,
+        b: &Buffers,
+        maps: &[wgpu::Buffer; 4],
+    ) -> wgpu::BindGroup {
+        let [d, s, a, h] = maps;
+        kernel.bind(
+            device,
+            "maps",
+            &[&b.grid, &b.aux, &b.depth, &b.qx, &b.qy, d, s, a, h],
+        )
+    }
+
+    /// Rebinds to `bufs` (some may have been replaced since).
+    pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
+        self.group = Self::bind(&self.kernel, device, bufs, &self.maps);
+    }
+
+    /// Records the fold of the current state.
+    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_pipeline(&self.kernel.pipelines[0]);
+        pass.set_bind_group(0, &self.group, &[]);
+        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+    }
+}
+
+/// The arrival map as read back (time + 1 s, 0: not yet) in the CPU's form.
+pub(crate) fn arrival_from_gpu(stored: &mut [f32]) {
+    for v in stored {
+        *v = if *v > 0.0 { *v - 1.0 } else { NEVER };
+    }
+}

@@ -1,0 +1,58 @@
+//! The maps of a run (max depth, max speed, arrival time, hazard) kept on the GPU agree with the
+//! CPU's on a dam break through a gate that opens at 0.5 s.
+
+use spillway::Simulation;
+use spillway::gpu::GpuSimulation;
+use spillway::sim::maps::{NEVER, RunMaps};
+use spillway_tests::gated_reservoir;
+
+/// Largest difference of two maps.
+fn worst(a: &[f32], b: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn the_gpu_keeps_the_maps_of_a_dam_break_as_the_cpu_does() {
+    let level = gated_reservoir(Some(0.5));
+    let steps = 250; // 5 s of 0.02 s
+    let mut cpu = Simulation::new(&level).expect("a valid level");
+    cpu.record_maps();
+    for _ in 0..steps {
+        cpu.step(level.params.dt).expect("a step");
+    }
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    gpu.record_maps().expect("maps");
+    gpu.step_n(steps, level.params.dt).expect("steps");
+    let g: RunMaps = gpu.read_maps().expect("read").expect("kept");
+    let c = cpu.maps().expect("kept");
+    let dd = worst(&g.max_depth, &c.max_depth);
+    let ds = worst(&g.max_speed, &c.max_speed);
+    let dh = worst(&g.hazard, &c.hazard);
+    let reached = |m: &RunMaps| m.arrival.iter().filter(|&&t| t != NEVER).count();
+    // Arrival: the same cells, at the same step (within one step of 0.02 s).
+    let da = g
+        .arrival
+        .iter()
+        .zip(&c.arrival)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f32, f32::max);
+    println!(
+        "max depth {dd:.2e} m, max speed {ds:.2e} m/s, hazard {dh:.2e} m²/s, arrival {da:.3} s; \
+         reached {} / {} cells",
+        reached(&g),
+        reached(c)
+    );
+    assert!(dd <= 1e-3, "max depth differs by {dd}");
+    assert!(ds <= 1e-2, "max speed differs by {ds}");
+    assert!(dh <= 1e-2, "hazard differs by {dh}");
+    assert!(da <= 0.021, "arrival differs by {da} s");
+    // The flood went through the gate: cells beyond it were reached after it opened, the far
+    // end later than near the gate; the reservoir's cells were wet from the start.
+    let (nx, at) = (level.nx(), |x: usize| c.arrival[10 * 60 + x]);
+    assert_eq!(at(5), 0.0, "wet from the start");
+    assert!(at(25) >= 0.5 && at(25) < at(30), "{} {}", at(25), at(30));
+    assert!(c.max_depth[10 * nx + 10] >= 1.9);
+}
