@@ -216,6 +216,53 @@ fn bake_saves_flow_state_that_check_accepts() {
 }
 
 #[test]
+fn bake_writes_the_maps_of_its_run_for_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    small_level(dir.path());
+    let out = spillway(
+        dir.path(),
+        &[
+            "bake",
+            "small.ron",
+            "-o",
+            "baked.ron",
+            "--max-seconds",
+            "10",
+            "--backend",
+            "cpu",
+            "--maps",
+            "maps",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let maps = dir.path().join("maps");
+    for stem in ["max_depth", "max_speed", "arrival", "hazard"] {
+        for ext in ["npy", "png"] {
+            assert!(maps.join(format!("{stem}.{ext}")).is_file(), "{stem}.{ext}");
+        }
+    }
+    let index = std::fs::read_to_string(maps.join("maps.txt")).unwrap();
+    assert!(
+        index.contains("max_depth.png: Max depth in m, min 0 max"),
+        "{index}"
+    );
+    // The reservoir's 3 m stood from the start; the water spread down the ramp later.
+    let depth = npy::read(&maps.join("max_depth.npy")).unwrap().grid;
+    assert_eq!((depth.nx, depth.ny), (24, 16));
+    assert!(depth.get(2, 8) >= 3.0, "{}", depth.get(2, 8));
+    let arrival = npy::read(&maps.join("arrival.npy")).unwrap().grid;
+    assert_eq!(arrival.get(2, 8), 0.0);
+    let later = arrival.data.iter().filter(|&&t| t > 0.0).count();
+    let never = arrival.data.iter().filter(|&&t| t == -1.0).count();
+    assert!(
+        later > 0 && never > 0,
+        "reached later {later}, never {never}"
+    );
+    let png = image::open(maps.join("hazard.png")).unwrap();
+    assert_eq!(png.color(), image::ColorType::L16);
+}
+
+#[test]
 fn check_refuses_a_corrupt_level_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

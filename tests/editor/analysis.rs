@@ -17,13 +17,16 @@ fn two_valleys() -> Level {
     level
 }
 
-/// Picks `label` in the View menu.
+/// Picks the overlay `label` (a radio button) in the View menu.
 fn view(ed: &mut Editor, label: &str) {
     ed.harness
         .get_by_role_and_label(egui::accesskit::Role::Button, "View")
         .click();
     ed.harness.run_steps(2);
-    ed.click(label);
+    ed.harness
+        .get_by_role_and_label(egui::accesskit::Role::RadioButton, label)
+        .click();
+    ed.harness.run_steps(3);
 }
 
 /// Runs frames until the drainage has been computed `n` times (at most a few seconds).
@@ -103,4 +106,62 @@ fn the_flow_paths_follow_a_sculpted_channel() {
         .area
         .clone();
     assert_ne!(before.data, after.data, "recomputed for the new terrain");
+}
+
+/// A 60 × 20 channel of 1 m cells with a 2 m reservoir behind a gate at x = 20 that opens at
+/// 0.5 s.
+fn gated_reservoir() -> Level {
+    let mut level = Level::flat(60, 20, 1.0, 0.0);
+    level.water = Grid::from_fn(60, 20, |x, _| if x < 20 { 2.0 } else { 0.0 });
+    level.gates.push(spillway::level::Gate {
+        name: "dam".into(),
+        shape: spillway::level::Shape::Box {
+            x0: 20.0,
+            y0: 0.0,
+            x1: 22.0,
+            y1: 20.0,
+        },
+        crest: 3.0,
+        open_at: Some(0.5),
+    });
+    level.params.dt = 0.02;
+    level
+}
+
+#[test]
+fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
+    let mut ed = editor_with(&gated_reservoir());
+    ed.harness.remove_cursor();
+    ed.harness.state_mut().preview_mut().speed = 4.0;
+    ed.click("Play");
+    ed.frames(90);
+    ed.click("Pause");
+    ed.frames(2);
+    let before = pixels(&ed);
+    view(&mut ed, "Max depth");
+    ed.frames(3);
+    let after = pixels(&ed);
+    let changed = before
+        .chunks_exact(4)
+        .zip(after.chunks_exact(4))
+        .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 10))
+        .count();
+    assert!(changed > 1000, "the max depth overlay shows: {changed}");
+
+    let out = ed.dir.path().join("maps");
+    ed.dialogs.push(&out);
+    ed.click("File");
+    ed.click("Export maps of the run…");
+    let maps = ed.harness.state().preview().maps().expect("kept");
+    let depth = spillway_editor::heightmap::npy::read(&out.join("max_depth.npy"))
+        .expect("written")
+        .grid;
+    assert_eq!(depth.data, maps.max_depth);
+    // The flood went through the gate after it opened, reaching beyond it later.
+    let arrival = &maps.arrival;
+    assert_eq!(arrival[10 * 60 + 5], 0.0);
+    assert!(arrival[10 * 60 + 25] >= 0.5, "{}", arrival[10 * 60 + 25]);
+    for f in ["max_speed.png", "arrival.png", "hazard.npy", "maps.txt"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
 }

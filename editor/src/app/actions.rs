@@ -77,6 +77,8 @@ pub enum Action {
     FindLeaks,
     /// Show this analysis of the terrain over it.
     ShowAnalysis(super::TerrainAnalysis),
+    /// Ask for a folder and write the maps of the water's run into it.
+    ExportMaps,
 }
 
 impl Action {
@@ -166,6 +168,7 @@ impl EditorApp {
             }
             Action::FindLeaks => self.find_leaks(true),
             Action::ShowAnalysis(shown) => self.analysis.shown = shown,
+            Action::ExportMaps => self.export_maps(),
             Action::StepWater => self.preview.step_once(),
             Action::ResetWater => self.preview.reset(),
             Action::DeleteSelection => self.delete_selected(),
@@ -175,6 +178,41 @@ impl EditorApp {
                 }
             }
             Action::Cancel => self.cancel(),
+        }
+    }
+
+    /// Asks for a folder and writes the maps of the preview's run into it (npy, 16-bit PNG and
+    /// `maps.txt`, as `spillway bake --maps` does).
+    fn export_maps(&mut self) {
+        let Some(maps) = self.preview.maps() else {
+            self.notify(
+                "Run the water first: the maps are kept from when it starts",
+                true,
+            );
+            return;
+        };
+        let dir = self.start_dir();
+        let Some(folder) = self
+            .dialogs
+            .pick_folder(dir.as_deref(), "Export maps of the run")
+        else {
+            return;
+        };
+        match crate::project::maps_io::export_maps(&folder, &maps) {
+            Ok(files) => self.notify(
+                format!(
+                    "Exported {} files of the run's maps to {}",
+                    files.len(),
+                    folder.display()
+                ),
+                false,
+            ),
+            Err(e) => {
+                self.dialog = Some(Dialog::Error {
+                    title: "Could not export the maps".into(),
+                    message: e.to_string(),
+                })
+            }
         }
     }
 

@@ -1,11 +1,14 @@
-//! Terrain analysis overlays: Flow paths and Catchments ([`crate::tools::drainage`]), computed
-//! on a background thread whenever the terrain changed and no stroke is in progress, so the
-//! overlay follows the sculpting without stalling a frame; the last result stays drawn while
-//! the next one is computed.
+//! Analysis overlays. Flow paths and Catchments ([`crate::tools::drainage`]) are computed on a
+//! background thread whenever the terrain changed and no stroke is in progress, so the overlay
+//! follows the sculpting without stalling a frame; the last result stays drawn while the next
+//! one is computed. The maps of the run (max depth, max speed, arrival, hazard) come from the
+//! running water, read back twice a second while it plays.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use spillway::Grid;
+use spillway::sim::maps::{MapKind, RunMaps};
 use spillway_render::{CellOverlay, TerrainRenderer};
 
 use crate::task::Task;
@@ -21,14 +24,20 @@ pub enum TerrainAnalysis {
     FlowPaths,
     /// Which basin each cell drains into, each in its own colour.
     Catchments,
+    /// A map of the water's run so far.
+    Map(MapKind),
 }
 
 impl TerrainAnalysis {
     /// Every choice, in menu order.
-    pub const ALL: [TerrainAnalysis; 3] = [
+    pub const ALL: [TerrainAnalysis; 7] = [
         TerrainAnalysis::None,
         TerrainAnalysis::FlowPaths,
         TerrainAnalysis::Catchments,
+        TerrainAnalysis::Map(MapKind::MaxDepth),
+        TerrainAnalysis::Map(MapKind::MaxSpeed),
+        TerrainAnalysis::Map(MapKind::Arrival),
+        TerrainAnalysis::Map(MapKind::Hazard),
     ];
 
     /// The name shown in menus.
@@ -37,6 +46,7 @@ impl TerrainAnalysis {
             TerrainAnalysis::None => "No terrain analysis",
             TerrainAnalysis::FlowPaths => "Flow paths",
             TerrainAnalysis::Catchments => "Catchments",
+            TerrainAnalysis::Map(k) => k.name(),
         }
     }
 
@@ -51,6 +61,19 @@ impl TerrainAnalysis {
             TerrainAnalysis::Catchments => {
                 "Which hollow, lake or map edge rain falling on each cell ends in: one colour \
                  per catchment, a dark line between catchments"
+            }
+            TerrainAnalysis::Map(MapKind::MaxDepth) => {
+                "The deepest the water has stood on each cell since it started (darker: deeper)"
+            }
+            TerrainAnalysis::Map(MapKind::MaxSpeed) => {
+                "The fastest the water has run over each cell since it started"
+            }
+            TerrainAnalysis::Map(MapKind::Arrival) => {
+                "When the water first stood 1 cm deep on each cell (light: early, dark: late)"
+            }
+            TerrainAnalysis::Map(MapKind::Hazard) => {
+                "The worst depth × speed on each cell since the water started: where a flood \
+                 would sweep a person or a prop away"
             }
         }
     }
@@ -73,6 +96,10 @@ pub(crate) struct Analysis {
     computed: u64,
     /// The area of one cell when the last computation started, m².
     cell_area: f32,
+    /// The maps of the running water, and when they were read.
+    maps: Option<(Arc<RunMaps>, Instant)>,
+    /// What the overlay drawn last frame shows, with its scale.
+    pub legend: Option<String>,
 }
 
 impl Analysis {
@@ -95,7 +122,10 @@ impl Analysis {
                 self.computed += 1;
             }
         }
-        let wanted = self.shown != TerrainAnalysis::None;
+        let wanted = matches!(
+            self.shown,
+            TerrainAnalysis::FlowPaths | TerrainAnalysis::Catchments
+        );
         if wanted && (self.stale || self.result.is_none()) && !stroking && self.task.is_none() {
             self.stale = false;
             self.cell_area = cell_size * cell_size;
@@ -107,16 +137,65 @@ impl Analysis {
         self.task.is_some()
     }
 
+    /// Once a frame: while a map of the run is shown, reads the maps from the running water
+    /// (`read`) when there are none yet, and twice a second while it `playing`; forgets them
+    /// when the water is not `live`.
+    pub fn refresh_maps(
+        &mut self,
+        live: bool,
+        playing: bool,
+        read: impl FnOnce() -> Option<RunMaps>,
+    ) {
+        if !live {
+            self.maps = None;
+            return;
+        }
+        let TerrainAnalysis::Map(_) = self.shown else {
+            return;
+        };
+        let due = match &self.maps {
+            None => true,
+            Some((_, at)) => playing && at.elapsed() >= Duration::from_millis(500),
+        };
+        if due && let Some(m) = read() {
+            self.maps = Some((Arc::new(m), Instant::now()));
+        }
+    }
+
     /// Hands the renderer the values of the overlay shown (when they changed) and returns how
     /// it draws them.
     pub fn prepare(&mut self, renderer: &mut TerrainRenderer) -> CellOverlay {
+        let overlay = self.overlay(renderer);
+        self.legend = match (self.shown, overlay) {
+            (_, CellOverlay::None) => None,
+            (TerrainAnalysis::Map(k), CellOverlay::Ramp { lo, hi }) => Some(format!(
+                "{}: light {} {u} to dark {:.2} {u} (98th percentile and above)",
+                k.name(),
+                if k == MapKind::Arrival { 0.0 } else { lo },
+                hi,
+                u = k.unit()
+            )),
+            (TerrainAnalysis::FlowPaths, CellOverlay::Ramp { lo, hi }) => Some(format!(
+                "Flow paths: draining {:.0} m² (light) to {:.0} m² (dark)",
+                10f32.powf(lo),
+                10f32.powf(hi)
+            )),
+            (a, _) => Some(format!("{}: one colour per catchment", a.name())),
+        };
+        overlay
+    }
+
+    fn overlay(&mut self, renderer: &mut TerrainRenderer) -> CellOverlay {
+        if let TerrainAnalysis::Map(kind) = self.shown {
+            return self.prepare_map(renderer, kind);
+        }
         let Some(d) = &self.result else {
             return CellOverlay::None;
         };
         let key = (self.shown, Arc::as_ptr(d) as usize);
         let cell = self.cell_area.max(1e-6);
         let overlay = match self.shown {
-            TerrainAnalysis::None => return CellOverlay::None,
+            TerrainAnalysis::None | TerrainAnalysis::Map(_) => return CellOverlay::None,
             // Streams: cells draining at least a thousandth of the map (and 20 cells).
             TerrainAnalysis::FlowPaths => {
                 let most = d.area.data.iter().copied().fold(cell, f32::max);
@@ -138,6 +217,46 @@ impl Analysis {
                 },
                 _ => d.basin.clone(),
             };
+            if !renderer.set_cell_values(&values) {
+                return CellOverlay::None;
+            }
+            self.uploaded = Some(key);
+        }
+        overlay
+    }
+
+    /// As [`Self::prepare`], for a map of the run.
+    fn prepare_map(&mut self, renderer: &mut TerrainRenderer, kind: MapKind) -> CellOverlay {
+        let Some((maps, _)) = &self.maps else {
+            return CellOverlay::None;
+        };
+        let values = maps.grid(kind);
+        // The top of the scale: the 98th percentile of the cells the water touched, so one
+        // violent cell (a breach) does not wash the rest out.
+        let mut touched: Vec<f32> = values.data.iter().copied().filter(|v| *v > 0.0).collect();
+        let most = if touched.is_empty() {
+            0.0
+        } else {
+            let k = (touched.len() * 98 / 100).min(touched.len() - 1);
+            *touched.select_nth_unstable_by(k, f32::total_cmp).1
+        };
+        let overlay = match kind {
+            // Every cell reached, light early and dark late.
+            MapKind::Arrival => CellOverlay::Ramp {
+                lo: -1e-3,
+                hi: most.max(1e-2),
+            },
+            MapKind::MaxDepth => CellOverlay::Ramp {
+                lo: spillway::sim::maps::ARRIVAL_DEPTH,
+                hi: most.max(0.1),
+            },
+            MapKind::MaxSpeed | MapKind::Hazard => CellOverlay::Ramp {
+                lo: 0.01,
+                hi: most.max(0.1),
+            },
+        };
+        let key = (self.shown, Arc::as_ptr(maps) as usize);
+        if self.uploaded != Some(key) {
             if !renderer.set_cell_values(&values) {
                 return CellOverlay::None;
             }

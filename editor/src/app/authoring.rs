@@ -388,12 +388,14 @@ impl EditorApp {
                 } else {
                     ""
                 };
+                // Asked for, a leak is a finding; found on the way to Play (a dam break is
+                // meant to run), a note.
                 self.notify(
                     format!(
                         "Leak: the lake at {:.2} m escapes{over} at cell ({x}, {y}) down to {:.2} m{more}",
                         leak.surface, leak.escape.surface
                     ),
-                    true,
+                    always,
                 );
             }
         }

@@ -17,6 +17,7 @@ use spillway_render::{TerrainRenderer, WaterStyle};
 
 use super::EditorApp;
 use super::actions::Action;
+use super::analysis::TerrainAnalysis;
 use super::shortcuts;
 use super::viewport_panel::{Overlaid, ViewportImage};
 use crate::document::Changes;
@@ -63,6 +64,9 @@ impl EditorApp {
                 .request_repaint_after(std::time::Duration::from_millis(30));
         }
         self.simulate(ui, frame, &changes);
+        let (live, playing) = (self.preview.is_live(), self.preview.playing);
+        let preview = &self.preview;
+        (self.analysis).refresh_maps(live, playing, || preview.maps());
         let rendered = frame
             .wgpu_render_state()
             .map(|rs| (rs, self.render(ui, rs, &changes)));
@@ -86,6 +90,7 @@ impl EditorApp {
             authoring: &self.authoring,
             bodies: &self.bodies,
             preview: &self.preview,
+            legend: self.analysis.legend.as_deref(),
         };
         self.viewport.paint(ui, image, overlaid);
         notice
@@ -126,7 +131,10 @@ impl EditorApp {
                     speed_scale: 3.0,
                     blend: preview.blend(),
                 };
-                renderer.set_water(preview.water().map(|w| (w, style)));
+                // A map of the run is read on the ground: the water would hide it.
+                let map_shown = matches!(self.analysis.shown, TerrainAnalysis::Map(_));
+                let water = preview.water().filter(|_| !map_shown);
+                renderer.set_water(water.map(|w| (w, style)));
                 renderer.submit_with_frame(preview.take_commands());
             }
             preview.flush();
@@ -171,6 +179,9 @@ impl EditorApp {
         let level = self.document.level();
         renderer.sync(level, &changes.dirty());
         scene.overlays.cells = self.analysis.prepare(renderer);
+        if matches!(self.analysis.shown, TerrainAnalysis::Map(_)) {
+            scene.overlays.water = false;
+        }
         renderer.error().is_none() && renderer.render(level, &scene)
     }
 }

@@ -162,6 +162,19 @@ fn file_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
     ) {
         app.request(Action::Export);
     }
+    let live = app.preview.is_live();
+    let maps = ui.add_enabled_ui(live, |ui| {
+        item(
+            ui,
+            "Export maps of the run…",
+            None,
+            "Write what the water has done so far (max depth, max speed, arrival time, hazard) \
+             as .npy and 16-bit PNG files with maps.txt, for the game",
+        )
+    });
+    if maps.inner {
+        app.request(Action::ExportMaps);
+    }
     ui.separator();
     if item(ui, "Quit", Some(Shortcut::Quit), "Close the editor") {
         app.request(Action::Quit);
@@ -237,6 +250,11 @@ fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
     );
     ui.separator();
     for a in super::TerrainAnalysis::ALL {
+        if a == super::TerrainAnalysis::Map(spillway::sim::maps::MapKind::MaxDepth) {
+            ui.label("Maps of the run").on_hover_text(
+                "What the running water has done so far, kept from the moment it starts",
+            );
+        }
         let on = app.analysis.shown == a;
         if ui.radio(on, a.name()).on_hover_text(a.tip()).clicked() && !on {
             app.request(Action::ShowAnalysis(a));

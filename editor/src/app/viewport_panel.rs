@@ -45,6 +45,8 @@ pub(crate) struct Overlaid<'a> {
     pub authoring: &'a Authoring,
     pub bodies: &'a Bodies,
     pub preview: &'a Preview,
+    /// The analysis overlay's legend, if one is drawn.
+    pub legend: Option<&'a str>,
 }
 
 /// The viewport's state between frames.
@@ -265,6 +267,20 @@ impl ViewportPanel {
             water_overlay::leak_marker(&painter, &view, level, leak);
         }
         self.overlay_text(ui, rect, app.sculpt, app.authoring, app.bodies);
+        if let Some(legend) = app.legend {
+            let at = rect.left_bottom() + egui::vec2(10.0, -10.0);
+            let font = egui::FontId::proportional(13.0);
+            let galley = painter.layout_no_wrap(legend.into(), font, egui::Color32::WHITE);
+            let back =
+                egui::Rect::from_min_size(at - egui::vec2(0.0, galley.size().y), galley.size())
+                    .expand(4.0);
+            painter.rect_filled(back, 3.0, egui::Color32::from_black_alpha(170));
+            painter.galley(
+                back.min + egui::vec2(4.0, 4.0),
+                galley,
+                egui::Color32::WHITE,
+            );
+        }
     }
 
     fn authoring_input(

@@ -37,6 +37,10 @@ pub struct BakeArgs {
     /// Leave the level's bodies out (they neither block nor float, and keep their places).
     #[arg(long)]
     pub no_bodies: bool,
+    /// Also write the maps of the bake's run (max depth, max speed, arrival time, hazard) into
+    /// this folder, as .npy and 16-bit PNG files with maps.txt.
+    #[arg(long, value_name = "DIR")]
+    pub maps: Option<PathBuf>,
 }
 
 /// Runs `spillway bake`.
@@ -65,22 +69,50 @@ pub fn run(args: &BakeArgs) -> CliResult {
         |e: BakeError| CliError::failure(format!("{}: the bake failed: {e}", path.display()));
     let root = level_folder(path);
     let with_bodies = !args.no_bodies;
-    let (outcome, baked, bodies) = if args.backend.resolve() == Backend::Gpu {
-        let sim = GpuSimulation::headless(&level).map_err(|e| failed(e.into()))?;
+    let want_maps = args.maps.is_some();
+    let (outcome, baked, bodies, maps) = if args.backend.resolve() == Backend::Gpu {
+        let mut sim = GpuSimulation::headless(&level).map_err(|e| failed(e.into()))?;
+        if want_maps {
+            sim.record_maps().map_err(|e| failed(e.into()))?;
+        }
         let mut sim = Coupled::new(sim, &level, &root, with_bodies).map_err(failed)?;
         let outcome = settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
-        (outcome, sim.baked(&level).map_err(failed)?, sim.bodies())
+        let maps = sim.sim.read_maps().map_err(|e| failed(e.into()))?;
+        (
+            outcome,
+            sim.baked(&level).map_err(failed)?,
+            sim.bodies(),
+            maps,
+        )
     } else {
-        let sim = simulation(&level, path)?;
+        let mut sim = simulation(&level, path)?;
+        if want_maps {
+            sim.record_maps();
+        }
         let mut sim = Coupled::new(sim, &level, &root, with_bodies).map_err(failed)?;
         let outcome = settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
-        (outcome, sim.baked(&level).map_err(failed)?, sim.bodies())
+        let maps = sim.sim.maps().cloned();
+        (
+            outcome,
+            sim.baked(&level).map_err(failed)?,
+            sim.bodies(),
+            maps,
+        )
     };
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     create_parent(&args.output)?;
     file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
+    if let (Some(dir), Some(maps)) = (&args.maps, &maps) {
+        let files = crate::project::maps_io::export_maps(dir, maps)
+            .map_err(|e| CliError::failure(e.to_string()))?;
+        say(&format!(
+            "maps of the run: {} files in {}",
+            files.len(),
+            dir.display()
+        ))?;
+    }
     let verdict = if outcome.steady {
         format!("steady (below {} m/s)", args.until_steady)
     } else {

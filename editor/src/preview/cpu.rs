@@ -39,6 +39,16 @@ impl CpuWater {
         })
     }
 
+    /// Starts keeping the maps of the run (`Simulation::record_maps`).
+    pub fn record_maps(&mut self) {
+        self.sim.record_maps();
+    }
+
+    /// The maps of the run, once kept.
+    pub fn maps(&self) -> Option<&spillway::sim::maps::RunMaps> {
+        self.sim.maps()
+    }
+
     /// Runs up to `steps` steps of `dt` seconds (coupled with `bodies` when it has any), no
     /// more than fit in `budget` after the first; returns how many ran. A refused step leaves
     /// the state as it was before it.

@@ -10,6 +10,7 @@ mod bodies;
 mod cpu;
 mod device;
 mod edits;
+mod maps;
 
 use spillway::Level;
 use spillway::body::world::WorldError;
@@ -246,7 +247,8 @@ impl Preview {
         }
         let started = if self.on_cpu() {
             CpuWater::new(level)
-                .map(|cpu| {
+                .map(|mut cpu| {
+                    cpu.record_maps();
                     self.stats = Some(cpu.stats());
                     self.cpu = Some(cpu);
                 })
@@ -258,6 +260,8 @@ impl Preview {
                         self.watch = DeviceWatch::install(device);
                     }
                     sim.request_stats();
+                    // Without maps the water still runs; the maps overlay then shows none.
+                    let _ = sim.record_maps();
                     self.sim = Some(sim);
                 })
                 .map_err(PreviewError::GpuStart)

@@ -24,6 +24,8 @@ pub trait FileDialogs {
         file_name: &str,
         format: HeightmapFormat,
     ) -> Option<PathBuf>;
+    /// A folder to write several files into (the maps of a run).
+    fn pick_folder(&mut self, start_dir: Option<&Path>, title: &str) -> Option<PathBuf>;
 }
 
 /// The desktop's native file dialogs (the XDG portal on Linux, falling back to zenity).
@@ -80,6 +82,10 @@ impl FileDialogs for NativeDialogs {
             .add_filter(format.name(), &[format.extension()])
             .save_file()
     }
+
+    fn pick_folder(&mut self, start_dir: Option<&Path>, title: &str) -> Option<PathBuf> {
+        dialog(start_dir).set_title(title).pick_folder()
+    }
 }
 
 /// Answers every question with the next path of a shared queue (`None` when it is empty, as
@@ -126,6 +132,10 @@ impl FileDialogs for ScriptedDialogs {
     }
 
     fn save_heightmap(&mut self, _: Option<&Path>, _: &str, _: HeightmapFormat) -> Option<PathBuf> {
+        self.next()
+    }
+
+    fn pick_folder(&mut self, _: Option<&Path>, _: &str) -> Option<PathBuf> {
         self.next()
     }
 }

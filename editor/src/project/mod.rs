@@ -6,6 +6,7 @@ pub mod body_files;
 #[cfg(feature = "gui")]
 pub mod dialogs;
 pub mod heightmap_io;
+pub mod maps_io;
 pub mod recent;
 pub mod recovery;
 

@@ -1,0 +1,63 @@
+//! Export of the maps of a run for a game: each map as a `.npy` of 32-bit floats (exact values,
+//! NumPy's format) and a 16-bit PNG over the map's range, with `maps.txt` saying each PNG's
+//! range and unit. `spillway bake --maps DIR` and the editor's File menu write the same files.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use spillway::sim::maps::{MapKind, NEVER, RunMaps};
+
+use super::heightmap_io::{self, HeightRange, HeightmapFormat, HeightmapIoError};
+
+/// Writes the maps into folder `dir` (made if missing): `max_depth.npy`, `max_depth.png`, … and
+/// `maps.txt`. Returns the files written.
+pub fn export_maps(dir: &Path, maps: &RunMaps) -> Result<Vec<PathBuf>, HeightmapIoError> {
+    std::fs::create_dir_all(dir).map_err(|source| HeightmapIoError::Io {
+        path: dir.to_path_buf(),
+        action: "write",
+        source,
+    })?;
+    let mut written = Vec::new();
+    let mut index = String::from(
+        "# Maps of a Spillway run: sample 0 of each 16-bit PNG is `min`, sample 65535 is `max`.\n\
+         # The .npy files hold the exact values (32-bit floats, row-major, nx columns).\n",
+    );
+    let _ = writeln!(index, "size {} x {}", maps.nx, maps.ny);
+    for kind in MapKind::ALL {
+        let grid = maps.grid(kind);
+        let most = grid.data.iter().copied().fold(0.0f32, f32::max);
+        // Arrival: never-reached cells (-1) are black, the earliest arrival just above.
+        let min = if kind == MapKind::Arrival { NEVER } else { 0.0 };
+        let range = HeightRange {
+            min,
+            max: most.max(min + 1e-3),
+        };
+        for format in [HeightmapFormat::Npy, HeightmapFormat::Png16] {
+            let path = dir.join(format!("{}.{}", kind.stem(), format.extension()));
+            heightmap_io::export(&path, &grid, format, range)?;
+            written.push(path);
+        }
+        let _ = writeln!(
+            index,
+            "{}.png: {} in {}, min {} max {}{}",
+            kind.stem(),
+            kind.name(),
+            kind.unit(),
+            range.min,
+            range.max,
+            if kind == MapKind::Arrival {
+                " (-1: never reached)"
+            } else {
+                ""
+            }
+        );
+    }
+    let txt = dir.join("maps.txt");
+    super::write_atomic(&txt, index.as_bytes()).map_err(|source| HeightmapIoError::Io {
+        path: txt.clone(),
+        action: "write",
+        source,
+    })?;
+    written.push(txt);
+    Ok(written)
+}
