@@ -9,6 +9,7 @@ mod balance;
 mod blocking;
 mod clamp;
 mod edits;
+mod gauges;
 mod long_run;
 mod maps;
 mod parity;

@@ -147,3 +147,48 @@ fn manning_slows_thin_films_that_linear_friction_lets_race() {
     );
     assert!(linear > 5.0 * manning);
 }
+
+/// A 200 m reach of the same river, settled: 20 000 steps of 0.02 s.
+fn settled_reach() -> (Level, Simulation) {
+    let mut level = river(SolverKind::Pipes);
+    let nx = 100;
+    level.terrain = Grid::from_fn(nx, WIDTH_CELLS, |i, _| {
+        (SLOPE * (200.0 - (i as f64 + 0.5) * DX as f64)) as f32
+    });
+    level.water = Grid::filled(nx, WIDTH_CELLS, 0.0);
+    let mut sim = Simulation::new(&level).unwrap();
+    for _ in 0..20_000 {
+        sim.step(level.params.dt).unwrap();
+    }
+    (level, sim)
+}
+
+#[test]
+fn a_discharge_line_across_a_steady_river_reads_its_inflow_within_1_percent() {
+    use spillway::level::GaugeKind;
+    let (_, sim) = settled_reach();
+    let width = WIDTH_CELLS as f32 * DX;
+    for (label, from, to) in [
+        ("straight", [101.0, 0.0], [101.0, width]),
+        ("slanted", [80.0, 0.0], [120.0, width]),
+        ("reversed", [101.0, width], [101.0, 0.0]),
+    ] {
+        let q = sim.gauge(&GaugeKind::Discharge { from, to }).value();
+        println!("{label}: {q:.4} m³/s of {Q}");
+        let expect = if label == "reversed" { -Q } else { Q };
+        assert!(
+            ((q as f64 - expect) / Q).abs() < 0.01,
+            "{label}: {q} m³/s, inflow {Q}"
+        );
+    }
+    // A stage gauge in the middle reads the normal depth above the bed.
+    let (h, _) = normal_flow();
+    let reading = sim.gauge(&GaugeKind::Stage { x: 101.0, y: 10.0 });
+    let spillway::sim::gauges::GaugeReading::Stage { depth, .. } = reading else {
+        panic!("{reading:?}");
+    };
+    assert!(
+        ((depth as f64 - h) / h).abs() < 0.05,
+        "{depth} m, normal {h:.3} m"
+    );
+}

@@ -41,6 +41,7 @@ mod flow;
 mod forcing;
 mod gates;
 mod gather;
+mod gauges;
 mod kernel;
 mod maps;
 mod passes;

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Body, Boundary, FORMAT_VERSION, FlowState, Gate, Level, Params, Sink, SolverKind, Source,
+    Body, Boundary, FORMAT_VERSION, FlowState, Gate, Gauge, Level, Params, Sink, SolverKind, Source,
 };
 use super::{Limits, ValidationError};
 use crate::error::LevelError;
@@ -72,6 +72,9 @@ struct LevelFile {
     bodies: Vec<Body>,
     #[serde(default)]
     gates: Vec<Gate>,
+    /// Stage gauges and discharge lines (optional in every version: older files have none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    gauges: Vec<Gauge>,
     terrain: GridRef,
     water: GridRef,
     #[serde(default)]
@@ -196,6 +199,7 @@ pub fn save_with_progress(
         boundaries: level.boundaries.clone(),
         bodies: level.bodies.clone(),
         gates: level.gates.clone(),
+        gauges: level.gauges.clone(),
         terrain: next_ref()?,
         water: next_ref()?,
         roughness: match &level.roughness {
@@ -506,6 +510,7 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
         params: file.params,
         bodies: file.bodies,
         gates: file.gates,
+        gauges: file.gauges,
     };
     level.validate(limits).map_err(|e| invalid(path, e))?;
     Ok(level)

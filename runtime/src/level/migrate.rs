@@ -114,6 +114,7 @@ pub(super) fn v2_to_v3(v2: LevelFileV2) -> LevelFile {
         boundaries: v2.boundaries,
         bodies: v2.bodies,
         gates: v2.gates,
+        gauges: Vec::new(),
         terrain: v2.terrain,
         water: v2.water,
         flow: v2.flow,

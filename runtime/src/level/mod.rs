@@ -4,6 +4,7 @@
 
 pub mod file;
 mod gate;
+mod gauge;
 mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::grid::Grid;
 
 pub use gate::Gate;
+pub use gauge::{Gauge, GaugeKind};
 pub use validate::{Limits, ValidationError};
 
 /// The level file format version written by this crate.
@@ -44,6 +46,8 @@ pub struct Level {
     /// Manning's roughness `n` per cell (s/m^(1/3)), used by [`Friction::Manning`] in place of
     /// its level-wide `n`; `None` uses the level-wide value everywhere.
     pub roughness: Option<Grid>,
+    /// Where the designer watches the water: stage gauges and discharge lines.
+    pub gauges: Vec<Gauge>,
 }
 
 impl Level {
@@ -62,6 +66,7 @@ impl Level {
             bodies: Vec::new(),
             gates: Vec::new(),
             roughness: None,
+            gauges: Vec::new(),
         }
     }
 

@@ -31,6 +31,8 @@ pub struct Limits {
     pub max_boundaries: usize,
     /// Most placed rigid bodies.
     pub max_bodies: usize,
+    /// Most gauges (stage gauges and discharge lines).
+    pub max_gauges: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +46,7 @@ impl Default for Limits {
             max_sinks: 10_000,
             max_boundaries: 10_000,
             max_bodies: 10_000,
+            max_gauges: 10_000,
         }
     }
 }
@@ -60,6 +63,7 @@ impl Limits {
             max_sinks: usize::MAX,
             max_boundaries: usize::MAX,
             max_bodies: usize::MAX,
+            max_gauges: usize::MAX,
         }
     }
 
@@ -219,6 +223,37 @@ impl Level {
         }
         for (i, body) in self.bodies.iter().enumerate() {
             check_body(&format!("bodies[{i}]"), body)?;
+        }
+        if self.gauges.len() > limits.max_gauges {
+            return Err(ValidationError::new(
+                "gauges",
+                format!(
+                    "{} entries, more than the limit of {}",
+                    self.gauges.len(),
+                    limits.max_gauges
+                ),
+            ));
+        }
+        let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];
+        for (i, gauge) in self.gauges.iter().enumerate() {
+            let points = match gauge.kind {
+                super::GaugeKind::Stage { x, y } => vec![("", [x, y])],
+                super::GaugeKind::Discharge { from, to } => vec![(".from", from), (".to", to)],
+            };
+            for (part, p) in points {
+                let at = format!("gauges[{i}].kind{part}");
+                finite(&at, p[0])?;
+                finite(&at, p[1])?;
+                if !(0.0..=extent[0]).contains(&p[0]) || !(0.0..=extent[1]).contains(&p[1]) {
+                    return Err(ValidationError::new(
+                        &at,
+                        format!(
+                            "({}, {}) lies outside the map (0..{} × 0..{} m)",
+                            p[0], p[1], extent[0], extent[1]
+                        ),
+                    ));
+                }
+            }
         }
         limits.check_gates(self.gates.len())?;
         for (i, gate) in self.gates.iter().enumerate() {

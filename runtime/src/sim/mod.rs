@@ -14,6 +14,7 @@ mod displace;
 pub(crate) mod forcing;
 pub(crate) mod friction;
 pub(crate) mod gates;
+pub mod gauges;
 mod kernel;
 pub mod maps;
 mod pipes;

@@ -1,0 +1,35 @@
+//! Gauges: where a designer watches the water. A *stage* gauge reads the depth and the surface
+//! at a point; a *discharge* line reads the flow across a channel, in m³/s, counted positive
+//! along the line's direction turned a quarter anticlockwise as the map is drawn (x right,
+//! y down): eastward for a line drawn from north to south. They are saved in the level; the editor plots them while the water runs and a
+//! game may read them too (`sim::gauges`).
+
+use serde::{Deserialize, Serialize};
+
+/// A named gauge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Gauge {
+    /// Name shown in the editor's plots.
+    pub name: String,
+    /// What it measures, and where.
+    pub kind: GaugeKind,
+}
+
+/// What a gauge measures.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum GaugeKind {
+    /// The depth and water surface at world point `(x, y)`, metres.
+    Stage {
+        /// World x, metres.
+        x: f32,
+        /// World y, metres.
+        y: f32,
+    },
+    /// The discharge across the line from `from` to `to` (world metres), m³/s.
+    Discharge {
+        /// One end, world (x, y).
+        from: [f32; 2],
+        /// The other end, world (x, y).
+        to: [f32; 2],
+    },
+}
