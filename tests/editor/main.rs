@@ -11,6 +11,7 @@ mod bodies;
 mod device_loss;
 mod files;
 mod game_pixels;
+mod gauges;
 mod heightmaps;
 mod level_loop;
 mod preview;

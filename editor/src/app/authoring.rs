@@ -11,6 +11,7 @@ use crate::tools::Tool;
 use crate::tools::boundary::{EdgeStroke, kind_name};
 use crate::tools::fill::{FillLevel, fill_basin};
 use crate::tools::gate::{gate_label, hit_gate, new_gate};
+use crate::tools::gauge::{hit_gauge, new_gauge};
 use crate::tools::leaks::Leak;
 use crate::tools::placement::{PlacementDrag, Selection, hit};
 use crate::tools::spill::{Spill, spill};
@@ -29,6 +30,8 @@ pub(crate) enum Gesture {
     Edge(EdgeStroke),
     /// Dragging out a new gate's box: where the drag started and where it is now.
     Gate([f32; 2], [f32; 2]),
+    /// Placing a gauge: where the press was and where the pointer is now.
+    Gauge([f32; 2], [f32; 2]),
 }
 
 /// The water authoring state between frames.
@@ -37,6 +40,8 @@ pub(crate) struct Authoring {
     pub selection: Option<Selection>,
     /// The selected gate.
     pub gate: Option<usize>,
+    /// The selected gauge.
+    pub gauge: Option<usize>,
     /// The gesture in progress.
     pub gesture: Option<Gesture>,
     /// What the Boundary tool paints.
@@ -59,6 +64,7 @@ impl Default for Authoring {
         Self {
             selection: None,
             gate: None,
+            gauge: None,
             gesture: None,
             boundary_kind: BoundaryKind::Wall,
             fill: FillLevel::default(),
@@ -123,7 +129,7 @@ impl Authoring {
                     stroke.drag_to(document, p.x, p.y);
                 }
             }
-            Some(Gesture::Gate(_, now)) => {
+            Some(Gesture::Gate(_, now)) | Some(Gesture::Gauge(_, now)) => {
                 if let Some(p) = pointer.hover {
                     *now = [p.x, p.y];
                 }
@@ -146,6 +152,15 @@ impl Authoring {
                     after.gates.push(gate);
                     self.gate = Some(after.gates.len() - 1);
                     document.execute(Box::new(EditFeatures::new("Add gate", before, after)));
+                }
+                Some(Gesture::Gauge(a, b)) => {
+                    let gauge = new_gauge(document.level(), a, b);
+                    notice = Some(format!("Added {}", gauge.name));
+                    let before = Features::of(document.level());
+                    let mut after = before.clone();
+                    after.gauges.push(gauge);
+                    self.gauge = Some(after.gauges.len() - 1);
+                    document.execute(Box::new(EditFeatures::new("Add gauge", before, after)));
                 }
                 None => {}
             }
@@ -181,6 +196,13 @@ impl Authoring {
                 self.gate = hit_gate(document.level(), p.x, p.y);
                 if self.gate.is_none() {
                     self.gesture = Some(Gesture::Gate([p.x, p.y], [p.x, p.y]));
+                }
+                None
+            }
+            Tool::Gauge => {
+                self.gauge = hit_gauge(document.level(), p.x, p.y);
+                if self.gauge.is_none() {
+                    self.gesture = Some(Gesture::Gauge([p.x, p.y], [p.x, p.y]));
                 }
                 None
             }
@@ -242,6 +264,9 @@ impl Authoring {
             Tool::Gate => {
                 "drag a box across a valley: a gate   click: select   Delete: remove".into()
             }
+            Tool::Gauge => "click: a stage gauge   drag across a channel: a discharge line   \
+                            click one: select   Delete: remove"
+                .into(),
             Tool::FillBasin => match self.fill {
                 FillLevel::AboveClick(depth) => {
                     format!("click a basin: fill to {depth:.2} m above the ground there")
@@ -260,10 +285,27 @@ impl Authoring {
         match self.gesture.take() {
             Some(Gesture::Place(drag)) => drag.cancel(document),
             Some(Gesture::Edge(stroke)) => stroke.cancel(document),
-            Some(Gesture::Gate(..)) => {}
+            Some(Gesture::Gate(..)) | Some(Gesture::Gauge(..)) => {}
             None => return false,
         }
         true
+    }
+
+    /// Deletes the selected gauge as one command. Returns its name if it did.
+    pub fn delete_gauge(&mut self, document: &mut Document) -> Option<String> {
+        if self.busy() {
+            return None;
+        }
+        self.commit_pending(document);
+        let i = self
+            .gauge
+            .take()
+            .filter(|&i| i < document.level().gauges.len())?;
+        let before = Features::of(document.level());
+        let mut after = before.clone();
+        let gone = after.gauges.remove(i);
+        document.execute(Box::new(EditFeatures::new("Delete gauge", before, after)));
+        Some(gone.name)
     }
 
     /// Deletes the selected gate as one command. Returns whether it did.
@@ -405,6 +447,12 @@ impl EditorApp {
     pub(crate) fn delete_selection(&mut self) {
         if self.sculpt.tool == Tool::Gate && self.authoring.delete_gate(&mut self.document) {
             self.notify("Deleted the gate", false);
+            self.repaint = true;
+        }
+        if self.sculpt.tool == Tool::Gauge
+            && let Some(name) = self.authoring.delete_gauge(&mut self.document)
+        {
+            self.notify(format!("Deleted {name}"), false);
             self.repaint = true;
         }
         if !matches!(self.sculpt.tool, Tool::Source | Tool::Sink) {

@@ -64,6 +64,7 @@ impl EditorApp {
                 .request_repaint_after(std::time::Duration::from_millis(30));
         }
         self.simulate(ui, frame, &changes);
+        (self.preview).record_gauges(&self.document.level().gauges);
         let (live, playing) = (self.preview.is_live(), self.preview.playing);
         let preview = &self.preview;
         (self.analysis).refresh_maps(live, playing, || preview.maps());

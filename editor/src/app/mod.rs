@@ -16,6 +16,7 @@ mod error;
 mod file_tasks;
 mod frame;
 mod gate_panel;
+mod gauge_overlay;
 mod gizmo;
 mod level_panel;
 mod menu;

@@ -213,7 +213,9 @@ fn plots(preview: &Preview, ui: &mut Ui) {
         .iter()
         .map(|s| [s.time, s.flooded])
         .collect();
-    let width = ((ui.available_width() - 16.0) * 0.5).max(100.0);
+    let gauges = preview.gauge_series();
+    let plots = if gauges.is_empty() { 2.0 } else { 3.0 };
+    let width = ((ui.available_width() - 8.0 * plots) / plots).max(100.0);
     let height = ui.available_height().clamp(80.0, 220.0);
     Plot::new("volume plot")
         .width(width)
@@ -233,4 +235,24 @@ fn plots(preview: &Preview, ui: &mut Ui) {
         .show(ui, |p| p.line(Line::new("flooded area (m²)", flooded)))
         .response
         .on_hover_text("Wet area (deeper than 1 mm) over simulated time");
+    if gauges.is_empty() {
+        return;
+    }
+    Plot::new("gauge plot")
+        .width(width)
+        .height(height)
+        .legend(Legend::default())
+        .x_axis_label("t (s)")
+        .allow_scroll(false)
+        .show(ui, |p| {
+            for g in gauges {
+                let points: PlotPoints = g.points.iter().copied().collect();
+                p.line(Line::new(format!("{} ({})", g.name, g.unit), points));
+            }
+        })
+        .response
+        .on_hover_text(
+            "The level's gauges over simulated time: the water surface at each stage gauge (m), \
+             the discharge through each line (m³/s)",
+        );
 }

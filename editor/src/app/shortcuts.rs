@@ -77,13 +77,14 @@ const DIGITS: [Key; 9] = [
 ];
 
 /// The letter keys of the water tools (none of them flies the camera or frames the view).
-const LETTERS: [(Key, Tool); 8] = [
+const LETTERS: [(Key, Tool); 9] = [
     (Key::I, Tool::Source),
     (Key::O, Tool::Sink),
     (Key::B, Tool::Boundary),
     (Key::P, Tool::Water),
     (Key::L, Tool::FillBasin),
     (Key::G, Tool::Gate),
+    (Key::U, Tool::Gauge),
     (Key::K, Tool::Body),
     (Key::N, Tool::Roughness),
 ];

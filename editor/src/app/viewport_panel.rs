@@ -252,6 +252,8 @@ impl ViewportPanel {
         let view = water_overlay::View::new(&self.camera, rect, &bounds);
         let tool = app.sculpt.tool;
         water_overlay::draw(&painter, &view, level, tool, app.authoring, self.hover);
+        let series = app.preview.gauge_series();
+        super::gauge_overlay::draw(&painter, &view, level, tool, app.authoring, series);
         if (tool == Tool::Body || app.bodies.busy())
             && let Some(g) = &app.bodies.gizmo
         {

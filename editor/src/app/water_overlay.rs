@@ -76,7 +76,7 @@ impl View {
     }
 
     /// The screen point of the ground at world `(x, y)`, lifted a little.
-    fn ground(&self, level: &Level, x: f32, y: f32) -> Option<Pos2> {
+    pub(crate) fn ground(&self, level: &Level, x: f32, y: f32) -> Option<Pos2> {
         let z = height_at(&level.terrain, level.cell_size, x, y) + LIFT;
         self.screen(Vec3::new(x, y, z))
     }

@@ -3,7 +3,7 @@
 //! simply keeps them before and after the edit.
 
 use spillway::Level;
-use spillway::level::{Boundary, Gate, Sink, Source};
+use spillway::level::{Boundary, Gate, Gauge, Sink, Source};
 
 use super::command::Change;
 use super::edit::{Edit, Part};
@@ -19,6 +19,8 @@ pub struct Features {
     pub boundaries: Vec<Boundary>,
     /// Gates.
     pub gates: Vec<Gate>,
+    /// Stage gauges and discharge lines.
+    pub gauges: Vec<Gauge>,
 }
 
 impl Features {
@@ -29,6 +31,7 @@ impl Features {
             sinks: level.sinks.clone(),
             boundaries: level.boundaries.clone(),
             gates: level.gates.clone(),
+            gauges: level.gauges.clone(),
         }
     }
 }
@@ -45,17 +48,20 @@ impl Part for Features {
         level.sinks.clone_from(&self.sinks);
         level.boundaries.clone_from(&self.boundaries);
         level.gates.clone_from(&self.gates);
+        level.gauges.clone_from(&self.gauges);
     }
 
     fn bytes(&self) -> usize {
         let names: usize = self.sources.iter().map(|s| s.name.len()).sum::<usize>()
             + self.sinks.iter().map(|s| s.name.len()).sum::<usize>()
-            + self.gates.iter().map(|g| g.name.len()).sum::<usize>();
+            + self.gates.iter().map(|g| g.name.len()).sum::<usize>()
+            + self.gauges.iter().map(|g| g.name.len()).sum::<usize>();
         names
             + self.sources.len() * std::mem::size_of::<Source>()
             + self.sinks.len() * std::mem::size_of::<Sink>()
             + self.boundaries.len() * std::mem::size_of::<Boundary>()
             + self.gates.len() * std::mem::size_of::<Gate>()
+            + self.gauges.len() * std::mem::size_of::<Gauge>()
     }
 }
 

@@ -39,6 +39,15 @@ impl CpuWater {
         })
     }
 
+    /// What `gauges` read now, and the simulated time.
+    pub fn gauges(
+        &self,
+        gauges: &[spillway::level::GaugeKind],
+    ) -> (f64, Vec<spillway::sim::gauges::GaugeReading>) {
+        let readings = gauges.iter().map(|g| self.sim.gauge(g)).collect();
+        (self.sim.stats().time, readings)
+    }
+
     /// Starts keeping the maps of the run (`Simulation::record_maps`).
     pub fn record_maps(&mut self) {
         self.sim.record_maps();

@@ -10,6 +10,7 @@ mod bodies;
 mod cpu;
 mod device;
 mod edits;
+mod gauges;
 mod maps;
 
 use spillway::Level;
@@ -20,6 +21,7 @@ use thiserror::Error;
 
 use cpu::CpuWater;
 pub use device::DeviceWatch;
+pub use gauges::{GAUGE_INTERVAL, GaugeSeries};
 use spillway::gpu::WaterView;
 
 /// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
@@ -84,6 +86,8 @@ pub enum PreviewError {
 #[derive(Default)]
 pub struct Preview {
     sim: Option<GpuSimulation>,
+    /// The gauges' readings while the water runs.
+    gauge_log: gauges::GaugeLog,
     /// Whether time runs.
     pub playing: bool,
     /// Simulated seconds per real second.

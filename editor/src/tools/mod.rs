@@ -10,6 +10,7 @@ pub mod boundary;
 pub mod drainage;
 pub mod fill;
 pub mod gate;
+pub mod gauge;
 pub mod leaks;
 pub mod placement;
 pub mod roughness;
@@ -54,6 +55,8 @@ pub enum Tool {
     Gate,
     /// Places, selects, moves, rotates and scales rigid bodies.
     Body,
+    /// Places stage gauges (a click) and discharge lines (a drag across a channel).
+    Gauge,
 }
 
 impl Tool {
@@ -69,13 +72,14 @@ impl Tool {
     ];
 
     /// The water authoring tools, in tool-panel order.
-    pub const WATER: [Tool; 7] = [
+    pub const WATER: [Tool; 8] = [
         Tool::Source,
         Tool::Sink,
         Tool::Boundary,
         Tool::Water,
         Tool::FillBasin,
         Tool::Gate,
+        Tool::Gauge,
         Tool::Roughness,
     ];
 
@@ -100,6 +104,7 @@ impl Tool {
             Tool::FillBasin => "Fill basin",
             Tool::Gate => "Gate",
             Tool::Body => "Body",
+            Tool::Gauge => "Gauge",
         }
     }
 
@@ -135,6 +140,11 @@ impl Tool {
             Tool::FillBasin => {
                 "Click in a basin to flood the connected ground below the fill level, in one step."
             }
+            Tool::Gauge => {
+                "Click to place a stage gauge (the water level there); drag across a channel for a \
+                 discharge line (m³/s through it). Both are plotted while the water runs and \
+                 saved in the level; Delete removes the selected one."
+            }
             Tool::Gate => {
                 "Drag a box across a valley to add a gate that holds the water back until it \
                  opens; click one to select it, Delete removes it."
@@ -164,6 +174,7 @@ impl Tool {
             Tool::Boundary => "B",
             Tool::Water => "P",
             Tool::FillBasin => "L",
+            Tool::Gauge => "U",
             Tool::Gate => "G",
             Tool::Body => "K",
         }
@@ -178,7 +189,13 @@ impl Tool {
     pub fn paints(self) -> bool {
         !matches!(
             self,
-            Tool::Source | Tool::Sink | Tool::Boundary | Tool::FillBasin | Tool::Gate | Tool::Body
+            Tool::Source
+                | Tool::Sink
+                | Tool::Boundary
+                | Tool::FillBasin
+                | Tool::Gate
+                | Tool::Gauge
+                | Tool::Body
         )
     }
 }

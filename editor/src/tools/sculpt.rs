@@ -96,6 +96,7 @@ pub fn apply_dab(brush: &Brush, dab: &Dab, terrain: &mut Grid, cell_size: f32) -
                 | Tool::Water
                 | Tool::FillBasin
                 | Tool::Gate
+                | Tool::Gauge
                 | Tool::Roughness => h,
             };
             if new.is_finite() {

@@ -468,6 +468,12 @@ impl GpuSimulation {
         }))
     }
 
+    /// Simulated seconds of the steps recorded so far: the time the water stands at once the
+    /// GPU has run them (a step that ran short on sub-steps is caught up later).
+    pub fn clock(&self) -> f64 {
+        self.clock
+    }
+
     /// Every buffer a renderer draws the water from, as one [`WaterView`].
     pub fn water_view(&self) -> WaterView {
         WaterView {

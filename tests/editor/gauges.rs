@@ -1,0 +1,84 @@
+//! Gauges through the real UI: the Gauge tool places a discharge line by a drag across a river
+//! and a stage gauge by a click; while the water runs both are read and plotted; they are
+//! undoable and saved in the level.
+
+use egui::{Key, Modifiers};
+use spillway::level::{Boundary, BoundaryKind, Edge, Friction, GaugeKind};
+use spillway::{Grid, Level};
+
+use crate::support::{editor_with, line};
+
+/// A 200 m × 20 m river of 2 m cells on a 0.5 % slope, fed 20 m³/s from the west, leaving by
+/// the east edge, already flowing 0.5 m deep.
+fn river() -> Level {
+    let (nx, ny, dx) = (100, 10, 2.0);
+    let mut level = Level::flat(nx, ny, dx, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |i, _| 0.005 * (200.0 - (i as f32 + 0.5) * dx));
+    level.water = Grid::filled(nx, ny, 0.5);
+    level.params.friction = Friction::Manning { n: 0.035 };
+    level.params.dt = 0.02;
+    for (edge, kind) in [
+        (Edge::West, BoundaryKind::Inflow { m3_per_s: 20.0 }),
+        (Edge::East, BoundaryKind::Open),
+    ] {
+        level.boundaries.push(Boundary {
+            edge,
+            start: 0,
+            end: ny as u32,
+            kind,
+        });
+    }
+    level
+}
+
+#[test]
+fn a_discharge_line_and_a_stage_gauge_are_placed_read_plotted_undone_and_saved() {
+    let mut ed = editor_with(&river());
+    ed.key(Modifiers::NONE, Key::U);
+    let path = line(ed.screen(101.0, 1.0), ed.screen(101.0, 19.0), 12);
+    ed.drag(&path, Modifiers::NONE);
+    ed.click_at(ed.screen(151.0, 10.0));
+    let gauges = ed.harness.state().document().level().gauges.clone();
+    assert_eq!(gauges.len(), 2, "{gauges:?}");
+    assert_eq!(gauges[0].name, "Line 1");
+    let GaugeKind::Discharge { from, to } = gauges[0].kind else {
+        panic!("{gauges:?}");
+    };
+    assert!(
+        (from[0] - 101.0).abs() < 3.0 && (to[1] - from[1]) > 12.0,
+        "{from:?} {to:?}"
+    );
+    assert!(
+        matches!(gauges[1].kind, GaugeKind::Stage { .. }),
+        "{gauges:?}"
+    );
+
+    ed.harness.state_mut().preview_mut().speed = 10.0;
+    ed.click("Play");
+    for _ in 0..40 {
+        std::thread::sleep(spillway_editor::preview::GAUGE_INTERVAL);
+        ed.frames(1);
+    }
+    ed.click("Pause");
+    let series = ed.harness.state().preview().gauge_series().to_vec();
+    assert_eq!(series.len(), 2);
+    assert!(series.iter().all(|s| s.points.len() >= 5), "{series:?}");
+    let q = series[0].points.last().expect("read")[1];
+    assert!(
+        q > 1.0 && q < 40.0,
+        "the line reads the river's discharge: {q} m³/s"
+    );
+    assert_eq!(series[0].unit, "m³/s");
+    let stage = series[1].points.last().expect("read")[1];
+    assert!(stage > 0.0, "{stage}");
+
+    // Saved with the level, and undoable.
+    ed.key(Modifiers::COMMAND, Key::S);
+    ed.frames(2);
+    let path = ed.dir.path().join("level.ron");
+    let saved = spillway::level::file::load(&path).expect("saved");
+    assert_eq!(saved.gauges, gauges);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert!(ed.harness.state().document().level().gauges.is_empty());
+}
