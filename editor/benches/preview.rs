@@ -4,8 +4,9 @@
 //! 1920 × 1080, then waits for the GPU. Reports ms per frame and steps per frame at several
 //! speed factors, and the fastest real-time multiple that still fits a 60 Hz frame.
 //!
-//! `cargo bench -p spillway-editor --bench preview [-- --size N] [--frames-png DIR]`
-//! (`--frames-png` writes a dam-break series of the `dam_break_valley` sample instead).
+//! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--frames-png DIR]`
+//! (`--frames-png` writes a dam-break series of the `dam_break_valley` sample instead;
+//! `--no-maps` runs the water without keeping the maps of the run, which the editor keeps).
 
 use std::time::Instant;
 
@@ -95,8 +96,13 @@ fn main() {
         return series(&device, &queue, &dir);
     }
     let n: usize = arg("--size").and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let maps = !std::env::args().any(|a| a == "--no-maps");
     let slow = name.contains("llvmpipe");
-    println!("GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame");
+    println!(
+        "GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame, maps of \
+         the run {}",
+        if maps { "kept" } else { "not kept" }
+    );
     let level = bench::scene(n, BenchScene::Valley);
     let mut renderer = TerrainRenderer::new(&device, &queue);
     renderer.sync(&level, &spillway_render::Dirty::everything());
@@ -110,6 +116,7 @@ fn main() {
     for speed in [1.0f32, 10.0, 30.0, 100.0, 300.0, 1000.0] {
         let mut preview = Preview::new();
         preview.speed = speed;
+        preview.record_maps = maps;
         preview.play();
         let mut time = 0.0;
         // Warm up: build the simulation and the pipelines.

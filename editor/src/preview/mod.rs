@@ -88,6 +88,8 @@ pub struct Preview {
     sim: Option<GpuSimulation>,
     /// The gauges' readings while the water runs.
     gauge_log: gauges::GaugeLog,
+    /// Whether the water keeps the maps of its run from when it starts (on by default).
+    pub record_maps: bool,
     /// Whether time runs.
     pub playing: bool,
     /// Simulated seconds per real second.
@@ -145,6 +147,7 @@ impl Preview {
         Self {
             speed: 1.0,
             step_budget: STEP_BUDGET,
+            record_maps: true,
             ..Self::default()
         }
     }
@@ -252,7 +255,9 @@ impl Preview {
         let started = if self.on_cpu() {
             CpuWater::new(level)
                 .map(|mut cpu| {
-                    cpu.record_maps();
+                    if self.record_maps {
+                        cpu.record_maps();
+                    }
                     self.stats = Some(cpu.stats());
                     self.cpu = Some(cpu);
                 })
@@ -265,7 +270,9 @@ impl Preview {
                     }
                     sim.request_stats();
                     // Without maps the water still runs; the maps overlay then shows none.
-                    let _ = sim.record_maps();
+                    if self.record_maps {
+                        let _ = sim.record_maps();
+                    }
                     self.sim = Some(sim);
                 })
                 .map_err(PreviewError::GpuStart)
