@@ -1,18 +1,8 @@
-// The bodies pass of the editor viewport: rigid body meshes, one draw per mesh with one
-// instance per placed body (its world matrix, normal matrix and colour), lit by the same sun
-// as the terrain and depth-tested against it; the water is drawn after, over them. Alpha below
-// one draws a ghost (the placement preview); a tint's w marks the selected body.
-
-struct Globals {
-    view_proj: mat4x4<f32>,
-    eye: vec4<f32>,
-    sun: vec4<f32>,
-    level: vec4<f32>,
-    heights: vec4<f32>,
-    brush_a: vec4<f32>,
-    brush_b: vec4<f32>,
-    overlays: vec4<f32>,
-};
+// The bodies pass of the renderer (the editor's viewport and the game): rigid body meshes, one
+// draw per mesh with one instance per placed body (its world matrix, normal matrix and colour),
+// lit by the same sun as the terrain and depth-tested against it; the water is drawn after, over
+// them. Alpha below one draws a ghost (the placement preview); a tint's w marks the selected
+// body.
 
 @group(0) @binding(0) var<uniform> g: Globals;
 

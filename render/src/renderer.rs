@@ -117,9 +117,14 @@ impl TerrainRenderer {
             "viewport terrain",
             &[Uniform, GridTexture, GridTexture, GridTexture, GridTexture],
         );
+        let shader = format!(
+            "{}{}",
+            crate::scene::GLOBALS_WGSL,
+            include_str!("terrain.wgsl")
+        );
         let pipeline = Pass {
             label: "viewport terrain",
-            shader: include_str!("terrain.wgsl"),
+            shader: &shader,
             layout: &layout,
             buffers: &[Some(tile_layout())],
             blend: None,

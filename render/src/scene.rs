@@ -85,7 +85,10 @@ pub struct Scene {
     pub size: [u32; 2],
 }
 
-/// The terrain shader's uniform block (`Globals` in `terrain.wgsl`).
+/// The WGSL of [`Globals`], prepended to every pass's shader.
+pub(crate) const GLOBALS_WGSL: &str = include_str!("globals.wgsl");
+
+/// The uniform block every pass reads (`Globals` in `globals.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub(crate) struct Globals {

@@ -1,24 +1,7 @@
-// The terrain pass of the editor viewport: a heightfield mesh drawn tile by tile from a height
-// texture, lit by a sun and an ambient term, coloured by height and slope, with optional
-// contour lines, a grid, a water-depth tint and the brush outline, which follows the terrain.
-
-struct Globals {
-    view_proj: mat4x4<f32>,
-    eye: vec4<f32>,
-    sun: vec4<f32>,
-    // nx, ny, cell size, tile size in quads
-    level: vec4<f32>,
-    // lowest height, highest height, contour interval, grid spacing
-    heights: vec4<f32>,
-    // brush segment start x, y, radius, core radius (where the falloff begins)
-    brush_a: vec4<f32>,
-    // brush segment end x, y (equal to the start for a round brush), shown (0/1), unused
-    brush_b: vec4<f32>,
-    // contours, grid, water tint (each 0 or 1), depth of the tile skirts (metres)
-    overlays: vec4<f32>,
-    // roughness overlay (0 or 1), cell overlay (0 none, 1 ramp, 2 regions), ramp low, ramp high
-    extra: vec4<f32>,
-};
+// The terrain pass of the renderer (the editor's viewport and the game): a heightfield mesh drawn
+// tile by tile from a height texture, lit by a sun and an ambient term, coloured by height and
+// slope, with optional contour lines, a grid, a water-depth tint and the brush outline, which
+// follows the terrain.
 
 @group(0) @binding(0) var<uniform> g: Globals;
 @group(0) @binding(1) var heights: texture_2d<f32>;

@@ -127,7 +127,8 @@ impl WaterPass {
             ],
         );
         let shader = format!(
-            "{}{}",
+            "{}{}{}",
+            crate::scene::GLOBALS_WGSL,
             spillway::gpu::BLOCKERS_WGSL,
             include_str!("water.wgsl")
         );

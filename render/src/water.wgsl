@@ -1,20 +1,9 @@
-// The water pass of the editor viewport (thesis §4.7): the live water surface drawn straight
-// from the GPU solver's storage buffers (no CPU copy), between the last two solver states for
-// smooth motion. Per-pixel lighting from interpolated surface normals plus flow-advected detail
-// normals, Schlick Fresnel against a sky gradient, colour and transparency from the depth,
-// shoreline fading, and the overlays: depth colour map, velocity streaks, flooded-area mask and
-// the difference from the authored water.
-
-struct Globals {
-    view_proj: mat4x4<f32>,
-    eye: vec4<f32>,
-    sun: vec4<f32>,
-    level: vec4<f32>,
-    heights: vec4<f32>,
-    brush_a: vec4<f32>,
-    brush_b: vec4<f32>,
-    overlays: vec4<f32>,
-};
+// The water pass of the renderer (the editor's viewport and the game; thesis §4.7): the live
+// water surface drawn straight from the GPU solver's storage buffers (no CPU copy), between the
+// last two solver states for smooth motion. Per-pixel lighting from interpolated surface normals
+// plus flow-advected detail normals, Schlick Fresnel against a sky gradient, colour and
+// transparency from the depth, shoreline fading, and the overlays: depth colour map, velocity
+// streaks, flooded-area mask and the difference from the authored water.
 
 struct Water {
     // elements in one depth half, overlay mode, unused, unused

@@ -87,5 +87,8 @@ fn the_runtime_and_renderer_shaders_are_inside_their_packages() {
     let solver = shaders_inside("runtime", "src/gpu");
     assert!(solver >= 12, "{solver} solver shaders included");
     let renderer = shaders_inside("render", "src");
-    assert_eq!(renderer, 3, "terrain, bodies and water");
+    assert_eq!(
+        renderer, 4,
+        "terrain, bodies, water and the globals they share"
+    );
 }
