@@ -106,6 +106,7 @@ impl Authoring {
         tool: Tool,
         document: &mut Document,
         pointer: &Pointer,
+        walls: Option<&[f32]>,
     ) -> Option<String> {
         if self.selection.is_some_and(|s| !s.exists(document.level())) {
             self.selection = None;
@@ -116,7 +117,7 @@ impl Authoring {
             && let Some(p) = pointer.hover
         {
             self.commit_pending(document);
-            notice = self.press(tool, document, p);
+            notice = self.press(tool, document, p, walls);
         }
         match &mut self.gesture {
             Some(Gesture::Place(drag)) => {
@@ -168,7 +169,13 @@ impl Authoring {
         notice
     }
 
-    fn press(&mut self, tool: Tool, document: &mut Document, p: Vec3) -> Option<String> {
+    fn press(
+        &mut self,
+        tool: Tool,
+        document: &mut Document,
+        p: Vec3,
+        walls: Option<&[f32]>,
+    ) -> Option<String> {
         match tool {
             Tool::Source | Tool::Sink => {
                 let drag = match hit(document.level(), p.x, p.y, tool == Tool::Sink) {
@@ -191,7 +198,7 @@ impl Authoring {
                     }
                 }
             }
-            Tool::FillBasin => Some(self.fill(document, p)),
+            Tool::FillBasin => Some(self.fill(document, p, walls)),
             Tool::Gate => {
                 self.gate = hit_gate(document.level(), p.x, p.y);
                 if self.gate.is_none() {
@@ -210,8 +217,9 @@ impl Authoring {
         }
     }
 
-    /// Fills the basin under world point `p` as one command; returns what happened.
-    fn fill(&mut self, document: &mut Document, p: Vec3) -> String {
+    /// Fills the basin under world point `p` as one command; returns what happened. `walls`
+    /// is the ground with the blocking bodies on it (`None`: the terrain and gates only).
+    fn fill(&mut self, document: &mut Document, p: Vec3, walls: Option<&[f32]>) -> String {
         let level = document.level();
         let cs = level.cell_size;
         let (cx, cy) = ((p.x / cs).floor(), (p.y / cs).floor());
@@ -221,7 +229,10 @@ impl Authoring {
         let (cx, cy) = (cx as usize, cy as usize);
         self.last_spill = None;
         let surface = match self.fill {
-            FillLevel::ToSpill => match spill(level, cx, cy) {
+            FillLevel::ToSpill => match walls.map_or_else(
+                || spill(level, &spillway::sim::closed_ground(level), cx, cy),
+                |ground| spill(level, ground, cx, cy),
+            ) {
                 Some(s) => {
                     self.last_spill = Some(s);
                     s.surface
@@ -413,7 +424,9 @@ impl EditorApp {
         if !always && level.nx() * level.ny() > AUTO_LEAK_CELLS {
             return;
         }
-        self.authoring.leaks = crate::tools::leaks::leaks(level);
+        let walls = self.bodies.walls(&self.document);
+        let level = self.document.level();
+        self.authoring.leaks = crate::tools::leaks::leaks(level, &walls);
         self.repaint = true;
         match self.authoring.leaks.as_slice() {
             [] if always => self.notify("No leaks: every lake holds its water", false),

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use egui::Pos2;
 use spillway::body::Pose;
+use spillway::body::import::ImportError;
 use spillway::level::Body;
 
 use super::gizmo::{Gizmo, GizmoDrag, GizmoMode, Handle};
@@ -68,7 +69,7 @@ pub(crate) struct Bodies {
     /// How many bodies the Row and Stack helpers make (the selected one included).
     pub count: usize,
     /// Files that failed to load, with why (not retried every frame).
-    failed: HashMap<PathBuf, String>,
+    failed: HashMap<PathBuf, Arc<ImportError>>,
 }
 
 /// Speed a Shift+click knock gives a body, m/s (the impulse is its mass times this): enough to
@@ -125,20 +126,38 @@ impl Bodies {
     }
 
     /// The mesh of `body` of `document`, parsed on first use; `Err` says why it cannot load.
-    pub fn mesh_of(&mut self, document: &Document, body: &Body) -> Result<Arc<BodyMesh>, String> {
+    pub fn mesh_of(
+        &mut self,
+        document: &Document,
+        body: &Body,
+    ) -> Result<Arc<BodyMesh>, Arc<ImportError>> {
         let path = resolve(level_dir(document).as_deref(), &body.gltf);
         self.mesh_at(&path)
     }
 
-    fn mesh_at(&mut self, path: &Path) -> Result<Arc<BodyMesh>, String> {
+    fn mesh_at(&mut self, path: &Path) -> Result<Arc<BodyMesh>, Arc<ImportError>> {
         if let Some(why) = self.failed.get(path) {
             return Err(why.clone());
         }
         self.cache.load(path).map_err(|e| {
-            let why = e.to_string();
+            let why = Arc::new(e);
             self.failed.insert(path.to_path_buf(), why.clone());
             why
         })
+    }
+
+    /// The ground the water meets in `document`'s level with its blocking bodies as walls
+    /// (`tools::spill::walls`), for filling to the spill level and finding leaks. Bodies whose
+    /// file does not load are left out.
+    pub fn walls(&mut self, document: &Document) -> Vec<f32> {
+        let level = document.level();
+        let meshes: Vec<(Pose, Arc<crate::tools::body::BodyMesh>)> = (level.bodies.iter())
+            .filter(|b| spillway::body::blocks_water(b))
+            .filter_map(|b| Some((Pose::of(b), self.mesh_of(document, b).ok()?)))
+            .collect();
+        let bodies: Vec<(Pose, &spillway::body::TriMesh)> =
+            meshes.iter().map(|(p, m)| (*p, &m.mesh)).collect();
+        crate::tools::spill::walls(level, &bodies)
     }
 
     /// Imports the glTF file at `path` (parsing it once) and makes it the chosen body; the
@@ -327,7 +346,7 @@ impl Bodies {
         };
         let mesh = match self.mesh_at(&path) {
             Ok(m) => m,
-            Err(why) => return Some(why),
+            Err(why) => return Some(why.to_string()),
         };
         let gltf = Self::gltf_for(document, &path);
         let body = new_body(document.level(), &gltf, &mesh.mesh, x, y);

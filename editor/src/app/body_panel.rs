@@ -141,7 +141,7 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
                 }
                 Err(why) => {
                     ui.colored_label(ui.visuals().error_fg_color, "mesh not loaded")
-                        .on_hover_text(why.as_str());
+                        .on_hover_text(why.to_string());
                 }
             }
             ui.end_row();

@@ -184,7 +184,7 @@ impl ViewportPanel {
         } else if sculpt.stroke.is_none() && body_tool {
             self.body_input(ui, &response, document, bodies)
         } else if sculpt.stroke.is_none() && (authoring.busy() || !sculpt.tool.paints()) {
-            self.authoring_input(ui, &response, document, sculpt.tool, authoring)
+            self.authoring_input(ui, &response, document, sculpt.tool, authoring, bodies)
         } else {
             self.stroke_input(ui, &response, document, sculpt);
             None
@@ -292,6 +292,7 @@ impl ViewportPanel {
         document: &mut Document,
         tool: crate::tools::Tool,
         authoring: &mut Authoring,
+        bodies: &mut Bodies,
     ) -> Option<String> {
         let (pressed, down) = ui.input(|i| (i.pointer.primary_pressed(), i.pointer.primary_down()));
         let pointer = Pointer {
@@ -299,7 +300,9 @@ impl ViewportPanel {
             down,
             hover: self.hover,
         };
-        let notice = authoring.viewport_input(tool, document, &pointer);
+        // A fill to the spill level treats the blocking bodies on the ground as walls.
+        let walls = (pointer.pressed && tool == Tool::FillBasin).then(|| bodies.walls(document));
+        let notice = authoring.viewport_input(tool, document, &pointer, walls.as_deref());
         if authoring.busy() {
             ui.ctx().request_repaint();
         }

@@ -1,6 +1,7 @@
 //! Leaks: where the standing water a designer authored would escape, and from which level,
 //! found before the water runs. Each lake (a connected body of authored water with a flat
-//! surface) is flooded outward over the ground the water meets (terrain, closed gates as walls);
+//! surface) is flooded outward over the ground the water meets (`spill::walls`: terrain,
+//! closed gates and blocking bodies on the ground as walls);
 //! if the basin holding it spills below the lake's surface, the lake leaks there: through a gap
 //! in a wall, over a saddle too low, or off an open edge of the map. Sloping water (a river) is
 //! meant to flow and is not checked.
@@ -29,10 +30,9 @@ pub struct Leak {
     pub escape: Spill,
 }
 
-/// Every lake of `level` that leaks, largest first.
-pub fn leaks(level: &Level) -> Vec<Leak> {
+/// Every lake of `level` that leaks over `ground` (`spill::walls`), largest first.
+pub fn leaks(level: &Level, ground: &[f32]) -> Vec<Leak> {
     let (nx, ny) = (level.nx(), level.ny());
-    let ground = spillway::sim::closed_ground(level);
     let water = &level.water.data;
     let area = level.cell_size * level.cell_size;
     let mut label = vec![false; nx * ny];
@@ -69,7 +69,7 @@ pub fn leaks(level: &Level) -> Vec<Leak> {
         if hi - lo > FLAT {
             continue;
         }
-        if let Some(escape) = spill_from(level, &ground, &lake)
+        if let Some(escape) = spill_from(level, ground, &lake)
             && escape.surface < hi - TOLERANCE
         {
             out.push(Leak {
@@ -87,6 +87,7 @@ pub fn leaks(level: &Level) -> Vec<Leak> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::spill::walls;
     use spillway::Grid;
     use spillway::level::{Boundary, BoundaryKind, Edge};
 
@@ -103,14 +104,14 @@ mod tests {
     #[test]
     fn a_diagonal_one_cell_wall_holds_its_reservoir() {
         // Its cells touch only at corners, and water crosses faces only: no leak.
-        assert_eq!(leaks(&reservoir()), vec![]);
+        assert_eq!(leaks(&reservoir(), &walls(&reservoir(), &[])), vec![]);
     }
 
     #[test]
     fn a_one_cell_gap_in_the_diagonal_wall_is_where_the_reservoir_leaks() {
         let mut level = reservoir();
         level.terrain.data[20 * 30 + 9] = 1.0; // (9, 20): x + y = 29
-        let found = leaks(&level);
+        let found = leaks(&level, &walls(&level, &[]));
         assert_eq!(found.len(), 1, "{found:?}");
         let leak = found[0];
         assert_eq!(leak.surface, 3.0);
@@ -133,7 +134,7 @@ mod tests {
             end: 30,
             kind: BoundaryKind::Open,
         });
-        let found = leaks(&level);
+        let found = leaks(&level, &walls(&level, &[]));
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].escape.off_map);
         assert_eq!(found[0].escape.cell.1, 0);
@@ -144,6 +145,6 @@ mod tests {
         let mut level = Level::flat(20, 5, 1.0, 0.0);
         level.terrain = Grid::from_fn(20, 5, |x, _| -0.1 * x as f32);
         level.water = Grid::filled(20, 5, 0.5);
-        assert_eq!(leaks(&level), vec![]);
+        assert_eq!(leaks(&level, &walls(&level, &[])), vec![]);
     }
 }

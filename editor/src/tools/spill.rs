@@ -1,12 +1,43 @@
 //! Fill to spill: the surface at which a basin overflows and the cell it overflows at, found by
-//! a priority flood over the ground the water meets (terrain with closed gates as walls). The
-//! Fill tool fills a clicked basin to exactly that level and marks the spill point.
+//! a priority flood over the ground the water meets ([`walls`]: terrain with closed gates and
+//! the blocking bodies that stand on the ground as walls). The Fill tool fills a clicked basin
+//! to exactly that level and marks the spill point.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use spillway::Level;
+use spillway::body::raster::{CellGrid, Coverage};
+use spillway::body::{Pose, TriMesh};
 use spillway::level::{BoundaryKind, Edge};
+
+/// Share of a cell a body must cover to wall it.
+const WALL_COVER: f32 = 0.5;
+/// The most gap under a body, metres, for it to still stand on the ground as a wall (a larger
+/// gap lets the water pass under it).
+const WALL_GAP: f32 = 0.05;
+
+/// The ground the water meets in `level`: the terrain with every closed gate at its crest and
+/// every body of `bodies` (those that block water, each with its pose and mesh) standing on the
+/// ground raised to its top over the cells it mostly covers. Row-major `nx·ny`.
+pub fn walls(level: &Level, bodies: &[(Pose, &TriMesh)]) -> Vec<f32> {
+    let mut ground = spillway::sim::closed_ground(level);
+    let grid = CellGrid {
+        nx: level.nx(),
+        ny: level.ny(),
+        cell_size: level.cell_size,
+    };
+    for (pose, mesh) in bodies {
+        let c = Coverage::rasterise(mesh, pose, grid, 4);
+        for (i, j, bottom, top, cover) in c.cells() {
+            let k = j * grid.nx + i;
+            if cover >= WALL_COVER && bottom <= ground[k] + WALL_GAP {
+                ground[k] = ground[k].max(top);
+            }
+        }
+    }
+    ground
+}
 
 /// Where and at which surface a basin overflows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,18 +90,17 @@ fn open_edge(level: &Level, x: usize, y: usize) -> bool {
         || (y + 1 == ny && lets_out(Edge::South, x))
 }
 
-/// The spill of the basin around cell `(x, y)`: the region grows from the cell over its lowest
+/// The spill of the basin around cell `(x, y)` over `ground` ([`walls`]): the region grows from the cell over its lowest
 /// rim cell each time; the water level is the highest ground crossed so far. The first rim cell
 /// lower than that level lies beyond the spill point, the region cell it was reached from; an
 /// edge cell whose edge lets water out is a spill point too. `None` when the cell is outside the map or
 /// the basin holds water up to the top of the map (walled in all round).
-pub fn spill(level: &Level, x: usize, y: usize) -> Option<Spill> {
+pub fn spill(level: &Level, ground: &[f32], x: usize, y: usize) -> Option<Spill> {
     let (nx, ny) = (level.nx(), level.ny());
     if x >= nx || y >= ny {
         return None;
     }
-    let ground = spillway::sim::closed_ground(level);
-    spill_from(level, &ground, &[y * nx + x])
+    spill_from(level, ground, &[y * nx + x])
 }
 
 /// The spill of the basin holding the cells `start` (row-major indices, all in the map) over
@@ -135,6 +165,7 @@ pub fn spill_from(level: &Level, ground: &[f32], start: &[usize]) -> Option<Spil
 mod tests {
     use super::*;
     use spillway::Grid;
+    use spillway::body::Pose;
     use spillway::level::Boundary;
 
     /// Two bowls side by side, 1 m cells, rims 5 m high, joined by a channel whose floor is at
@@ -158,13 +189,18 @@ mod tests {
     #[test]
     fn a_bowl_spills_over_its_lowest_saddle_into_its_neighbour() {
         let level = two_bowls();
-        let s = spill(&level, 10, 10).expect("it spills");
+        let s = spill(&level, &walls(&level, &[]), 10, 10).expect("it spills");
         assert_eq!(s.surface, 3.0);
         assert!((16..=24).contains(&s.cell.0), "in the channel: {s:?}");
         assert!((9..=11).contains(&s.cell.1), "in the channel: {s:?}");
         assert!(!s.off_map);
         // The other bowl spills over the same saddle, the other way.
-        assert_eq!(spill(&level, 30, 10).expect("it spills").surface, 3.0);
+        assert_eq!(
+            spill(&level, &walls(&level, &[]), 30, 10)
+                .expect("it spills")
+                .surface,
+            3.0
+        );
     }
 
     #[test]
@@ -181,7 +217,7 @@ mod tests {
             end: 41,
             kind: BoundaryKind::Open,
         });
-        let s = spill(&level, 10, 10).expect("it spills");
+        let s = spill(&level, &walls(&level, &[]), 10, 10).expect("it spills");
         assert!(s.off_map, "{s:?}");
         assert_eq!(s.cell, (10, 0));
         assert_eq!(s.surface, 2.0, "{s:?}");
@@ -201,14 +237,37 @@ mod tests {
             crest: 4.0,
             open_at: None,
         });
-        let s = spill(&level, 10, 10).expect("it spills");
+        let s = spill(&level, &walls(&level, &[]), 10, 10).expect("it spills");
         assert_eq!(s.surface, 4.0, "{s:?}");
+    }
+
+    #[test]
+    fn a_body_standing_in_the_channel_is_a_wall_and_one_above_it_is_not() {
+        let level = two_bowls();
+        let cube = crate::tools::body::tests::cube();
+        // A block 4.5 m tall across the channel (x = 19.5..21.5, y = 8..13), standing on its
+        // floor (3 m): the west bowl now holds water up to its rim (5 m, walls all round).
+        let standing = Pose {
+            translation: [20.5, 10.5, 3.0 + 2.25],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [2.0, 5.0, 4.5],
+        };
+        let ground = walls(&level, &[(standing, &cube)]);
+        let s = spill(&level, &ground, 10, 10);
+        assert!(s.is_none_or(|s| s.surface > 4.9), "{s:?}");
+        // Lifted 1 m off the floor, the water passes under it: the saddle is 3 m again.
+        let lifted = Pose {
+            translation: [20.5, 10.5, 4.0 + 2.25],
+            ..standing
+        };
+        let ground = walls(&level, &[(lifted, &cube)]);
+        assert_eq!(spill(&level, &ground, 10, 10).expect("spills").surface, 3.0);
     }
 
     #[test]
     fn a_basin_walled_in_all_round_never_spills() {
         let level = Level::flat(8, 8, 1.0, 0.0);
-        assert_eq!(spill(&level, 3, 3), None);
-        assert_eq!(spill(&level, 99, 3), None);
+        assert_eq!(spill(&level, &walls(&level, &[]), 3, 3), None);
+        assert_eq!(spill(&level, &walls(&level, &[]), 99, 3), None);
     }
 }

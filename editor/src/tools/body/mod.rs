@@ -331,7 +331,7 @@ fn ray_box(ray: &Ray, lo: [f32; 3], hi: [f32; 3]) -> Option<f32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use spillway_render::math::Vec3;
 
