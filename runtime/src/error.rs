@@ -120,4 +120,17 @@ pub enum SidecarProblem {
         /// The byte length those values need.
         expected: u64,
     },
+    /// A compressed grid declares more bytes than its values could ever take.
+    #[error("length is {len} bytes but a compressed {cells}-cell grid takes at most {most} bytes")]
+    TooLong {
+        /// Byte length written in the level file.
+        len: u64,
+        /// Number of values the grid must hold.
+        cells: u64,
+        /// The most bytes they can take compressed.
+        most: u64,
+    },
+    /// A compressed grid's bytes (whose checksum matched) do not decode to its values.
+    #[error("the compressed data does not decode: {0}")]
+    Undecodable(String),
 }

@@ -239,6 +239,14 @@ pub fn saved(level: &Level) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// As [`saved`], with every grid raw (`GridStorage::Raw`), so tests can damage single values.
+pub fn saved_raw(level: &Level) -> (tempfile::TempDir, PathBuf) {
+    let (dir, path) = temp_level_path();
+    let raw = spillway::level::file::GridStorage::Raw;
+    spillway::level::file::save_with(level, &path, raw, &mut |_| true).expect("save");
+    (dir, path)
+}
+
 /// The files in `dir`, sorted.
 pub fn files_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)

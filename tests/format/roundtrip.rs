@@ -212,3 +212,47 @@ fn a_save_cancelled_halfway_leaves_the_files_on_disk_as_they_were() {
     assert_eq!(last, 1.0);
     assert_eq!(load(&path).expect("load").terrain, new.terrain);
 }
+
+#[test]
+fn compressed_grids_load_bit_exact_and_are_smaller_for_every_sample() {
+    use spillway::level::file::{GridStorage, load, save_with};
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../projects");
+    let mut dirs: Vec<_> = std::fs::read_dir(root)
+        .expect("projects")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("level.ron").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5);
+    for dir in dirs {
+        let level = load(&dir.join("level.ron")).expect("a sample loads");
+        let size = |storage| {
+            let out = tempfile::tempdir().expect("dir");
+            let path = out.path().join("level.ron");
+            save_with(&level, &path, storage, &mut |_| true).expect("save");
+            let back = load(&path).expect("load");
+            assert!(
+                back == level,
+                "{}: {storage:?} changed the level",
+                dir.display()
+            );
+            let bits = |l: &spillway::Level| {
+                (l.terrain.data.iter().chain(&l.water.data))
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&back), bits(&level), "bit for bit");
+            std::fs::read_dir(out.path())
+                .expect("list")
+                .map(|e| e.expect("entry").metadata().expect("meta").len())
+                .sum::<u64>()
+        };
+        let (compressed, raw) = (size(GridStorage::Compressed), size(GridStorage::Raw));
+        let ratio = compressed as f64 / raw as f64;
+        println!(
+            "{}: {compressed} bytes compressed, {raw} raw: {ratio:.3}",
+            dir.display()
+        );
+        assert!(ratio < 0.9, "{}: {ratio}", dir.display());
+    }
+}

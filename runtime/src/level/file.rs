@@ -13,12 +13,16 @@
 //!     params: (solver: Pipes, friction: Manning(n: 0.03), gravity: 9.81, dt: 0.02, /* ... */),
 //!     sources: [], sinks: [], boundaries: [], bodies: [],
 //!     terrain: (file: "level.5c3e9a01.grids", offset: 8, len: 1048576, crc32: 2712847316, encoding: F32Le),
-//!     water: (file: "level.5c3e9a01.grids", offset: 1048584, len: 1048576, crc32: 558161692, encoding: F32Le),
+//!     water: (file: "level.5c3e9a01.grids", offset: 1048584, len: 5311, crc32: 558161692, encoding: ShuffleLz4),
 //!     flow: None,
 //! )
 //! ```
 //!
-//! The sidecar is the magic bytes `SPWGRID1` followed by the grids as raw little-endian `f32`.
+//! The sidecar is the magic bytes `SPWGRID1` followed by the grids, each either raw
+//! little-endian `f32` (`F32Le`) or, where that saves at least a tenth of its bytes, in chunks of
+//! byte-shuffled LZ4 (`ShuffleLz4`: a `u32` length and the compressed bytes per 2^18 values;
+//! [`GridStorage`] chooses). Files written before compression existed hold only `F32Le` grids and
+//! load unchanged.
 //! Its name carries a checksum of its content, so [`save`] never overwrites the sidecar that the
 //! current level file references: it writes the new sidecar, then replaces the level file
 //! atomically, then deletes the old sidecar. A crash at any point leaves a loadable level.
@@ -146,6 +150,29 @@ pub fn save_with_progress(
     path: &Path,
     progress: &mut dyn FnMut(f32) -> bool,
 ) -> Result<(), LevelError> {
+    save_with(level, path, GridStorage::Compressed, progress)
+}
+
+/// How a save stores the grids in the sidecar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GridStorage {
+    /// Each grid byte-shuffled and LZ4-compressed where that saves at least a tenth of its
+    /// bytes (`encoding: ShuffleLz4`), else raw; what [`save`] does.
+    #[default]
+    Compressed,
+    /// Every grid raw little-endian `f32` (`encoding: F32Le`): for tools that read or patch the
+    /// sidecar's bytes themselves.
+    Raw,
+}
+
+/// [`save_with_progress`] with the grids stored as `storage` says. Files of either storage
+/// load the same; files written before compression existed (all raw) load unchanged.
+pub fn save_with(
+    level: &Level,
+    path: &Path,
+    storage: GridStorage,
+    progress: &mut dyn FnMut(f32) -> bool,
+) -> Result<(), LevelError> {
     level
         .validate(&Limits::unlimited())
         .map_err(|e| invalid(path, e))?;
@@ -175,7 +202,8 @@ pub fn save_with_progress(
             }
         }
     }
-    let written = sidecar::write_sidecar(&dir, stem, &grids, progress)?;
+    let compress = storage == GridStorage::Compressed;
+    let written = sidecar::write_sidecar(&dir, stem, &grids, compress, progress)?;
     let mut refs = written.refs.into_iter();
     let mut next_ref = || {
         refs.next().ok_or_else(|| LevelError::Io {

@@ -50,7 +50,13 @@ pub(super) struct GridRef {
 pub(super) enum Encoding {
     /// Raw little-endian IEEE-754 `f32`, row by row.
     F32Le,
+    /// Chunks of byte-shuffled, LZ4-compressed `f32` (`level::codec`); written where it saves
+    /// at least a tenth of the raw bytes.
+    ShuffleLz4,
 }
+
+/// Encoded bytes must be below this share of the raw ones for a grid to be stored compressed.
+const WORTH_COMPRESSING: f64 = 0.9;
 
 /// One grid to load: its name in messages, its reference and the number of values it must hold.
 pub(super) struct GridRequest<'a> {
@@ -98,15 +104,28 @@ pub(super) fn read_grids(
         }
         let cells = req.cells as u64;
         let expected = cells.saturating_mul(4);
-        if grid.len != expected {
-            return Err(fail(
-                req,
-                SidecarProblem::WrongLength {
-                    len: grid.len,
-                    cells,
-                    expected,
-                },
-            ));
+        match grid.encoding {
+            Encoding::F32Le if grid.len != expected => {
+                return Err(fail(
+                    req,
+                    SidecarProblem::WrongLength {
+                        len: grid.len,
+                        cells,
+                        expected,
+                    },
+                ));
+            }
+            Encoding::ShuffleLz4 if grid.len > crate::level::codec::max_encoded_len(req.cells) => {
+                return Err(fail(
+                    req,
+                    SidecarProblem::TooLong {
+                        len: grid.len,
+                        cells,
+                        most: crate::level::codec::max_encoded_len(req.cells),
+                    },
+                ));
+            }
+            _ => {}
         }
         let file_len = match file_lens.get(grid.file.as_str()) {
             Some(&len) => len,
@@ -142,26 +161,31 @@ pub(super) fn read_grids(
         .map(|req| {
             let grid = req.grid;
             let sidecar = dir.join(&grid.file);
-            let (values, actual) =
-                read_grid(&sidecar, grid.offset, req.cells).map_err(|source| {
-                    if source.kind() == io::ErrorKind::UnexpectedEof {
-                        let file_len = fs::metadata(&sidecar).map(|m| m.len()).unwrap_or(0);
-                        fail(
-                            req,
-                            SidecarProblem::Truncated {
-                                start: grid.offset,
-                                end: grid.offset.saturating_add(grid.len),
-                                file_len,
-                            },
-                        )
-                    } else {
-                        LevelError::Io {
-                            path: sidecar.clone(),
-                            action: "read the grid sidecar",
-                            source,
-                        }
+            let read = match grid.encoding {
+                Encoding::F32Le => {
+                    read_grid(&sidecar, grid.offset, req.cells).map(|(v, crc)| (Ok(v), crc))
+                }
+                Encoding::ShuffleLz4 => read_encoded(&sidecar, grid.offset, grid.len, req.cells),
+            };
+            let (values, actual) = read.map_err(|source| {
+                if source.kind() == io::ErrorKind::UnexpectedEof {
+                    let file_len = fs::metadata(&sidecar).map(|m| m.len()).unwrap_or(0);
+                    fail(
+                        req,
+                        SidecarProblem::Truncated {
+                            start: grid.offset,
+                            end: grid.offset.saturating_add(grid.len),
+                            file_len,
+                        },
+                    )
+                } else {
+                    LevelError::Io {
+                        path: sidecar.clone(),
+                        action: "read the grid sidecar",
+                        source,
                     }
-                })?;
+                }
+            })?;
             if actual != grid.crc32 {
                 return Err(fail(
                     req,
@@ -171,7 +195,7 @@ pub(super) fn read_grids(
                     },
                 ));
             }
-            Ok(values)
+            values.map_err(|why| fail(req, SidecarProblem::Undecodable(why)))
         })
         .collect()
 }
@@ -222,6 +246,23 @@ fn read_grid(path: &Path, offset: u64, cells: usize) -> io::Result<(Vec<f32>, u3
     Ok((values, hasher.finalize()))
 }
 
+/// Reads the `len` encoded bytes at `offset` and returns their values (or why they do not
+/// decode) with the CRC-32 of the bytes. `len` was checked against the grid's most by the
+/// caller, so the read allocates no more than the grid would.
+fn read_encoded(
+    path: &Path,
+    offset: u64,
+    len: u64,
+    cells: usize,
+) -> io::Result<(Result<Vec<f32>, String>, u32)> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut bytes = vec![0u8; len as usize];
+    file.read_exact(&mut bytes)?;
+    let crc = crc32fast::hash(&bytes);
+    Ok((crate::level::codec::decode(&bytes, cells), crc))
+}
+
 /// A sidecar that has been written and renamed into place.
 pub(super) struct WrittenSidecar {
     /// Its file name, in the level's folder.
@@ -239,6 +280,7 @@ pub(super) fn write_sidecar(
     dir: &Path,
     stem: &str,
     grids: &[&[f32]],
+    compress: bool,
     progress: &mut dyn FnMut(f32) -> bool,
 ) -> Result<WrittenSidecar, LevelError> {
     let io_err = |path: &Path, action, source| LevelError::Io {
@@ -246,6 +288,17 @@ pub(super) fn write_sidecar(
         action,
         source,
     };
+    // Each grid compressed where that saves at least a tenth of its bytes, in parallel.
+    let encoded: Vec<Option<Vec<u8>>> = grids
+        .par_iter()
+        .map(|g| {
+            if !compress {
+                return None;
+            }
+            let bytes = crate::level::codec::encode(g);
+            ((bytes.len() as f64) < WORTH_COMPRESSING * 4.0 * g.len() as f64).then_some(bytes)
+        })
+        .collect();
     let mut temp = TempFile::create(dir, &format!("{stem}.{EXTENSION}"))
         .map_err(|e| io_err(dir, "create a temporary sidecar", e))?;
     let mut total = crc32fast::Hasher::new();
@@ -258,21 +311,39 @@ pub(super) fn write_sidecar(
         let mut buf = Vec::with_capacity(WRITE_CHUNK * 4);
         let all = grids.iter().map(|g| g.len()).sum::<usize>().max(1) as f64;
         let mut done = 0usize;
-        for grid in grids {
+        for (grid, encoded) in grids.iter().zip(&encoded) {
             let mut hasher = crc32fast::Hasher::new();
-            for chunk in grid.chunks(WRITE_CHUNK) {
-                buf.clear();
-                buf.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
-                hasher.update(&buf);
-                file.write_all(&buf)?;
-                done += chunk.len();
-                if !progress((done as f64 / all) as f32) {
-                    return Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"));
+            let len = match encoded {
+                Some(bytes) => {
+                    hasher.update(bytes);
+                    file.write_all(bytes)?;
+                    done += grid.len();
+                    if !progress((done as f64 / all) as f32) {
+                        return Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"));
+                    }
+                    bytes.len() as u64
                 }
-            }
-            let len = grid.len() as u64 * 4;
+                None => {
+                    for chunk in grid.chunks(WRITE_CHUNK) {
+                        buf.clear();
+                        buf.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
+                        hasher.update(&buf);
+                        file.write_all(&buf)?;
+                        done += chunk.len();
+                        if !progress((done as f64 / all) as f32) {
+                            return Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"));
+                        }
+                    }
+                    grid.len() as u64 * 4
+                }
+            };
             total.combine(&hasher);
-            offsets.push((offset, len, hasher.finalize()));
+            let encoding = if encoded.is_some() {
+                Encoding::ShuffleLz4
+            } else {
+                Encoding::F32Le
+            };
+            offsets.push((offset, len, hasher.finalize(), encoding));
             offset += len;
         }
         file.sync_all()
@@ -305,12 +376,12 @@ pub(super) fn write_sidecar(
 
     let refs = offsets
         .into_iter()
-        .map(|(offset, len, crc32)| GridRef {
+        .map(|(offset, len, crc32, encoding)| GridRef {
             file: file_name.clone(),
             offset,
             len,
             crc32,
-            encoding: Encoding::F32Le,
+            encoding,
         })
         .collect();
     Ok(WrittenSidecar { file_name, refs })
