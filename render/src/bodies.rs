@@ -117,14 +117,9 @@ impl BodyPass {
             2 => Float32x4, 3 => Float32x4, 4 => Float32x4, 5 => Float32x4,
             6 => Float32x4, 7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4
         ];
-        let shader = format!(
-            "{}{}",
-            crate::scene::GLOBALS_WGSL,
-            include_str!("bodies.wgsl")
-        );
         let pipeline = Pass {
             label: "viewport bodies",
-            shader: &shader,
+            shader: include_str!("bodies.wgsl"),
             layout: &layout,
             buffers: &[
                 Some(wgpu::VertexBufferLayout {

@@ -85,7 +85,8 @@ pub fn bind_group<'a>(
 pub struct Pass<'a> {
     /// Label of the shader, layout and pipeline.
     pub label: &'a str,
-    /// The WGSL source, with entry points `vs_main` and `fs_main`.
+    /// The WGSL source, with entry points `vs_main` and `fs_main`; `globals.wgsl` (the uniform
+    /// block every pass reads) is prepended to it.
     pub shader: &'a str,
     /// Its one bind group's layout.
     pub layout: &'a wgpu::BindGroupLayout,
@@ -106,9 +107,10 @@ impl Pass<'_> {
         device: &wgpu::Device,
         format: wgpu::TextureFormat,
     ) -> wgpu::RenderPipeline {
+        let source = format!("{}{}", crate::scene::GLOBALS_WGSL, self.shader);
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(self.label),
-            source: wgpu::ShaderSource::Wgsl(self.shader.into()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(self.label),

@@ -117,14 +117,9 @@ impl TerrainRenderer {
             "viewport terrain",
             &[Uniform, GridTexture, GridTexture, GridTexture, GridTexture],
         );
-        let shader = format!(
-            "{}{}",
-            crate::scene::GLOBALS_WGSL,
-            include_str!("terrain.wgsl")
-        );
         let pipeline = Pass {
             label: "viewport terrain",
-            shader: &shader,
+            shader: include_str!("terrain.wgsl"),
             layout: &layout,
             buffers: &[Some(tile_layout())],
             blend: None,

@@ -127,8 +127,7 @@ impl WaterPass {
             ],
         );
         let shader = format!(
-            "{}{}{}",
-            crate::scene::GLOBALS_WGSL,
+            "{}{}",
             spillway::gpu::BLOCKERS_WGSL,
             include_str!("water.wgsl")
         );

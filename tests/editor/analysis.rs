@@ -49,6 +49,14 @@ fn pixels(ed: &Editor) -> Vec<u8> {
         .2
 }
 
+/// Pixels of two RGBA images with a channel more than 10 levels apart.
+fn changed_pixels(a: &[u8], b: &[u8]) -> usize {
+    a.chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 10))
+        .count()
+}
+
 #[test]
 fn catchments_split_at_the_ridge_and_are_drawn_over_the_terrain() {
     let mut ed = editor_with(&two_valleys());
@@ -59,11 +67,7 @@ fn catchments_split_at_the_ridge_and_are_drawn_over_the_terrain() {
     computed(&mut ed, 1);
     ed.frames(2);
     let drawn = pixels(&ed);
-    let changed = plain
-        .chunks_exact(4)
-        .zip(drawn.chunks_exact(4))
-        .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 10))
-        .count();
+    let changed = changed_pixels(&plain, &drawn);
     assert!(
         changed > plain.len() / 4 / 4,
         "the overlay shows: {changed}"
@@ -141,11 +145,7 @@ fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
     view(&mut ed, "Max depth");
     ed.frames(3);
     let after = pixels(&ed);
-    let changed = before
-        .chunks_exact(4)
-        .zip(after.chunks_exact(4))
-        .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 10))
-        .count();
+    let changed = changed_pixels(&before, &after);
     assert!(changed > 1000, "the max depth overlay shows: {changed}");
 
     let out = ed.dir.path().join("maps");

@@ -90,8 +90,9 @@ pub(crate) struct Analysis {
     task: Option<Task<Drainage>>,
     /// The terrain changed since the last computation started.
     stale: bool,
-    /// What the renderer holds: the overlay and the result it was made from.
-    uploaded: Option<(TerrainAnalysis, usize)>,
+    /// What the renderer holds: the overlay and the result (or maps) it was made from, and how
+    /// it is drawn.
+    uploaded: Option<((TerrainAnalysis, usize), CellOverlay)>,
     /// Results computed so far.
     computed: u64,
     /// The area of one cell when the last computation started, m².
@@ -185,83 +186,37 @@ impl Analysis {
         overlay
     }
 
+    /// The overlay shown and its values handed to the renderer: worked out and uploaded once
+    /// per result (or read of the maps) and overlay, then reused every frame.
     fn overlay(&mut self, renderer: &mut TerrainRenderer) -> CellOverlay {
-        if let TerrainAnalysis::Map(kind) = self.shown {
-            return self.prepare_map(renderer, kind);
-        }
-        let Some(d) = &self.result else {
+        let source = match self.shown {
+            TerrainAnalysis::None => return CellOverlay::None,
+            TerrainAnalysis::Map(_) => self.maps.as_ref().map(|(m, _)| Arc::as_ptr(m) as usize),
+            _ => self.result.as_ref().map(|d| Arc::as_ptr(d) as usize),
+        };
+        let Some(source) = source else {
             return CellOverlay::None;
         };
-        let key = (self.shown, Arc::as_ptr(d) as usize);
-        let cell = self.cell_area.max(1e-6);
-        let overlay = match self.shown {
-            TerrainAnalysis::None | TerrainAnalysis::Map(_) => return CellOverlay::None,
-            // Streams: cells draining at least a thousandth of the map (and 20 cells).
-            TerrainAnalysis::FlowPaths => {
-                let most = d.area.data.iter().copied().fold(cell, f32::max);
-                let map = cell * d.area.data.len() as f32;
-                let lo = (20.0 * cell).max(map / 1000.0).log10();
-                CellOverlay::Ramp {
-                    lo,
-                    hi: most.log10().max(lo + 1.0),
-                }
-            }
-            TerrainAnalysis::Catchments => CellOverlay::Regions,
-        };
-        if self.uploaded != Some(key) {
-            let values = match self.shown {
-                TerrainAnalysis::FlowPaths => Grid {
-                    nx: d.area.nx,
-                    ny: d.area.ny,
-                    data: d.area.data.iter().map(|a| a.max(1e-6).log10()).collect(),
-                },
-                _ => d.basin.clone(),
-            };
-            if !renderer.set_cell_values(&values) {
-                return CellOverlay::None;
-            }
-            self.uploaded = Some(key);
+        let key = (self.shown, source);
+        if let Some((k, overlay)) = self.uploaded
+            && k == key
+        {
+            return overlay;
         }
-        overlay
-    }
-
-    /// As [`Self::prepare`], for a map of the run.
-    fn prepare_map(&mut self, renderer: &mut TerrainRenderer, kind: MapKind) -> CellOverlay {
-        let Some((maps, _)) = &self.maps else {
+        let (overlay, values) = match self.shown {
+            TerrainAnalysis::Map(kind) => match &self.maps {
+                Some((maps, _)) => map_overlay(maps, kind),
+                None => return CellOverlay::None,
+            },
+            _ => match &self.result {
+                Some(d) => drainage_overlay(d, self.shown, self.cell_area.max(1e-6)),
+                None => return CellOverlay::None,
+            },
+        };
+        if !renderer.set_cell_values(&values) {
             return CellOverlay::None;
-        };
-        let values = maps.grid(kind);
-        // The top of the scale: the 98th percentile of the cells the water touched, so one
-        // violent cell (a breach) does not wash the rest out.
-        let mut touched: Vec<f32> = values.data.iter().copied().filter(|v| *v > 0.0).collect();
-        let most = if touched.is_empty() {
-            0.0
-        } else {
-            let k = (touched.len() * 98 / 100).min(touched.len() - 1);
-            *touched.select_nth_unstable_by(k, f32::total_cmp).1
-        };
-        let overlay = match kind {
-            // Every cell reached, light early and dark late.
-            MapKind::Arrival => CellOverlay::Ramp {
-                lo: -1e-3,
-                hi: most.max(1e-2),
-            },
-            MapKind::MaxDepth => CellOverlay::Ramp {
-                lo: spillway::sim::maps::ARRIVAL_DEPTH,
-                hi: most.max(0.1),
-            },
-            MapKind::MaxSpeed | MapKind::Hazard => CellOverlay::Ramp {
-                lo: 0.01,
-                hi: most.max(0.1),
-            },
-        };
-        let key = (self.shown, Arc::as_ptr(maps) as usize);
-        if self.uploaded != Some(key) {
-            if !renderer.set_cell_values(&values) {
-                return CellOverlay::None;
-            }
-            self.uploaded = Some(key);
         }
+        self.uploaded = Some((key, overlay));
         overlay
     }
 
@@ -269,4 +224,56 @@ impl Analysis {
     pub fn result(&self) -> (Option<&Drainage>, u64) {
         (self.result.as_deref(), self.computed)
     }
+}
+
+/// How the drainage overlay `shown` is drawn and its values: the log of the upslope area for
+/// flow paths (cells of `cell` m²), the catchment ids for catchments.
+fn drainage_overlay(d: &Drainage, shown: TerrainAnalysis, cell: f32) -> (CellOverlay, Grid) {
+    if shown != TerrainAnalysis::FlowPaths {
+        return (CellOverlay::Regions, d.basin.clone());
+    }
+    // Streams: cells draining at least a thousandth of the map (and 20 cells).
+    let most = d.area.data.iter().copied().fold(cell, f32::max);
+    let map = cell * d.area.data.len() as f32;
+    let lo = (20.0 * cell).max(map / 1000.0).log10();
+    let overlay = CellOverlay::Ramp {
+        lo,
+        hi: most.log10().max(lo + 1.0),
+    };
+    let values = Grid {
+        nx: d.area.nx,
+        ny: d.area.ny,
+        data: d.area.data.iter().map(|a| a.max(1e-6).log10()).collect(),
+    };
+    (overlay, values)
+}
+
+/// How map `kind` of the run is drawn, and its values.
+fn map_overlay(maps: &RunMaps, kind: MapKind) -> (CellOverlay, Grid) {
+    let values = maps.grid(kind);
+    // The top of the scale: the 98th percentile of the cells the water touched, so one
+    // violent cell (a breach) does not wash the rest out.
+    let mut touched: Vec<f32> = values.data.iter().copied().filter(|v| *v > 0.0).collect();
+    let most = if touched.is_empty() {
+        0.0
+    } else {
+        let k = (touched.len() * 98 / 100).min(touched.len() - 1);
+        *touched.select_nth_unstable_by(k, f32::total_cmp).1
+    };
+    let overlay = match kind {
+        // Every cell reached, light early and dark late.
+        MapKind::Arrival => CellOverlay::Ramp {
+            lo: -1e-3,
+            hi: most.max(1e-2),
+        },
+        MapKind::MaxDepth => CellOverlay::Ramp {
+            lo: spillway::sim::maps::ARRIVAL_DEPTH,
+            hi: most.max(0.1),
+        },
+        MapKind::MaxSpeed | MapKind::Hazard => CellOverlay::Ramp {
+            lo: 0.01,
+            hi: most.max(0.1),
+        },
+    };
+    (overlay, values)
 }
