@@ -247,6 +247,17 @@ impl TerrainRenderer {
         }
     }
 
+    /// Sets the depths the water's Change overlay compares with: another run's water (a
+    /// branch of the editor's timeline), or `None` for the level's authored water. Returns
+    /// false (and keeps the authored water) before the level is synced or for a grid of
+    /// another size.
+    pub fn set_reference_depth(&mut self, depth: Option<&spillway::Grid>) -> bool {
+        match &mut self.terrain {
+            Some((textures, _)) => textures.set_reference(&self.device, &self.queue, depth),
+            None => false,
+        }
+    }
+
     /// Why the level cannot be drawn, if it cannot.
     pub fn error(&self) -> Option<&RenderError> {
         self.error.as_ref()
@@ -353,7 +364,7 @@ impl TerrainRenderer {
 
         let mut water_ready = false;
         if let (Some((buffers, style)), Some((textures, _))) = (&self.water, &self.terrain) {
-            let [_, authored, _, _] = textures.views();
+            let authored = textures.reference_view();
             self.water_pass.prepare(
                 &self.device,
                 &self.queue,

@@ -51,6 +51,8 @@ pub struct TerrainTextures {
     /// A value per cell for the cell overlay, and whether it was set since the size changed.
     cells: wgpu::Texture,
     cells_set: bool,
+    /// Depths the water's Change overlay compares with instead of the authored water.
+    reference: Option<wgpu::Texture>,
     nx: usize,
     ny: usize,
     /// Lowest and highest terrain height uploaded (grows with edits; exact after a full upload).
@@ -137,6 +139,7 @@ impl TerrainTextures {
             roughness: grid_texture(device, "manning roughness", nx, ny),
             cells: grid_texture(device, "cell overlay", nx, ny),
             cells_set: false,
+            reference: None,
             nx,
             ny,
             range: (0.0, 1.0),
@@ -240,6 +243,39 @@ impl TerrainTextures {
         upload(queue, &self.cells, grid, &CellRect::whole(self.nx, self.ny));
         self.cells_set = true;
         true
+    }
+
+    /// Sets the depths the water's Change overlay compares with (`None`: the authored water;
+    /// a grid of another size is ignored and returns false).
+    pub fn set_reference(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        depth: Option<&Grid>,
+    ) -> bool {
+        let Some(grid) = depth else {
+            self.reference = None;
+            return true;
+        };
+        if (grid.nx, grid.ny) != (self.nx, self.ny) {
+            return false;
+        }
+        let texture = self
+            .reference
+            .take()
+            .unwrap_or_else(|| grid_texture(device, "reference depth", self.nx, self.ny));
+        upload(queue, &texture, grid, &CellRect::whole(self.nx, self.ny));
+        self.reference = Some(texture);
+        true
+    }
+
+    /// The depths the Change overlay compares with: the reference if set, else the authored
+    /// water.
+    pub fn reference_view(&self) -> wgpu::TextureView {
+        self.reference
+            .as_ref()
+            .unwrap_or(&self.water)
+            .create_view(&wgpu::TextureViewDescriptor::default())
     }
 
     /// Whether the cell overlay's values were set for this size.

@@ -80,6 +80,7 @@ pub mod grid;
 pub mod level;
 pub mod rect;
 pub mod sim;
+pub mod snapshot;
 
 pub use error::LevelError;
 pub use grid::Grid;

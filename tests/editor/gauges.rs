@@ -3,33 +3,9 @@
 //! undoable and saved in the level.
 
 use egui::{Key, Modifiers};
-use spillway::level::{Boundary, BoundaryKind, Edge, Friction, GaugeKind};
-use spillway::{Grid, Level};
+use spillway::level::GaugeKind;
 
-use crate::support::{editor_with, line};
-
-/// A 200 m × 20 m river of 2 m cells on a 0.5 % slope, fed 20 m³/s from the west, leaving by
-/// the east edge, already flowing 0.5 m deep.
-fn river() -> Level {
-    let (nx, ny, dx) = (100, 10, 2.0);
-    let mut level = Level::flat(nx, ny, dx, 0.0);
-    level.terrain = Grid::from_fn(nx, ny, |i, _| 0.005 * (200.0 - (i as f32 + 0.5) * dx));
-    level.water = Grid::filled(nx, ny, 0.5);
-    level.params.friction = Friction::Manning { n: 0.035 };
-    level.params.dt = 0.02;
-    for (edge, kind) in [
-        (Edge::West, BoundaryKind::Inflow { m3_per_s: 20.0 }),
-        (Edge::East, BoundaryKind::Open),
-    ] {
-        level.boundaries.push(Boundary {
-            edge,
-            start: 0,
-            end: ny as u32,
-            kind,
-        });
-    }
-    level
-}
+use crate::support::{editor_with, line, river};
 
 #[test]
 fn a_discharge_line_and_a_stage_gauge_are_placed_read_plotted_undone_and_saved() {

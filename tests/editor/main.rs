@@ -18,4 +18,5 @@ mod preview;
 mod preview_bodies;
 mod sculpt;
 mod snapshots;
+mod timeline;
 mod water;

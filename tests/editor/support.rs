@@ -161,6 +161,24 @@ impl Editor {
         picks
     }
 
+    /// Clicks the left button at window point `p` (anywhere: a widget, not only the
+    /// terrain), then runs a few frames.
+    pub fn click_screen(&mut self, p: Pos2) {
+        let h = &mut self.harness;
+        h.event(Event::PointerMoved(p));
+        h.step();
+        for pressed in [true, false] {
+            h.event(Event::PointerButton {
+                pos: p,
+                button: PointerButton::Primary,
+                pressed,
+                modifiers: Modifiers::NONE,
+            });
+            h.step();
+        }
+        h.run_steps(2);
+    }
+
     /// Presses a key with modifiers, then runs a frame.
     pub fn key(&mut self, modifiers: Modifiers, key: egui::Key) {
         self.harness.key_press_modifiers(modifiers, key);
@@ -205,4 +223,33 @@ pub fn distance_to_path(x: f32, y: f32, points: &[[f32; 3]]) -> f32 {
         best = best.min(((x - ax - t * dx).powi(2) + (y - ay - t * dy).powi(2)).sqrt());
     }
     best
+}
+
+/// A 200 m × 20 m river of 2 m cells on a 0.5 % slope, fed 20 m³/s from the west, leaving by
+/// the east edge, already flowing 0.5 m deep.
+pub fn river() -> Level {
+    let (nx, ny, dx) = (100, 10, 2.0);
+    let mut level = Level::flat(nx, ny, dx, 0.0);
+    level.terrain = spillway::Grid::from_fn(nx, ny, |i, _| 0.005 * (200.0 - (i as f32 + 0.5) * dx));
+    level.water = spillway::Grid::filled(nx, ny, 0.5);
+    level.params.friction = spillway::level::Friction::Manning { n: 0.035 };
+    level.params.dt = 0.02;
+    for (edge, kind) in [
+        (
+            spillway::level::Edge::West,
+            spillway::level::BoundaryKind::Inflow { m3_per_s: 20.0 },
+        ),
+        (
+            spillway::level::Edge::East,
+            spillway::level::BoundaryKind::Open,
+        ),
+    ] {
+        level.boundaries.push(spillway::level::Boundary {
+            edge,
+            start: 0,
+            end: ny as u32,
+            kind,
+        });
+    }
+    level
 }

@@ -79,6 +79,8 @@ pub enum Action {
     ShowAnalysis(super::TerrainAnalysis),
     /// Ask for a folder and write the maps of the water's run into it.
     ExportMaps,
+    /// Scrub, branch or compare on the preview's timeline.
+    Timeline(super::timeline_panel::TimelineAction),
 }
 
 impl Action {
@@ -169,6 +171,7 @@ impl EditorApp {
             Action::FindLeaks => self.find_leaks(true),
             Action::ShowAnalysis(shown) => self.analysis.shown = shown,
             Action::ExportMaps => self.export_maps(),
+            Action::Timeline(action) => super::timeline_panel::perform(self, action),
             Action::StepWater => self.preview.step_once(),
             Action::ResetWater => self.preview.reset(),
             Action::DeleteSelection => self.delete_selected(),

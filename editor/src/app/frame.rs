@@ -179,6 +179,11 @@ impl EditorApp {
         }
         let level = self.document.level();
         renderer.sync(level, &changes.dirty());
+        super::timeline_panel::update_reference(self);
+        let Some(renderer) = self.renderer.as_mut() else {
+            return false;
+        };
+        let level = self.document.level();
         scene.overlays.cells = self.analysis.prepare(renderer);
         if matches!(self.analysis.shown, TerrainAnalysis::Map(_)) {
             scene.overlays.water = false;

@@ -23,6 +23,7 @@ mod menu;
 mod panels;
 mod preview_panel;
 mod shortcuts;
+mod timeline_panel;
 mod viewport_panel;
 mod water_overlay;
 mod water_panel;
@@ -121,6 +122,8 @@ pub struct EditorApp {
     pub(crate) renderer: Option<spillway_render::TerrainRenderer>,
     /// The live water.
     pub(crate) preview: crate::preview::Preview,
+    /// The timeline's view state (what the Change overlay compares with).
+    pub(crate) timeline_view: timeline_panel::TimelineView,
     pub(crate) dialogs: Box<dyn FileDialogs>,
     pub(crate) recent: RecentFiles,
     pub(crate) recovery: Recovery,
@@ -178,6 +181,7 @@ impl EditorApp {
             viewport: ViewportPanel::default(),
             renderer: None,
             analysis: analysis::Analysis::default(),
+            timeline_view: Default::default(),
             preview: crate::preview::Preview::new(),
             dialogs: options.dialogs,
             recent,
@@ -214,6 +218,11 @@ impl EditorApp {
     /// Selects the active tool.
     pub fn set_tool(&mut self, tool: Tool) {
         self.sculpt.tool = tool;
+    }
+
+    /// How the live water is coloured.
+    pub fn water_overlay(&self) -> spillway_render::WaterOverlay {
+        self.viewport.water_overlay
     }
 
     /// Colours the live water with `overlay` (as the Show buttons of the water panel do).
@@ -452,6 +461,7 @@ impl eframe::App for EditorApp {
             .resizable(true)
             .default_size(190.0)
             .show(ui, |ui| preview_panel::show(self, ui));
+        egui::Panel::bottom("timeline").show(ui, |ui| timeline_panel::show(self, ui));
         let notice = egui::CentralPanel::no_frame()
             .show(ui, |ui| self.viewport_stages(ui, frame))
             .inner;

@@ -9,6 +9,7 @@ use egui::{Key, KeyboardShortcut, Modifiers};
 use super::EditorApp;
 use super::actions::Action;
 use super::gizmo::GizmoMode;
+use super::timeline_panel::TimelineAction;
 use crate::tools::Tool;
 
 /// A named shortcut.
@@ -135,6 +136,12 @@ pub(crate) fn actions(app: &EditorApp, ctx: &egui::Context) -> Vec<Action> {
         }
         if key(Modifiers::COMMAND, Key::R) {
             actions.push(Action::ResetWater);
+        }
+        if key(none, Key::PageUp) {
+            actions.push(Action::Timeline(TimelineAction::PreviousKey));
+        }
+        if key(none, Key::PageDown) {
+            actions.push(Action::Timeline(TimelineAction::NextKey));
         }
         if let Some(d) = DIGITS.iter().position(|k| key(none, *k))
             && let Some(tool) = Tool::SCULPT.get(d)

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use spillway::body::solver::WaterSolver;
-use spillway::body::world::{BodyId, BodyWorld, WorldError};
+use spillway::body::world::{BodyId, BodyState, BodyWorld, WorldError};
 use spillway::body::{Pose, TriMesh};
 use spillway::level::Body;
 
@@ -108,6 +108,23 @@ impl PreviewBodies {
                     .unwrap_or_else(|| Pose::of(body))
             })
             .collect()
+    }
+
+    /// How each document body sits and moves (`None`: outside the physics), for a keyframe.
+    pub fn states(&self) -> Vec<Option<BodyState>> {
+        (self.placed.iter())
+            .map(|(_, id)| id.and_then(|id| self.world.state(id)))
+            .collect()
+    }
+
+    /// Puts the bodies back as a keyframe saw them (one entry per document body, in order; a
+    /// body added since keeps its placement).
+    pub fn set_states(&mut self, states: &[Option<BodyState>]) {
+        for ((_, id), state) in self.placed.iter().zip(states) {
+            if let (Some(id), Some(state)) = (id, state) {
+                self.world.set_state(*id, state);
+            }
+        }
     }
 
     /// Gives the document's body `index` an impulse (N·s) at a world point: knocking a crate

@@ -13,6 +13,7 @@ use spillway::gpu::ProbeReading;
 use spillway::sim::{GateState, SimError};
 use spillway::{Level, Simulation, Stats};
 
+use super::Preview;
 use super::bodies::PreviewBodies;
 use spillway::gpu::WaterView;
 
@@ -200,5 +201,60 @@ impl CpuWater {
         ];
         queue.write_buffer(&b.view, 0, bytemuck::cast_slice(&view));
         b.clone()
+    }
+}
+
+impl Preview {
+    /// One frame on the CPU solver: up to `steps` steps within [`Self::step_budget`], figures
+    /// and probe straight from the solver, and a new state copied to `device` for drawing
+    /// (unless `device` is the lost one).
+    pub(super) fn frame_cpu(
+        &mut self,
+        level: &Level,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        steps: usize,
+        probe: Option<(usize, usize)>,
+    ) -> bool {
+        let Some(cpu) = self.cpu.as_mut() else {
+            return false;
+        };
+        if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
+            let bodies = self
+                .bodies
+                .get_or_insert_with(|| PreviewBodies::new(cpu.sim()));
+            bodies.sync(&self.wanted);
+        }
+        self.restore_bodies();
+        self.keyframe(level);
+        let Some(cpu) = self.cpu.as_mut() else {
+            return false;
+        };
+        let ran = match cpu.run(
+            steps,
+            level.params.dt,
+            self.step_budget,
+            self.bodies.as_mut(),
+        ) {
+            Ok(ran) => ran,
+            Err(e) => {
+                self.pause_or_fail(e);
+                return false;
+            }
+        };
+        if self.bodies.as_ref().is_some_and(PreviewBodies::is_empty) {
+            cpu.clear_blockers();
+        }
+        self.bodies_capped = ran < steps;
+        self.last_steps = ran;
+        let stats = cpu.stats();
+        super::record(&mut self.history, &stats, level.cell_size);
+        self.stats = Some(stats);
+        self.probe = probe.and_then(|(x, y)| cpu.probe(x, y));
+        let fresh = ran > 0 || cpu.buffers().is_none();
+        if fresh && !(self.watch.watches(device) && self.watch.lost().is_some()) {
+            cpu.upload(device, queue);
+        }
+        self.playing || ran > 0
     }
 }

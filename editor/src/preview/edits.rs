@@ -30,10 +30,12 @@ impl Preview {
             return;
         }
         let mut failed = None;
+        let mut edited = false;
         let mut upload = |rect: Option<CellRect>, water: bool| {
             let Some(r) = rect.filter(|r| !r.is_empty()) else {
                 return;
             };
+            edited = true;
             let grid = if water { &level.water } else { &level.terrain };
             let values = spillway::rect::copy_out(&grid.data, grid.nx, &r);
             let result = if water {
@@ -48,6 +50,11 @@ impl Preview {
         upload(changes.terrain, false);
         upload(changes.water, true);
         let params_changed = old.params != level.params;
+        edited |= params_changed
+            || changes.roughness.is_some()
+            || old.sources != level.sources
+            || old.sinks != level.sinks
+            || old.boundaries != level.boundaries;
         if params_changed {
             failed = sim.set_params(&level.params).err().or(failed);
         }
@@ -67,11 +74,14 @@ impl Preview {
         self.gates_changed |= old.gates != level.gates;
         if let Some(e) = failed {
             self.fail(e);
+        } else if edited {
+            self.timeline.edited(sim.clock());
         }
     }
 
-    /// On the CPU solver an edit restarts the water from the edited level (the CPU solver
-    /// takes no edits while it runs); time keeps running if it ran.
+    /// On the CPU solver an edit restarts the water from its state now in the edited level
+    /// (the CPU solver takes no edits while it runs; edited authored water is taken as
+    /// painted); time keeps running if it ran.
     fn sync_cpu(&mut self, level: &Level, changes: &Changes) {
         let old = self.uploaded.as_ref();
         let edited = changes.whole
@@ -85,11 +95,28 @@ impl Preview {
                     || o.boundaries != level.boundaries
                     || o.gates != level.gates
             });
-        if edited {
+        if !edited {
+            return;
+        }
+        let Some(cpu) = self.cpu.as_ref() else {
+            return;
+        };
+        if changes.whole || level.nx() != cpu.sim().nx() || level.ny() != cpu.sim().ny() {
             let playing = self.playing;
             self.reset();
             self.playing = playing;
+            return;
         }
+        let mut now = cpu.sim().bake_into(level);
+        if let Some(r) = changes.water.filter(|r| !r.is_empty()) {
+            let painted = spillway::rect::copy_out(&level.water.data, level.nx(), &r);
+            spillway::rect::copy_in(&mut now.water.data, level.nx(), &r, &painted);
+        }
+        let bodies = self.bodies.as_ref().map_or_else(Vec::new, |b| b.states());
+        let time = cpu.sim().time();
+        self.restart();
+        self.start = Some(super::rewind::Start { level: now, bodies });
+        self.timeline.edited(time);
     }
 
     /// Hands over the document's bodies; `mesh` gives a body's mesh (`None`: its file does not
@@ -115,6 +142,9 @@ impl Preview {
             }
         }
         self.wanted = wanted;
+        if self.is_live() {
+            self.timeline.edited(self.clock());
+        }
     }
 
     /// Where each of the document's bodies is in the running physics (one pose per body, in

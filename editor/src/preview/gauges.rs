@@ -34,6 +34,15 @@ pub(crate) struct GaugeLog {
     read: Option<Instant>,
 }
 
+impl GaugeLog {
+    /// Drops the readings after `time` (the water went back to it).
+    pub fn forget_after(&mut self, time: f64) {
+        for series in &mut self.series {
+            series.points.retain(|p| p[0] <= time);
+        }
+    }
+}
+
 impl Preview {
     /// Reads `gauges` when the water runs and a reading is due, and appends the readings.
     pub fn record_gauges(&mut self, gauges: &[Gauge]) {

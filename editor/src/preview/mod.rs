@@ -12,6 +12,8 @@ mod device;
 mod edits;
 mod gauges;
 mod maps;
+mod rewind;
+pub mod timeline;
 
 use spillway::Level;
 use spillway::body::world::WorldError;
@@ -80,6 +82,9 @@ pub enum PreviewError {
     /// The water and bodies failed while running (anything but a blow-up, which pauses).
     #[error("The water preview stopped: {0}")]
     Bodies(#[from] WorldError),
+    /// A keyframe of the timeline does not fit the level any more.
+    #[error("The timeline cannot go back: {0}")]
+    Restore(#[source] spillway::snapshot::SnapshotError),
 }
 
 /// The live preview.
@@ -139,6 +144,19 @@ pub struct Preview {
     lost_news: bool,
     /// The designer chose the CPU solver.
     cpu_chosen: bool,
+    /// Keyframes of the run, in branches.
+    pub timeline: timeline::Timeline,
+    /// Where the water is to be restored from next (a keyframe or the state before an edit
+    /// on the CPU), with the bodies' motion then.
+    start: Option<rewind::Start>,
+    /// A moment asked for by [`Self::seek`], not yet begun.
+    seek_to: Option<f64>,
+    /// The moment the water runs on to, paused, after a seek.
+    target: Option<f64>,
+    /// Gates seen open, for the timeline's events.
+    seen_open: Vec<String>,
+    /// The bodies' motion to put back once they are in the physics (after a restore).
+    restored_bodies: Option<Vec<Option<spillway::body::world::BodyState>>>,
 }
 
 impl Preview {
@@ -182,13 +200,24 @@ impl Preview {
         self.stats.as_ref().map_or(0.0, |s| s.time)
     }
 
-    /// Drops the running water: the next frame starts again from the authored level.
+    /// Drops the running water and its timeline: the next frame starts again from the
+    /// authored level.
     pub fn reset(&mut self) {
+        self.restart();
+        self.history.clear();
+        self.timeline.clear();
+        self.start = None;
+        self.target = None;
+        self.seek_to = None;
+    }
+
+    /// Drops the running water (not its timeline nor its plots): the next frame starts from
+    /// [`Self::start`] or the authored level.
+    fn restart(&mut self) {
         self.sim = None;
         self.cpu = None;
         self.uploaded = None;
         self.stats = None;
-        self.history.clear();
         self.halt = None;
         self.error = None;
         self.probe = None;
@@ -198,6 +227,7 @@ impl Preview {
         self.bodies = None;
         self.bodies_capped = false;
         self.clamped_steps = 0;
+        self.seen_open.clear();
     }
 
     /// Starts time running (from the authored state if nothing runs yet).
@@ -217,6 +247,9 @@ impl Preview {
     /// Opens the gate called `name` in the running water; it releases its water at the next
     /// step. Returns whether a closed gate of that name existed.
     pub fn open_gate(&mut self, name: &str) -> bool {
+        if self.gates().iter().any(|g| g.name == name && !g.open) {
+            self.timeline.edited(self.clock());
+        }
         if let Some(cpu) = self.cpu.as_mut() {
             return cpu.open_gate(name);
         }
@@ -252,8 +285,10 @@ impl Preview {
         if self.error.is_some() {
             return false;
         }
+        let start = self.start.take();
+        let from = start.as_ref().map_or(level, |s| &s.level);
         let started = if self.on_cpu() {
-            CpuWater::new(level)
+            CpuWater::new(from)
                 .map(|mut cpu| {
                     if self.record_maps {
                         cpu.record_maps();
@@ -263,7 +298,7 @@ impl Preview {
                 })
                 .map_err(PreviewError::CpuStart)
         } else {
-            GpuSimulation::new(level, device, queue)
+            GpuSimulation::new(from, device, queue)
                 .map(|mut sim| {
                     if !self.watch.watches(device) {
                         self.watch = DeviceWatch::install(device);
@@ -280,6 +315,7 @@ impl Preview {
         match started {
             Ok(()) => {
                 self.uploaded = Some(level.clone());
+                self.restored_bodies = start.map(|s| s.bodies);
                 true
             }
             Err(e) => {
@@ -373,15 +409,18 @@ impl Preview {
             self.fall_back(&why);
         }
         self.flush();
+        if let Some(time) = self.seek_to.take() {
+            self.go_to(level, time);
+        }
         let single = std::mem::take(&mut self.queued);
-        if !(self.playing || single > 0 || self.is_live()) {
+        if !(self.playing || single > 0 || self.is_live() || self.start.is_some()) {
             return false;
         }
         if !self.ensure(level, device, queue) {
             return false;
         }
         let dt = level.params.dt.max(1e-6) as f64;
-        let mut steps = single;
+        let mut steps = single + self.steps_to_target(dt);
         if self.playing {
             self.owed += self.speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()) as f64
                 * real_dt.clamp(0.0, 0.25) as f64
@@ -391,7 +430,9 @@ impl Preview {
             steps += whole as usize;
         }
         if self.cpu.is_some() {
-            return self.frame_cpu(level, device, queue, steps, probe);
+            let more = self.frame_cpu(level, device, queue, steps, probe);
+            self.after_steps(level);
+            return more || self.target.is_some();
         }
         if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
             let sim = self.sim.as_ref().expect("ensured above");
@@ -404,6 +445,8 @@ impl Preview {
                 sim.clear_blockers();
             }
         }
+        self.restore_bodies();
+        self.keyframe(level);
         self.bodies_capped = false;
         if steps > 0 && self.bodies.as_ref().is_some_and(|b| !b.is_empty()) {
             // Coupled steps go to the GPU one by one (each reads the water under the bodies).
@@ -419,6 +462,7 @@ impl Preview {
                 }
             }
         }
+        self.after_steps(level);
         let Some(sim) = self.sim.as_mut() else {
             return false;
         };
@@ -442,55 +486,7 @@ impl Preview {
             Some((x, y)) => sim.request_probe(x, y),
             None => self.probe = None,
         }
-        self.playing || steps > 0
-    }
-
-    /// One frame on the CPU solver: up to `steps` steps within [`Self::step_budget`], figures
-    /// and probe straight from the solver, and a new state copied to `device` for drawing
-    /// (unless `device` is the lost one).
-    fn frame_cpu(
-        &mut self,
-        level: &Level,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        steps: usize,
-        probe: Option<(usize, usize)>,
-    ) -> bool {
-        let Some(cpu) = self.cpu.as_mut() else {
-            return false;
-        };
-        if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
-            let bodies = self
-                .bodies
-                .get_or_insert_with(|| PreviewBodies::new(cpu.sim()));
-            bodies.sync(&self.wanted);
-        }
-        let ran = match cpu.run(
-            steps,
-            level.params.dt,
-            self.step_budget,
-            self.bodies.as_mut(),
-        ) {
-            Ok(ran) => ran,
-            Err(e) => {
-                self.pause_or_fail(e);
-                return false;
-            }
-        };
-        if self.bodies.as_ref().is_some_and(PreviewBodies::is_empty) {
-            cpu.clear_blockers();
-        }
-        self.bodies_capped = ran < steps;
-        self.last_steps = ran;
-        let stats = cpu.stats();
-        record(&mut self.history, &stats, level.cell_size);
-        self.stats = Some(stats);
-        self.probe = probe.and_then(|(x, y)| cpu.probe(x, y));
-        let fresh = ran > 0 || cpu.buffers().is_none();
-        if fresh && !(self.watch.watches(device) && self.watch.lost().is_some()) {
-            cpu.upload(device, queue);
-        }
-        self.playing || ran > 0
+        self.playing || steps > 0 || self.target.is_some()
     }
 
     /// Takes this frame's recorded solver steps, for the renderer to submit in the same

@@ -30,6 +30,8 @@ use rapier3d::prelude::{
 use rayon::prelude::*;
 
 mod cells;
+mod motion;
+pub use motion::BodyState;
 pub mod collider;
 use cells::{around, covered, ring, submerged};
 use thiserror::Error;

@@ -399,6 +399,12 @@ impl GpuSimulation {
             time: stats.time,
             ..Default::default()
         });
+        // A gate that has opened stays open in the baked level, as the CPU solver's bakes.
+        for state in self.gates.states().into_iter().filter(|g| g.open) {
+            for gate in out.gates.iter_mut().filter(|g| g.name == state.name) {
+                gate.open_at = Some(0.0);
+            }
+        }
         Ok(out)
     }
 }

@@ -20,7 +20,7 @@ pub(super) fn max_encoded_len(cells: usize) -> u64 {
 }
 
 /// The encoded bytes of `values`.
-pub(super) fn encode(values: &[f32]) -> Vec<u8> {
+pub(crate) fn encode(values: &[f32]) -> Vec<u8> {
     let chunks: Vec<Vec<u8>> = values
         .par_chunks(CHUNK)
         .map(|chunk| {
@@ -43,7 +43,7 @@ pub(super) fn encode(values: &[f32]) -> Vec<u8> {
 }
 
 /// The `cells` values encoded in `bytes`, or what is wrong with them.
-pub(super) fn decode(bytes: &[u8], cells: usize) -> Result<Vec<f32>, String> {
+pub(crate) fn decode(bytes: &[u8], cells: usize) -> Result<Vec<f32>, String> {
     // Find the chunks first: each length word and its bytes must fit.
     let mut parts = Vec::with_capacity(cells.div_ceil(CHUNK));
     let mut at = 0usize;

@@ -2,7 +2,7 @@
 //! bodies. `Level` is what the editor edits, what `spillway bake` writes and what a game loads.
 //! The on-disk form (RON plus a checksummed binary sidecar) lives in [`file`].
 
-mod codec;
+pub(crate) mod codec;
 pub mod file;
 mod gate;
 mod gauge;

@@ -324,6 +324,11 @@ impl Simulation {
         s * (self.dx as f64) * (self.dx as f64)
     }
 
+    /// Simulated time, seconds (cheaper than [`Self::stats`]).
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
     /// Volume and health figures.
     pub fn stats(&self) -> Stats {
         let volume = self.volume();

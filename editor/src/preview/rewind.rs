@@ -1,0 +1,161 @@
+//! The preview's side of its [`Timeline`](super::timeline::Timeline): keyframes taken as the
+//! water runs, moving to any moment of a branch (restore the keyframe before it, run on to
+//! it), branches made at edits, and the events marked on the way (gates opening).
+
+use spillway::Level;
+use spillway::body::world::BodyState;
+use spillway::snapshot::Snapshot;
+
+use super::timeline::Keyframe;
+use super::{MAX_STEPS_PER_FRAME, Preview, PreviewError};
+
+/// Where the water starts from at the next frame instead of the authored level.
+pub(super) struct Start {
+    /// The document's level with the water to start from as its initial state.
+    pub level: Level,
+    /// Each document body's motion then (`None`: as placed).
+    pub bodies: Vec<Option<BodyState>>,
+}
+
+impl Preview {
+    /// Simulated time of the steps run so far (exact: the GPU solver's own clock).
+    pub fn clock(&self) -> f64 {
+        if let Some(cpu) = &self.cpu {
+            return cpu.sim().time();
+        }
+        match &self.sim {
+            Some(sim) => sim.clock(),
+            None => self.time(),
+        }
+    }
+
+    /// Moves the water to simulated `time` of the current branch and pauses there: the last
+    /// keyframe at or before it is restored (unless the water is already between it and
+    /// `time`) and the water runs on to `time` over the next frames.
+    pub fn seek(&mut self, time: f64) {
+        self.pause();
+        self.seek_to = Some(time.max(0.0));
+        self.halt = None;
+    }
+
+    /// The moment a seek is running the water on to, if one is.
+    pub fn seeking(&self) -> Option<f64> {
+        self.seek_to.or(self.target)
+    }
+
+    /// Switches to branch `index` at the moment the water is at now (or its end, if it ended
+    /// before). Returns whether the branch exists.
+    pub fn switch_branch(&mut self, index: usize) -> bool {
+        let now = self.clock();
+        if index == self.timeline.current || !self.timeline.switch(index) {
+            return false;
+        }
+        let end = self.timeline.branch().end;
+        self.seek(now.min(end));
+        // Restore even if the water happens to lie between the keyframe and the moment: it is
+        // another branch's water.
+        self.restart();
+        true
+    }
+
+    /// Begins the move to `time` asked for by [`Self::seek`].
+    pub(super) fn go_to(&mut self, level: &Level, time: f64) {
+        let Some(key) = self.timeline.branch().key_at(time).cloned() else {
+            return;
+        };
+        let now = self.clock();
+        let between = self.is_live() && now >= key.time() - 1e-9 && now <= time + 1e-9;
+        if !between {
+            match key.snapshot.restore(level) {
+                Ok(restored) => {
+                    self.restart();
+                    self.start = Some(Start {
+                        level: restored,
+                        bodies: key.bodies.clone(),
+                    });
+                    self.history.retain(|s| s.time <= key.time());
+                    self.gauge_log.forget_after(key.time());
+                    self.timeline.rewound();
+                }
+                Err(e) => {
+                    self.error = Some(PreviewError::Restore(e));
+                    return;
+                }
+            }
+        }
+        self.target = Some(time);
+    }
+
+    /// Steps still to run this frame to reach the seek's moment (none once there).
+    pub(super) fn steps_to_target(&mut self, dt: f64) -> usize {
+        let Some(target) = self.target else {
+            return 0;
+        };
+        let n = ((target - self.clock()) / dt).round();
+        if n < 1.0 {
+            self.target = None;
+            return 0;
+        }
+        (n as usize).min(MAX_STEPS_PER_FRAME)
+    }
+
+    /// Puts the bodies back as the restored keyframe had them, once they are in the physics.
+    pub(super) fn restore_bodies(&mut self) {
+        if let Some(bodies) = self.bodies.as_mut()
+            && let Some(states) = self.restored_bodies.take()
+        {
+            bodies.set_states(&states);
+        }
+    }
+
+    /// Takes a keyframe of the water and the bodies if one is due (waits for the steps run so
+    /// far; on the GPU, a read-back of the state).
+    pub(super) fn keyframe(&mut self, level: &Level) {
+        let now = self.clock();
+        if !self.timeline.due(now) {
+            return;
+        }
+        let baked = match self.capture(level) {
+            Some(Ok(baked)) => baked,
+            Some(Err(e)) => {
+                self.fail(PreviewError::Gpu(e));
+                return;
+            }
+            None => return,
+        };
+        let bodies = self.bodies.as_ref().map_or_else(Vec::new, |b| b.states());
+        self.timeline.push(Keyframe {
+            snapshot: Snapshot::of(&baked),
+            bodies,
+        });
+    }
+
+    /// After a frame's steps: the branch's reach, gates that opened (events), and a keyframe
+    /// if one is due.
+    pub(super) fn after_steps(&mut self, level: &Level) {
+        if !self.is_live() {
+            return;
+        }
+        let now = self.clock();
+        self.timeline.reached(now);
+        for gate in self.gates() {
+            if gate.open && !self.seen_open.contains(&gate.name) {
+                self.seen_open.push(gate.name.clone());
+                let label = format!("Gate {} opened", gate.name);
+                if (self.timeline.branch().events.iter())
+                    .any(|e| e.label == label && e.time <= now + 1e-6)
+                {
+                    // Opened earlier in this branch (the water was restored after it).
+                    continue;
+                }
+                // A timed gate opened at its time; a triggered one just now.
+                let at = (level.gates.iter())
+                    .find(|g| g.name == gate.name)
+                    .and_then(|g| g.open_at)
+                    .map_or(now, |t| (t as f64).min(now));
+                self.timeline.mark(at, label);
+            }
+        }
+        self.keyframe(level);
+    }
+}

@@ -1,0 +1,388 @@
+//! The preview's timeline: keyframes of the whole water state (a compressed
+//! [`Snapshot`] and the bodies' motion) taken every few simulated seconds while the water runs,
+//! kept in branches within a memory budget the designer sets.
+//!
+//! - **Scrub**: a moment `t` is reached by restoring the last keyframe at or before `t` and
+//!   running the water on to `t` ([`super::Preview::seek`]).
+//! - **Branch**: an edit made while a recorded future lies ahead of the water (after scrubbing
+//!   back) starts a new branch at that moment; the old branch keeps its future until the
+//!   designer discards it, and can be compared with (its depths drawn as the reference of the
+//!   Change overlay). Branches share the keyframes before their fork.
+//! - **Budget**: when the keyframes outgrow the budget, every branch keeps every other keyframe
+//!   and the spacing doubles, so the whole run stays on the timeline, more coarsely keyed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use spillway::body::world::BodyState;
+use spillway::snapshot::Snapshot;
+
+/// Default memory budget of the keyframes, bytes (1.5 GiB).
+pub const DEFAULT_BUDGET: usize = 1536 << 20;
+/// Default spacing of keyframes, simulated seconds.
+pub const DEFAULT_SPACING: f64 = 5.0;
+/// Least wall time between two keyframes taken while the water runs (each waits for the
+/// GPU): at high speed factors, keyframes are further apart in simulated time.
+pub const MIN_KEY_GAP: Duration = Duration::from_millis(250);
+/// Most events kept per branch.
+const MAX_EVENTS: usize = 256;
+
+/// The water and the bodies at one moment.
+#[derive(Debug)]
+pub struct Keyframe {
+    /// The water: depths, flows, open gates, time.
+    pub snapshot: Snapshot,
+    /// Each document body's motion then (`None`: outside the physics).
+    pub bodies: Vec<Option<BodyState>>,
+}
+
+impl Keyframe {
+    /// Simulated time, seconds.
+    pub fn time(&self) -> f64 {
+        self.snapshot.time()
+    }
+
+    /// Bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.snapshot.bytes() + self.bodies.len() * std::mem::size_of::<Option<BodyState>>()
+    }
+}
+
+/// Something that happened at a moment of a branch, marked on the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Simulated time, seconds.
+    pub time: f64,
+    /// What happened ("Gate sluice opened", "Edited").
+    pub label: String,
+}
+
+/// One history of the water.
+#[derive(Clone, Debug)]
+pub struct Branch {
+    /// Shown in the timeline ("Run", "Branch 2").
+    pub name: String,
+    /// The moment it left its parent branch (`None`: the first run).
+    pub forked_at: Option<f64>,
+    /// Keyframes in time order.
+    pub keys: Vec<Arc<Keyframe>>,
+    /// Events in time order.
+    pub events: Vec<Event>,
+    /// The latest moment the water of this branch has reached, seconds.
+    pub end: f64,
+}
+
+impl Branch {
+    fn new(name: String) -> Self {
+        Self {
+            name,
+            forked_at: None,
+            keys: Vec::new(),
+            events: Vec::new(),
+            end: 0.0,
+        }
+    }
+
+    /// The last keyframe at or before `time`.
+    pub fn key_at(&self, time: f64) -> Option<&Arc<Keyframe>> {
+        let n = self.keys.partition_point(|k| k.time() <= time + 1e-9);
+        n.checked_sub(1).map(|i| &self.keys[i])
+    }
+}
+
+/// The branches of the preview's run and the keyframing settings.
+#[derive(Debug)]
+pub struct Timeline {
+    /// Every branch; never empty.
+    pub branches: Vec<Branch>,
+    /// The branch the water runs on.
+    pub current: usize,
+    /// The branch whose water the Change overlay compares with.
+    pub compare: Option<usize>,
+    /// Most bytes the keyframes may take.
+    pub budget: usize,
+    /// Spacing of keyframes the designer asked for, simulated seconds.
+    pub spacing: f64,
+    /// Times the keyframes were thinned (the spacing in force is `spacing` × 2^thinned).
+    thinned: u32,
+    /// Whether keyframes are taken.
+    pub recording: bool,
+    /// Least wall time between two keyframes taken while the water runs ([`MIN_KEY_GAP`]).
+    pub min_gap: Duration,
+    /// Wall time of the last keyframe taken while running.
+    last_taken: Option<Instant>,
+    /// A keyframe is wanted at the next chance whatever the spacing (after a fork).
+    forced: bool,
+    /// Branches made so far (for names).
+    made: usize,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Self {
+            branches: vec![Branch::new("Run".into())],
+            current: 0,
+            compare: None,
+            budget: DEFAULT_BUDGET,
+            spacing: DEFAULT_SPACING,
+            thinned: 0,
+            recording: true,
+            min_gap: MIN_KEY_GAP,
+            last_taken: None,
+            forced: false,
+            made: 1,
+        }
+    }
+}
+
+impl Timeline {
+    /// Forgets every branch (a new run), keeping the settings.
+    pub fn clear(&mut self) {
+        *self = Self {
+            budget: self.budget,
+            spacing: self.spacing,
+            recording: self.recording,
+            min_gap: self.min_gap,
+            ..Self::default()
+        };
+    }
+
+    /// The branch the water runs on.
+    pub fn branch(&self) -> &Branch {
+        &self.branches[self.current]
+    }
+
+    fn branch_mut(&mut self) -> &mut Branch {
+        &mut self.branches[self.current]
+    }
+
+    /// Spacing of keyframes in force (larger than asked after thinning), seconds.
+    pub fn spacing_in_force(&self) -> f64 {
+        self.spacing * f64::from(1u32 << self.thinned.min(20))
+    }
+
+    /// Bytes the keyframes of all branches hold (a keyframe shared by branches counted once).
+    pub fn bytes(&self) -> usize {
+        let mut seen = std::collections::HashSet::new();
+        (self.branches.iter())
+            .flat_map(|b| &b.keys)
+            .filter(|k| seen.insert(Arc::as_ptr(k)))
+            .map(|k| k.bytes())
+            .sum()
+    }
+
+    /// Whether a keyframe should be taken now, at simulated `time`: recording, at the edge of
+    /// the branch's recorded time (not replaying a recorded stretch), and the spacing (in
+    /// simulated and in wall time) has passed since the last one, or one is forced.
+    pub fn due(&self, time: f64) -> bool {
+        if !self.recording {
+            return false;
+        }
+        let branch = self.branch();
+        let Some(last) = branch.keys.last() else {
+            return true;
+        };
+        if last.time() >= time - 1e-9 {
+            return false;
+        }
+        self.forced
+            || (time - last.time() >= self.spacing_in_force() - 1e-9
+                && self.last_taken.is_none_or(|t| t.elapsed() >= self.min_gap))
+    }
+
+    /// Adds `key` to the current branch (after any of its keyframes at or after its time),
+    /// then thins the keyframes while they outgrow the budget.
+    pub fn push(&mut self, key: Keyframe) {
+        let time = key.time();
+        let branch = self.branch_mut();
+        branch.keys.retain(|k| k.time() < time - 1e-9);
+        branch.keys.push(Arc::new(key));
+        branch.end = branch.end.max(time);
+        self.forced = false;
+        self.last_taken = Some(Instant::now());
+        while self.bytes() > self.budget && self.thin() {}
+    }
+
+    /// Keeps every other keyframe of each branch (the first always), doubling the spacing.
+    /// Returns whether any keyframe went.
+    fn thin(&mut self) -> bool {
+        let mut dropped = false;
+        for branch in &mut self.branches {
+            let before = branch.keys.len();
+            let mut k = 0;
+            branch.keys.retain(|_| {
+                k += 1;
+                k % 2 == 1
+            });
+            dropped |= branch.keys.len() < before;
+        }
+        self.thinned += 1;
+        dropped
+    }
+
+    /// The water of the current branch has reached `time`.
+    pub fn reached(&mut self, time: f64) {
+        let branch = self.branch_mut();
+        branch.end = branch.end.max(time);
+    }
+
+    /// Marks an event at `time` on the current branch (the same label within a second of
+    /// another is merged).
+    pub fn mark(&mut self, time: f64, label: impl Into<String>) {
+        let label = label.into();
+        let events = &mut self.branch_mut().events;
+        if (events.iter()).any(|e| e.label == label && (time - e.time).abs() < 1.0) {
+            return;
+        }
+        let at = events.partition_point(|e| e.time <= time);
+        events.insert(at, Event { time, label });
+        if events.len() > MAX_EVENTS {
+            events.remove(0);
+        }
+    }
+
+    /// Whether the current branch has recorded water after `time`.
+    pub fn has_future(&self, time: f64) -> bool {
+        self.branch()
+            .keys
+            .last()
+            .is_some_and(|k| k.time() > time + 1e-9)
+    }
+
+    /// The water is edited at `time`: if the current branch has a recorded future, a new
+    /// branch starts there (sharing the keyframes before `time`) and becomes the current one;
+    /// the old one keeps its future. A keyframe is wanted at once, with the edit in it.
+    /// Returns whether a branch was made.
+    pub fn edited(&mut self, time: f64) -> bool {
+        if !self.has_future(time) {
+            self.mark(time, "Edited");
+            return false;
+        }
+        self.made += 1;
+        let parent = self.branch();
+        let mut branch = Branch::new(format!("Branch {}", self.made));
+        branch.forked_at = Some(time);
+        // A keyframe at the very moment is taken again, with the edit in it.
+        branch.keys = (parent.keys.iter())
+            .filter(|k| k.time() < time - 1e-9)
+            .cloned()
+            .collect();
+        branch.events = (parent.events.iter())
+            .filter(|e| e.time <= time)
+            .cloned()
+            .collect();
+        branch.end = time;
+        self.branches.push(branch);
+        self.current = self.branches.len() - 1;
+        self.forced = true;
+        self.mark(time, "Edited");
+        true
+    }
+
+    /// The water goes back to `time` on the current branch: what the branch recorded after it
+    /// stays (replayed or replaced by a branch at the next edit).
+    pub fn rewound(&mut self) {
+        self.forced = false;
+    }
+
+    /// Switches to branch `index` (to replay or continue its water). Returns whether it exists.
+    pub fn switch(&mut self, index: usize) -> bool {
+        if index >= self.branches.len() {
+            return false;
+        }
+        self.current = index;
+        if self.compare == Some(index) {
+            self.compare = None;
+        }
+        true
+    }
+
+    /// Drops branch `index` (never the current one) and its keyframes not shared. Returns
+    /// whether it was dropped.
+    pub fn discard(&mut self, index: usize) -> bool {
+        if index == self.current || index >= self.branches.len() {
+            return false;
+        }
+        self.branches.remove(index);
+        if self.current > index {
+            self.current -= 1;
+        }
+        self.compare = match self.compare {
+            Some(c) if c == index => None,
+            Some(c) if c > index => Some(c - 1),
+            other => other,
+        };
+        true
+    }
+
+    /// The latest moment any branch reached, seconds (the timeline's span).
+    pub fn span(&self) -> f64 {
+        self.branches.iter().map(|b| b.end).fold(0.0, f64::max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spillway::Level;
+
+    fn key(time: f64, fill: f32) -> Keyframe {
+        let mut level = Level::flat(64, 64, 1.0, 0.0);
+        // Varied values so the grid does not compress to nothing.
+        for (k, d) in level.water.data.iter_mut().enumerate() {
+            *d = fill + (k as f32 * 0.618).fract();
+        }
+        level.flow = Some(spillway::level::FlowState {
+            time,
+            flow_x: vec![0.0; 65 * 64],
+            flow_y: vec![0.0; 64 * 65],
+            ..Default::default()
+        });
+        Keyframe {
+            snapshot: Snapshot::of(&level),
+            bodies: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_edit_with_a_future_forks_and_keeps_the_old_branch() {
+        let mut t = Timeline::default();
+        for i in 0..5 {
+            t.push(key(i as f64 * 5.0, 1.0));
+        }
+        assert!(!t.edited(20.0), "at the edge of the run: no branch");
+        assert!(t.has_future(7.0));
+        assert!(t.edited(7.0));
+        assert_eq!((t.branches.len(), t.current), (2, 1));
+        let times: Vec<f64> = t.branch().keys.iter().map(|k| k.time()).collect();
+        assert_eq!(times, [0.0, 5.0]);
+        assert!(t.due(7.0), "a keyframe with the edit is wanted at once");
+        assert_eq!(t.branches[0].keys.len(), 5, "the old future is kept");
+        assert_eq!(t.branch().key_at(9.0).unwrap().time(), 5.0);
+        // Shared keyframes count once.
+        let one = t.branches[0].keys[0].bytes();
+        assert_eq!(t.bytes(), 5 * one);
+        assert!(t.discard(0));
+        assert_eq!((t.branches.len(), t.current), (1, 0));
+        assert_eq!(t.bytes(), 2 * one);
+    }
+
+    #[test]
+    fn keyframes_over_the_budget_thin_and_the_spacing_doubles() {
+        let mut t = Timeline::default();
+        let one = key(0.0, 1.0).bytes();
+        t.budget = 10 * one + one / 2;
+        for i in 0..30 {
+            let time = i as f64 * 5.0;
+            t.last_taken = None;
+            if t.due(time) {
+                t.push(key(time, 1.0));
+            }
+        }
+        assert!(t.bytes() <= t.budget, "{} > {}", t.bytes(), t.budget);
+        assert!(t.spacing_in_force() >= 20.0, "{}", t.spacing_in_force());
+        let keys = &t.branch().keys;
+        assert_eq!(keys[0].time(), 0.0, "the start is always kept");
+        assert!(keys.last().unwrap().time() >= 120.0, "the run is covered");
+    }
+}

@@ -1,0 +1,183 @@
+//! The preview's timeline through the real UI: the water runs and keeps keyframes; a click on
+//! the timeline bar scrubs back; "Previous key" lands on a keyframe; a terrain stroke there
+//! starts a branch; the water continued on it differs from the old branch and matches a fresh
+//! run from the edited state; the old branch is compared with and discarded; "Bake this frame"
+//! is one undo step; the Events menu jumps to the moment a gate opened.
+
+use std::time::Duration;
+
+use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable;
+use spillway::Level;
+use spillway::gpu::GpuSimulation;
+use spillway::level::{Gate, Shape};
+use spillway_render::WaterOverlay;
+
+use crate::support::{Editor, editor_with, line, river};
+
+/// Starts the editor on `level` with the water at 12× real time (ten 0.02 s steps a 1/60 s
+/// frame) and keyframes every half second (every thirty steps) whatever the wall clock.
+fn editor(level: &Level) -> Editor {
+    let mut ed = editor_with(level);
+    let preview = ed.harness.state_mut().preview_mut();
+    preview.speed = 12.0;
+    preview.timeline.spacing = 0.5;
+    preview.timeline.min_gap = Duration::ZERO;
+    ed
+}
+
+/// Runs frames until a seek has reached its moment.
+fn settle(ed: &mut Editor) {
+    for _ in 0..200 {
+        if ed.harness.state().preview().seeking().is_none() {
+            ed.frames(1);
+            return;
+        }
+        ed.frames(1);
+    }
+    panic!("the seek never arrived");
+}
+
+fn clock(ed: &Editor) -> f64 {
+    ed.harness.state().preview().clock()
+}
+
+fn max_difference(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn scrub_back_edit_and_continue_make_a_branch_that_matches_a_fresh_run() {
+    let authored = river();
+    let mut ed = editor(&authored);
+    ed.click("Play");
+    ed.frames(27);
+    ed.click("Pause");
+    let end = clock(&ed);
+    assert!(end > 5.0, "{end}");
+    let timeline = &ed.harness.state().preview().timeline;
+    let keys: Vec<f64> = timeline.branch().keys.iter().map(|k| k.time()).collect();
+    assert!(keys.len() >= 10, "{keys:?}");
+    assert!(timeline.bytes() > 0 && timeline.bytes() < timeline.budget);
+
+    // Scrub: a click on the bar at 40% of its span goes to that moment.
+    let span = timeline.span();
+    let bar = ed.harness.get_by_label("Timeline bar").rect();
+    let at = egui::pos2(bar.min.x + 0.4 * bar.width(), bar.center().y);
+    ed.click_screen(at);
+    settle(&mut ed);
+    let wanted = 0.4 * span;
+    assert!(
+        (clock(&ed) - wanted).abs() < 0.05,
+        "scrubbed to {} for {wanted}",
+        clock(&ed)
+    );
+
+    // Back to a keyframe; a stroke of the Raise brush across the river there.
+    ed.click("Previous key");
+    settle(&mut ed);
+    let t = clock(&ed);
+    assert!(keys.iter().any(|k| (k - t).abs() < 1e-9), "{t} in {keys:?}");
+    ed.key(Modifiers::NONE, Key::Num1);
+    let path = line(ed.screen(150.0, 1.0), ed.screen(150.0, 19.0), 10);
+    ed.drag(&path, Modifiers::NONE);
+    let edited = ed.harness.state().document().level().clone();
+    assert!(max_difference(&edited.terrain.data, &authored.terrain.data) > 0.05);
+    let timeline = &ed.harness.state().preview().timeline;
+    assert_eq!((timeline.branches.len(), timeline.current), (2, 1));
+    assert!(
+        timeline.branches[0].keys.last().unwrap().time() >= end - 0.6,
+        "the old future is kept"
+    );
+    assert_eq!(clock(&ed), t, "editing moves no time");
+
+    // Continue on the new branch.
+    ed.click("Play");
+    ed.frames(3);
+    ed.click("Pause");
+    // Back to the branch's last keyframe (one every thirty steps, on the old branch's too).
+    ed.click("Previous key");
+    settle(&mut ed);
+    let tau = clock(&ed);
+    let steps = ((tau - t) / 0.02).round() as usize;
+    assert!(steps >= 30, "{steps} steps from {t} to {tau}");
+    let continued = ed.harness.state().preview().read_depth().expect("depth");
+
+    // The old branch's water at that moment (its keyframe there) differs...
+    let timeline = &ed.harness.state().preview().timeline;
+    let old = timeline.branches[0]
+        .key_at(tau + 1e-6)
+        .expect("old keyframe");
+    assert!((old.time() - tau).abs() < 1e-6, "{} vs {tau}", old.time());
+    let old_depth = old.snapshot.depth().unwrap();
+    let changed = max_difference(&continued, &old_depth);
+    assert!(changed > 0.01, "the dam changes the water: {changed} m");
+
+    // ...and a fresh run from the edited state at t gives the continued water.
+    let at_t = timeline.branches[0].key_at(t).expect("keyframe at t");
+    assert_eq!(at_t.time(), t);
+    let start = at_t.snapshot.restore(&edited).unwrap();
+    let mut fresh = GpuSimulation::headless(&start).expect("GPU");
+    fresh.step_n(steps, 0.02).unwrap();
+    let fresh_depth = fresh.read_depth().unwrap();
+    let mismatch = max_difference(&continued, &fresh_depth);
+    println!(
+        "branch at {t:.2} s, {steps} steps on: differs from the old branch by up to {changed:.4} m, \
+         from a fresh run by {mismatch:.2e} m"
+    );
+    assert!(mismatch < 1e-4, "{mismatch} m");
+
+    // Compare with the old branch: the Change overlay shows the difference.
+    ed.click("Branches (2)");
+    ed.click("Compare");
+    assert_eq!(ed.harness.state().preview().timeline.compare, Some(0));
+    assert_eq!(ed.harness.state().water_overlay(), WaterOverlay::Difference);
+    ed.harness.run_steps(2);
+    ed.click("Branches (2)");
+    ed.click("Discard");
+    let timeline = &ed.harness.state().preview().timeline;
+    assert_eq!((timeline.branches.len(), timeline.compare), (1, None));
+
+    // Bake this frame: the water shown becomes the level's water, one undo step.
+    ed.click("Bake this frame");
+    let baked = ed.harness.state().document().level().water.data.clone();
+    assert!(max_difference(&baked, &continued) < 1e-6);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let undone = &ed.harness.state().document().level().water.data;
+    assert_eq!(undone, &edited.water.data);
+}
+
+#[test]
+fn the_events_menu_jumps_to_the_moment_a_gate_opened() {
+    let mut level = river();
+    level.gates.push(Gate {
+        name: "sluice".into(),
+        shape: Shape::Box {
+            x0: 120.0,
+            y0: 0.0,
+            x1: 124.0,
+            y1: 20.0,
+        },
+        crest: 5.0,
+        open_at: Some(1.0),
+    });
+    let mut ed = editor(&level);
+    ed.click("Play");
+    ed.frames(20);
+    ed.click("Pause");
+    assert!(clock(&ed) > 3.0);
+    ed.click_contains("Events (");
+    ed.click_contains("Gate sluice opened");
+    settle(&mut ed);
+    let t = clock(&ed);
+    assert!((t - 1.0).abs() <= 0.02 + 1e-9, "went to {t}");
+    // It opens at the first step at or after its time (the clock sums f32 steps).
+    ed.key(Modifiers::NONE, Key::Period);
+    ed.key(Modifiers::NONE, Key::Period);
+    let gates = ed.harness.state().preview().gates();
+    assert!(gates.iter().all(|g| g.open), "{gates:?}");
+}
