@@ -137,7 +137,17 @@ fn scrub_back_edit_and_continue_make_a_branch_that_matches_a_fresh_run() {
     assert_eq!(ed.harness.state().preview().timeline.compare, Some(0));
     assert_eq!(ed.harness.state().water_overlay(), WaterOverlay::Difference);
     ed.harness.run_steps(2);
+    ed.harness
+        .render()
+        .unwrap()
+        .save("/tmp/timeline.png")
+        .unwrap();
     ed.click("Branches (2)");
+    ed.harness
+        .render()
+        .unwrap()
+        .save("/tmp/timeline_menu.png")
+        .unwrap();
     ed.click("Discard");
     let timeline = &ed.harness.state().preview().timeline;
     assert_eq!((timeline.branches.len(), timeline.compare), (1, None));

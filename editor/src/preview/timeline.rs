@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 use spillway::body::world::BodyState;
 use spillway::snapshot::Snapshot;
 
-/// Default memory budget of the keyframes, bytes (1.5 GiB).
-pub const DEFAULT_BUDGET: usize = 1536 << 20;
+/// Default memory budget of the keyframes, bytes (3 GiB): an hour of a 1024² preview keyed
+/// every 5 s fits (the Valley scene's 721 keyframes take 2827.6 MiB, `keyframes` example).
+pub const DEFAULT_BUDGET: usize = 3 << 30;
 /// Default spacing of keyframes, simulated seconds.
 pub const DEFAULT_SPACING: f64 = 5.0;
 /// Least wall time between two keyframes taken while the water runs (each waits for the
@@ -115,6 +116,19 @@ pub struct Timeline {
     forced: bool,
     /// Branches made so far (for names).
     made: usize,
+    /// The keyframe being compressed on a worker thread.
+    pending: Option<Pending>,
+    /// Bumped when branches are dropped or renumbered: a pending keyframe of an older
+    /// generation is dropped.
+    generation: u64,
+}
+
+/// A keyframe being compressed off the frame.
+#[derive(Debug)]
+struct Pending {
+    work: std::thread::JoinHandle<Keyframe>,
+    branch: usize,
+    generation: u64,
 }
 
 impl Default for Timeline {
@@ -131,6 +145,8 @@ impl Default for Timeline {
             last_taken: None,
             forced: false,
             made: 1,
+            pending: None,
+            generation: 0,
         }
     }
 }
@@ -143,6 +159,7 @@ impl Timeline {
             spacing: self.spacing,
             recording: self.recording,
             min_gap: self.min_gap,
+            generation: self.generation + 1,
             ..Self::default()
         };
     }
@@ -175,7 +192,7 @@ impl Timeline {
     /// the branch's recorded time (not replaying a recorded stretch), and the spacing (in
     /// simulated and in wall time) has passed since the last one, or one is forced.
     pub fn due(&self, time: f64) -> bool {
-        if !self.recording {
+        if !self.recording || self.pending.is_some() {
             return false;
         }
         let branch = self.branch();
@@ -190,11 +207,44 @@ impl Timeline {
                 && self.last_taken.is_none_or(|t| t.elapsed() >= self.min_gap))
     }
 
+    /// Compresses a keyframe on a worker thread (`make` builds it); it joins the current
+    /// branch when [`Self::collect`] finds it done. Until then no other keyframe is due.
+    pub fn begin(&mut self, make: impl FnOnce() -> Keyframe + Send + 'static) {
+        self.forced = false;
+        self.last_taken = Some(Instant::now());
+        self.pending = Some(Pending {
+            work: std::thread::spawn(make),
+            branch: self.current,
+            generation: self.generation,
+        });
+    }
+
+    /// Adds the keyframe compressed on the worker thread once it is done (`wait`: waits for
+    /// it). A keyframe of branches since dropped is thrown away.
+    pub fn collect(&mut self, wait: bool) {
+        if !(wait || self.pending.as_ref().is_some_and(|p| p.work.is_finished())) {
+            return;
+        }
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        if let Ok(key) = p.work.join()
+            && p.generation == self.generation
+            && p.branch < self.branches.len()
+        {
+            self.push_into(p.branch, key);
+        }
+    }
+
     /// Adds `key` to the current branch (after any of its keyframes at or after its time),
     /// then thins the keyframes while they outgrow the budget.
     pub fn push(&mut self, key: Keyframe) {
+        self.push_into(self.current, key);
+    }
+
+    fn push_into(&mut self, index: usize, key: Keyframe) {
         let time = key.time();
-        let branch = self.branch_mut();
+        let branch = &mut self.branches[index];
         branch.keys.retain(|k| k.time() < time - 1e-9);
         branch.keys.push(Arc::new(key));
         branch.end = branch.end.max(time);
@@ -304,6 +354,7 @@ impl Timeline {
             return false;
         }
         self.branches.remove(index);
+        self.generation += 1;
         if self.current > index {
             self.current -= 1;
         }
