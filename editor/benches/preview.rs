@@ -4,9 +4,11 @@
 //! 1920 × 1080, then waits for the GPU. Reports ms per frame and steps per frame at several
 //! speed factors, and the fastest real-time multiple that still fits a 60 Hz frame.
 //!
-//! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--frames-png DIR]`
-//! (`--frames-png` writes a dam-break series of the `dam_break_valley` sample instead;
-//! `--no-maps` runs the water without keeping the maps of the run, which the editor keeps).
+//! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
+//! [--frames-png DIR]` (`--frames-png` writes a dam-break series of the `dam_break_valley`
+//! sample instead; `--no-maps` runs the water without keeping the maps of the run, and
+//! `--no-keyframes` without the timeline's keyframes, which the editor both keeps). The worst
+//! frame is reported too: a frame that takes a keyframe waits for its read-back.
 
 use std::time::Instant;
 
@@ -97,11 +99,13 @@ fn main() {
     }
     let n: usize = arg("--size").and_then(|s| s.parse().ok()).unwrap_or(1024);
     let maps = !std::env::args().any(|a| a == "--no-maps");
+    let keyframes = !std::env::args().any(|a| a == "--no-keyframes");
     let slow = name.contains("llvmpipe");
     println!(
         "GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame, maps of \
-         the run {}",
-        if maps { "kept" } else { "not kept" }
+         the run {}, keyframes {}",
+        if maps { "kept" } else { "not kept" },
+        if keyframes { "kept" } else { "not kept" }
     );
     let level = bench::scene(n, BenchScene::Valley);
     let mut renderer = TerrainRenderer::new(&device, &queue);
@@ -109,14 +113,15 @@ fn main() {
     let scene = scene_for(&level, &renderer, [1920, 1080]);
     let frames = if slow { 3 } else { 240 };
     println!(
-        "{:>10} {:>12} {:>12} {:>10}",
-        "speed", "steps/frame", "ms/frame", "frames/s"
+        "{:>10} {:>12} {:>12} {:>10} {:>10} {:>10}",
+        "speed", "steps/frame", "ms/frame", "frames/s", "worst ms", "keyframes"
     );
     let mut best = 0.0f32;
     for speed in [1.0f32, 10.0, 30.0, 100.0, 300.0, 1000.0] {
         let mut preview = Preview::new();
         preview.speed = speed;
         preview.record_maps = maps;
+        preview.timeline.recording = keyframes;
         preview.play();
         let mut time = 0.0;
         // Warm up: build the simulation and the pipelines.
@@ -132,8 +137,10 @@ fn main() {
         }
         let t = Instant::now();
         let mut steps = 0;
+        let mut worst = 0.0f64;
         for _ in 0..frames {
             time += 1.0 / 60.0;
+            let one = Instant::now();
             frame(
                 &mut preview,
                 &mut renderer,
@@ -142,11 +149,16 @@ fn main() {
                 (&device, &queue),
                 time,
             );
+            worst = worst.max(one.elapsed().as_secs_f64() * 1000.0);
             steps += preview.last_steps;
         }
         let ms = t.elapsed().as_secs_f64() * 1000.0 / frames as f64;
         let per = steps as f64 / frames as f64;
-        println!("{speed:>9}× {per:>12.1} {ms:>12.3} {:>10.1}", 1000.0 / ms);
+        let keys = preview.timeline.branch().keys.len();
+        println!(
+            "{speed:>9}× {per:>12.1} {ms:>12.3} {:>10.1} {worst:>10.3} {keys:>10}",
+            1000.0 / ms
+        );
         if ms <= 1000.0 / 60.0 {
             best = speed;
         }

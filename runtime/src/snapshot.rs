@@ -51,6 +51,22 @@ impl Packed {
     }
 }
 
+/// A water state in the open, as a solver hands it out without a whole level around it
+/// (`GpuSimulation::poll_state`): what a [`Snapshot`] compresses.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WaterState {
+    /// Columns of the grid.
+    pub nx: usize,
+    /// Rows of the grid.
+    pub ny: usize,
+    /// Depth per cell, metres.
+    pub depth: Vec<f32>,
+    /// The flow state (faces, ghosts, time).
+    pub flow: FlowState,
+    /// Names of the gates that had opened.
+    pub opened: Vec<String>,
+}
+
 /// The compressed water state of a level at one moment.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
@@ -72,29 +88,39 @@ impl Snapshot {
     /// The state `baked` carries: its water, its flow state (none: water at rest at time 0)
     /// and its open gates (those opening at time 0, as bakes mark the gates that had opened).
     pub fn of(baked: &Level) -> Self {
-        let flow = baked.flow.clone().unwrap_or_default();
-        let grids = [
-            &baked.water.data,
-            &flow.flow_x,
-            &flow.flow_y,
-            &flow.carry,
-            &flow.aux_x,
-            &flow.aux_y,
-        ]
-        .map(|g| Packed::of(g));
+        let opened = (baked.gates.iter())
+            .filter(|g| g.open_at == Some(0.0))
+            .map(|g| g.name.clone())
+            .collect();
+        let size = (baked.nx(), baked.ny());
+        Self::build(size, &baked.water.data, baked.flow.as_ref(), opened)
+    }
+
+    /// The snapshot of `state`.
+    pub fn of_state(state: &WaterState) -> Self {
+        let size = (state.nx, state.ny);
+        Self::build(size, &state.depth, Some(&state.flow), state.opened.clone())
+    }
+
+    fn build(
+        (nx, ny): (usize, usize),
+        depth: &[f32],
+        flow: Option<&FlowState>,
+        opened: Vec<String>,
+    ) -> Self {
+        let none = FlowState::default();
+        let f = flow.unwrap_or(&none);
+        let grids = [depth, &f.flow_x, &f.flow_y, &f.carry, &f.aux_x, &f.aux_y].map(Packed::of);
         Self {
-            time: flow.time,
-            nx: baked.nx(),
-            ny: baked.ny(),
-            solver: flow.solver,
-            has_flow: baked.flow.is_some(),
+            time: f.time,
+            nx,
+            ny,
+            solver: f.solver,
+            has_flow: flow.is_some(),
             grids,
-            ghost: flow.ghost,
-            max_speed: flow.max_speed,
-            opened: (baked.gates.iter())
-                .filter(|g| g.open_at == Some(0.0))
-                .map(|g| g.name.clone())
-                .collect(),
+            ghost: f.ghost.clone(),
+            max_speed: f.max_speed,
+            opened,
         }
     }
 

@@ -7,6 +7,7 @@
 mod analytic;
 mod balance;
 mod blocking;
+mod capture;
 mod clamp;
 mod edits;
 mod gauges;

@@ -155,6 +155,8 @@ pub struct Preview {
     target: Option<f64>,
     /// Gates seen open, for the timeline's events.
     seen_open: Vec<String>,
+    /// The bodies' motion when the awaited keyframe's state was asked of the GPU.
+    key_bodies: Vec<Option<spillway::body::world::BodyState>>,
     /// The bodies' motion to put back once they are in the physics (after a restore).
     restored_bodies: Option<Vec<Option<spillway::body::world::BodyState>>>,
 }
@@ -214,6 +216,7 @@ impl Preview {
     /// Drops the running water (not its timeline nor its plots): the next frame starts from
     /// [`Self::start`] or the authored level.
     fn restart(&mut self) {
+        self.timeline.cancel();
         self.sim = None;
         self.cpu = None;
         self.uploaded = None;

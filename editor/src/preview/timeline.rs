@@ -22,8 +22,10 @@ use spillway::snapshot::Snapshot;
 pub const DEFAULT_BUDGET: usize = 3 << 30;
 /// Default spacing of keyframes, simulated seconds.
 pub const DEFAULT_SPACING: f64 = 5.0;
-/// Least wall time between two keyframes taken while the water runs (each waits for the
-/// GPU): at high speed factors, keyframes are further apart in simulated time.
+/// Least wall time between two keyframes taken while the water runs: a frame that takes one
+/// waits for the GPU's steps and reads the state back (about 19 ms at 1024² on an H100, the
+/// preview bench), so at high speed factors keyframes are further apart in simulated time
+/// (at 100×, every 100 s) and seeking runs the water on from the one before.
 pub const MIN_KEY_GAP: Duration = Duration::from_millis(250);
 /// Most events kept per branch.
 const MAX_EVENTS: usize = 256;
@@ -123,10 +125,11 @@ pub struct Timeline {
     generation: u64,
 }
 
-/// A keyframe being compressed off the frame.
+/// A keyframe on its way: the state being read back from the GPU, or being compressed off
+/// the frame; for the branch and generation it was taken on.
 #[derive(Debug)]
 struct Pending {
-    work: std::thread::JoinHandle<Keyframe>,
+    work: Option<std::thread::JoinHandle<Option<Keyframe>>>,
     branch: usize,
     generation: u64,
 }
@@ -207,32 +210,62 @@ impl Timeline {
                 && self.last_taken.is_none_or(|t| t.elapsed() >= self.min_gap))
     }
 
-    /// Compresses a keyframe on a worker thread (`make` builds it); it joins the current
-    /// branch when [`Self::collect`] finds it done. Until then no other keyframe is due.
-    pub fn begin(&mut self, make: impl FnOnce() -> Keyframe + Send + 'static) {
+    /// Compresses a keyframe on a worker thread (`make` builds it, or finds it cannot); it
+    /// joins its branch when [`Self::collect`] finds it done. Until then no other keyframe is
+    /// due.
+    pub fn begin(&mut self, make: impl FnOnce() -> Option<Keyframe> + Send + 'static) {
+        if !self.pending.as_ref().is_some_and(|p| p.work.is_none()) {
+            self.requested();
+        }
+        if let Some(p) = self.pending.as_mut() {
+            p.work = Some(std::thread::spawn(make));
+        }
+    }
+
+    /// The water's state was asked of the GPU for a keyframe of the current branch: none is
+    /// due until it has arrived and [`Self::begin`] compresses it (or [`Self::cancel`]).
+    pub fn requested(&mut self) {
         self.forced = false;
         self.last_taken = Some(Instant::now());
         self.pending = Some(Pending {
-            work: std::thread::spawn(make),
+            work: None,
             branch: self.current,
             generation: self.generation,
         });
     }
 
+    /// The state asked for will not come (the water restarted).
+    pub fn cancel(&mut self) {
+        if self.pending.as_ref().is_some_and(|p| p.work.is_none()) {
+            self.pending = None;
+        }
+    }
+
+    /// Whether a state asked of the GPU is awaited.
+    pub fn awaiting(&self) -> bool {
+        self.pending.as_ref().is_some_and(|p| p.work.is_none())
+    }
+
     /// Adds the keyframe compressed on the worker thread once it is done (`wait`: waits for
     /// it). A keyframe of branches since dropped is thrown away.
     pub fn collect(&mut self, wait: bool) {
-        if !(wait || self.pending.as_ref().is_some_and(|p| p.work.is_finished())) {
+        let done = |p: &Pending| p.work.as_ref().is_some_and(|w| wait || w.is_finished());
+        if !self.pending.as_ref().is_some_and(done) {
             return;
         }
-        let Some(p) = self.pending.take() else {
+        let Some(Pending {
+            work: Some(work),
+            branch,
+            generation,
+        }) = self.pending.take()
+        else {
             return;
         };
-        if let Ok(key) = p.work.join()
-            && p.generation == self.generation
-            && p.branch < self.branches.len()
+        if let Ok(Some(key)) = work.join()
+            && generation == self.generation
+            && branch < self.branches.len()
         {
-            self.push_into(p.branch, key);
+            self.push_into(branch, key);
         }
     }
 

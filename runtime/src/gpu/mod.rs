@@ -33,6 +33,7 @@
 mod advect;
 mod bench;
 mod blocking;
+mod capture;
 mod control;
 mod device;
 mod edges;
@@ -67,6 +68,7 @@ use crate::sim::{SimError, StepError};
 pub const BLOCKERS_WGSL: &str = include_str!("../../shaders/blockers.wgsl");
 
 pub use bench::{BenchResult, bench, bench_level};
+pub use capture::StateCopy;
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};
 pub use flow::TILE_ENV;
 pub use gather::{CellWater, GATHERED, Gathered};

@@ -62,6 +62,8 @@ pub struct GpuSimulation {
     pub(crate) maps: Option<super::maps::MapsPass>,
     /// Manning's `n` per cell is in the second half of the terrain buffer (a roughness grid).
     pub(crate) rough: bool,
+    /// A copy of the whole state under way (`request_state`).
+    pub(crate) capture: Option<super::capture::StateCopy>,
 }
 
 /// The host-side initial state of a level, as `Simulation::new` builds it.
@@ -74,6 +76,8 @@ pub(crate) struct Initial {
     pub ghost: Option<Vec<f32>>,
     pub time: f64,
     pub max_speed: f32,
+    /// `vel` holds the saved run's face velocities (pipes with advection): no start-up pass.
+    pub vel_saved: bool,
 }
 
 impl Initial {
@@ -90,7 +94,12 @@ impl Initial {
                     qy.copy_from_slice(&f.flow_y);
                 }
                 if level.params.pipe_advection {
-                    vel = vec![0.0; qx.len() + qy.len()];
+                    vel = match saved {
+                        Some(f) if f.aux_x.len() == qx.len() && f.aux_y.len() == qy.len() => {
+                            f.aux_x.iter().chain(&f.aux_y).copied().collect()
+                        }
+                        _ => vec![0.0; qx.len() + qy.len()],
+                    };
                 }
             }
             SolverKind::Swe => {
@@ -101,8 +110,16 @@ impl Initial {
                 max_speed = vel.iter().fold(0.0f32, |a, b| a.max(b.abs()));
             }
         }
+        // The CFL limit of the first step as the saved run had it (the GPU's state copies keep
+        // it), else from the saved faces.
+        if let Some(speed) = saved.and_then(|f| f.max_speed).filter(|v| v.is_finite()) {
+            max_speed = speed;
+        }
         let total = 2 * (nx + ny);
         let ghost = saved.map(|f| f.ghost.clone()).filter(|g| g.len() == total);
+        let vel_saved = level.params.solver == SolverKind::Pipes
+            && level.params.pipe_advection
+            && saved.is_some_and(|f| !f.aux_x.is_empty());
         Ok(Self {
             depth,
             qx,
@@ -111,6 +128,7 @@ impl Initial {
             ghost,
             time: saved.map_or(0.0, |f| f.time),
             max_speed,
+            vel_saved,
         })
     }
 }
@@ -264,11 +282,12 @@ impl GpuSimulation {
             blockers: Some(super::blocking::GpuBlockers::idle(&ctx.device, nx, ny)),
             gather: None,
             maps: None,
+            capture: None,
             rough,
             params,
             ctx,
         };
-        if params_pipe_advection(&sim.params) {
+        if params_pipe_advection(&sim.params) && !start.vel_saved {
             let mut encoder = sim.ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
