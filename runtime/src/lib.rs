@@ -21,6 +21,10 @@
 //!    [`Simulation::flooded_area`], [`Simulation::region_volume`], [`Simulation::stats`].
 //! 4. **Trigger** the level's gates by name with [`Simulation::open_gate`]; hand rigid bodies
 //!    to the water with [`Simulation::set_blockers`] (see [`body`]).
+//! 5. **Rewind or save** the water: [`snapshot::Snapshot::of`] a level from
+//!    [`Simulation::bake_into`] keeps the whole state compressed in memory, and
+//!    [`snapshot::Snapshot::restore`] gives a level to build a simulation from that continues
+//!    where it was.
 //!
 //! ```
 //! use spillway::level::{Gate, Shape, file};

@@ -214,7 +214,7 @@ impl Timeline {
     /// joins its branch when [`Self::collect`] finds it done. Until then no other keyframe is
     /// due.
     pub fn begin(&mut self, make: impl FnOnce() -> Option<Keyframe> + Send + 'static) {
-        if !self.pending.as_ref().is_some_and(|p| p.work.is_none()) {
+        if !self.awaiting() {
             self.requested();
         }
         if let Some(p) = self.pending.as_mut() {
