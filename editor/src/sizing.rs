@@ -46,12 +46,14 @@ pub struct Discharge {
     pub m3_per_s: f32,
 }
 
-/// The discharge of source `index` (a fixed rate, or the capacity of a level source).
+/// The discharge of source `index` (a fixed rate, the capacity of a level source, or the
+/// peak of a hydrograph).
 pub fn source_discharge(level: &Level, index: usize) -> Option<Discharge> {
     let s = level.sources.get(index)?;
-    let q = match s.kind {
-        SourceKind::Rate { m3_per_s } => m3_per_s,
-        SourceKind::Level { max_m3_per_s, .. } => max_m3_per_s,
+    let q = match &s.kind {
+        SourceKind::Rate { m3_per_s } => *m3_per_s,
+        SourceKind::Level { max_m3_per_s, .. } => *max_m3_per_s,
+        SourceKind::Hydrograph(h) => h.max(),
     };
     Some(Discharge {
         what: s.name.clone(),

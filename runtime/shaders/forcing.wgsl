@@ -8,8 +8,9 @@
 @group(0) @binding(2) var<storage, read> terrain: array<f32>;
 @group(0) @binding(3) var<storage, read_write> depth: array<f32>;
 @group(0) @binding(4) var<storage, read_write> carry: array<f32>;
-// Per patch 8 words: cell offset, count, level-driven, adds, rate, surface, capacity, unused;
-// then the cell lists.
+// Per patch 8 words: cell offset, count, level-driven, adds, rate, surface, capacity, schedule
+// offset (0: none); then the cell lists and the schedules (point count, period or 0, the start
+// time as two f32s, then time and value per point).
 @group(0) @binding(5) var<storage, read> patches: array<u32>;
 // Per slot: added (hi, lo), removed (hi, lo).
 @group(0) @binding(6) var<storage, read_write> ledger: array<vec4<f32>>;
@@ -27,6 +28,36 @@ fn want(cell: u32, cur: u32, level: bool, adds: bool, rate_cell: f32, surface: f
         return max(surface - h, 0.0);
     }
     return min(max(h - surface, 0.0), d);
+}
+
+// The rate of the schedule at `at` now (sim::forcing: Schedule::at, straight lines between
+// points, held at the ends, time wrapped by the period).
+fn scheduled(at: u32) -> f32 {
+    let n = patches[at];
+    let period = bitcast<f32>(patches[at + 1u]);
+    let base = vec2<f32>(bitcast<f32>(patches[at + 2u]), bitcast<f32>(patches[at + 3u]));
+    let now = df_add(base, vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo));
+    var t = now.x + now.y;
+    if (period > 0.0) {
+        t = t - period * floor(t / period);
+    }
+    let p0 = at + 4u;
+    if (t <= bitcast<f32>(patches[p0])) {
+        return bitcast<f32>(patches[p0 + 1u]);
+    }
+    for (var i = 1u; i < n; i = i + 1u) {
+        let t1 = bitcast<f32>(patches[p0 + 2u * i]);
+        if (t < t1) {
+            let t0 = bitcast<f32>(patches[p0 + 2u * i - 2u]);
+            let v0 = bitcast<f32>(patches[p0 + 2u * i - 1u]);
+            let v1 = bitcast<f32>(patches[p0 + 2u * i + 1u]);
+            if (t1 > t0) {
+                return v0 + (v1 - v0) * ((t - t0) / (t1 - t0));
+            }
+            return v1;
+        }
+    }
+    return bitcast<f32>(patches[p0 + 2u * n - 1u]);
 }
 
 fn reduce(lid: u32) {
@@ -63,7 +94,10 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let n = patches[h + 1u];
         let level = patches[h + 2u] != 0u;
         let adds = patches[h + 3u] != 0u;
-        let rate = bitcast<f32>(patches[h + 4u]);
+        var rate = bitcast<f32>(patches[h + 4u]);
+        if (patches[h + 7u] != 0u) {
+            rate = scheduled(patches[h + 7u]);
+        }
         let surface = bitcast<f32>(patches[h + 5u]);
         let cap = bitcast<f32>(patches[h + 6u]);
         let rate_cell = rate * dt / (f32(n) * dx * dx);

@@ -13,6 +13,7 @@ mod files;
 mod game_pixels;
 mod gauges;
 mod heightmaps;
+mod hydrograph;
 mod level_loop;
 mod preview;
 mod preview_bodies;

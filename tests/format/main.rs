@@ -147,7 +147,25 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
             },
             enabled: true,
         },
+        Sink {
+            name: "pump".into(),
+            shape: Shape::Point { x: 4.0, y: 4.0 },
+            kind: SinkKind::Hydrograph(spillway::level::Schedule {
+                points: vec![[0.0, 0.0], [3600.0, 0.25]],
+                period: Some(86_400.0),
+            }),
+            enabled: true,
+        },
     ];
+    level.sources.push(Source {
+        name: "flood".into(),
+        shape: Shape::Point { x: 0.75, y: 0.5 },
+        kind: SourceKind::Hydrograph(spillway::level::Schedule {
+            points: vec![[0.0, 0.5], [600.0, 2.0 / 3.0], [1800.5, 0.5]],
+            period: None,
+        }),
+        enabled: true,
+    });
     let (w, h) = (nx as u32, ny as u32);
     level.boundaries = vec![
         Boundary {

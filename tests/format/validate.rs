@@ -255,3 +255,29 @@ fn error_displays_field_and_reason() {
         "invalid `params.dt`: 11 s is longer than the 10 s maximum"
     );
 }
+
+#[test]
+fn hydrograph_points_are_checked() {
+    use spillway::level::{Schedule, SourceKind};
+    let set = |points: Vec<[f32; 2]>, period| {
+        move |l: &mut Level| {
+            l.sources[2].kind = SourceKind::Hydrograph(Schedule { points, period });
+        }
+    };
+    assert_eq!(field_after(set(vec![[0.0, 1.0], [10.0, 2.0]], None)), None);
+    assert_field(set(vec![], None), "sources[2].kind.points");
+    assert_field(
+        set(vec![[0.0, 1.0], [10.0, 2.0], [5.0, 1.0]], None),
+        "sources[2].kind.points[2]",
+    );
+    assert_field(
+        set(vec![[0.0, f32::NAN]], None),
+        "sources[2].kind.points[0]",
+    );
+    assert_field(set(vec![[0.0, -1.0]], None), "sources[2].kind.points[0]");
+    assert_field(set(vec![[0.0, 1.0]], Some(0.0)), "sources[2].kind.period");
+    assert_field(
+        set(vec![[0.0, 1.0]; Schedule::MAX_POINTS + 1], None),
+        "sources[2].kind.points",
+    );
+}

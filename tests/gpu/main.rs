@@ -11,6 +11,7 @@ mod capture;
 mod clamp;
 mod edits;
 mod gauges;
+mod hydrograph;
 mod long_run;
 mod maps;
 mod parity;

@@ -6,6 +6,7 @@ mod dam_break;
 mod determinism;
 mod forcing;
 mod gates;
+mod hydrograph;
 mod lake_at_rest;
 mod river;
 mod stability;

@@ -155,3 +155,41 @@ pub fn gated_reservoir(open_at: Option<f32>) -> Level {
     level
 }
 pub mod swashes;
+
+/// A walled 40 m × 40 m basin of 2 m cells with a flood wave in (0 → 10 m³/s at 20 s → 0 at
+/// 40 s) and a pump in the low corner on a repeating 10 s cycle (0 → 2 m³/s → 0).
+pub fn flooded_basin(solver: spillway::SolverKind) -> Level {
+    let mut level = Level::flat(20, 20, 2.0, 0.0);
+    level.terrain = spillway::Grid::from_fn(20, 20, |i, j| 0.03 * (i + j) as f32);
+    level.water = spillway::Grid::filled(20, 20, 0.5);
+    level.params.solver = solver;
+    level.params.dt = 0.05;
+    level.sources.push(spillway::level::Source {
+        name: "flood".into(),
+        shape: spillway::level::Shape::Circle {
+            x: 10.0,
+            y: 10.0,
+            radius: 3.0,
+        },
+        kind: spillway::level::SourceKind::Hydrograph(spillway::level::Schedule {
+            points: vec![[0.0, 0.0], [20.0, 10.0], [40.0, 0.0]],
+            period: None,
+        }),
+        enabled: true,
+    });
+    level.sinks.push(spillway::level::Sink {
+        name: "pump".into(),
+        shape: spillway::level::Shape::Box {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 8.0,
+            y1: 8.0,
+        },
+        kind: spillway::level::SinkKind::Hydrograph(spillway::level::Schedule {
+            points: vec![[0.0, 0.0], [5.0, 2.0], [10.0, 0.0]],
+            period: Some(10.0),
+        }),
+        enabled: true,
+    });
+    level
+}

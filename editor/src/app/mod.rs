@@ -23,6 +23,7 @@ mod menu;
 mod panels;
 mod preview_panel;
 mod shortcuts;
+mod source_kind;
 mod timeline_panel;
 mod viewport_panel;
 mod water_overlay;
@@ -461,7 +462,10 @@ impl eframe::App for EditorApp {
             .resizable(true)
             .default_size(190.0)
             .show(ui, |ui| preview_panel::show(self, ui));
-        egui::Panel::bottom("timeline").show(ui, |ui| timeline_panel::show(self, ui));
+        // The timeline, under the viewport, once the water has run (nothing to scrub before).
+        if self.preview.is_live() || !self.preview.timeline.branch().keys.is_empty() {
+            egui::Panel::bottom("timeline").show(ui, |ui| timeline_panel::show(self, ui));
+        }
         let notice = egui::CentralPanel::no_frame()
             .show(ui, |ui| self.viewport_stages(ui, frame))
             .inner;

@@ -1,4 +1,5 @@
-//! The timeline under the viewport: the preview's run drawn as a bar over simulated time, with
+//! The timeline under the viewport (once the water has run): the preview's run drawn as a bar
+//! over simulated time, with
 //! its keyframes, its events (gates opening, edits) and its branches. Click or drag on the bar
 //! to scrub (the water goes to that moment, paused); PageUp and PageDown step between
 //! keyframes; an edit made after scrubbing back starts a branch. The Branches menu switches

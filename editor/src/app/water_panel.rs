@@ -5,11 +5,12 @@
 
 use egui::{DragValue, Response, Ui};
 use spillway::Level;
-use spillway::level::{BoundaryKind, Shape, SinkKind, SourceKind};
+use spillway::level::{BoundaryKind, Shape};
 
 use super::EditorApp;
 use super::actions::Action;
 use super::authoring::shape_name;
+use super::source_kind::{KindValues, kind_fields};
 use super::water_overlay::boundary_colour;
 use crate::document::Features;
 use crate::tools::Tool;
@@ -21,11 +22,11 @@ use crate::tools::placement::{
 
 /// Whether any field the user is holding or typing into changed this frame.
 #[derive(Default)]
-struct Busy(bool);
+pub(super) struct Busy(bool);
 
 impl Busy {
     /// Notes whether `r` is being dragged or edited, and passes it on.
-    fn track(&mut self, r: Response) -> Response {
+    pub(super) fn track(&mut self, r: Response) -> Response {
         if r.dragged() || r.has_focus() || r.is_pointer_button_down_on() {
             self.0 = true;
         }
@@ -146,129 +147,6 @@ fn name_field(ui: &mut Ui, busy: &mut Busy, name: &mut String, noun: &str) {
         .on_hover_text(format!(
             "The {noun}'s name, shown in the viewport and used by game triggers"
         ));
-    ui.end_row();
-}
-
-/// A source's or sink's kind as plain values, so one set of fields edits both.
-struct KindValues {
-    /// Target level (with capacity) instead of a fixed rate.
-    level: bool,
-    /// The rate, or the capacity of a level kind, m³/s.
-    m3_per_s: f32,
-    /// The target surface, metres.
-    surface: f32,
-}
-
-impl KindValues {
-    /// Surface offered when switching to a level kind: 1 m above the ground at the centre.
-    fn default_surface(level: &Level, shape: &Shape) -> f32 {
-        let [x, y] = centre(shape);
-        level
-            .terrain
-            .sample(x / level.cell_size, y / level.cell_size)
-            + 1.0
-    }
-
-    fn of_source(kind: &SourceKind, level: &Level, shape: &Shape) -> Self {
-        match *kind {
-            SourceKind::Rate { m3_per_s } => Self {
-                level: false,
-                m3_per_s,
-                surface: Self::default_surface(level, shape),
-            },
-            SourceKind::Level {
-                surface,
-                max_m3_per_s,
-            } => Self {
-                level: true,
-                m3_per_s: max_m3_per_s,
-                surface,
-            },
-        }
-    }
-
-    fn of_sink(kind: &SinkKind, level: &Level, shape: &Shape) -> Self {
-        let as_source = match *kind {
-            SinkKind::Rate { m3_per_s } => SourceKind::Rate { m3_per_s },
-            SinkKind::Level {
-                surface,
-                max_m3_per_s,
-            } => SourceKind::Level {
-                surface,
-                max_m3_per_s,
-            },
-        };
-        Self::of_source(&as_source, level, shape)
-    }
-
-    fn source(&self) -> SourceKind {
-        if self.level {
-            SourceKind::Level {
-                surface: self.surface,
-                max_m3_per_s: self.m3_per_s,
-            }
-        } else {
-            SourceKind::Rate {
-                m3_per_s: self.m3_per_s,
-            }
-        }
-    }
-
-    fn sink(&self) -> SinkKind {
-        match self.source() {
-            SourceKind::Rate { m3_per_s } => SinkKind::Rate { m3_per_s },
-            SourceKind::Level {
-                surface,
-                max_m3_per_s,
-            } => SinkKind::Level {
-                surface,
-                max_m3_per_s,
-            },
-        }
-    }
-}
-
-fn kind_fields(ui: &mut Ui, busy: &mut Busy, v: &mut KindValues, verb: &str, level_verb: &str) {
-    ui.label("Kind");
-    ui.horizontal(|ui| {
-        busy.track(ui.selectable_value(&mut v.level, false, "Rate"))
-            .on_hover_text(format!("It {verb} a fixed volume per second"));
-        busy.track(ui.selectable_value(&mut v.level, true, "Target level"))
-            .on_hover_text(format!(
-                "It {level_verb} a surface height, at most its capacity per second"
-            ));
-    });
-    ui.end_row();
-    if v.level {
-        ui.label("Level");
-        busy.track(
-            ui.add(
-                DragValue::new(&mut v.surface)
-                    .max_decimals(2)
-                    .speed(0.05)
-                    .suffix(" m"),
-            ),
-        )
-        .on_hover_text("The target water surface height");
-        ui.end_row();
-        ui.label("Capacity");
-    } else {
-        ui.label("Rate");
-    }
-    busy.track(
-        ui.add(
-            DragValue::new(&mut v.m3_per_s)
-                .max_decimals(2)
-                .range(0.0..=1.0e6)
-                .speed(0.1)
-                .suffix(" m³/s"),
-        ),
-    )
-    .on_hover_text(if v.level {
-        "The most water it moves per second while reaching the level"
-    } else {
-        "Cubic metres of water per second, spread over its area"
-    });
     ui.end_row();
 }
 

@@ -174,12 +174,13 @@ pub fn new_sink(level: &Level, x: f32, y: f32) -> Sink {
 
 /// The viewport label of a source, e.g. "Source 1 · 5.0 m³/s".
 pub fn source_label(source: &Source) -> String {
-    let what = match source.kind {
+    let what = match &source.kind {
         SourceKind::Rate { m3_per_s } => format!("{m3_per_s:.1} m³/s"),
         SourceKind::Level {
             surface,
             max_m3_per_s,
         } => format!("to {surface:.1} m, ≤ {max_m3_per_s:.1} m³/s"),
+        SourceKind::Hydrograph(h) => format!("hydrograph, peak {:.1} m³/s", h.max()),
     };
     let off = if source.enabled { "" } else { " (off)" };
     format!("{} · {what}{off}", source.name)
@@ -187,12 +188,13 @@ pub fn source_label(source: &Source) -> String {
 
 /// The viewport label of a sink, e.g. "Sink 1 · 5.0 m³/s".
 pub fn sink_label(sink: &Sink) -> String {
-    let what = match sink.kind {
+    let what = match &sink.kind {
         SinkKind::Rate { m3_per_s } => format!("{m3_per_s:.1} m³/s"),
         SinkKind::Level {
             surface,
             max_m3_per_s,
         } => format!("down to {surface:.1} m, ≤ {max_m3_per_s:.1} m³/s"),
+        SinkKind::Hydrograph(h) => format!("schedule, up to {:.1} m³/s", h.max()),
     };
     let off = if sink.enabled { "" } else { " (off)" };
     format!("{} · {what}{off}", sink.name)

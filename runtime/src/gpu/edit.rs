@@ -198,7 +198,7 @@ impl GpuSimulation {
     /// Re-rasterises the enabled sources and sinks of `level` (same size as the simulation).
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), GpuError> {
         self.check_size(level)?;
-        let (table, count) = patch_table(level);
+        let (table, count) = patch_table(level, self.time_base);
         let bytes: &[u8] = bytemuck::cast_slice(&table);
         if bytes.len() as u64 <= self.bufs.patches.size() {
             self.ctx.queue.write_buffer(&self.bufs.patches, 0, bytes);

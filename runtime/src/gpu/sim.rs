@@ -214,7 +214,7 @@ impl GpuSimulation {
         let params = level.params.clone();
         let rough = crate::sim::roughness_of(level).is_some();
         let config = Config::new(&params, rough, ctx.tile);
-        let (table, patches) = patch_table(level);
+        let (table, patches) = patch_table(level, start.time);
         let grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
         let mut cells = conditions(level, &params.default_boundary);
         for (p, c) in cells.iter_mut().enumerate() {

@@ -6,6 +6,7 @@ pub(crate) mod codec;
 pub mod file;
 mod gate;
 mod gauge;
+pub mod schedule;
 mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use crate::grid::Grid;
 
 pub use gate::Gate;
 pub use gauge::{Gauge, GaugeKind};
+pub use schedule::Schedule;
 pub use validate::{Limits, ValidationError};
 
 /// The level file format version written by this crate.
@@ -332,6 +334,9 @@ pub enum SourceKind {
         /// Capacity: the largest inflow, cubic metres per second.
         max_m3_per_s: f32,
     },
+    /// Adds water at a rate that follows simulated time (a flood hydrograph): the schedule's
+    /// values are cubic metres per second.
+    Hydrograph(Schedule),
 }
 
 /// A place where water enters the level.
@@ -363,6 +368,9 @@ pub enum SinkKind {
         /// Capacity: the largest outflow, cubic metres per second.
         max_m3_per_s: f32,
     },
+    /// Removes water at up to a rate that follows simulated time (a pump's schedule): the
+    /// schedule's values are cubic metres per second.
+    Hydrograph(Schedule),
 }
 
 /// A place where water leaves the level.

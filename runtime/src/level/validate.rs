@@ -193,29 +193,31 @@ impl Level {
         for (i, source) in self.sources.iter().enumerate() {
             let at = format!("sources[{i}]");
             check_shape(&at, &source.shape)?;
-            match source.kind {
-                SourceKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), m3_per_s)?,
+            match &source.kind {
+                SourceKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), *m3_per_s)?,
                 SourceKind::Level {
                     surface,
                     max_m3_per_s,
                 } => {
-                    finite(&format!("{at}.kind.surface"), surface)?;
-                    rate(&format!("{at}.kind.max_m3_per_s"), max_m3_per_s)?;
+                    finite(&format!("{at}.kind.surface"), *surface)?;
+                    rate(&format!("{at}.kind.max_m3_per_s"), *max_m3_per_s)?;
                 }
+                SourceKind::Hydrograph(s) => check_schedule(&format!("{at}.kind"), s)?,
             }
         }
         for (i, sink) in self.sinks.iter().enumerate() {
             let at = format!("sinks[{i}]");
             check_shape(&at, &sink.shape)?;
-            match sink.kind {
-                SinkKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), m3_per_s)?,
+            match &sink.kind {
+                SinkKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), *m3_per_s)?,
                 SinkKind::Level {
                     surface,
                     max_m3_per_s,
                 } => {
-                    finite(&format!("{at}.kind.surface"), surface)?;
-                    rate(&format!("{at}.kind.max_m3_per_s"), max_m3_per_s)?;
+                    finite(&format!("{at}.kind.surface"), *surface)?;
+                    rate(&format!("{at}.kind.max_m3_per_s"), *max_m3_per_s)?;
                 }
+                SinkKind::Hydrograph(s) => check_schedule(&format!("{at}.kind"), s)?,
             }
         }
         for (i, boundary) in self.boundaries.iter().enumerate() {
@@ -298,6 +300,43 @@ fn rate(field: &str, v: f32) -> Check {
     } else {
         Err(ValidationError::new(field, format!("{v} is negative")))
     }
+}
+
+/// A schedule of rates: 1 to `Schedule::MAX_POINTS` points, times finite, ≥ 0 and rising,
+/// values finite and ≥ 0, a period finite and > 0.
+fn check_schedule(at: &str, s: &crate::level::Schedule) -> Check {
+    let n = s.points.len();
+    if n == 0 || n > crate::level::Schedule::MAX_POINTS {
+        return Err(ValidationError::new(
+            format!("{at}.points"),
+            format!(
+                "{n} points; a schedule has 1 to {}",
+                crate::level::Schedule::MAX_POINTS
+            ),
+        ));
+    }
+    let mut last = f32::NEG_INFINITY;
+    for (i, &[t, v]) in s.points.iter().enumerate() {
+        let here = format!("{at}.points[{i}]");
+        finite(&here, t)?;
+        rate(&here, v)?;
+        if t < 0.0 || t <= last {
+            return Err(ValidationError::new(
+                &here,
+                format!("time {t} s must be ≥ 0 and after the point before"),
+            ));
+        }
+        last = t;
+    }
+    if let Some(p) = s.period
+        && !(p.is_finite() && p > 0.0)
+    {
+        return Err(ValidationError::new(
+            format!("{at}.period"),
+            format!("{p} must be a finite number of seconds > 0"),
+        ));
+    }
+    Ok(())
 }
 
 fn check_boundary_kind(at: &str, kind: &BoundaryKind) -> Check {

@@ -16,6 +16,8 @@ pub(crate) struct Patch {
     pub level: Option<(f32, f32)>,
     /// Whether the patch is a source (adds water) or a sink.
     pub adds: bool,
+    /// A rate that follows simulated time instead of `rate`.
+    pub schedule: Option<crate::level::Schedule>,
 }
 
 /// The cells of `shape`: those whose centres lie inside it, or at least the one containing its
@@ -68,40 +70,45 @@ pub(crate) fn patches(level: &Level) -> Vec<Patch> {
     let mut out = Vec::new();
     for s in level.sources.iter().filter(|s| s.enabled) {
         let cells = rasterise(&s.shape, nx, ny, dx);
-        let (rate, lvl) = match s.kind {
-            SourceKind::Rate { m3_per_s } => (m3_per_s, None),
+        let (rate, lvl, schedule) = match &s.kind {
+            SourceKind::Rate { m3_per_s } => (*m3_per_s, None, None),
             SourceKind::Level {
                 surface,
                 max_m3_per_s,
-            } => (0.0, Some((surface, max_m3_per_s))),
+            } => (0.0, Some((*surface, *max_m3_per_s)), None),
+            SourceKind::Hydrograph(h) => (0.0, None, Some(h.clone())),
         };
         out.push(Patch {
             cells,
             rate,
             level: lvl,
             adds: true,
+            schedule,
         });
     }
     for s in level.sinks.iter().filter(|s| s.enabled) {
         let cells = rasterise(&s.shape, nx, ny, dx);
-        let (rate, lvl) = match s.kind {
-            SinkKind::Rate { m3_per_s } => (m3_per_s, None),
+        let (rate, lvl, schedule) = match &s.kind {
+            SinkKind::Rate { m3_per_s } => (*m3_per_s, None, None),
             SinkKind::Level {
                 surface,
                 max_m3_per_s,
-            } => (0.0, Some((surface, max_m3_per_s))),
+            } => (0.0, Some((*surface, *max_m3_per_s)), None),
+            SinkKind::Hydrograph(h) => (0.0, None, Some(h.clone())),
         };
         out.push(Patch {
             cells,
             rate,
             level: lvl,
             adds: false,
+            schedule,
         });
     }
     out
 }
 
-/// Applies the patches and rain for `dt` seconds; returns the exact volumes added and removed.
+/// Applies the patches and rain for `dt` seconds from simulated `time` (scheduled rates are
+/// taken at `time`); returns the exact volumes added and removed.
 ///
 /// Added water goes into `carry`, the per-cell compensation the depth pass folds in, so even
 /// additions far below `f32` resolution of the depth are kept; sinks take from the depth
@@ -112,17 +119,18 @@ pub(crate) fn apply(
     terrain: &[f32],
     depth: &mut [f32],
     carry: &mut [f32],
-    dt: f32,
+    (time, dt): (f64, f32),
     dx: f32,
 ) -> (f64, f64) {
     let area = (dx as f64) * (dx as f64);
     let (mut added, mut removed) = (0.0f64, 0.0f64);
     for p in patches {
         let n = p.cells.len() as f32;
+        let rate = p.schedule.as_ref().map_or(p.rate, |s| s.at(time));
         // Per-cell wanted depth change (positive for sources, the amount to drain for sinks).
         let want = |c: usize, depth: &[f32]| -> f32 {
             match p.level {
-                None => p.rate * dt / (n * dx * dx),
+                None => rate * dt / (n * dx * dx),
                 Some((surface, _)) => {
                     let h = terrain[c] + depth[c];
                     if p.adds {

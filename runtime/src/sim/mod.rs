@@ -425,7 +425,7 @@ impl Simulation {
             &self.terrain,
             &mut self.depth,
             &mut self.carry,
-            dt,
+            (self.time, dt),
             self.dx,
         );
         let fr = friction::BedFriction::new(p, self.roughness.as_deref(), dt, self.dx);

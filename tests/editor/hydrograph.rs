@@ -1,0 +1,59 @@
+//! A source's hydrograph through the inspector: the Hydrograph kind offers a flood wave from its
+//! rate, points are added and undone, the curve is saved with the level and the preview's water
+//! follows it.
+
+use egui::{Key, Modifiers};
+use spillway::level::{Schedule, SourceKind};
+
+use crate::support::{bumpy_level, editor_with};
+
+fn schedule(ed: &crate::support::Editor) -> Schedule {
+    match &ed.harness.state().document().level().sources[0].kind {
+        SourceKind::Hydrograph(s) => s.clone(),
+        other => panic!("the kind is {other:?}"),
+    }
+}
+
+#[test]
+fn a_source_follows_a_hydrograph_made_in_the_inspector() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    ed.click("Hydrograph");
+    let s = schedule(&ed);
+    assert_eq!(s.points, vec![[0.0, 5.0], [600.0, 20.0], [1800.0, 5.0]]);
+    ed.click("Add point");
+    assert_eq!(schedule(&ed).points.len(), 4);
+    assert_eq!(schedule(&ed).points[3], [1860.0, 5.0]);
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.history().undo_label(), Some("Edit source"));
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(schedule(&ed).points.len(), 3);
+
+    // The water follows it: after 1 s the source has added about 5.075 m³ (5 → 5.025 m³/s).
+    for _ in 0..50 {
+        ed.key(Modifiers::NONE, Key::Period);
+    }
+    let stats = ed
+        .harness
+        .state_mut()
+        .preview_mut()
+        .wait_stats()
+        .expect("running");
+    let expected = Schedule::integral(&schedule(&ed), stats.time);
+    println!(
+        "inflow {} m³ after {} s, curve {expected}",
+        stats.inflow, stats.time
+    );
+    assert!(
+        (stats.inflow - expected).abs() < 0.01 * expected,
+        "{}",
+        stats.inflow
+    );
+
+    // Saved with the level.
+    ed.key(Modifiers::COMMAND, Key::S);
+    ed.frames(2);
+    let saved = spillway::level::file::load(&ed.dir.path().join("level.ron")).expect("saved");
+    assert_eq!(saved.sources[0].kind, SourceKind::Hydrograph(schedule(&ed)));
+}
