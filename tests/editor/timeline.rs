@@ -156,6 +156,12 @@ fn scrub_back_edit_and_continue_make_a_branch_that_matches_a_fresh_run() {
     ed.click("Bake this frame");
     let baked = ed.harness.state().document().level().water.data.clone();
     assert!(max_difference(&baked, &continued) < 1e-6);
+    let timeline = &ed.harness.state().preview().timeline;
+    assert_eq!(
+        timeline.branches.len(),
+        1,
+        "keeping the frame is no edit of the run"
+    );
     ed.key(Modifiers::COMMAND, Key::Z);
     let undone = &ed.harness.state().document().level().water.data;
     assert_eq!(undone, &edited.water.data);

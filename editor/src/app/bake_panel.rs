@@ -92,6 +92,7 @@ pub(crate) fn keep_this_state(app: &mut EditorApp) {
                 }
             }
             let time = kept.flow.as_ref().map_or(0.0, |f| f.time);
+            app.preview.water_becomes_authored();
             set_state(app, "Keep this state", &kept);
             app.notify(
                 format!("Kept the water at t = {time:.1} s as the level's initial state"),

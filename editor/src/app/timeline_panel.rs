@@ -249,7 +249,7 @@ fn keyframes_menu(timeline: &mut Timeline, ui: &mut Ui) {
                     .range(0.1..=600.0)
                     .suffix(" s"),
             )
-            .on_hover_text("Simulated seconds between keyframes (and at least a second of real time: at high speeds they are further apart)");
+            .on_hover_text("Simulated seconds between keyframes (and at least a quarter second of real time: at high speeds they are further apart)");
         });
         ui.horizontal(|ui| {
             ui.label("Memory budget");

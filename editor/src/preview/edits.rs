@@ -15,6 +15,11 @@ impl Preview {
     /// Hands the document's edits to the running solver; they take effect at the next step.
     /// A new document or a new size resets the preview.
     pub fn sync(&mut self, level: &Level, changes: &Changes) {
+        if std::mem::take(&mut self.water_is_authored) && only_water(changes) {
+            // The authored water became the running water ("Bake this frame"): nothing to
+            // hand over, and no edit of the run.
+            return;
+        }
         if self.cpu.is_some() {
             self.sync_cpu(level, changes);
             return;
@@ -119,6 +124,12 @@ impl Preview {
         self.timeline.edited(time);
     }
 
+    /// The document's authored water is about to become the running water itself ("Bake this
+    /// frame"): the next sync does not hand it over as an edit.
+    pub fn water_becomes_authored(&mut self) {
+        self.water_is_authored = true;
+    }
+
     /// Hands over the document's bodies; `mesh` gives a body's mesh (`None`: its file does not
     /// load). Cheap when nothing changed. While the water runs, a deleted body leaves the
     /// physics at once and a new or edited one enters at its placement.
@@ -142,7 +153,8 @@ impl Preview {
             }
         }
         self.wanted = wanted;
-        if self.is_live() {
+        // Bodies kept where the water moved them ("Bake this frame") are no edit of the run.
+        if self.is_live() && !self.water_is_authored {
             self.timeline.edited(self.clock());
         }
     }
@@ -165,4 +177,12 @@ impl Preview {
     pub fn body_mass(&self, index: usize) -> f32 {
         self.bodies.as_ref().map_or(0.0, |b| b.mass(index))
     }
+}
+
+/// Whether `changes` touch the authored water and nothing else.
+fn only_water(changes: &Changes) -> bool {
+    !changes.whole
+        && changes.terrain.is_none_or(|r| r.is_empty())
+        && changes.roughness.is_none()
+        && !changes.features
 }

@@ -155,6 +155,8 @@ pub struct Preview {
     target: Option<f64>,
     /// Gates seen open, for the timeline's events.
     seen_open: Vec<String>,
+    /// The next change of the authored water is the running water kept ("Bake this frame").
+    water_is_authored: bool,
     /// The bodies' motion when the awaited keyframe's state was asked of the GPU.
     key_bodies: Vec<Option<spillway::body::world::BodyState>>,
     /// The bodies' motion to put back once they are in the physics (after a restore).
