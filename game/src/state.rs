@@ -202,6 +202,23 @@ impl Game {
         Ok(opened)
     }
 
+    /// Starts every stopped source and sink by name (the level's triggers, as a lever in a
+    /// game would); returns how many started.
+    pub fn start_stopped(&mut self) -> Result<usize, Box<dyn Error>> {
+        let names: Vec<String> = (self.level.sources.iter().map(|s| (&s.name, s.enabled)))
+            .chain(self.level.sinks.iter().map(|s| (&s.name, s.enabled)))
+            .filter(|(_, on)| !on)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in &names {
+            self.level.set_running(name, true);
+        }
+        if !names.is_empty() {
+            self.sim.set_sources_sinks(&self.level)?;
+        }
+        Ok(names.len())
+    }
+
     /// Lowers the gates that opened in the drawn terrain.
     fn show_gates(&mut self) {
         let mut closed = self.level.clone();

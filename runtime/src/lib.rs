@@ -19,8 +19,10 @@
 //! 3. **Query** what the game needs: [`Simulation::depth_at`], [`Simulation::surface_at`] and
 //!    [`Simulation::velocity_at`] at a world point (metres, x right, y down the rows),
 //!    [`Simulation::flooded_area`], [`Simulation::region_volume`], [`Simulation::stats`].
-//! 4. **Trigger** the level's gates by name with [`Simulation::open_gate`]; hand rigid bodies
-//!    to the water with [`Simulation::set_blockers`] (see [`body`]).
+//! 4. **Trigger** the level's gates by name with [`Simulation::open_gate`], and start or stop
+//!    its sources and sinks by name with [`Level::set_running`] then
+//!    [`Simulation::set_sources_sinks`]; hand rigid bodies to the water with
+//!    [`Simulation::set_blockers`] (see [`body`]).
 //! 5. **Rewind or save** the water: [`snapshot::Snapshot::of`] a level from
 //!    [`Simulation::bake_into`] keeps the whole state compressed in memory, and
 //!    [`snapshot::Snapshot::restore`] gives a level to build a simulation from that continues

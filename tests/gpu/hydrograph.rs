@@ -1,5 +1,6 @@
 //! Hydrograph sources and sinks on the GPU move what the CPU moves: the schedule is evaluated
-//! in the forcing pass at each sub-step's start, from the GPU's own clock.
+//! in the forcing pass at each sub-step's start, from the GPU's own clock. A source started by
+//! name (a game's trigger) runs from the next step on both solvers.
 
 use spillway::SolverKind;
 use spillway::gpu::GpuSimulation;
@@ -33,4 +34,37 @@ fn the_gpu_follows_hydrographs_as_the_cpu_does() {
         );
         assert!(depth < 1e-2, "{solver:?}: {depth}");
     }
+}
+
+#[test]
+fn a_source_started_by_name_runs_from_the_next_step_on_both_solvers() {
+    use spillway::Simulation;
+    use spillway::level::{Shape, Source, SourceKind};
+    let mut level = flooded_basin(SolverKind::Pipes);
+    level.sources.clear();
+    level.sinks.clear();
+    level.sources.push(Source {
+        name: "lever".into(),
+        shape: Shape::Point { x: 20.0, y: 20.0 },
+        kind: SourceKind::Rate { m3_per_s: 3.0 },
+        enabled: false,
+    });
+    let dt = level.params.dt;
+    let mut cpu = Simulation::new(&level).unwrap();
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    cpu.advance(2.0).unwrap();
+    gpu.step_n(40, dt).unwrap();
+    assert_eq!(gpu.stats().unwrap().inflow, 0.0);
+    assert!(level.set_running("lever", true));
+    cpu.set_sources_sinks(&level).unwrap();
+    gpu.set_sources_sinks(&level).unwrap();
+    cpu.advance(4.0).unwrap();
+    gpu.step_n(80, dt).unwrap();
+    let (c, g) = (cpu.stats().inflow, gpu.stats().unwrap().inflow);
+    println!("after the trigger: CPU {c:.5} m³, GPU {g:.5} m³ (3 m³/s × 4 s = 12)");
+    assert!(
+        (c - 12.0).abs() < 1e-3 && (g - 12.0).abs() < 1e-3,
+        "{c} {g}"
+    );
+    assert!(!level.set_running("no such source", true));
 }

@@ -7,6 +7,7 @@ pub mod file;
 mod gate;
 mod gauge;
 pub mod schedule;
+mod trigger;
 mod validate;
 
 use serde::{Deserialize, Serialize};
