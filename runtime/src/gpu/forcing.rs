@@ -2,8 +2,8 @@
 //! patch table uploaded once per edit, and the owner of the forcing pass
 //! (`shaders/forcing.wgsl`).
 
-use crate::level::{Level, Schedule, SinkKind, SourceKind};
-use crate::sim::forcing::rasterise;
+use crate::level::Level;
+use crate::sim::forcing::patches;
 
 use super::GpuError;
 use super::kernel::{Bind, Kernel, dispatch};
@@ -14,57 +14,31 @@ const SOURCE: &str = include_str!("../../shaders/forcing.wgsl");
 /// Words of a patch header in the patch table.
 const HEADER: usize = 8;
 
-/// A rasterised source or sink: cells, rate, (target surface, capacity) if level-driven,
-/// whether it adds water, and the schedule its rate follows, if any.
-type Patch = (Vec<u32>, f32, Option<(f32, f32)>, bool, Option<Schedule>);
-
-/// The patch table of the enabled sources (first) and sinks of `level`, in the CPU's order,
-/// and the number of patches. A scheduled patch's header points (word 7) at its schedule:
-/// point count, period (0: none), the simulation's start time as two `f32`s (the GPU's clock
-/// counts from it), then the points.
+/// The patch table of the enabled sources (first) and sinks of `level`: the CPU solver's
+/// patches (`sim::forcing::patches`, so both solvers rasterise and order them alike) and their
+/// number. A scheduled patch's header points (word 7) at its schedule: point count, period (0:
+/// none), the simulation's start time as two `f32`s (the GPU's clock counts from it), then the
+/// points.
 pub(crate) fn patch_table(level: &Level, time_base: f64) -> (Vec<u32>, u32) {
-    let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
-    let mut patches: Vec<Patch> = Vec::new();
-    for s in level.sources.iter().filter(|s| s.enabled) {
-        let (rate, lvl, sched) = match &s.kind {
-            SourceKind::Rate { m3_per_s } => (*m3_per_s, None, None),
-            SourceKind::Level {
-                surface,
-                max_m3_per_s,
-            } => (0.0, Some((*surface, *max_m3_per_s)), None),
-            SourceKind::Hydrograph(h) => (0.0, None, Some(h.clone())),
-        };
-        patches.push((rasterise(&s.shape, nx, ny, dx), rate, lvl, true, sched));
-    }
-    for s in level.sinks.iter().filter(|s| s.enabled) {
-        let (rate, lvl, sched) = match &s.kind {
-            SinkKind::Rate { m3_per_s } => (*m3_per_s, None, None),
-            SinkKind::Level {
-                surface,
-                max_m3_per_s,
-            } => (0.0, Some((*surface, *max_m3_per_s)), None),
-            SinkKind::Hydrograph(h) => (0.0, None, Some(h.clone())),
-        };
-        patches.push((rasterise(&s.shape, nx, ny, dx), rate, lvl, false, sched));
-    }
+    let patches = patches(level);
     let mut table = vec![0u32; patches.len() * HEADER];
-    for (p, (cells, rate, lvl, adds, _)) in patches.iter().enumerate() {
-        let (surface, cap) = lvl.unwrap_or((0.0, 0.0));
+    for (p, patch) in patches.iter().enumerate() {
+        let (surface, cap) = patch.level.unwrap_or((0.0, 0.0));
         let h = &mut table[p * HEADER..(p + 1) * HEADER];
         h[0] = 0; // offset, set below
-        h[1] = cells.len() as u32;
-        h[2] = lvl.is_some() as u32;
-        h[3] = *adds as u32;
-        h[4] = rate.to_bits();
+        h[1] = patch.cells.len() as u32;
+        h[2] = patch.level.is_some() as u32;
+        h[3] = patch.adds as u32;
+        h[4] = patch.rate.to_bits();
         h[5] = surface.to_bits();
         h[6] = cap.to_bits();
     }
     let base_hi = time_base as f32;
     let base_lo = (time_base - base_hi as f64) as f32;
-    for (p, (cells, .., sched)) in patches.iter().enumerate() {
+    for (p, patch) in patches.iter().enumerate() {
         table[p * HEADER] = table.len() as u32;
-        table.extend_from_slice(cells);
-        if let Some(s) = sched {
+        table.extend_from_slice(&patch.cells);
+        if let Some(s) = &patch.schedule {
             table[p * HEADER + 7] = table.len() as u32;
             table.push(s.points.len() as u32);
             table.push(s.period.filter(|p| *p > 0.0).unwrap_or(0.0).to_bits());
