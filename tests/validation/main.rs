@@ -75,9 +75,12 @@ cases! {
     ritter_dry_dam_break => "dam break, dry (Ritter)",
     dressler_dam_break_with_chezy_friction => "dam break, dry, Chézy friction (Dressler)",
     dam_break_over_a_step => "dam break over a step",
+    sluice_gate_on_a_dry_domain => "sluice gate, dry downstream",
+    sluice_gate_with_free_flow_on_a_wet_domain => "sluice gate, wet downstream, free flow",
+    sluice_gate_with_tailwater_at_the_opening => "sluice gate, tailwater at the gate's opening",
 }
 
 #[test]
 fn every_case_is_tested() {
-    assert_eq!(CASES.len(), 11, "add the new case to the lists above");
+    assert_eq!(CASES.len(), 14, "add the new case to the lists above");
 }

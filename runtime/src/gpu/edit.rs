@@ -195,10 +195,11 @@ impl GpuSimulation {
         self.check_device()
     }
 
-    /// Re-rasterises the enabled sources and sinks of `level` (same size as the simulation).
+    /// Re-rasterises the enabled sources and sinks and the structures of `level` (same size as
+    /// the simulation).
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), GpuError> {
         self.check_size(level)?;
-        let (table, count) = patch_table(level, self.time_base);
+        let (table, count, structures) = patch_table(level, self.time_base);
         let bytes: &[u8] = bytemuck::cast_slice(&table);
         if bytes.len() as u64 <= self.bufs.patches.size() {
             self.ctx.queue.write_buffer(&self.bufs.patches, 0, bytes);
@@ -210,10 +211,12 @@ impl GpuSimulation {
             self.passes.rebind(&device, &self.bufs);
         }
         self.grid.patch_count = count;
+        self.grid.structures = structures;
         self.ctx
             .queue
             .write_buffer(&self.bufs.grid, 0, bytemuck::bytes_of(&self.grid));
         self.plan.forcing = count > 0;
+        self.plan.structures = structures > 0;
         self.check_device()
     }
 

@@ -10,16 +10,18 @@ use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config, GridUniform, SLOT_FORCING};
 
 const SOURCE: &str = include_str!("../../shaders/forcing.wgsl");
+/// `scheduled()`, shared with the structures pass.
+pub(crate) const SCHEDULE: &str = include_str!("../../shaders/schedule.wgsl");
 
 /// Words of a patch header in the patch table.
 const HEADER: usize = 8;
 
 /// The patch table of the enabled sources (first) and sinks of `level`: the CPU solver's
-/// patches (`sim::forcing::patches`, so both solvers rasterise and order them alike) and their
-/// number. A scheduled patch's header points (word 7) at its schedule: point count, period (0:
-/// none), the simulation's start time as two `f32`s (the GPU's clock counts from it), then the
-/// points.
-pub(crate) fn patch_table(level: &Level, time_base: f64) -> (Vec<u32>, u32) {
+/// patches (`sim::forcing::patches`, so both solvers rasterise and order them alike), their
+/// number, and the word offset of the level's structures after them (0: none; see
+/// [`super::structures::append`]). A scheduled patch's header points (word 7) at its schedule
+/// ([`push_schedule`]).
+pub(crate) fn patch_table(level: &Level, time_base: f64) -> (Vec<u32>, u32, u32) {
     let patches = patches(level);
     let mut table = vec![0u32; patches.len() * HEADER];
     for (p, patch) in patches.iter().enumerate() {
@@ -33,24 +35,36 @@ pub(crate) fn patch_table(level: &Level, time_base: f64) -> (Vec<u32>, u32) {
         h[5] = surface.to_bits();
         h[6] = cap.to_bits();
     }
-    let base_hi = time_base as f32;
-    let base_lo = (time_base - base_hi as f64) as f32;
     for (p, patch) in patches.iter().enumerate() {
         table[p * HEADER] = table.len() as u32;
         table.extend_from_slice(&patch.cells);
         if let Some(s) = &patch.schedule {
-            table[p * HEADER + 7] = table.len() as u32;
-            table.push(s.points.len() as u32);
-            table.push(s.period.filter(|p| *p > 0.0).unwrap_or(0.0).to_bits());
-            table.extend([base_hi.to_bits(), base_lo.to_bits()]);
-            table.extend(
-                s.points
-                    .iter()
-                    .flat_map(|[t, v]| [t.to_bits(), v.to_bits()]),
-            );
+            table[p * HEADER + 7] = push_schedule(&mut table, s, time_base);
         }
     }
-    (table, patches.len() as u32)
+    let structures = super::structures::append(&mut table, level, time_base);
+    (table, patches.len() as u32, structures)
+}
+
+/// Appends schedule `s` to `table` and returns its word offset: point count, period (0: none),
+/// the simulation's start time as two `f32`s (the GPU's clock counts from it), then the points.
+pub(crate) fn push_schedule(
+    table: &mut Vec<u32>,
+    s: &crate::level::Schedule,
+    time_base: f64,
+) -> u32 {
+    let at = table.len() as u32;
+    let base_hi = time_base as f32;
+    let base_lo = (time_base - base_hi as f64) as f32;
+    table.push(s.points.len() as u32);
+    table.push(s.period.filter(|p| *p > 0.0).unwrap_or(0.0).to_bits());
+    table.extend([base_hi.to_bits(), base_lo.to_bits()]);
+    table.extend(
+        s.points
+            .iter()
+            .flat_map(|[t, v]| [t.to_bits(), v.to_bits()]),
+    );
+    at
 }
 
 /// The forcing pass (one workgroup).
@@ -64,7 +78,8 @@ impl ForcingPass {
     pub fn new(device: &wgpu::Device, config: &Config, bufs: &Buffers) -> Result<Self, GpuError> {
         let rw = Bind::ReadWrite;
         let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, Bind::Read, rw];
-        let kernel = Kernel::new(device, "forcing", SOURCE, config, &binds, &["main"])?;
+        let source = format!("{SCHEDULE}{SOURCE}");
+        let kernel = Kernel::new(device, "forcing", &source, config, &binds, &["main"])?;
         let group = Self::bind(&kernel, device, bufs);
         Ok(Self { kernel, group })
     }

@@ -54,6 +54,7 @@ mod sim;
 mod state;
 mod stats;
 mod store;
+mod structures;
 mod tiles;
 
 use thiserror::Error;

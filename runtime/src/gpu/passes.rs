@@ -12,6 +12,7 @@ use super::region::RegionPass;
 use super::state::{Buffers, Config, GridUniform};
 use super::stats::StatsPass;
 use super::store::StorePass;
+use super::structures::StructuresPass;
 
 /// Which optional passes a step records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,6 +21,8 @@ pub(crate) struct Plan {
     pub forcing: bool,
     /// Some edge cell is not a wall.
     pub edges: bool,
+    /// Culverts, weirs or sluice gates exist.
+    pub structures: bool,
 }
 
 /// The compiled passes.
@@ -31,6 +34,7 @@ pub(crate) struct Passes {
     pub edges: EdgePass,
     pub advect: Option<AdvectPass>,
     pub store: Option<StorePass>,
+    pub structures: StructuresPass,
     pub stats: StatsPass,
     pub region: RegionPass,
 }
@@ -54,6 +58,7 @@ impl Passes {
             } else {
                 None
             },
+            structures: StructuresPass::new(device, &config, bufs)?,
             stats: StatsPass::new(device, &config, bufs)?,
             region: RegionPass::new(device, &config)?,
             config,
@@ -71,12 +76,14 @@ impl Passes {
         if let Some(s) = self.store.as_mut() {
             s.rebind(device, bufs);
         }
+        self.structures.rebind(device, bufs);
         self.stats.rebind(device, bufs);
     }
 
     /// Records one step of up to `grid.k_max` sub-steps; the control pass decides on the GPU
     /// how many of them run, so nothing here waits for the GPU.
-    /// With `blocking` (blockers set), the blocked pass brackets the flow pass. With `maps`,
+    /// With `blocking` (blockers set), the blocked pass brackets the flow pass; the structures
+    /// pass follows them. With `maps`,
     /// the maps of the run take in the state the last step ended with, once the control pass
     /// closed it.
     pub fn encode_step(
@@ -111,6 +118,9 @@ impl Passes {
             self.flow.encode(pass, grid);
             if let Some(b) = blocking {
                 b.encode_after(pass);
+            }
+            if plan.structures {
+                self.structures.encode(pass);
             }
             if let Some(s) = &self.store {
                 s.encode(pass, grid);

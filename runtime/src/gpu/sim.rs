@@ -185,7 +185,8 @@ pub(crate) fn grid_uniform(
         inv_dx: 1.0 / dx,
         groups,
         zero: 0,
-        pad: [0; 3],
+        structures: 0,
+        pad: [0; 2],
     }
 }
 
@@ -214,8 +215,9 @@ impl GpuSimulation {
         let params = level.params.clone();
         let rough = crate::sim::roughness_of(level).is_some();
         let config = Config::new(&params, rough, ctx.tile);
-        let (table, patches) = patch_table(level, start.time);
-        let grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
+        let (table, patches, structures) = patch_table(level, start.time);
+        let mut grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
+        grid.structures = structures;
         let mut cells = conditions(level, &params.default_boundary);
         for (p, c) in cells.iter_mut().enumerate() {
             let cell = perimeter_cell(p, nx, ny);
@@ -226,6 +228,7 @@ impl GpuSimulation {
         }
         let plan = Plan {
             forcing: patches > 0,
+            structures: structures > 0,
             edges: cells.iter().any(|c| c.kind != 0),
         };
         let max_depth = start.depth.iter().fold(0.0f32, |a, &b| a.max(b));

@@ -42,7 +42,9 @@ pub(crate) struct GridUniform {
     pub groups: [[u32; 4]; 8],
     /// Always 0 (hides error-free sums from the shader compiler).
     pub zero: u32,
-    pub pad: [u32; 3],
+    /// Word offset of the structures in the patch table (0: none).
+    pub structures: u32,
+    pub pad: [u32; 2],
 }
 
 /// `struct Control` of common.wgsl.

@@ -39,7 +39,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Body, Boundary, FORMAT_VERSION, FlowState, Gate, Gauge, Level, Params, Sink, SolverKind, Source,
+    Body, Boundary, FORMAT_VERSION, FlowState, Gate, Gauge, Level, Params, Sink, SolverKind,
+    Source, Structure,
 };
 use super::{Limits, ValidationError};
 use crate::error::LevelError;
@@ -79,6 +80,9 @@ struct LevelFile {
     /// Stage gauges and discharge lines (optional in every version: older files have none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     gauges: Vec<Gauge>,
+    /// Culverts, weirs and sluice gates (optional in every version).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    structures: Vec<Structure>,
     terrain: GridRef,
     water: GridRef,
     #[serde(default)]
@@ -228,6 +232,7 @@ pub fn save_with(
         bodies: level.bodies.clone(),
         gates: level.gates.clone(),
         gauges: level.gauges.clone(),
+        structures: level.structures.clone(),
         terrain: next_ref()?,
         water: next_ref()?,
         roughness: match &level.roughness {
@@ -539,6 +544,7 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
         bodies: file.bodies,
         gates: file.gates,
         gauges: file.gauges,
+        structures: file.structures,
     };
     level.validate(limits).map_err(|e| invalid(path, e))?;
     Ok(level)

@@ -115,6 +115,7 @@ pub(super) fn v2_to_v3(v2: LevelFileV2) -> LevelFile {
         bodies: v2.bodies,
         gates: v2.gates,
         gauges: Vec::new(),
+        structures: Vec::new(),
         terrain: v2.terrain,
         water: v2.water,
         flow: v2.flow,

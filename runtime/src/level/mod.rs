@@ -7,6 +7,7 @@ pub mod file;
 mod gate;
 mod gauge;
 pub mod schedule;
+pub mod structure;
 mod trigger;
 mod validate;
 
@@ -17,6 +18,7 @@ use crate::grid::Grid;
 pub use gate::Gate;
 pub use gauge::{Gauge, GaugeKind};
 pub use schedule::Schedule;
+pub use structure::{Structure, StructureKind};
 pub use validate::{Limits, ValidationError};
 
 /// The level file format version written by this crate.
@@ -52,6 +54,8 @@ pub struct Level {
     pub roughness: Option<Grid>,
     /// Where the designer watches the water: stage gauges and discharge lines.
     pub gauges: Vec<Gauge>,
+    /// Culverts, weirs and sluice gates.
+    pub structures: Vec<Structure>,
 }
 
 impl Level {
@@ -71,6 +75,7 @@ impl Level {
             gates: Vec::new(),
             roughness: None,
             gauges: Vec::new(),
+            structures: Vec::new(),
         }
     }
 

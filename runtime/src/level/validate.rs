@@ -257,6 +257,19 @@ impl Level {
                 }
             }
         }
+        if self.structures.len() > super::structure::MAX_STRUCTURES {
+            return Err(ValidationError::new(
+                "structures",
+                format!(
+                    "{} entries, more than the limit of {}",
+                    self.structures.len(),
+                    super::structure::MAX_STRUCTURES
+                ),
+            ));
+        }
+        for (i, s) in self.structures.iter().enumerate() {
+            super::structure::check(&format!("structures[{i}]"), s, extent)?;
+        }
         limits.check_gates(self.gates.len())?;
         for (i, gate) in self.gates.iter().enumerate() {
             let at = format!("gates[{i}]");
@@ -304,7 +317,7 @@ fn rate(field: &str, v: f32) -> Check {
 
 /// A schedule of rates: 1 to `Schedule::MAX_POINTS` points, times finite, ≥ 0 and rising,
 /// values finite and ≥ 0, a period finite and > 0.
-fn check_schedule(at: &str, s: &crate::level::Schedule) -> Check {
+pub(crate) fn check_schedule(at: &str, s: &crate::level::Schedule) -> Check {
     let n = s.points.len();
     if n == 0 || n > crate::level::Schedule::MAX_POINTS {
         return Err(ValidationError::new(

@@ -195,14 +195,16 @@ pub(crate) fn apply(
 }
 
 impl super::Simulation {
-    /// Takes the sources and sinks of `level` (same size as the simulation) from the next
-    /// step: a game starting a flood or stopping a pump by name ([`Level::set_running`]), or an
-    /// editor's edit. The water already added or removed stays booked.
+    /// Takes the sources and sinks and the structures of `level` (same size as the
+    /// simulation) from the next step: a game starting a flood or stopping a pump by name
+    /// ([`Level::set_running`]), or an editor's edit. The water already added or removed stays
+    /// booked.
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), super::SimError> {
         if (level.nx(), level.ny()) != (self.nx, self.ny) {
             return Err(super::SimError::GridSize("sources and sinks"));
         }
         self.patches = patches(level);
+        self.structures = super::structures::Structures::new(level);
         Ok(())
     }
 }

@@ -1,0 +1,183 @@
+//! Hydraulic structures: culverts, weirs and sluice gates. Each passes water by its engineering
+//! law instead of the shallow-water momentum of the faces it sits on:
+//!
+//! - a **culvert** joins two points of the map by a pipe: its discharge follows the head
+//!   difference between its ends (pipe flow with entry, exit and Manning friction losses), with
+//!   the flow area of the water at its upstream end;
+//! - a **weir** is a crest line at a crest level: water passes it by the broad-crested weir
+//!   law, reduced when the tailwater drowns it (Villemonte);
+//! - a **sluice gate** is a line with a sill and a gate whose opening may follow a schedule:
+//!   free flow through the opening by energy conservation with a contracted jet, reduced once
+//!   the tailwater drowns the jet's hydraulic jump.
+//!
+//! The solvers apply them after each sub-step's flow pass (`sim::structures`), so volume is
+//! kept exactly and no depth goes negative.
+
+use serde::{Deserialize, Serialize};
+
+use super::Schedule;
+use super::validate::ValidationError;
+
+/// Most structures a level may have.
+pub const MAX_STRUCTURES: usize = 10_000;
+
+/// The contraction coefficient of the jet under a sluice gate (a sharp-edged vertical gate).
+pub const DEFAULT_CONTRACTION: f32 = 0.611;
+
+/// The discharge coefficient of a broad-crested weir (1 is the ideal critical-flow weir).
+pub const DEFAULT_WEIR_COEFFICIENT: f32 = 0.95;
+
+/// Manning's `n` of a concrete pipe, s/m^(1/3).
+pub const DEFAULT_PIPE_ROUGHNESS: f32 = 0.013;
+
+/// A named hydraulic structure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Structure {
+    /// Name shown in the editor and used by game triggers.
+    pub name: String,
+    /// What it is, and where.
+    pub kind: StructureKind,
+}
+
+/// What a structure is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum StructureKind {
+    /// A pipe under an embankment from `from` to `to` (world metres); water runs either way,
+    /// from the higher surface to the lower.
+    Culvert {
+        /// One end, world (x, y), metres.
+        from: [f32; 2],
+        /// The other end, world (x, y), metres.
+        to: [f32; 2],
+        /// Inside diameter, metres.
+        diameter: f32,
+        /// Pipe length, metres (friction loss).
+        length: f32,
+        /// Manning's `n` of the pipe wall, s/m^(1/3).
+        #[serde(default = "pipe_roughness")]
+        roughness: f32,
+    },
+    /// A broad-crested weir along the line from `from` to `to`.
+    Weir {
+        /// One end of the crest line, world (x, y), metres.
+        from: [f32; 2],
+        /// The other end.
+        to: [f32; 2],
+        /// Crest height, metres (absolute).
+        crest: f32,
+        /// Discharge coefficient (1: the ideal weir, `Q = (2/3)^1.5·√g·L·H^1.5`).
+        #[serde(default = "weir_coefficient")]
+        coefficient: f32,
+    },
+    /// A sluice gate along the line from `from` to `to`.
+    SluiceGate {
+        /// One end of the gate line, world (x, y), metres.
+        from: [f32; 2],
+        /// The other end.
+        to: [f32; 2],
+        /// Sill height under the gate, metres (absolute).
+        sill: f32,
+        /// Opening above the sill, metres, over simulated time (0: shut).
+        opening: Schedule,
+        /// Contraction coefficient of the jet under the gate.
+        #[serde(default = "contraction")]
+        contraction: f32,
+    },
+}
+
+fn pipe_roughness() -> f32 {
+    DEFAULT_PIPE_ROUGHNESS
+}
+
+fn weir_coefficient() -> f32 {
+    DEFAULT_WEIR_COEFFICIENT
+}
+
+fn contraction() -> f32 {
+    DEFAULT_CONTRACTION
+}
+
+impl StructureKind {
+    /// The two points that place it (a culvert's ends, a weir's or gate's line).
+    pub fn ends(&self) -> ([f32; 2], [f32; 2]) {
+        match *self {
+            Self::Culvert { from, to, .. }
+            | Self::Weir { from, to, .. }
+            | Self::SluiceGate { from, to, .. } => (from, to),
+        }
+    }
+
+    /// The kind's name, for the editor's lists.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Culvert { .. } => "Culvert",
+            Self::Weir { .. } => "Weir",
+            Self::SluiceGate { .. } => "Sluice gate",
+        }
+    }
+}
+
+/// Checks structure `i` of a level whose map spans `extent` metres.
+pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), ValidationError> {
+    let (from, to) = s.kind.ends();
+    for (part, p) in [("from", from), ("to", to)] {
+        let here = format!("{at}.kind.{part}");
+        let inside = p.iter().all(|v| v.is_finite())
+            && (0.0..=extent[0]).contains(&p[0])
+            && (0.0..=extent[1]).contains(&p[1]);
+        if !inside {
+            return Err(ValidationError::new(
+                here,
+                format!(
+                    "({}, {}) lies outside the map (0..{} × 0..{} m)",
+                    p[0], p[1], extent[0], extent[1]
+                ),
+            ));
+        }
+    }
+    if from == to {
+        return Err(ValidationError::new(
+            format!("{at}.kind.to"),
+            "the two ends are the same point",
+        ));
+    }
+    let number = |field: &str, v: f32, lo: f32, hi: f32| {
+        if v.is_finite() && v >= lo && v <= hi {
+            Ok(())
+        } else {
+            Err(ValidationError::new(
+                format!("{at}.kind.{field}"),
+                format!("{v} must be a number from {lo} to {hi}"),
+            ))
+        }
+    };
+    match &s.kind {
+        StructureKind::Culvert {
+            diameter,
+            length,
+            roughness,
+            ..
+        } => {
+            number("diameter", *diameter, 0.01, 100.0)?;
+            number("length", *length, 0.0, 1.0e5)?;
+            number("roughness", *roughness, 0.0, 1.0)?;
+        }
+        StructureKind::Weir {
+            crest, coefficient, ..
+        } => {
+            number("crest", *crest, -1.0e6, 1.0e6)?;
+            number("coefficient", *coefficient, 0.01, 2.0)?;
+        }
+        StructureKind::SluiceGate {
+            sill,
+            opening,
+            contraction,
+            ..
+        } => {
+            number("sill", *sill, -1.0e6, 1.0e6)?;
+            number("contraction", *contraction, 0.01, 1.0)?;
+            super::validate::check_schedule(&format!("{at}.kind.opening"), opening)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! One sub-step of the CPU solver: forcing, border faces, momentum, the fused limit-and-depth
+//! pass, structures, then ghost columns and the ledger.
+
+use super::blocking::{BlockedPipes, BlockedSwe};
+use super::kernel::{PassGrid, limit_and_update};
+use super::structures::StepWater;
+use super::{Simulation, StepError, forcing, friction, pipes, swe};
+
+impl Simulation {
+    pub(super) fn substep(&mut self, dt: f32) -> Result<(), StepError> {
+        let p = &self.params;
+        let rain = p.rain_mm_per_hour / 1000.0 / 3600.0;
+        let (added, removed) = forcing::apply(
+            &self.patches,
+            rain,
+            &self.terrain,
+            &mut self.depth,
+            &mut self.carry,
+            (self.time, dt),
+            self.dx,
+        );
+        let fr = friction::BedFriction::new(p, self.roughness.as_deref(), dt, self.dx);
+        let g_dt = p.gravity * dt;
+        let grid = PassGrid {
+            nx: self.nx,
+            ny: self.ny,
+            dt,
+            dx: self.dx,
+        };
+        let created;
+        let report = match &mut self.swe {
+            None => {
+                self.edges.accelerate(
+                    &self.terrain,
+                    &self.depth,
+                    (&self.qx, &self.qy),
+                    grid,
+                    g_dt,
+                    &fr,
+                    p.cross_section,
+                );
+                let (qx, qy) = match self.pipe_momentum.as_mut() {
+                    Some(m) => {
+                        m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
+                        m.advected_discharges(grid, &self.depth, &self.terrain);
+                        (&m.u, &m.v)
+                    }
+                    None => (&self.qx, &self.qy),
+                };
+                let acc = pipes::PipesAccel {
+                    nx: self.nx,
+                    ny: self.ny,
+                    terrain: &self.terrain,
+                    depth: &self.depth,
+                    qx,
+                    qy,
+                    edges: &self.edges,
+                    g_dt,
+                    fr,
+                    cs: p.cross_section,
+                };
+                let r = match self.blocking.as_deref() {
+                    None => limit_and_update(
+                        &acc,
+                        grid,
+                        &self.depth,
+                        &mut self.qx_next,
+                        &mut self.qy_next,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                    Some(blocking) => limit_and_update(
+                        &BlockedPipes {
+                            inner: acc,
+                            blocking,
+                            grid,
+                        },
+                        grid,
+                        &self.depth,
+                        &mut self.qx_next,
+                        &mut self.qy_next,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                };
+                created = self.structures.apply(
+                    StepWater {
+                        terrain: &self.terrain,
+                        old: &self.depth,
+                        new: &mut self.depth_next,
+                        qx: &mut self.qx_next,
+                        qy: &mut self.qy_next,
+                    },
+                    (self.time, dt),
+                    self.dx,
+                    p.gravity,
+                );
+                if let Some(m) = self.pipe_momentum.as_mut() {
+                    let q = (self.qx_next.as_slice(), self.qy_next.as_slice());
+                    m.store(grid, &self.depth, q, false, self.film_cap);
+                }
+                r
+            }
+            Some(vel) => {
+                // The edges use the pipes rule on the border faces with upwind sections.
+                self.edges.accelerate(
+                    &self.terrain,
+                    &self.depth,
+                    (&self.qx, &self.qy),
+                    grid,
+                    g_dt,
+                    &fr,
+                    crate::level::CrossSection::Upwind,
+                );
+                match p.advection {
+                    crate::level::Advection::Conservative => {
+                        vel.advect_conservative(grid, &self.depth, &self.qx, &self.qy)
+                    }
+                    crate::level::Advection::SemiLagrangian => vel.advect_semi_lagrangian(grid),
+                }
+                let acc = swe::SweAccel {
+                    grid,
+                    terrain: &self.terrain,
+                    depth: &self.depth,
+                    vel,
+                    edges: &self.edges,
+                    g_dt,
+                    fr,
+                };
+                let out = (&mut self.qx_next, &mut self.qy_next);
+                let r = match self.blocking.as_deref() {
+                    None => limit_and_update(
+                        &acc,
+                        grid,
+                        &self.depth,
+                        out.0,
+                        out.1,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                    Some(blocking) => limit_and_update(
+                        &BlockedSwe {
+                            inner: acc,
+                            blocking,
+                            grid,
+                        },
+                        grid,
+                        &self.depth,
+                        out.0,
+                        out.1,
+                        &mut self.depth_next,
+                        &mut self.carry,
+                    ),
+                };
+                created = self.structures.apply(
+                    StepWater {
+                        terrain: &self.terrain,
+                        old: &self.depth,
+                        new: &mut self.depth_next,
+                        qx: &mut self.qx_next,
+                        qy: &mut self.qy_next,
+                    },
+                    (self.time, dt),
+                    self.dx,
+                    p.gravity,
+                );
+                vel.store(
+                    grid,
+                    &self.depth,
+                    (&self.qx_next, &self.qy_next),
+                    p.advection == crate::level::Advection::SemiLagrangian,
+                    self.film_cap,
+                );
+                r
+            }
+        };
+        if let Some(c) = report.blow_up {
+            return Err(StepError::BlowUp {
+                x: c % self.nx,
+                y: c / self.nx,
+                time: self.time,
+            });
+        }
+        std::mem::swap(&mut self.depth, &mut self.depth_next);
+        std::mem::swap(&mut self.qx, &mut self.qx_next);
+        std::mem::swap(&mut self.qy, &mut self.qy_next);
+        let (e_in, e_out) = self.edges.finish(
+            &self.qx,
+            &self.qy,
+            &self.terrain,
+            &self.depth,
+            self.nx,
+            self.ny,
+            self.params.gravity,
+            dt,
+            self.dx,
+        );
+        if let Some(b) = self.blocking.as_mut() {
+            b.update_surface(&self.terrain, &self.depth);
+        }
+        self.inflow += added + e_in + created;
+        self.outflow += removed + e_out;
+        self.max_depth = report.max_depth;
+        self.time += dt as f64;
+        self.substeps += 1;
+        Ok(())
+    }
+}
