@@ -15,4 +15,5 @@ mod hydrograph;
 mod long_run;
 mod maps;
 mod parity;
+mod structures;
 mod support;

@@ -10,4 +10,5 @@ mod hydrograph;
 mod lake_at_rest;
 mod river;
 mod stability;
+mod structures;
 mod wave_speed;

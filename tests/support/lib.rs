@@ -193,3 +193,75 @@ pub fn flooded_basin(solver: spillway::SolverKind) -> Level {
     });
     level
 }
+
+/// A 64 m × 32 m valley of 1 m cells with one of each structure: a reservoir (x < 20, fed
+/// 2 m³/s at its west end) behind a weir (crest 2.5 m, the north half of x = 20) and a sluice
+/// gate (the south half, shut until 5 s, then lifted to 0.4 m by 10 s); a pool behind an
+/// embankment 6 m high at x = 40–41, which a culvert 0.8 m wide crosses; an open east edge.
+pub fn structured_valley(solver: SolverKind) -> Level {
+    use spillway::level::{Schedule, Source, SourceKind, Structure, StructureKind};
+    let mut level = Level::flat(64, 32, 1.0, 0.0);
+    level.params.solver = solver;
+    level.terrain = Grid::from_fn(64, 32, |i, _| if (40..42).contains(&i) { 6.0 } else { 0.0 });
+    level.water = Grid::from_fn(64, 32, |i, _| match i {
+        0..20 => 2.8,
+        20..40 => 1.0,
+        _ => 0.0,
+    });
+    level.sources.push(Source {
+        name: "river".into(),
+        shape: Shape::Box {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 2.0,
+            y1: 32.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 2.0 },
+        enabled: true,
+    });
+    level.boundaries.push(Boundary {
+        edge: Edge::East,
+        start: 0,
+        end: 32,
+        kind: BoundaryKind::Open,
+    });
+    let structure = |name: &str, kind| Structure {
+        name: name.into(),
+        kind,
+    };
+    level.structures = vec![
+        structure(
+            "weir",
+            StructureKind::Weir {
+                from: [20.0, 0.0],
+                to: [20.0, 16.0],
+                crest: 2.5,
+                coefficient: 0.95,
+            },
+        ),
+        structure(
+            "gate",
+            StructureKind::SluiceGate {
+                from: [20.0, 16.0],
+                to: [20.0, 32.0],
+                sill: 0.0,
+                opening: Schedule {
+                    points: vec![[5.0, 0.0], [10.0, 0.4]],
+                    period: None,
+                },
+                contraction: 0.611,
+            },
+        ),
+        structure(
+            "culvert",
+            StructureKind::Culvert {
+                from: [36.5, 16.5],
+                to: [45.5, 16.5],
+                diameter: 0.8,
+                length: 9.0,
+                roughness: 0.013,
+            },
+        ),
+    ];
+    level
+}
