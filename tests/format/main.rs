@@ -240,6 +240,41 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
             open_at: None,
         },
     ];
+    use spillway::level::{Schedule, Structure, StructureKind};
+    level.structures = vec![
+        Structure {
+            name: "culvert".into(),
+            kind: StructureKind::Culvert {
+                from: [1.0, 1.0],
+                to: [2.5, 2.25],
+                diameter: 0.6,
+                length: 2.8,
+                roughness: 0.011,
+            },
+        },
+        Structure {
+            name: "weir".into(),
+            kind: StructureKind::Weir {
+                from: [2.0, 0.0],
+                to: [2.0, 1.5],
+                crest: 1.25,
+                coefficient: 0.9,
+            },
+        },
+        Structure {
+            name: "sluice gate".into(),
+            kind: StructureKind::SluiceGate {
+                from: [0.5, 2.0],
+                to: [2.75, 2.0],
+                sill: -0.5,
+                opening: Schedule {
+                    points: vec![[0.0, 0.0], [60.0, 0.75]],
+                    period: Some(3600.0),
+                },
+                contraction: 0.6,
+            },
+        },
+    ];
     level
 }
 

@@ -281,3 +281,43 @@ fn hydrograph_points_are_checked() {
         "sources[2].kind.points",
     );
 }
+
+#[test]
+fn structures_are_checked() {
+    use spillway::level::{Schedule, StructureKind};
+    let set = |kind: StructureKind| move |l: &mut Level| l.structures[0].kind = kind;
+    let culvert = |from: [f32; 2], diameter: f32| StructureKind::Culvert {
+        from,
+        to: [2.0, 2.0],
+        diameter,
+        length: 5.0,
+        roughness: 0.013,
+    };
+    assert_eq!(field_after(set(culvert([1.0, 1.0], 0.5))), None);
+    assert_field(set(culvert([-1.0, 1.0], 0.5)), "structures[0].kind.from");
+    assert_field(set(culvert([f32::NAN, 1.0], 0.5)), "structures[0].kind.from");
+    assert_field(set(culvert([2.0, 2.0], 0.5)), "structures[0].kind.to");
+    assert_field(set(culvert([1.0, 1.0], 0.0)), "structures[0].kind.diameter");
+    assert_field(
+        set(StructureKind::Weir {
+            from: [1.0, 0.0],
+            to: [1.0, 2.0],
+            crest: f32::INFINITY,
+            coefficient: 0.9,
+        }),
+        "structures[0].kind.crest",
+    );
+    assert_field(
+        set(StructureKind::SluiceGate {
+            from: [1.0, 0.0],
+            to: [1.0, 2.0],
+            sill: 0.0,
+            opening: Schedule {
+                points: vec![[0.0, -0.5]],
+                period: None,
+            },
+            contraction: 0.611,
+        }),
+        "structures[0].kind.opening.points[0]",
+    );
+}
