@@ -74,6 +74,7 @@ pub fn total_inflow(level: &Level) -> Option<Discharge> {
         .iter()
         .filter_map(|b| match b.kind {
             BoundaryKind::Inflow { m3_per_s } => Some(m3_per_s),
+            BoundaryKind::Hydrograph(ref s) => Some(s.max()),
             _ => None,
         })
         .sum();

@@ -13,11 +13,15 @@
 @group(0) @binding(5) var<storage, read> qy: array<f32>;
 @group(0) @binding(6) var<storage, read_write> cells: array<EdgeCell>;
 @group(0) @binding(7) var<storage, read_write> ledger: array<vec4<f32>>;
+// The patch table, for the schedules of tides and inflow hydrographs (schedule.wgsl, which the
+// runtime prepends).
+@group(0) @binding(8) var<storage, read> patches: array<u32>;
 
 struct EdgeCell {
-    // 0 wall, 1 open, 2 fixed level, 3 inflow
+    // 0 wall, 1 open, 2 fixed level, 3 inflow; + SCHEDULED where the value follows a schedule
     kind: u32,
-    // fixed surface height, or inflow per cell (m³/s)
+    // fixed surface height, or inflow per cell (m³/s); with SCHEDULED, the bits of the word
+    // offset of its schedule in the patch table
     value: f32,
     ghost: f32,
     // 1: start the ghost at the current surface (set by the CPU when the condition changed)
@@ -76,6 +80,7 @@ fn outfall(e: u32, k: u32, c: u32, dh: u32, qxh: u32, qyh: u32, min_froude: f32)
 }
 
 const MAX_OUTFALL_RATIO: f32 = 2.0;
+const SCHEDULED: u32 = 0x100u;
 const OPEN_FROUDE: f32 = 0.1;
 
 @compute @workgroup_size(256)
@@ -91,25 +96,30 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = loc.z;
     let s = inward(e);
     let cell = cells[p];
+    let kind = cell.kind & 0xffu;
+    var value = cell.value;
+    if ((cell.kind & SCHEDULED) != 0u) {
+        value = scheduled(bitcast<u32>(cell.value));
+    }
     var face = 0.0;
     var out = -1.0;
-    if (cell.kind == 1u || cell.kind == 2u) {
+    if (kind == 1u || kind == 2u) {
         out = outfall(
             e, loc.y, c, par * grid.half_d, par * grid.half_qx, par * grid.half_qy,
-            select(OPEN_FROUDE, 1.0, cell.kind == 2u)
+            select(OPEN_FROUDE, 1.0, kind == 2u)
         );
     }
     if (out >= 0.0) {
         face = -s * out;
-    } else if (cell.kind == 3u) {
-        face = s * cell.value;
-    } else if (cell.kind == 1u || cell.kind == 2u) {
+    } else if (kind == 3u) {
+        face = s * value;
+    } else if (kind == 1u || kind == 2u) {
         let b = terrain[c];
         let d = depth[par * grid.half_d + c];
         let h_in = b + d;
         var h_out = max(cell.ghost, b);
-        if (cell.kind == 2u) {
-            h_out = max(cell.value, b);
+        if (kind == 2u) {
+            h_out = max(value, b);
         }
         var hl = h_in;
         var hr = h_out;
@@ -129,7 +139,7 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
             n2 = n * n;
         }
         let accel = sc.g_dt * a * (hl - hr);
-        if (cell.kind == 1u) {
+        if (kind == 1u) {
             // The face to the outside world has no bed (sim::boundary).
             face = q + accel;
         } else {

@@ -295,7 +295,10 @@ fn structures_are_checked() {
     };
     assert_eq!(field_after(set(culvert([1.0, 1.0], 0.5))), None);
     assert_field(set(culvert([-1.0, 1.0], 0.5)), "structures[0].kind.from");
-    assert_field(set(culvert([f32::NAN, 1.0], 0.5)), "structures[0].kind.from");
+    assert_field(
+        set(culvert([f32::NAN, 1.0], 0.5)),
+        "structures[0].kind.from",
+    );
     assert_field(set(culvert([2.0, 2.0], 0.5)), "structures[0].kind.to");
     assert_field(set(culvert([1.0, 1.0], 0.0)), "structures[0].kind.diameter");
     assert_field(

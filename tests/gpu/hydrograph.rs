@@ -68,3 +68,32 @@ fn a_source_started_by_name_runs_from_the_next_step_on_both_solvers() {
     );
     assert!(!level.set_running("no such source", true));
 }
+
+#[test]
+fn the_gpu_follows_edge_hydrographs_and_tides_as_the_cpu_does() {
+    use spillway_tests::tidal_channel;
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        let level = tidal_channel(solver);
+        let steps = 2000; // 100 s
+        let cpu = run_cpu(&level, steps);
+        let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+        gpu.step_n(steps, level.params.dt).expect("steps");
+        let (g, c) = (gpu.stats().expect("stats"), cpu.stats());
+        let (depth, _) = max_diff(&gpu.read_depth().unwrap(), cpu.depth());
+        println!(
+            "{solver:?}: inflow GPU {:.4} CPU {:.4} m³, outflow GPU {:.4} CPU {:.4} m³, depth {depth:.2e} m",
+            g.inflow, c.inflow, g.outflow, c.outflow
+        );
+        assert!((g.inflow - c.inflow).abs() < 1e-3 * c.inflow, "{solver:?}");
+        assert!(
+            (g.outflow - c.outflow).abs() < 1e-2 * c.outflow,
+            "{solver:?}"
+        );
+        assert!(
+            g.balance_error.abs() < 1e-5,
+            "{solver:?}: {}",
+            g.balance_error
+        );
+        assert!(depth < 1e-2, "{solver:?}: {depth}");
+    }
+}

@@ -37,3 +37,55 @@ fn a_flood_hydrograph_adds_the_area_under_its_curve() {
         );
     }
 }
+
+#[test]
+fn edges_follow_an_inflow_hydrograph_and_a_tide() {
+    use spillway::level::{Boundary, BoundaryKind};
+    use spillway_tests::tidal_channel;
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        // The inflow alone (the east edge a wall): the ledger takes in the curve's area.
+        let mut level = tidal_channel(solver);
+        level.boundaries.truncate(1);
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.advance(80.0).unwrap();
+        let s = sim.stats();
+        println!(
+            "{solver:?}: inflow {:.4} m³ (curve 240), balance {:.1e}",
+            s.inflow, s.balance_error
+        );
+        assert!((s.inflow - 240.0).abs() < 240.0 * 1e-3, "{}", s.inflow);
+        assert!(s.balance_error.abs() < 1e-6);
+
+        // The tide alone: the water at the east edge rises and falls with it.
+        let mut level = tidal_channel(solver);
+        level.boundaries.remove(0);
+        let tide = match &level.boundaries[0] {
+            Boundary {
+                kind: BoundaryKind::Tide(t),
+                ..
+            } => t.clone(),
+            _ => unreachable!(),
+        };
+        let mut sim = Simulation::new(&level).unwrap();
+        let nx = level.nx();
+        let mut worst = 0.0f32;
+        for k in 1..=24 {
+            sim.advance(10.0).unwrap();
+            let t = 10.0 * k as f64;
+            let edge: f32 = (0..level.ny())
+                .map(|j| sim.depth()[j * nx + nx - 1])
+                .sum::<f32>()
+                / level.ny() as f32;
+            worst = worst.max((edge - tide.at(t)).abs());
+        }
+        let s = sim.stats();
+        println!(
+            "{solver:?}: the east cells follow the tide within {worst:.3} m over two periods, \
+             balance {:.1e}",
+            s.balance_error
+        );
+        // The cells lag the outside by the seconds the water takes to cross the edge.
+        assert!(worst < 0.1, "{solver:?}: {worst}");
+        assert!(s.balance_error.abs() < 1e-6);
+    }
+}

@@ -265,3 +265,35 @@ pub fn structured_valley(solver: SolverKind) -> Level {
     ];
     level
 }
+
+/// A 60 m × 20 m channel of 2 m cells on flat ground under 1 m of water: a flood hydrograph
+/// enters at its west edge (0 → 8 m³/s at 30 s → 0 at 60 s) and a tide of ±0.5 m about 1 m
+/// with a 120 s period holds its east edge.
+pub fn tidal_channel(solver: SolverKind) -> Level {
+    use spillway::level::Schedule;
+    let mut level = Level::flat(30, 10, 2.0, 0.0);
+    level.water = Grid::filled(30, 10, 1.0);
+    level.params.solver = solver;
+    level.params.dt = 0.05;
+    level.boundaries = vec![
+        Boundary {
+            edge: Edge::West,
+            start: 0,
+            end: 10,
+            kind: BoundaryKind::Hydrograph(Schedule {
+                points: vec![[0.0, 0.0], [30.0, 8.0], [60.0, 0.0]],
+                period: None,
+            }),
+        },
+        Boundary {
+            edge: Edge::East,
+            start: 0,
+            end: 10,
+            kind: BoundaryKind::Tide(Schedule {
+                points: vec![[0.0, 1.0], [30.0, 1.5], [90.0, 0.5], [120.0, 1.0]],
+                period: Some(120.0),
+            }),
+        },
+    ];
+    level
+}

@@ -146,7 +146,7 @@ pub(super) fn kind_fields(
     });
     ui.end_row();
     if v.mode == Mode::Hydrograph {
-        schedule_fields(ui, busy, &mut v.schedule);
+        schedule_fields(ui, busy, &mut v.schedule, &RATE);
         return;
     }
     if v.mode == Mode::Level {
@@ -182,8 +182,44 @@ pub(super) fn kind_fields(
     ui.end_row();
 }
 
-/// The points of a hydrograph (time, rate), with add and remove, a repeat period and a plot.
-fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule) {
+/// What a schedule's values are, for its editor.
+pub(crate) struct ScheduleUnit {
+    /// Suffix of the values.
+    pub suffix: &'static str,
+    /// Least value.
+    pub min: f32,
+    /// What a value means, for its tooltip.
+    pub tip: &'static str,
+    /// The plot's id.
+    pub plot: &'static str,
+}
+
+/// A schedule of rates (hydrographs of sources, sinks and inflow edges).
+pub(crate) const RATE: ScheduleUnit = ScheduleUnit {
+    suffix: " m³/s",
+    min: 0.0,
+    tip: "Rate at that time",
+    plot: "hydrograph",
+};
+
+/// A schedule of surface heights (tides).
+pub(crate) const SURFACE: ScheduleUnit = ScheduleUnit {
+    suffix: " m",
+    min: -1.0e6,
+    tip: "Surface height at that time",
+    plot: "tide",
+};
+
+/// A schedule of gate openings.
+pub(crate) const OPENING: ScheduleUnit = ScheduleUnit {
+    suffix: " m",
+    min: 0.0,
+    tip: "Opening above the sill at that time",
+    plot: "opening",
+};
+
+/// The points of a schedule (time, value), with add and remove, a repeat period and a plot.
+pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, unit: &ScheduleUnit) {
     ui.label("Points");
     let mut remove = None;
     ui.vertical(|ui| {
@@ -202,13 +238,13 @@ fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule) {
                 busy.track(
                     ui.add(
                         DragValue::new(&mut p[1])
-                            .range(0.0..=1.0e6)
+                            .range(unit.min..=1.0e6)
                             .max_decimals(2)
                             .speed(0.1)
-                            .suffix(" m³/s"),
+                            .suffix(unit.suffix),
                     ),
                 )
-                .on_hover_text("Rate at that time");
+                .on_hover_text(unit.tip);
                 if n > 1
                     && busy
                         .track(ui.small_button("-"))
@@ -221,7 +257,7 @@ fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule) {
         }
         if busy
             .track(ui.small_button("Add point"))
-            .on_hover_text("A point a minute after the last, at its rate")
+            .on_hover_text("A point a minute after the last, at its value")
             .clicked()
         {
             let last = s.points.last().copied().unwrap_or([0.0, 1.0]);
@@ -266,13 +302,13 @@ fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule) {
             [t, s.at(t) as f64]
         })
         .collect();
-    Plot::new("hydrograph")
+    Plot::new(unit.plot)
         .height(90.0)
         .width(160.0)
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
         .x_axis_label("t (s)")
-        .show(ui, |plot| plot.line(Line::new("m³/s", curve)));
+        .show(ui, |plot| plot.line(Line::new(unit.suffix.trim(), curve)));
     ui.end_row();
 }

@@ -34,13 +34,16 @@ const CIRCLE_POINTS: usize = 48;
 /// Most points along one side of a box outline or one edge segment.
 const MAX_SIDE_POINTS: usize = 256;
 
-/// The colour of a boundary kind: wall grey, open blue, fixed level cyan, inflow green.
+/// The colour of a boundary kind: wall grey, open blue, fixed level cyan, inflow green, tide
+/// violet, inflow hydrograph yellow-green.
 pub fn boundary_colour(kind: &BoundaryKind) -> Color32 {
     match kind {
         BoundaryKind::Wall => Color32::from_rgb(170, 170, 170),
         BoundaryKind::Open => Color32::from_rgb(60, 110, 255),
         BoundaryKind::FixedLevel { .. } => Color32::from_rgb(0, 220, 230),
         BoundaryKind::Inflow { .. } => Color32::from_rgb(60, 210, 80),
+        BoundaryKind::Tide(_) => Color32::from_rgb(150, 120, 255),
+        BoundaryKind::Hydrograph(_) => Color32::from_rgb(190, 230, 60),
     }
 }
 

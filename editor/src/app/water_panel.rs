@@ -5,7 +5,7 @@
 
 use egui::{DragValue, Response, Ui};
 use spillway::Level;
-use spillway::level::{BoundaryKind, Shape};
+use spillway::level::{BoundaryKind, Schedule, Shape};
 
 use super::EditorApp;
 use super::actions::Action;
@@ -22,11 +22,11 @@ use crate::tools::placement::{
 
 /// Whether any field the user is holding or typing into changed this frame.
 #[derive(Default)]
-pub(super) struct Busy(bool);
+pub(crate) struct Busy(pub(crate) bool);
 
 impl Busy {
     /// Notes whether `r` is being dragged or edited, and passes it on.
-    pub(super) fn track(&mut self, r: Response) -> Response {
+    pub(crate) fn track(&mut self, r: Response) -> Response {
         if r.dragged() || r.has_focus() || r.is_pointer_button_down_on() {
             self.0 = true;
         }
@@ -303,6 +303,27 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
             },
             "A fixed discharge into the level, spread along the painted cells",
         ),
+        (
+            match kind {
+                BoundaryKind::Tide(s) => BoundaryKind::Tide(s.clone()),
+                _ => BoundaryKind::Tide(Schedule {
+                    points: vec![[0.0, 0.0], [21_600.0, 2.0], [43_200.0, 0.0]],
+                    period: Some(43_200.0),
+                }),
+            },
+            "The water outside rises and falls over time (a tide, a river rising downstream)",
+        ),
+        (
+            match kind {
+                BoundaryKind::Hydrograph(s) => BoundaryKind::Hydrograph(s.clone()),
+                _ => BoundaryKind::Hydrograph(Schedule {
+                    points: vec![[0.0, 0.0], [600.0, 50.0], [1800.0, 0.0]],
+                    period: None,
+                }),
+            },
+            "A discharge into the level that follows simulated time (a flood arriving from \
+             upstream), spread along the painted cells",
+        ),
     ];
     ui.label("Paint");
     for (option, tip) in options {
@@ -320,6 +341,7 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
             }
         });
     }
+    let tide = matches!(kind, BoundaryKind::Tide(_));
     match kind {
         BoundaryKind::FixedLevel { surface } => {
             ui.horizontal(|ui| {
@@ -332,6 +354,18 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
                 )
                 .on_hover_text("Surface height of the water outside the edge");
             });
+        }
+        BoundaryKind::Tide(s) | BoundaryKind::Hydrograph(s) => {
+            let unit = if tide {
+                &super::source_kind::SURFACE
+            } else {
+                &super::source_kind::RATE
+            };
+            egui::Grid::new("edge schedule")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    super::source_kind::schedule_fields(ui, &mut Busy(false), s, unit);
+                });
         }
         BoundaryKind::Inflow { m3_per_s } => {
             ui.horizontal(|ui| {
@@ -371,6 +405,8 @@ fn kind_text(kind: &BoundaryKind) -> String {
     match kind {
         BoundaryKind::FixedLevel { surface } => format!("fixed level {surface:.2} m"),
         BoundaryKind::Inflow { m3_per_s } => format!("inflow {m3_per_s:.1} m³/s"),
+        BoundaryKind::Tide(s) => format!("tide, {} points", s.points.len()),
+        BoundaryKind::Hydrograph(s) => format!("inflow hydrograph, peak {:.1} m³/s", s.max()),
         other => kind_name(other).to_lowercase(),
     }
 }

@@ -19,6 +19,8 @@ pub fn kind_name(kind: &BoundaryKind) -> &'static str {
         BoundaryKind::Open => "Open",
         BoundaryKind::FixedLevel { .. } => "Fixed level",
         BoundaryKind::Inflow { .. } => "Inflow",
+        BoundaryKind::Tide(_) => "Tide",
+        BoundaryKind::Hydrograph(_) => "Inflow hydrograph",
     }
 }
 

@@ -28,12 +28,19 @@ pub(crate) struct EdgeCell {
     pub reset: u32,
 }
 
-fn condition(kind: &BoundaryKind, cells_in_segment: usize) -> (u32, f32) {
+/// Flag on `EdgeCell::kind`: the value is the word offset of a schedule in the patch table.
+pub(crate) const SCHEDULED: u32 = 0x100;
+
+/// The kind and value of a segment's cells; `schedule` is the offset of its schedule in the
+/// patch table for a scheduled segment.
+fn condition(kind: &BoundaryKind, cells_in_segment: usize, schedule: u32) -> (u32, f32) {
     match kind {
         BoundaryKind::Wall => (0, 0.0),
         BoundaryKind::Open => (1, 0.0),
         BoundaryKind::FixedLevel { surface } => (2, *surface),
         BoundaryKind::Inflow { m3_per_s } => (3, *m3_per_s / cells_in_segment as f32),
+        BoundaryKind::Tide(_) => (2 | SCHEDULED, f32::from_bits(schedule)),
+        BoundaryKind::Hydrograph(_) => (3 | SCHEDULED, f32::from_bits(schedule)),
     }
 }
 
@@ -47,11 +54,17 @@ fn edge_index(e: Edge) -> usize {
 }
 
 /// The conditions of every perimeter cell (West, East, North, South) of `level`, with `default`
-/// for cells no segment covers; ghosts are left at zero.
-pub(crate) fn conditions(level: &Level, default: &BoundaryKind) -> Vec<EdgeCell> {
+/// for cells no segment covers; ghosts are left at zero. `schedules` holds the patch table
+/// offsets of the scheduled segments' schedules, in order ([`super::forcing::PatchTable`]).
+pub(crate) fn conditions(
+    level: &Level,
+    default: &BoundaryKind,
+    schedules: &[u32],
+) -> Vec<EdgeCell> {
     let (nx, ny) = (level.nx(), level.ny());
     let lens = [ny, ny, nx, nx];
-    let (dk, dv) = condition(default, 1);
+    let (dk, dv) = condition(default, 1, 0);
+    let mut scheduled = schedules.iter();
     let mut cells: [Vec<EdgeCell>; 4] = lens.map(|n| {
         vec![
             EdgeCell {
@@ -66,7 +79,13 @@ pub(crate) fn conditions(level: &Level, default: &BoundaryKind) -> Vec<EdgeCell>
         let e = edge_index(b.edge);
         let end = (b.end as usize).min(lens[e]);
         let start = (b.start as usize).min(end);
-        let (kind, value) = condition(&b.kind, end - start);
+        let at = match b.kind {
+            BoundaryKind::Tide(_) | BoundaryKind::Hydrograph(_) => {
+                scheduled.next().copied().unwrap_or(0)
+            }
+            _ => 0,
+        };
+        let (kind, value) = condition(&b.kind, end - start, at);
         for cell in &mut cells[e][start..end] {
             cell.kind = kind;
             cell.value = value;
@@ -98,11 +117,12 @@ impl EdgePass {
     /// Compiles the pass for `config` and binds it to `bufs`.
     pub fn new(device: &wgpu::Device, config: &Config, bufs: &Buffers) -> Result<Self, GpuError> {
         let (r, rw) = (Bind::Read, Bind::ReadWrite);
-        let binds = [Bind::Uniform, rw, r, r, r, r, rw, rw];
+        let binds = [Bind::Uniform, rw, r, r, r, r, rw, rw, r];
+        let source = format!("{}{SOURCE}", super::forcing::SCHEDULE);
         let kernel = Kernel::new(
             device,
             "edges",
-            SOURCE,
+            &source,
             config,
             &binds,
             &["accelerate", "finish", "reset_ghosts"],
@@ -117,6 +137,7 @@ impl EdgePass {
             "edges",
             &[
                 &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.edges, &b.ledger,
+                &b.patches,
             ],
         )
     }

@@ -199,8 +199,14 @@ impl GpuSimulation {
     /// the simulation).
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), GpuError> {
         self.check_size(level)?;
-        let (table, count, structures) = patch_table(level, self.time_base);
-        let bytes: &[u8] = bytemuck::cast_slice(&table);
+        self.upload_table(level)?;
+        self.check_device()
+    }
+
+    /// Builds and uploads the patch table of `level` with the stored edge segments' schedules.
+    fn upload_table(&mut self, level: &Level) -> Result<(), GpuError> {
+        let table = patch_table(level, &self.boundaries, self.time_base);
+        let bytes: &[u8] = bytemuck::cast_slice(&table.words);
         if bytes.len() as u64 <= self.bufs.patches.size() {
             self.ctx.queue.write_buffer(&self.bufs.patches, 0, bytes);
         } else {
@@ -210,14 +216,15 @@ impl GpuSimulation {
             })?;
             self.passes.rebind(&device, &self.bufs);
         }
-        self.grid.patch_count = count;
-        self.grid.structures = structures;
+        self.grid.patch_count = table.patches;
+        self.grid.structures = table.structures;
         self.ctx
             .queue
             .write_buffer(&self.bufs.grid, 0, bytemuck::bytes_of(&self.grid));
-        self.plan.forcing = count > 0;
-        self.plan.structures = structures > 0;
-        self.check_device()
+        self.plan.forcing = table.patches > 0;
+        self.plan.structures = table.structures > 0;
+        self.edge_schedules = table.edges;
+        Ok(())
     }
 
     /// Takes the edge segments of `level` (same size as the simulation). Cells whose condition
@@ -225,6 +232,7 @@ impl GpuSimulation {
     pub fn set_boundaries(&mut self, level: &Level) -> Result<(), GpuError> {
         self.check_size(level)?;
         self.boundaries = level.boundaries.clone();
+        self.upload_table(level)?;
         self.apply_conditions()
     }
 
@@ -247,7 +255,7 @@ impl GpuSimulation {
             boundaries: self.boundaries.clone(),
             ..Level::flat(self.nx, self.ny, self.dx, 0.0)
         };
-        let new = conditions(&shape, &self.params.default_boundary);
+        let new = conditions(&shape, &self.params.default_boundary, &self.edge_schedules);
         let changed =
             |a: &EdgeCell, b: &EdgeCell| a.kind != b.kind || a.value.to_bits() != b.value.to_bits();
         let mut p = 0;

@@ -16,12 +16,28 @@ pub(crate) const SCHEDULE: &str = include_str!("../../shaders/schedule.wgsl");
 /// Words of a patch header in the patch table.
 const HEADER: usize = 8;
 
+/// The patch table: the schedules, cells and parameters of what the passes evaluate each
+/// sub-step.
+pub(crate) struct PatchTable {
+    /// The words.
+    pub words: Vec<u32>,
+    /// Number of sources and sinks (their headers come first).
+    pub patches: u32,
+    /// Word offset of the structures (0: none; see [`super::structures::append`]).
+    pub structures: u32,
+    /// Word offset of the schedule of each scheduled edge segment, in the boundaries' order.
+    pub edges: Vec<u32>,
+}
+
 /// The patch table of the enabled sources (first) and sinks of `level`: the CPU solver's
-/// patches (`sim::forcing::patches`, so both solvers rasterise and order them alike), their
-/// number, and the word offset of the level's structures after them (0: none; see
-/// [`super::structures::append`]). A scheduled patch's header points (word 7) at its schedule
-/// ([`push_schedule`]).
-pub(crate) fn patch_table(level: &Level, time_base: f64) -> (Vec<u32>, u32, u32) {
+/// patches (`sim::forcing::patches`, so both solvers rasterise and order them alike), then the
+/// level's structures, then the schedules of the scheduled segments among `boundaries`. A
+/// scheduled patch's header points (word 7) at its schedule ([`push_schedule`]).
+pub(crate) fn patch_table(
+    level: &Level,
+    boundaries: &[crate::level::Boundary],
+    time_base: f64,
+) -> PatchTable {
     let patches = patches(level);
     let mut table = vec![0u32; patches.len() * HEADER];
     for (p, patch) in patches.iter().enumerate() {
@@ -43,7 +59,16 @@ pub(crate) fn patch_table(level: &Level, time_base: f64) -> (Vec<u32>, u32, u32)
         }
     }
     let structures = super::structures::append(&mut table, level, time_base);
-    (table, patches.len() as u32, structures)
+    let edges = crate::sim::boundary::edge_schedules(boundaries, level.nx(), level.ny())
+        .iter()
+        .map(|s| push_schedule(&mut table, &s.schedule, time_base))
+        .collect();
+    PatchTable {
+        words: table,
+        patches: patches.len() as u32,
+        structures,
+        edges,
+    }
 }
 
 /// Appends schedule `s` to `table` and returns its word offset: point count, period (0: none),

@@ -35,6 +35,8 @@ pub struct GpuSimulation {
     pub(crate) dx: f32,
     pub(crate) params: Params,
     pub(crate) boundaries: Vec<Boundary>,
+    /// Patch table offsets of the schedules of the scheduled edge segments, in order.
+    pub(crate) edge_schedules: Vec<u32>,
     pub(crate) bufs: Buffers,
     pub(crate) passes: Passes,
     pub(crate) plan: Plan,
@@ -215,10 +217,11 @@ impl GpuSimulation {
         let params = level.params.clone();
         let rough = crate::sim::roughness_of(level).is_some();
         let config = Config::new(&params, rough, ctx.tile);
-        let (table, patches, structures) = patch_table(level, start.time);
+        let table = patch_table(level, &level.boundaries, start.time);
+        let (patches, structures) = (table.patches, table.structures);
         let mut grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
         grid.structures = structures;
-        let mut cells = conditions(level, &params.default_boundary);
+        let mut cells = conditions(level, &params.default_boundary, &table.edges);
         for (p, c) in cells.iter_mut().enumerate() {
             let cell = perimeter_cell(p, nx, ny);
             c.ghost = match &start.ghost {
@@ -256,7 +259,7 @@ impl GpuSimulation {
                 &grid,
                 control,
                 &cells,
-                &table,
+                &table.words,
                 &params,
             )
         })?;
@@ -267,6 +270,7 @@ impl GpuSimulation {
             ny,
             dx,
             boundaries: level.boundaries.clone(),
+            edge_schedules: table.edges,
             bufs,
             passes,
             plan,

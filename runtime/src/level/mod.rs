@@ -432,6 +432,12 @@ pub enum BoundaryKind {
         /// Cubic metres per second through the whole segment.
         m3_per_s: f32,
     },
+    /// A fixed level that follows simulated time (a tide, a river rising downstream): the
+    /// schedule's values are outside surface heights, metres.
+    Tide(Schedule),
+    /// An inflow that follows simulated time (a flood hydrograph arriving from upstream): the
+    /// schedule's values are cubic metres per second through the whole segment.
+    Hydrograph(Schedule),
 }
 
 /// A boundary condition on cells `start..end` along one edge.

@@ -317,7 +317,17 @@ fn rate(field: &str, v: f32) -> Check {
 
 /// A schedule of rates: 1 to `Schedule::MAX_POINTS` points, times finite, ≥ 0 and rising,
 /// values finite and ≥ 0, a period finite and > 0.
+/// Checks a schedule of rates or openings (values ≥ 0).
 pub(crate) fn check_schedule(at: &str, s: &crate::level::Schedule) -> Check {
+    check_points(at, s, rate)
+}
+
+/// Checks a schedule of surface heights (any finite values).
+fn check_level_schedule(at: &str, s: &crate::level::Schedule) -> Check {
+    check_points(at, s, finite)
+}
+
+fn check_points(at: &str, s: &crate::level::Schedule, value: fn(&str, f32) -> Check) -> Check {
     let n = s.points.len();
     if n == 0 || n > crate::level::Schedule::MAX_POINTS {
         return Err(ValidationError::new(
@@ -332,7 +342,7 @@ pub(crate) fn check_schedule(at: &str, s: &crate::level::Schedule) -> Check {
     for (i, &[t, v]) in s.points.iter().enumerate() {
         let here = format!("{at}.points[{i}]");
         finite(&here, t)?;
-        rate(&here, v)?;
+        value(&here, v)?;
         if t < 0.0 || t <= last {
             return Err(ValidationError::new(
                 &here,
@@ -353,10 +363,12 @@ pub(crate) fn check_schedule(at: &str, s: &crate::level::Schedule) -> Check {
 }
 
 fn check_boundary_kind(at: &str, kind: &BoundaryKind) -> Check {
-    match *kind {
+    match kind {
         BoundaryKind::Wall | BoundaryKind::Open => Ok(()),
-        BoundaryKind::FixedLevel { surface } => finite(&format!("{at}.surface"), surface),
-        BoundaryKind::Inflow { m3_per_s } => rate(&format!("{at}.m3_per_s"), m3_per_s),
+        BoundaryKind::FixedLevel { surface } => finite(&format!("{at}.surface"), *surface),
+        BoundaryKind::Inflow { m3_per_s } => rate(&format!("{at}.m3_per_s"), *m3_per_s),
+        BoundaryKind::Tide(s) => check_level_schedule(at, s),
+        BoundaryKind::Hydrograph(s) => check_schedule(at, s),
     }
 }
 

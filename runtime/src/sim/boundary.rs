@@ -18,7 +18,7 @@
 //! water arrives supercritical (Froude ≥ 1) no downstream level can hold it, and the edge lets
 //! it out like an open one.
 
-use crate::level::{BoundaryKind, CrossSection, Edge, Level};
+use crate::level::{Boundary, BoundaryKind, CrossSection, Edge, Level};
 
 use super::friction::BedFriction;
 use super::kernel::PassGrid;
@@ -49,6 +49,8 @@ pub(crate) struct Edges {
     pub q: [Vec<f32>; 4],
     /// Accelerated, unlimited border discharges for the step under way.
     pub faces: [Vec<f32>; 4],
+    /// Segments that follow a schedule.
+    pub schedules: Vec<EdgeSchedule>,
 }
 
 /// The edge cell `k` of `edge` as a grid cell index.
@@ -124,7 +126,48 @@ fn condition(kind: &BoundaryKind, cells_in_segment: usize) -> EdgeCell {
         BoundaryKind::Open => EdgeCell::Open,
         BoundaryKind::FixedLevel { surface } => EdgeCell::Fixed(*surface),
         BoundaryKind::Inflow { m3_per_s } => EdgeCell::Inflow(*m3_per_s / cells_in_segment as f32),
+        BoundaryKind::Tide(s) => EdgeCell::Fixed(s.at(0.0)),
+        BoundaryKind::Hydrograph(s) => EdgeCell::Inflow(s.at(0.0) / cells_in_segment as f32),
     }
+}
+
+/// A segment whose condition follows a schedule: edge, cells, and whether it is a tide (else
+/// an inflow, its schedule already divided among the cells).
+#[derive(Clone, Debug)]
+pub(crate) struct EdgeSchedule {
+    pub edge: usize,
+    pub cells: std::ops::Range<usize>,
+    pub tide: bool,
+    pub schedule: crate::level::Schedule,
+}
+
+/// The scheduled segments among `boundaries` of an `nx × ny` level, in their order; an
+/// inflow's values are per cell.
+pub(crate) fn edge_schedules(boundaries: &[Boundary], nx: usize, ny: usize) -> Vec<EdgeSchedule> {
+    let lens = [ny, ny, nx, nx];
+    boundaries
+        .iter()
+        .filter_map(|b| {
+            let e = edge_index(b.edge);
+            let end = (b.end as usize).min(lens[e]);
+            let start = (b.start as usize).min(end);
+            let (tide, mut schedule) = match &b.kind {
+                BoundaryKind::Tide(s) => (true, s.clone()),
+                BoundaryKind::Hydrograph(s) => (false, s.clone()),
+                _ => return None,
+            };
+            if !tide {
+                let n = (end - start).max(1) as f32;
+                schedule.points.iter_mut().for_each(|p| p[1] /= n);
+            }
+            Some(EdgeSchedule {
+                edge: e,
+                cells: start..end,
+                tide,
+                schedule,
+            })
+        })
+        .collect()
 }
 
 impl Edges {
@@ -162,6 +205,20 @@ impl Edges {
             ghost,
             q: lens.map(|n| vec![0.0; n]),
             faces: lens.map(|n| vec![0.0; n]),
+            schedules: edge_schedules(&level.boundaries, nx, ny),
+        }
+    }
+
+    /// Sets the scheduled segments' levels and inflows to their values at simulated `time`.
+    pub fn follow(&mut self, time: f64) {
+        for s in &self.schedules {
+            let v = s.schedule.at(time);
+            let c = if s.tide {
+                EdgeCell::Fixed(v)
+            } else {
+                EdgeCell::Inflow(v)
+            };
+            self.cells[s.edge][s.cells.clone()].fill(c);
         }
     }
 

@@ -9,7 +9,7 @@
 
 mod advect;
 pub mod blocking;
-mod boundary;
+pub(crate) mod boundary;
 mod displace;
 pub(crate) mod forcing;
 pub(crate) mod friction;

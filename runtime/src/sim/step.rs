@@ -8,6 +8,7 @@ use super::{Simulation, StepError, forcing, friction, pipes, swe};
 
 impl Simulation {
     pub(super) fn substep(&mut self, dt: f32) -> Result<(), StepError> {
+        self.edges.follow(self.time);
         let p = &self.params;
         let rain = p.rain_mm_per_hour / 1000.0 / 3600.0;
         let (added, removed) = forcing::apply(
