@@ -19,5 +19,6 @@ mod preview;
 mod preview_bodies;
 mod sculpt;
 mod snapshots;
+mod structures;
 mod timeline;
 mod water;

@@ -15,6 +15,7 @@ use crate::tools::gauge::{hit_gauge, new_gauge};
 use crate::tools::leaks::Leak;
 use crate::tools::placement::{PlacementDrag, Selection, hit};
 use crate::tools::spill::{Spill, spill};
+use crate::tools::structure::{StructureChoice, hit_structure, new_structure};
 use spillway_render::math::Vec3;
 
 /// The largest level (cells) checked for leaks whenever the water starts; larger ones are
@@ -32,6 +33,8 @@ pub(crate) enum Gesture {
     Gate([f32; 2], [f32; 2]),
     /// Placing a gauge: where the press was and where the pointer is now.
     Gauge([f32; 2], [f32; 2]),
+    /// Placing a structure: where the press was and where the pointer is now.
+    Structure([f32; 2], [f32; 2]),
 }
 
 /// The water authoring state between frames.
@@ -42,6 +45,10 @@ pub(crate) struct Authoring {
     pub gate: Option<usize>,
     /// The selected gauge.
     pub gauge: Option<usize>,
+    /// The selected structure.
+    pub structure: Option<usize>,
+    /// What the Structure tool places.
+    pub structure_choice: StructureChoice,
     /// The gesture in progress.
     pub gesture: Option<Gesture>,
     /// What the Boundary tool paints.
@@ -65,6 +72,8 @@ impl Default for Authoring {
             selection: None,
             gate: None,
             gauge: None,
+            structure: None,
+            structure_choice: StructureChoice::default(),
             gesture: None,
             boundary_kind: BoundaryKind::Wall,
             fill: FillLevel::default(),
@@ -130,7 +139,9 @@ impl Authoring {
                     stroke.drag_to(document, p.x, p.y);
                 }
             }
-            Some(Gesture::Gate(_, now)) | Some(Gesture::Gauge(_, now)) => {
+            Some(Gesture::Gate(_, now))
+            | Some(Gesture::Gauge(_, now))
+            | Some(Gesture::Structure(_, now)) => {
                 if let Some(p) = pointer.hover {
                     *now = [p.x, p.y];
                 }
@@ -162,6 +173,25 @@ impl Authoring {
                     after.gauges.push(gauge);
                     self.gauge = Some(after.gauges.len() - 1);
                     document.execute(Box::new(EditFeatures::new("Add gauge", before, after)));
+                }
+                Some(Gesture::Structure(a, b)) => {
+                    let choice = self.structure_choice;
+                    notice = Some(match new_structure(document.level(), choice, a, b) {
+                        Some(structure) => {
+                            let added = format!("Added {}", structure.name);
+                            let before = Features::of(document.level());
+                            let mut after = before.clone();
+                            after.structures.push(structure);
+                            self.structure = Some(after.structures.len() - 1);
+                            let label = format!("Add {}", choice.name().to_lowercase());
+                            document.execute(Box::new(EditFeatures::new(label, before, after)));
+                            added
+                        }
+                        None => format!(
+                            "Drag further to place a {}: a line at least a cell long",
+                            choice.name().to_lowercase()
+                        ),
+                    });
                 }
                 None => {}
             }
@@ -210,6 +240,13 @@ impl Authoring {
                 self.gauge = hit_gauge(document.level(), p.x, p.y);
                 if self.gauge.is_none() {
                     self.gesture = Some(Gesture::Gauge([p.x, p.y], [p.x, p.y]));
+                }
+                None
+            }
+            Tool::Structure => {
+                self.structure = hit_structure(document.level(), p.x, p.y);
+                if self.structure.is_none() {
+                    self.gesture = Some(Gesture::Structure([p.x, p.y], [p.x, p.y]));
                 }
                 None
             }
@@ -275,6 +312,10 @@ impl Authoring {
             Tool::Gate => {
                 "drag a box across a valley: a gate   click: select   Delete: remove".into()
             }
+            Tool::Structure => format!(
+                "drag: a {}   click one: select   Delete: remove",
+                self.structure_choice.name().to_lowercase()
+            ),
             Tool::Gauge => "click: a stage gauge   drag across a channel: a discharge line   \
                             click one: select   Delete: remove"
                 .into(),
@@ -296,10 +337,31 @@ impl Authoring {
         match self.gesture.take() {
             Some(Gesture::Place(drag)) => drag.cancel(document),
             Some(Gesture::Edge(stroke)) => stroke.cancel(document),
-            Some(Gesture::Gate(..)) | Some(Gesture::Gauge(..)) => {}
+            Some(Gesture::Gate(..)) | Some(Gesture::Gauge(..)) | Some(Gesture::Structure(..)) => {}
             None => return false,
         }
         true
+    }
+
+    /// Deletes the selected structure as one command. Returns its name if it did.
+    pub fn delete_structure(&mut self, document: &mut Document) -> Option<String> {
+        if self.busy() {
+            return None;
+        }
+        self.commit_pending(document);
+        let i = self
+            .structure
+            .take()
+            .filter(|&i| i < document.level().structures.len())?;
+        let before = Features::of(document.level());
+        let mut after = before.clone();
+        let gone = after.structures.remove(i);
+        document.execute(Box::new(EditFeatures::new(
+            "Delete structure",
+            before,
+            after,
+        )));
+        Some(gone.name)
     }
 
     /// Deletes the selected gauge as one command. Returns its name if it did.
@@ -460,6 +522,12 @@ impl EditorApp {
     pub(crate) fn delete_selection(&mut self) {
         if self.sculpt.tool == Tool::Gate && self.authoring.delete_gate(&mut self.document) {
             self.notify("Deleted the gate", false);
+            self.repaint = true;
+        }
+        if self.sculpt.tool == Tool::Structure
+            && let Some(name) = self.authoring.delete_structure(&mut self.document)
+        {
+            self.notify(format!("Deleted {name}"), false);
             self.repaint = true;
         }
         if self.sculpt.tool == Tool::Gauge

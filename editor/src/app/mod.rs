@@ -24,6 +24,8 @@ mod panels;
 mod preview_panel;
 mod shortcuts;
 mod source_kind;
+mod structure_overlay;
+mod structure_panel;
 mod timeline_panel;
 mod viewport_panel;
 mod water_overlay;

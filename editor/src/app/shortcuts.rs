@@ -78,7 +78,7 @@ const DIGITS: [Key; 9] = [
 ];
 
 /// The letter keys of the water tools (none of them flies the camera or frames the view).
-const LETTERS: [(Key, Tool); 9] = [
+const LETTERS: [(Key, Tool); 10] = [
     (Key::I, Tool::Source),
     (Key::O, Tool::Sink),
     (Key::B, Tool::Boundary),
@@ -86,6 +86,7 @@ const LETTERS: [(Key, Tool); 9] = [
     (Key::L, Tool::FillBasin),
     (Key::G, Tool::Gate),
     (Key::U, Tool::Gauge),
+    (Key::H, Tool::Structure),
     (Key::K, Tool::Body),
     (Key::N, Tool::Roughness),
 ];

@@ -254,6 +254,7 @@ impl ViewportPanel {
         water_overlay::draw(&painter, &view, level, tool, app.authoring, self.hover);
         let series = app.preview.gauge_series();
         super::gauge_overlay::draw(&painter, &view, level, tool, app.authoring, series);
+        super::structure_overlay::draw(&painter, &view, level, tool, app.authoring);
         if (tool == Tool::Body || app.bodies.busy())
             && let Some(g) = &app.bodies.gizmo
         {

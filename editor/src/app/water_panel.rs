@@ -43,6 +43,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui, tool: Tool) {
         Tool::Boundary => boundary_settings(app, ui),
         Tool::FillBasin => fill_settings(app, ui),
         Tool::Gate => busy.0 |= super::gate_panel::settings(app, ui),
+        Tool::Structure => busy.0 |= super::structure_panel::settings(app, ui),
         _ => {}
     }
     if !busy.0 {

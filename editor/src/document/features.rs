@@ -3,7 +3,7 @@
 //! simply keeps them before and after the edit.
 
 use spillway::Level;
-use spillway::level::{Boundary, Gate, Gauge, Sink, Source};
+use spillway::level::{Boundary, Gate, Gauge, Sink, Source, Structure};
 
 use super::command::Change;
 use super::edit::{Edit, Part};
@@ -21,6 +21,8 @@ pub struct Features {
     pub gates: Vec<Gate>,
     /// Stage gauges and discharge lines.
     pub gauges: Vec<Gauge>,
+    /// Culverts, weirs and sluice gates.
+    pub structures: Vec<Structure>,
 }
 
 impl Features {
@@ -32,6 +34,7 @@ impl Features {
             boundaries: level.boundaries.clone(),
             gates: level.gates.clone(),
             gauges: level.gauges.clone(),
+            structures: level.structures.clone(),
         }
     }
 }
@@ -49,19 +52,32 @@ impl Part for Features {
         level.boundaries.clone_from(&self.boundaries);
         level.gates.clone_from(&self.gates);
         level.gauges.clone_from(&self.gauges);
+        level.structures.clone_from(&self.structures);
     }
 
     fn bytes(&self) -> usize {
         let names: usize = self.sources.iter().map(|s| s.name.len()).sum::<usize>()
             + self.sinks.iter().map(|s| s.name.len()).sum::<usize>()
             + self.gates.iter().map(|g| g.name.len()).sum::<usize>()
-            + self.gauges.iter().map(|g| g.name.len()).sum::<usize>();
+            + self.gauges.iter().map(|g| g.name.len()).sum::<usize>()
+            + self.structures.iter().map(|g| g.name.len()).sum::<usize>();
         names
             + self.sources.len() * std::mem::size_of::<Source>()
             + self.sinks.len() * std::mem::size_of::<Sink>()
             + self.boundaries.len() * std::mem::size_of::<Boundary>()
             + self.gates.len() * std::mem::size_of::<Gate>()
             + self.gauges.len() * std::mem::size_of::<Gauge>()
+            + self
+                .structures
+                .iter()
+                .map(|s| match &s.kind {
+                    spillway::level::StructureKind::SluiceGate { opening, .. } => {
+                        opening.points.len() * 8
+                    }
+                    _ => 0,
+                })
+                .sum::<usize>()
+            + self.structures.len() * std::mem::size_of::<Structure>()
     }
 }
 

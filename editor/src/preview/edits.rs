@@ -59,6 +59,7 @@ impl Preview {
             || changes.roughness.is_some()
             || old.sources != level.sources
             || old.sinks != level.sinks
+            || old.structures != level.structures
             || old.boundaries != level.boundaries;
         if params_changed {
             failed = sim.set_params(&level.params).err().or(failed);
@@ -66,7 +67,10 @@ impl Preview {
         if changes.roughness.is_some() || (params_changed && level.roughness.is_some()) {
             failed = sim.set_roughness(level).err().or(failed);
         }
-        if old.sources != level.sources || old.sinks != level.sinks {
+        if old.sources != level.sources
+            || old.sinks != level.sinks
+            || old.structures != level.structures
+        {
             failed = sim.set_sources_sinks(level).err().or(failed);
         }
         if old.boundaries != level.boundaries {
@@ -75,6 +79,7 @@ impl Preview {
         old.params = level.params.clone();
         old.sources = level.sources.clone();
         old.sinks = level.sinks.clone();
+        old.structures = level.structures.clone();
         old.boundaries = level.boundaries.clone();
         self.gates_changed |= old.gates != level.gates;
         if let Some(e) = failed {
@@ -98,6 +103,7 @@ impl Preview {
                     || o.sources != level.sources
                     || o.sinks != level.sinks
                     || o.boundaries != level.boundaries
+                    || o.structures != level.structures
                     || o.gates != level.gates
             });
         if !edited {

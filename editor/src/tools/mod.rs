@@ -17,6 +17,7 @@ pub mod roughness;
 pub mod sculpt;
 pub mod spill;
 pub mod stroke;
+pub mod structure;
 pub mod water;
 
 pub use stroke::Stroke;
@@ -57,6 +58,8 @@ pub enum Tool {
     Body,
     /// Places stage gauges (a click) and discharge lines (a drag across a channel).
     Gauge,
+    /// Places culverts, weirs and sluice gates (a drag).
+    Structure,
 }
 
 impl Tool {
@@ -72,13 +75,14 @@ impl Tool {
     ];
 
     /// The water authoring tools, in tool-panel order.
-    pub const WATER: [Tool; 8] = [
+    pub const WATER: [Tool; 9] = [
         Tool::Source,
         Tool::Sink,
         Tool::Boundary,
         Tool::Water,
         Tool::FillBasin,
         Tool::Gate,
+        Tool::Structure,
         Tool::Gauge,
         Tool::Roughness,
     ];
@@ -105,6 +109,7 @@ impl Tool {
             Tool::Gate => "Gate",
             Tool::Body => "Body",
             Tool::Gauge => "Gauge",
+            Tool::Structure => "Structure",
         }
     }
 
@@ -149,6 +154,10 @@ impl Tool {
                 "Drag a box across a valley to add a gate that holds the water back until it \
                  opens; click one to select it, Delete removes it."
             }
+            Tool::Structure => {
+                "Drag to place the chosen culvert (end to end), weir or sluice gate (bank to \
+                 bank); click one to select it, Delete removes it."
+            }
             Tool::Body => {
                 "Click the terrain to drop the chosen body onto it; click a body to select it, drag \
                  the gizmo to move (W), rotate (E) or scale (R) it, Ctrl+D duplicates, Delete \
@@ -175,6 +184,7 @@ impl Tool {
             Tool::Water => "P",
             Tool::FillBasin => "L",
             Tool::Gauge => "U",
+            Tool::Structure => "H",
             Tool::Gate => "G",
             Tool::Body => "K",
         }
@@ -195,6 +205,7 @@ impl Tool {
                 | Tool::FillBasin
                 | Tool::Gate
                 | Tool::Gauge
+                | Tool::Structure
                 | Tool::Body
         )
     }

@@ -93,6 +93,7 @@ pub fn apply_dab(brush: &Brush, dab: &Dab, terrain: &mut Grid, cell_size: f32) -
                 | Tool::Sink
                 | Tool::Boundary
                 | Tool::Body
+                | Tool::Structure
                 | Tool::Water
                 | Tool::FillBasin
                 | Tool::Gate

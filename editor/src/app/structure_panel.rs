@@ -1,0 +1,129 @@
+//! The Structure tool's part of the inspector: what a drag places, the list of structures,
+//! then the selected one's fields (a sluice gate's opening as a schedule). Field changes reach
+//! the level live and become one command when the field is let go, as for gates.
+
+use egui::{DragValue, Ui};
+use spillway::level::StructureKind;
+
+use super::EditorApp;
+use super::source_kind::{OPENING, schedule_fields};
+use super::water_panel::Busy;
+use crate::document::Features;
+use crate::tools::structure::StructureChoice;
+
+/// Shows the structure settings; returns whether a field is being held or typed into.
+pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
+    ui.label("Place");
+    for choice in StructureChoice::ALL {
+        let current = app.authoring.structure_choice == choice;
+        if ui
+            .selectable_label(current, choice.name())
+            .on_hover_text(choice.help())
+            .clicked()
+        {
+            app.authoring.structure_choice = choice;
+        }
+    }
+    ui.separator();
+    let level = app.document.level();
+    if level.structures.is_empty() {
+        ui.weak("No structures yet: drag across a channel to add one.");
+    }
+    let labels: Vec<String> = level
+        .structures
+        .iter()
+        .map(|s| format!("{} ({})", s.name, s.kind.label().to_lowercase()))
+        .collect();
+    for (i, label) in labels.into_iter().enumerate() {
+        let selected = app.authoring.structure == Some(i);
+        if ui
+            .selectable_label(selected, label)
+            .on_hover_text("Select this structure to edit it")
+            .clicked()
+        {
+            app.authoring.structure = Some(i);
+        }
+    }
+    let Some(i) = app
+        .authoring
+        .structure
+        .filter(|&i| i < level.structures.len())
+    else {
+        return false;
+    };
+    ui.separator();
+    let mut features = Features::of(level);
+    let structure = &mut features.structures[i];
+    let mut busy = Busy(false);
+    egui::Grid::new("structure fields")
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("Name");
+            busy.track(ui.add(egui::TextEdit::singleline(&mut structure.name).desired_width(140.0)))
+                .on_hover_text("The structure's name, shown in lists and read by games");
+            ui.end_row();
+            match &mut structure.kind {
+                StructureKind::Culvert {
+                    diameter,
+                    length,
+                    roughness,
+                    ..
+                } => {
+                    ui.label("Diameter");
+                    busy.track(ui.add(metres(diameter, 0.01)))
+                        .on_hover_text("Inside diameter of the pipe");
+                    ui.end_row();
+                    ui.label("Length");
+                    busy.track(ui.add(metres(length, 0.0)))
+                        .on_hover_text("Length of the pipe: longer pipes lose more to friction");
+                    ui.end_row();
+                    ui.label("Roughness");
+                    busy.track(ui.add(DragValue::new(roughness).range(0.0..=1.0).speed(0.001)))
+                        .on_hover_text("Manning's n of the pipe wall (concrete 0.013, corrugated metal 0.024)");
+                    ui.end_row();
+                }
+                StructureKind::Weir {
+                    crest, coefficient, ..
+                } => {
+                    ui.label("Crest");
+                    busy.track(ui.add(metres(crest, -1.0e6)))
+                        .on_hover_text("Height of the weir's crest: water above it pours over");
+                    ui.end_row();
+                    ui.label("Coefficient");
+                    busy.track(ui.add(DragValue::new(coefficient).range(0.01..=2.0).speed(0.01)))
+                        .on_hover_text("Discharge coefficient (1: the ideal broad-crested weir)");
+                    ui.end_row();
+                }
+                StructureKind::SluiceGate {
+                    sill,
+                    opening,
+                    contraction,
+                    ..
+                } => {
+                    ui.label("Sill");
+                    busy.track(ui.add(metres(sill, -1.0e6)))
+                        .on_hover_text("Height of the floor under the gate");
+                    ui.end_row();
+                    ui.label("Contraction");
+                    busy.track(ui.add(DragValue::new(contraction).range(0.01..=1.0).speed(0.005)))
+                        .on_hover_text("Contraction coefficient of the jet under the gate (0.611 for a sharp edge)");
+                    ui.end_row();
+                    ui.label("Opening").on_hover_text("The gate's opening above the sill over simulated time");
+                    ui.end_row();
+                    schedule_fields(ui, &mut busy, opening, &OPENING);
+                }
+            }
+        });
+    app.authoring
+        .edit_live(&mut app.document, "Edit structure", features);
+    ui.weak("Delete removes the selected structure.");
+    busy.0
+}
+
+/// A field of metres from `min`.
+fn metres(v: &mut f32, min: f32) -> DragValue<'_> {
+    DragValue::new(v)
+        .range(min..=1.0e6)
+        .speed(0.05)
+        .suffix(" m")
+}
