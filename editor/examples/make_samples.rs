@@ -5,7 +5,8 @@
 //! the project's `bodies/` folder (where the editor's save puts them: a game loads body files
 //! only from inside the level's folder).
 //!
-//! `cargo run -p spillway-editor --example make_samples [-- OUT_DIR]`
+//! `cargo run -p spillway-editor --example make_samples [-- OUT_DIR [NAME...]]`: with names,
+//! only those samples.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,8 @@ use spillway_editor::heightmap::npy;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
+#[path = "make_samples/breach.rs"]
+mod breach;
 #[path = "make_samples/river_valley.rs"]
 mod river_valley;
 
@@ -32,6 +35,7 @@ fn main() -> Result<()> {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../projects"),
     };
+    let only: Vec<String> = std::env::args().skip(2).collect();
     let scratch = tempfile::tempdir()?;
     for (name, make) in [
         (
@@ -43,7 +47,11 @@ fn main() -> Result<()> {
         ("crate_dam", crate_dam),
         ("dam_knockdown", dam_knockdown),
         ("river_valley", river_valley::river_valley),
+        ("breach_dam", breach::breach_dam),
     ] {
+        if !only.is_empty() && !only.iter().any(|n| n == name) {
+            continue;
+        }
         let level = make(scratch.path())?;
         let dir = out.join(name);
         std::fs::create_dir_all(&dir)?;
@@ -237,6 +245,11 @@ fn note(name: &str) -> Option<&'static str> {
             "dam knockdown: the reservoir stands behind a dam of stacked crates (\"dam crate\n\
              ROW-COLUMN\"). Start the preview, then delete the dam crates (or push them\n\
              downstream, east) and watch the flood wave run down the valley into the village.",
+        ),
+        "breach_dam" => Some(
+            "breach dam: a river of 30 m³/s fills the reservoir behind an earth dam; when the\n\
+             water tops the crest by 5 cm, the breach \"dam breach\" starts and cuts down to the\n\
+             valley floor over 60 s. A game can start it early by name (the game example: B).",
         ),
         "river_valley" => Some(
             "river valley: a 2 km valley (1024 × 1024 cells of 2 m) falling 0.3 % to the east. A\n\

@@ -1,5 +1,6 @@
 // Structures pass: culverts, weirs and sluice gates (sim::structures), after the flow pass, one
-// thread, face after face and then culvert after culvert in the CPU solver's order. A weir or
+// thread, face after face and then culvert after culvert in the CPU solver's order; and, at the
+// start of each sub-step, the breaches (`breach`: Structures::open_breaches). A weir or
 // gate face whose limited discharge is more than its law allows is cut back to the law and the
 // water it would have passed goes back upstream; a culvert moves water between its end cells.
 // The rounding of every depth change goes to ledger slot 0 (added) as double-f32. The runtime
@@ -7,16 +8,24 @@
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
-@group(0) @binding(2) var<storage, read> terrain: array<f32>;
+@group(0) @binding(2) var<storage, read_write> terrain: array<f32>;
 @group(0) @binding(3) var<storage, read_write> depth: array<f32>;
 @group(0) @binding(4) var<storage, read_write> qx: array<f32>;
 @group(0) @binding(5) var<storage, read_write> qy: array<f32>;
-// The patch table; at word `grid.structures`: face count, culvert count, then 8 words per face
-// (flags: 1 y-face, 2 gate; face index; low cell; high cell; width; crest or sill; weir
-// coefficient or contraction; opening schedule offset) and 4 per culvert (from cell, to cell,
-// diameter, loss coefficient).
+// The patch table; at word `grid.structures`: face, culvert and breach counts, the start time
+// (two f32s) and 3 spare words, then 8 words per face (flags: 1 y-face, 2 gate; face index;
+// low cell; high cell; width; crest or sill; weir coefficient or contraction; opening schedule
+// offset), 4 per culvert (from cell, to cell, diameter, loss coefficient) and 12 per breach
+// (upstream cell, crest, bottom, width, side slope, start kind (0 at, 1 trigger, 2 overtopping)
+// and value, growth kind (0 steady, 1 erosion) and value, cell offset, cell count, spare); a
+// breach's cells are 3 words each (cell, ground, distance from the centreline).
 @group(0) @binding(6) var<storage, read> patches: array<u32>;
 @group(0) @binding(7) var<storage, read_write> ledger: array<vec4<f32>>;
+// Per breach: started (0 or 1), progress (f32 bits, 0 to 1).
+@group(0) @binding(8) var<storage, read_write> breaches: array<u32>;
+
+const HEADER: u32 = 8u;
+const CUT: u32 = 12u;
 
 var<private> created: vec2<f32>;
 
@@ -94,7 +103,7 @@ fn main() {
     let faces = patches[at];
     let pipes = patches[at + 1u];
     for (var i = 0u; i < faces; i = i + 1u) {
-        let f = at + 2u + 8u * i;
+        let f = at + HEADER + 8u * i;
         let flags = patches[f];
         let is_y = (flags & 1u) != 0u;
         var fi = patches[f + 1u];
@@ -137,7 +146,7 @@ fn main() {
         }
     }
     for (var i = 0u; i < pipes; i = i + 1u) {
-        let p = at + 2u + 8u * faces + 4u * i;
+        let p = at + HEADER + 8u * faces + 4u * i;
         let a = patches[p];
         let b = patches[p + 1u];
         let sa = terrain[a] + depth[nxt + a];
@@ -164,4 +173,84 @@ fn main() {
     }
     let l = ledger[0];
     ledger[0] = vec4<f32>(df_add(l.xy, created), l.zw);
+}
+
+// sim::structures::Cut::surface.
+fn cut_surface(crest: f32, bottom: f32, width: f32, slope: f32, p: f32, distance: f32) -> f32 {
+    let floor = crest - p * max(crest - bottom, 0.0);
+    let beyond = distance - 0.5 * p * width;
+    if (beyond <= 0.0) {
+        return floor;
+    }
+    if (slope > 0.0) {
+        return floor + beyond / slope;
+    }
+    return 3.0e38;
+}
+
+// Structures::open_breaches: starts, grows and cuts every breach, in order.
+@compute @workgroup_size(1)
+fn breach() {
+    if (aux.ctl.running == 0u || grid.structures == 0u) {
+        return;
+    }
+    let dt = aux.consts[aux.ctl.n].dt;
+    let cur = aux.ctl.parity * grid.half_d;
+    let at = grid.structures;
+    let faces = patches[at];
+    let pipes = patches[at + 1u];
+    let cuts = patches[at + 2u];
+    let base = vec2<f32>(bitcast<f32>(patches[at + 3u]), bitcast<f32>(patches[at + 4u]));
+    let now = df_add(base, vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo));
+    for (var k = 0u; k < cuts; k = k + 1u) {
+        let b = at + HEADER + 8u * faces + 4u * pipes + CUT * k;
+        let up = patches[b];
+        let crest = bitcast<f32>(patches[b + 1u]);
+        let bottom = bitcast<f32>(patches[b + 2u]);
+        let width = bitcast<f32>(patches[b + 3u]);
+        let slope = bitcast<f32>(patches[b + 4u]);
+        let surface = terrain[up] + depth[cur + up];
+        if (breaches[2u * k] == 0u) {
+            let start = patches[b + 5u];
+            let value = bitcast<f32>(patches[b + 6u]);
+            var started = false;
+            if (start == 0u) {
+                // time >= t, in double-f32.
+                let d = df_add(now, vec2<f32>(-value, 0.0));
+                started = d.x + d.y >= 0.0;
+            } else if (start == 2u) {
+                started = surface >= crest + value;
+            }
+            if (started) {
+                breaches[2u * k] = 1u;
+            }
+            continue;
+        }
+        var p = bitcast<f32>(breaches[2u * k + 1u]);
+        if (p < 1.0) {
+            let rate = bitcast<f32>(patches[b + 8u]);
+            var step = 1.0;
+            if (patches[b + 7u] == 0u) {
+                if (rate > 0.0) {
+                    step = dt / rate;
+                }
+            } else {
+                let full = crest - bottom;
+                let head = max(surface - (crest - p * full), 0.0);
+                if (full > 0.0) {
+                    step = rate * head * sqrt(head) * dt / full;
+                }
+            }
+            p = min(p + step, 1.0);
+            breaches[2u * k + 1u] = bitcast<u32>(p);
+        }
+        let off = patches[b + 9u];
+        let n = patches[b + 10u];
+        for (var i = 0u; i < n; i = i + 1u) {
+            let c = patches[off + 3u * i];
+            let ground = bitcast<f32>(patches[off + 3u * i + 1u]);
+            let distance = bitcast<f32>(patches[off + 3u * i + 2u]);
+            terrain[c] = min(ground, cut_surface(crest, bottom, width, slope, p, distance));
+        }
+    }
 }

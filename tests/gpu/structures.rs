@@ -50,3 +50,56 @@ fn the_gpu_runs_structures_as_the_cpu_does() {
         assert!(depth < 1e-2, "{solver:?}: {depth}");
     }
 }
+
+#[test]
+fn the_gpu_opens_a_breach_as_the_cpu_does() {
+    use spillway::level::file;
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../projects/breach_dam/level.ron");
+    let mut level = file::load(&path).expect("the breach_dam sample");
+    // Started by its trigger after 5 s, and by overtopping in a second run.
+    if let spillway::level::StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
+        *start = spillway::level::BreachStart::Trigger;
+    }
+    let dt = level.params.dt;
+    let mut cpu = spillway::Simulation::new(&level).unwrap();
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    cpu.advance(5.0).unwrap();
+    gpu.step_n(100, dt).unwrap();
+    assert!(cpu.start_breach("dam breach"));
+    assert!(gpu.start_breach("dam breach").unwrap());
+    for _ in 0..1400 {
+        cpu.step(dt).unwrap();
+    }
+    gpu.step_n(1400, dt).unwrap();
+    let (g, c) = (gpu.stats().unwrap(), cpu.stats());
+    let (depth, _) = max_diff(&gpu.read_depth().unwrap(), cpu.depth());
+    println!(
+        "after 75 s: outflow GPU {:.2} CPU {:.2} m³, depth {depth:.2e} m, balance GPU {:.1e}",
+        g.outflow, c.outflow, g.balance_error
+    );
+    assert!(c.outflow > 1000.0, "{}", c.outflow);
+    assert!((g.outflow - c.outflow).abs() < 1e-2 * c.outflow);
+    assert!(g.balance_error.abs() < 1e-6, "{}", g.balance_error);
+    assert!(depth < 1e-2, "{depth}");
+
+    let level = structured_breach(level);
+    let cpu = run_cpu(&level, 2400);
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    gpu.step_n(2400, dt).unwrap();
+    let (g, c) = (gpu.stats().unwrap(), cpu.stats());
+    println!(
+        "overtopping, after 120 s: outflow GPU {:.2} CPU {:.2} m³",
+        g.outflow, c.outflow
+    );
+    assert!(c.outflow > 1000.0, "{}", c.outflow);
+    assert!((g.outflow - c.outflow).abs() < 2e-2 * c.outflow);
+}
+
+/// The sample as it is: started when the river tops the dam.
+fn structured_breach(mut level: spillway::Level) -> spillway::Level {
+    if let spillway::level::StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
+        *start = spillway::level::BreachStart::Overtopping(0.05);
+    }
+    level
+}

@@ -2,6 +2,7 @@
 //! wave speed, volume balance, open edges, Manning rivers, forcing, stability and determinism.
 
 mod boundaries;
+mod breach;
 mod dam_break;
 mod determinism;
 mod forcing;

@@ -1,5 +1,5 @@
 //! The structures drawn over the viewport: a weir as an orange line, a sluice gate as a red
-//! one, a culvert as a dashed brown line between two rings; each named, with its discharge
+//! one, a breach as a magenta one, a culvert as a dashed brown line between two rings; each named, with its discharge
 //! while the CPU preview runs, and one being dragged out shown as it will be placed.
 
 use egui::{Color32, Painter, Stroke};
@@ -17,6 +17,7 @@ fn colour(kind: &StructureKind) -> Color32 {
         StructureKind::Weir { .. } => Color32::from_rgb(255, 160, 40),
         StructureKind::SluiceGate { .. } => Color32::from_rgb(235, 70, 60),
         StructureKind::Culvert { .. } => Color32::from_rgb(190, 130, 80),
+        StructureKind::Breach { .. } => Color32::from_rgb(255, 90, 200),
     }
 }
 

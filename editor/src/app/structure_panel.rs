@@ -3,7 +3,7 @@
 //! the level live and become one command when the field is let go, as for gates.
 
 use egui::{DragValue, Ui};
-use spillway::level::StructureKind;
+use spillway::level::{BreachGrowth, BreachStart, StructureKind};
 
 use super::EditorApp;
 use super::source_kind::{OPENING, schedule_fields};
@@ -112,6 +112,14 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                     ui.end_row();
                     schedule_fields(ui, &mut busy, opening, &OPENING);
                 }
+                StructureKind::Breach {
+                    bottom,
+                    width,
+                    side_slope,
+                    start,
+                    growth,
+                    ..
+                } => breach_fields(ui, &mut busy, (bottom, width, side_slope), start, growth),
             }
         });
     app.authoring
@@ -126,4 +134,117 @@ fn metres(v: &mut f32, min: f32) -> DragValue<'_> {
         .range(min..=1.0e6)
         .speed(0.05)
         .suffix(" m")
+}
+
+/// A breach's rows of the inspector's grid.
+fn breach_fields(
+    ui: &mut Ui,
+    busy: &mut Busy,
+    (bottom, width, side_slope): (&mut f32, &mut f32, &mut f32),
+    start: &mut BreachStart,
+    growth: &mut BreachGrowth,
+) {
+    ui.label("Bottom");
+    busy.track(ui.add(metres(bottom, -1.0e6)))
+        .on_hover_text("Height of the breach's floor once it is fully open");
+    ui.end_row();
+    ui.label("Width");
+    busy.track(ui.add(metres(width, 0.0)))
+        .on_hover_text("Width of the breach's floor once it is fully open");
+    ui.end_row();
+    ui.label("Side slope");
+    busy.track(ui.add(DragValue::new(side_slope).range(0.0..=100.0).speed(0.05)))
+        .on_hover_text("Horizontal metres per metre of height of the breach's sides");
+    ui.end_row();
+    ui.label("Starts");
+    ui.vertical(|ui| {
+        let (at, trigger, over) = (
+            matches!(start, BreachStart::At(_)),
+            matches!(start, BreachStart::Trigger),
+            matches!(start, BreachStart::Overtopping(_)),
+        );
+        if busy
+            .track(ui.selectable_label(over, "When overtopped"))
+            .on_hover_text(
+                "When the water at the upstream end stands this high above the dam's crest",
+            )
+            .clicked()
+            && !over
+        {
+            *start = BreachStart::Overtopping(0.1);
+        }
+        if busy
+            .track(ui.selectable_label(at, "At a time"))
+            .on_hover_text("At a simulated time")
+            .clicked()
+            && !at
+        {
+            *start = BreachStart::At(30.0);
+        }
+        if busy
+            .track(ui.selectable_label(trigger, "By trigger"))
+            .on_hover_text("Only when a game starts it by name")
+            .clicked()
+            && !trigger
+        {
+            *start = BreachStart::Trigger;
+        }
+        match start {
+            BreachStart::At(t) => {
+                busy.track(ui.add(DragValue::new(t).range(0.0..=1.0e7).speed(1.0).suffix(" s")));
+            }
+            BreachStart::Overtopping(d) => {
+                busy.track(
+                    ui.add(
+                        DragValue::new(d)
+                            .range(0.0..=100.0)
+                            .speed(0.01)
+                            .suffix(" m"),
+                    ),
+                );
+            }
+            BreachStart::Trigger => {}
+        }
+    });
+    ui.end_row();
+    ui.label("Opens");
+    ui.vertical(|ui| {
+        let steady = matches!(growth, BreachGrowth::Steady(_));
+        if busy
+            .track(ui.selectable_label(steady, "Steadily"))
+            .on_hover_text("Evenly, to its full size in a set time")
+            .clicked()
+            && !steady
+        {
+            *growth = BreachGrowth::Steady(120.0);
+        }
+        if busy
+            .track(ui.selectable_label(!steady, "By erosion"))
+            .on_hover_text("As fast as the water over it erodes: faster under more water")
+            .clicked()
+            && steady
+        {
+            *growth = BreachGrowth::Erosion(0.05);
+        }
+        match growth {
+            BreachGrowth::Steady(t) => {
+                busy.track(ui.add(DragValue::new(t).range(0.0..=1.0e7).speed(1.0).suffix(" s")))
+                    .on_hover_text("Seconds from its start to its full size");
+            }
+            BreachGrowth::Erosion(r) => {
+                busy.track(
+                    ui.add(
+                        DragValue::new(r)
+                            .range(0.0..=100.0)
+                            .speed(0.005)
+                            .suffix(" m/s"),
+                    ),
+                )
+                .on_hover_text(
+                    "How fast it deepens under 1 m of water (as the 1.5 power of the head)",
+                );
+            }
+        }
+    });
+    ui.end_row();
 }

@@ -6,7 +6,7 @@ use spillway::Level;
 use spillway::level::structure::{
     DEFAULT_CONTRACTION, DEFAULT_PIPE_ROUGHNESS, DEFAULT_WEIR_COEFFICIENT,
 };
-use spillway::level::{Schedule, Structure, StructureKind};
+use spillway::level::{BreachGrowth, BreachStart, Schedule, Structure, StructureKind};
 
 /// How near (cells) a click must be to pick a structure.
 const PICK_CELLS: f32 = 2.0;
@@ -27,11 +27,14 @@ pub enum StructureChoice {
     Weir,
     /// A sluice gate along a line.
     SluiceGate,
+    /// A breach through a dam along its centreline.
+    Breach,
 }
 
 impl StructureChoice {
     /// All choices, in the inspector's order.
-    pub const ALL: [StructureChoice; 3] = [Self::Weir, Self::SluiceGate, Self::Culvert];
+    pub const ALL: [StructureChoice; 4] =
+        [Self::Weir, Self::SluiceGate, Self::Culvert, Self::Breach];
 
     /// The name shown on buttons and in new structures' names.
     pub fn name(self) -> &'static str {
@@ -39,6 +42,7 @@ impl StructureChoice {
             Self::Culvert => "Culvert",
             Self::Weir => "Weir",
             Self::SluiceGate => "Sluice gate",
+            Self::Breach => "Breach",
         }
     }
 
@@ -57,8 +61,26 @@ impl StructureChoice {
                 "A gate across a channel: drag its line from bank to bank. Water passes under \
                  its opening, which can follow a schedule."
             }
+            Self::Breach => {
+                "A cut through a dam that opens once started: drag its centreline from the \
+                 reservoir side across the dam. It deepens to the lower end's ground and widens \
+                 as it opens."
+            }
         }
     }
+}
+
+/// How far the water must top a new breach's dam to start it, metres.
+const BREACH_OVERTOPPING: f32 = 0.1;
+/// How long a new breach takes to open fully, seconds.
+const BREACH_SECONDS: f32 = 120.0;
+
+/// The ground of `level` at world point `p`.
+fn ground_at(level: &Level, p: [f32; 2]) -> f32 {
+    let cs = level.cell_size;
+    let i = ((p[0] / cs) as usize).min(level.nx() - 1);
+    let j = ((p[1] / cs) as usize).min(level.ny() - 1);
+    level.terrain.get(i, j)
 }
 
 /// The lowest ground along the segment `a`–`b` (world metres) of `level`.
@@ -105,6 +127,15 @@ pub fn new_structure(
             to: b,
             crest: lowest_ground(level, a, b) + WEIR_HEIGHT,
             coefficient: DEFAULT_WEIR_COEFFICIENT,
+        },
+        StructureChoice::Breach => StructureKind::Breach {
+            from: a,
+            to: b,
+            bottom: ground_at(level, a).min(ground_at(level, b)),
+            width: (8.0 * cs).max(4.0),
+            side_slope: 1.0,
+            start: BreachStart::Overtopping(BREACH_OVERTOPPING),
+            growth: BreachGrowth::Steady(BREACH_SECONDS),
         },
         StructureChoice::SluiceGate => StructureKind::SluiceGate {
             from: a,

@@ -203,6 +203,19 @@ impl GpuSimulation {
         self.check_device()
     }
 
+    /// Starts the breach called `name` (a game's trigger): from the next step it opens as its
+    /// growth says. Returns whether the level has a breach of that name.
+    pub fn start_breach(&mut self, name: &str) -> Result<bool, GpuError> {
+        let Some(k) = self.breach_names.iter().position(|n| n == name) else {
+            return Ok(false);
+        };
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.breaches, 8 * k as u64, &1u32.to_le_bytes());
+        self.check_device()?;
+        Ok(true)
+    }
+
     /// Builds and uploads the patch table of `level` with the stored edge segments' schedules.
     fn upload_table(&mut self, level: &Level) -> Result<(), GpuError> {
         let table = patch_table(level, &self.boundaries, self.time_base);
@@ -223,6 +236,8 @@ impl GpuSimulation {
             .write_buffer(&self.bufs.grid, 0, bytemuck::bytes_of(&self.grid));
         self.plan.forcing = table.patches > 0;
         self.plan.structures = table.structures > 0;
+        self.plan.breaches = !table.breaches.is_empty();
+        self.breach_names = table.breaches;
         self.edge_schedules = table.edges;
         Ok(())
     }

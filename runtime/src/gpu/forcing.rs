@@ -25,6 +25,8 @@ pub(crate) struct PatchTable {
     pub patches: u32,
     /// Word offset of the structures (0: none; see [`super::structures::append`]).
     pub structures: u32,
+    /// The names of the breaches, in order (a game starts one by name).
+    pub breaches: Vec<String>,
     /// Word offset of the schedule of each scheduled edge segment, in the boundaries' order.
     pub edges: Vec<u32>,
 }
@@ -67,6 +69,12 @@ pub(crate) fn patch_table(
         words: table,
         patches: patches.len() as u32,
         structures,
+        breaches: level
+            .structures
+            .iter()
+            .filter(|s| matches!(s.kind, crate::level::StructureKind::Breach { .. }))
+            .map(|s| s.name.clone())
+            .collect(),
         edges,
     }
 }

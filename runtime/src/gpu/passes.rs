@@ -21,8 +21,10 @@ pub(crate) struct Plan {
     pub forcing: bool,
     /// Some edge cell is not a wall.
     pub edges: bool,
-    /// Culverts, weirs or sluice gates exist.
+    /// Culverts, weirs, sluice gates or breaches exist.
     pub structures: bool,
+    /// Breaches exist.
+    pub breaches: bool,
 }
 
 /// The compiled passes.
@@ -102,6 +104,9 @@ impl Passes {
                 }
             } else {
                 self.control.next_substep(pass);
+            }
+            if plan.breaches {
+                self.structures.encode_breaches(pass);
             }
             if plan.forcing {
                 self.forcing.encode(pass, grid);

@@ -90,6 +90,7 @@ impl GpuSimulation {
             * (2 + 2 * self.plan.edges as u32
                 + self.plan.forcing as u32
                 + self.plan.structures as u32
+                + self.plan.breaches as u32
                 + 2 * self.passes.config.advects() as u32
                 + blocking::DISPATCHES * blocked as u32);
         let blocking = self.blockers.as_ref().and_then(|b| b.pass());

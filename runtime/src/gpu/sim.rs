@@ -37,6 +37,8 @@ pub struct GpuSimulation {
     pub(crate) boundaries: Vec<Boundary>,
     /// Patch table offsets of the schedules of the scheduled edge segments, in order.
     pub(crate) edge_schedules: Vec<u32>,
+    /// The names of the level's breaches, in order.
+    pub(crate) breach_names: Vec<String>,
     pub(crate) bufs: Buffers,
     pub(crate) passes: Passes,
     pub(crate) plan: Plan,
@@ -232,6 +234,7 @@ impl GpuSimulation {
         let plan = Plan {
             forcing: patches > 0,
             structures: structures > 0,
+            breaches: !table.breaches.is_empty(),
             edges: cells.iter().any(|c| c.kind != 0),
         };
         let max_depth = start.depth.iter().fold(0.0f32, |a, &b| a.max(b));
@@ -271,6 +274,7 @@ impl GpuSimulation {
             dx,
             boundaries: level.boundaries.clone(),
             edge_schedules: table.edges,
+            breach_names: table.breaches,
             bufs,
             passes,
             plan,
@@ -359,6 +363,12 @@ impl GpuSimulation {
             edges: init(device, "edges", bytemuck::cast_slice(cells), STATE),
             ledger: zeroed(device, "ledger", 16 * (1 + grid.edge_groups as u64), STATE),
             patches: init(device, "patches", bytemuck::cast_slice(patches), STATE),
+            breaches: zeroed(
+                device,
+                "breaches",
+                8 * crate::level::structure::MAX_STRUCTURES as u64,
+                STATE,
+            ),
             view: zeroed(device, "view", 16, U::STORAGE | U::UNIFORM | U::COPY_SRC),
             partials: zeroed(
                 device,

@@ -216,6 +216,8 @@ pub(crate) struct Buffers {
     pub edges: wgpu::Buffer,
     pub ledger: wgpu::Buffer,
     pub patches: wgpu::Buffer,
+    /// Per breach: whether it has started, and how far it has opened (bits of an `f32`).
+    pub breaches: wgpu::Buffer,
     pub view: wgpu::Buffer,
     pub partials: wgpu::Buffer,
     pub rect: wgpu::Buffer,

@@ -18,7 +18,7 @@ use crate::grid::Grid;
 pub use gate::Gate;
 pub use gauge::{Gauge, GaugeKind};
 pub use schedule::Schedule;
-pub use structure::{Structure, StructureKind};
+pub use structure::{BreachGrowth, BreachStart, Structure, StructureKind};
 pub use validate::{Limits, ValidationError};
 
 /// The level file format version written by this crate.

@@ -8,7 +8,10 @@
 //!   law, reduced when the tailwater drowns it (Villemonte);
 //! - a **sluice gate** is a line with a sill and a gate whose opening may follow a schedule:
 //!   free flow through the opening by energy conservation with a contracted jet, reduced once
-//!   the tailwater drowns the jet's hydraulic jump.
+//!   the tailwater drowns the jet's hydraulic jump;
+//! - a **breach** is a cut through a dam along a centreline (upstream end first) that opens
+//!   once started (at a time, by a game's trigger, or when the water tops the dam), deepening
+//!   to its bottom and widening to its width, steadily or as fast as the water over it erodes.
 //!
 //! The solvers apply them after each sub-step's flow pass (`sim::structures`), so volume is
 //! kept exactly and no depth goes negative.
@@ -83,6 +86,53 @@ pub enum StructureKind {
         #[serde(default = "contraction")]
         contraction: f32,
     },
+    /// A breach through a dam: a trapezoidal cut along the centreline from `from` (upstream)
+    /// to `to` (downstream), lowering the ground to at most the cut's surface.
+    Breach {
+        /// The upstream end of the centreline, world (x, y), metres.
+        from: [f32; 2],
+        /// The downstream end.
+        to: [f32; 2],
+        /// Height of the breach's bottom once fully open, metres (absolute).
+        bottom: f32,
+        /// Width of its bottom once fully open, metres.
+        width: f32,
+        /// Slope of its sides, horizontal metres per metre of height.
+        #[serde(default = "side_slope")]
+        side_slope: f32,
+        /// What starts it.
+        start: BreachStart,
+        /// How fast it opens.
+        growth: BreachGrowth,
+    },
+}
+
+/// What starts a breach.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum BreachStart {
+    /// At a simulated time, seconds.
+    At(f32),
+    /// Only when a game triggers it by name (`Simulation::start_breach`).
+    Trigger,
+    /// When the water at the upstream end stands this many metres above the dam's crest (the
+    /// highest ground along the centreline).
+    Overtopping(f32),
+}
+
+/// How fast a breach opens, from its start to its full size (its depth and width grow
+/// together).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum BreachGrowth {
+    /// Evenly, to its full size in this many seconds.
+    Steady(f32),
+    /// As the water over it erodes: it deepens by this many metres per second under 1 m of
+    /// water above its current bottom at the upstream end, as `H^1.5` (the weir flow over it)
+    /// for other heads `H`.
+    Erosion(f32),
+}
+
+fn side_slope() -> f32 {
+    1.0
 }
 
 fn pipe_roughness() -> f32 {
@@ -103,7 +153,8 @@ impl StructureKind {
         match *self {
             Self::Culvert { from, to, .. }
             | Self::Weir { from, to, .. }
-            | Self::SluiceGate { from, to, .. } => (from, to),
+            | Self::SluiceGate { from, to, .. }
+            | Self::Breach { from, to, .. } => (from, to),
         }
     }
 
@@ -113,6 +164,7 @@ impl StructureKind {
             Self::Culvert { .. } => "Culvert",
             Self::Weir { .. } => "Weir",
             Self::SluiceGate { .. } => "Sluice gate",
+            Self::Breach { .. } => "Breach",
         }
     }
 }
@@ -177,6 +229,27 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             number("sill", *sill, -1.0e6, 1.0e6)?;
             number("contraction", *contraction, 0.01, 1.0)?;
             super::validate::check_schedule(&format!("{at}.kind.opening"), opening)?;
+        }
+        StructureKind::Breach {
+            bottom,
+            width,
+            side_slope,
+            start,
+            growth,
+            ..
+        } => {
+            number("bottom", *bottom, -1.0e6, 1.0e6)?;
+            number("width", *width, 0.0, 1.0e5)?;
+            number("side_slope", *side_slope, 0.0, 100.0)?;
+            match start {
+                BreachStart::At(t) => number("start", *t, 0.0, 1.0e9)?,
+                BreachStart::Overtopping(d) => number("start", *d, 0.0, 1.0e3)?,
+                BreachStart::Trigger => {}
+            }
+            match growth {
+                BreachGrowth::Steady(t) => number("growth", *t, 0.0, 1.0e9)?,
+                BreachGrowth::Erosion(r) => number("growth", *r, 0.0, 1.0e3)?,
+            }
         }
     }
     Ok(())

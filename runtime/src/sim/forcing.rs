@@ -204,7 +204,9 @@ impl super::Simulation {
             return Err(super::SimError::GridSize("sources and sinks"));
         }
         self.patches = patches(level);
-        self.structures = super::structures::Structures::new(level);
+        let mut structures = super::structures::Structures::new(level);
+        structures.keep_progress(&self.structures);
+        self.structures = structures;
         Ok(())
     }
 }

@@ -371,6 +371,12 @@ impl Simulation {
         self.gates.states()
     }
 
+    /// Starts the breach called `name` (a game's trigger): from the next step it opens as its
+    /// growth says. Returns whether a breach of that name that had not started existed.
+    pub fn start_breach(&mut self, name: &str) -> bool {
+        self.structures.start_breach(name)
+    }
+
     /// The discharge of each of the level's structures in the last sub-step, m³/s, in the
     /// level's order: across a weir or gate line, positive the way a discharge gauge drawn
     /// along it counts; through a culvert, from its `from` end to its `to` end.

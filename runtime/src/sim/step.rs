@@ -9,6 +9,8 @@ use super::{Simulation, StepError, forcing, friction, pipes, swe};
 impl Simulation {
     pub(super) fn substep(&mut self, dt: f32) -> Result<(), StepError> {
         self.edges.follow(self.time);
+        self.structures
+            .open_breaches(&mut self.terrain, &self.depth, (self.time, dt));
         let p = &self.params;
         let rain = p.rain_mm_per_hour / 1000.0 / 3600.0;
         let (added, removed) = forcing::apply(

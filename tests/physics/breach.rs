@@ -1,0 +1,81 @@
+//! Breaches (`StructureKind::Breach`) in the `breach_dam` sample: the dam holds until the
+//! water tops it, then the breach cuts down and widens and the flood below it rises with it; a
+//! wider breach lets a higher peak through; a breach started by a trigger opens from then on;
+//! volume balances to 1e-6.
+
+use std::path::PathBuf;
+
+use spillway::level::{BreachStart, GaugeKind, StructureKind, file};
+use spillway::{Level, Simulation};
+
+fn sample() -> Level {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../projects/breach_dam/level.ron");
+    file::load(&path).expect("the breach_dam sample")
+}
+
+/// The discharge below the dam once a second for `seconds`.
+fn hydrograph(level: &Level, seconds: usize) -> (Vec<f32>, Simulation) {
+    let mut sim = Simulation::new(level).unwrap();
+    let line = level.gauges[0].kind;
+    assert!(matches!(line, GaugeKind::Discharge { .. }));
+    let q = (0..seconds)
+        .map(|_| {
+            sim.advance(1.0).unwrap();
+            sim.gauge(&line).value()
+        })
+        .collect();
+    (q, sim)
+}
+
+fn set_width(level: &mut Level, w: f32) {
+    if let StructureKind::Breach { width, .. } = &mut level.structures[0].kind {
+        *width = w;
+    }
+}
+
+#[test]
+fn the_flood_rises_as_the_breach_widens_and_a_wider_breach_peaks_higher() {
+    let level = sample();
+    let (q, sim) = hydrograph(&level, 200);
+    let peak = q.iter().cloned().fold(0.0f32, f32::max);
+    let at_peak = q.iter().position(|&v| v == peak).unwrap();
+    // The breach starts when the water tops the dam by 5 cm; before, almost nothing passes.
+    let start = q.iter().position(|&v| v > 1.0).expect("the dam breached");
+    println!("breach flow from {start} s, peak {peak:.1} m³/s at {at_peak} s: {q:.1?}");
+    assert!(start > 10, "the dam held for {start} s");
+    // While the breach opens, the flood below it rises.
+    let rising = &q[start..at_peak.min(start + 60)];
+    let falls = rising.windows(5).filter(|w| w[4] < w[0] - 0.5).count();
+    assert_eq!(falls, 0, "{rising:?}");
+    assert!(peak > 100.0, "{peak}");
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+
+    let mut narrow = level.clone();
+    set_width(&mut narrow, 4.0);
+    let (qn, _) = hydrograph(&narrow, 200);
+    let peak_narrow = qn.iter().cloned().fold(0.0f32, f32::max);
+    println!("peak {peak_narrow:.1} m³/s through a breach 4 m wide, {peak:.1} through 16 m");
+    assert!(peak > 1.2 * peak_narrow, "{peak} vs {peak_narrow}");
+}
+
+#[test]
+fn a_breach_waits_for_its_trigger() {
+    let mut level = sample();
+    if let StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
+        *start = BreachStart::Trigger;
+    }
+    level.sources.clear();
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(20.0).unwrap();
+    let crest = sim.terrain()[30 * level.nx() + 44];
+    assert_eq!(crest, 12.0, "the dam's crest before the trigger");
+    assert!(sim.start_breach("dam breach"));
+    assert!(!sim.start_breach("dam breach"), "already started");
+    assert!(!sim.start_breach("no such breach"));
+    sim.advance(70.0).unwrap();
+    let cut = sim.terrain()[30 * level.nx() + 44];
+    println!("the crest cell: {crest} m before, {cut} m 70 s after the trigger");
+    assert!(cut < 5.0, "{cut}");
+    assert!(sim.stats().outflow > 1000.0);
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+}
