@@ -17,7 +17,7 @@
 //!
 //! Controls: WASD fly, Q/E down/up, Shift faster, drag with the left mouse button to look,
 //! Space drops a crate where you look, G opens the gates, F starts the stopped sources and
-//! sinks (the level's triggers by name), Escape quits. The title bar shows
+//! sinks, B starts the breaches (the level's triggers by name), Escape quits. The title bar shows
 //! the frame rate, the water volume and simulated time (from the solver's asynchronous
 //! stats), the gates open and the crates.
 //!
@@ -328,6 +328,12 @@ impl App {
                 if let Some(gfx) = self.gfx.as_mut() {
                     let opened = gfx.game.open_gates()?;
                     println!("opened {opened} gate(s)");
+                }
+            }
+            KeyCode::KeyB if down && !repeat => {
+                if let Some(gfx) = self.gfx.as_mut() {
+                    let started = gfx.game.start_breaches()?;
+                    println!("started {started} breach(es)");
                 }
             }
             KeyCode::KeyF if down && !repeat => {

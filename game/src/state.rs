@@ -6,7 +6,7 @@ use std::error::Error;
 use std::path::Path;
 
 use spillway::gpu::GpuSimulation;
-use spillway::level::{BoundaryKind, Edge, Gate, Shape};
+use spillway::level::{BoundaryKind, Edge, Gate, Shape, StructureKind};
 use spillway::sim::closed_ground;
 use spillway::{CellRect, Level};
 use spillway_render::math::Vec3;
@@ -23,10 +23,11 @@ const MAX_CATCH_UP: f64 = 0.25;
 /// Closes the level with a gate where it has none, so G has something to open: a wall across
 /// the map in front of the level's first open edge (4 cells inside it), so the rivers keep
 /// flowing through the level and pool only before the outlet; without an open edge, at 30 % of
-/// the width (as the `headless` example does). 1 m above the highest ground along it. Returns
-/// whether it added one.
+/// the width (as the `headless` example does). 1 m above the highest ground along it. A level
+/// with structures has its own events (B starts its breaches) and gets none. Returns whether it
+/// added one.
 pub fn add_gate_if_none(level: &mut Level) -> bool {
-    if !level.gates.is_empty() {
+    if !level.gates.is_empty() || !level.structures.is_empty() {
         return false;
     }
     let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
@@ -89,6 +90,9 @@ pub struct Game {
     owed: f64,
     /// The latest asynchronous stats: simulated time and water volume (m³).
     stats: Option<(f64, f64)>,
+    /// Simulated time of the next read of the ground, while the level has breaches (infinite
+    /// without).
+    next_ground_read: f64,
 }
 
 impl Game {
@@ -140,6 +144,10 @@ impl Game {
         for (i, mesh) in bodies.meshes().iter().enumerate() {
             renderer.upload_body_mesh(MeshId(i as u32), mesh);
         }
+        let level_has_breaches = level
+            .structures
+            .iter()
+            .any(|s| matches!(s.kind, StructureKind::Breach { .. }));
         let mut shown = level.clone();
         shown.terrain.data = closed_ground(&level);
         renderer.sync(&shown, &Dirty::everything());
@@ -155,6 +163,11 @@ impl Game {
             heights,
             owed: 0.0,
             stats: None,
+            next_ground_read: if level_has_breaches {
+                0.0
+            } else {
+                f64::INFINITY
+            },
         })
     }
 
@@ -186,6 +199,7 @@ impl Game {
         if let Some(s) = self.sim.poll_stats() {
             self.stats = Some((s.time, s.volume));
         }
+        self.follow_breaches()?;
         Ok(steps)
     }
 
@@ -226,10 +240,14 @@ impl Game {
         closed
             .gates
             .retain(|g| states.iter().any(|s| s.name == g.name && !s.open));
-        let ground = closed_ground(&closed);
+        self.show_ground(&closed_ground(&closed));
+    }
+
+    /// Draws `ground` as the terrain, redrawing only the cells that changed.
+    fn show_ground(&mut self, ground: &[f32]) {
         let nx = self.level.nx();
         let mut changed: Option<CellRect> = None;
-        for (i, (old, new)) in self.shown.terrain.data.iter_mut().zip(&ground).enumerate() {
+        for (i, (old, new)) in self.shown.terrain.data.iter_mut().zip(ground).enumerate() {
             if *old != *new {
                 *old = *new;
                 let cell = CellRect::new(i % nx, i / nx, i % nx + 1, i / nx + 1);
@@ -239,6 +257,41 @@ impl Game {
         if let Some(rect) = changed {
             self.renderer.sync(&self.shown, &Dirty::terrain(rect));
         }
+    }
+
+    /// Starts every breach of the level by name (the level's triggers, as a charge set off
+    /// in a game would); returns how many the level has.
+    pub fn start_breaches(&mut self) -> Result<usize, Box<dyn Error>> {
+        let names: Vec<String> = self
+            .level
+            .structures
+            .iter()
+            .filter(|s| matches!(s.kind, StructureKind::Breach { .. }))
+            .map(|s| s.name.clone())
+            .collect();
+        for name in &names {
+            self.sim.start_breach(name)?;
+        }
+        Ok(names.len())
+    }
+
+    /// Once a simulated second, while the level has breaches: draws the ground as the water
+    /// sees it (read back from the solver), so a breach shows as it cuts the dam, and gives
+    /// it to the bodies.
+    fn follow_breaches(&mut self) -> Result<(), Box<dyn Error>> {
+        let Some((time, _)) = self.stats else {
+            return Ok(());
+        };
+        if time < self.next_ground_read {
+            return Ok(());
+        }
+        self.next_ground_read = time + 1.0;
+        let ground = self.sim.read_terrain()?;
+        if ground != self.shown.terrain.data {
+            self.show_ground(&ground);
+            self.bodies.terrain_changed(&self.sim)?;
+        }
+        Ok(())
     }
 
     /// Height of the ground at a world point (nearest cell), or `None` off the map.
@@ -292,7 +345,7 @@ impl Game {
         };
         format!(
             "Spillway: {} | {fps:.0} fps | {water} | gates open {open}/{} | bodies {} ({} crates) | \
-             WASD QE fly, drag look, Space crate, G gates, Esc quit",
+             WASD QE fly, drag look, Space crate, G gates, F sources, B breaches, Esc quit",
             self.level.name,
             gates.len(),
             self.bodies.len(),

@@ -1,7 +1,8 @@
 //! The windowed game (`spillway-game`) driven by real input: it runs under a virtual X display (Xvfb) on
 //! whatever Vulkan adapter there is (lavapipe in CI), and `xdotool` types into its window
 //! through the X server's XTEST extension, as a keyboard would. Space drops crates, G opens the
-//! level's gate, holding W flies forward, Escape quits with a report of what happened.
+//! level's gate, holding W flies forward, B starts the breach sample's breach, Escape quits with
+//! a report of what happened.
 //!
 //! A test target of the game's package (`cargo test -p spillway-game --test game_input`, which
 //! builds the game); needs `xvfb-run` and `xdotool` (`.ci/setup` installs them).
@@ -82,4 +83,46 @@ fn keys_drop_crates_open_the_gate_fly_and_quit() {
         .find_map(|l| l.strip_prefix("flew ")?.split(' ').next()?.parse().ok())
         .expect("the game reports how far the camera flew");
     assert!(flew > 2.0, "holding W flew only {flew} m");
+}
+
+/// Plays the breach sample: waits for the window, presses B, lets the breach cut the dam for a
+/// few seconds, then Escape.
+const BREACH_SCRIPT: &str = r#"
+set -u
+"$GAME" "$LEVEL" --frames 1000000 > "$OUT" 2>&1 &
+pid=$!
+wid=$(timeout 120 xdotool search --sync --name "Spillway" | head -1)
+[ -n "$wid" ] || { echo "no game window"; kill $pid; exit 3; }
+sleep 3
+xdotool windowfocus --sync "$wid"
+xset r off 2>/dev/null || true
+xdotool key b; sleep 4
+xdotool key Escape
+wait $pid
+"#;
+
+#[test]
+fn b_starts_the_breach_of_the_breach_sample() {
+    for tool in ["xvfb-run", "xdotool"] {
+        assert!(have(tool), "`{tool}` is needed");
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("game.out");
+    let status = Command::new("timeout")
+        .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1024x768x24"])
+        .args(["bash", "-c", BREACH_SCRIPT])
+        .env("GAME", game())
+        .env("LEVEL", root.join("projects/breach_dam/level.ron"))
+        .env("OUT", &out)
+        .status()
+        .expect("xvfb-run runs");
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    println!("{text}");
+    assert!(status.success(), "the game did not quit cleanly: {status}");
+    assert!(
+        text.contains("started 1 breach(es)"),
+        "no `started 1 breach(es)` in the game's output"
+    );
+    assert!(!text.contains("added `dam`"), "a gate was added to a level with a breach");
 }
