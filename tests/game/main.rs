@@ -124,5 +124,8 @@ fn b_starts_the_breach_of_the_breach_sample() {
         text.contains("started 1 breach(es)"),
         "no `started 1 breach(es)` in the game's output"
     );
-    assert!(!text.contains("added `dam`"), "a gate was added to a level with a breach");
+    assert!(
+        !text.contains("added `dam`"),
+        "a gate was added to a level with a breach"
+    );
 }

@@ -81,6 +81,10 @@ fn the_gpu_opens_a_breach_as_the_cpu_does() {
     assert!(c.outflow > 1000.0, "{}", c.outflow);
     assert!((g.outflow - c.outflow).abs() < 1e-2 * c.outflow);
     assert!(g.balance_error.abs() < 1e-6, "{}", g.balance_error);
+    // A game reads how far it has opened: fully, 60 s after it started.
+    let (gb, cb) = (gpu.breaches().unwrap(), cpu.breaches());
+    assert_eq!(gb, cb);
+    assert!(cb[0].started && cb[0].progress == 1.0, "{cb:?}");
     assert!(depth < 1e-2, "{depth}");
 
     let level = structured_breach(level);

@@ -26,7 +26,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
         None => "not baked".to_string(),
     };
     say(&format!(
-        "ok: {}, {}×{} cells of {} m, {:?} solver (dt {} s), friction {}{}, {}, {}, {}, {}, water {:.3} m³, {baked}",
+        "ok: {}, {}×{} cells of {} m, {:?} solver (dt {} s), friction {}{}, {}, {}, {}, {}{}, water {:.3} m³, {baked}",
         level.name,
         level.nx(),
         level.ny(),
@@ -43,6 +43,11 @@ pub fn run(args: &CheckArgs) -> CliResult {
         count(level.sinks.len(), "sink"),
         count(level.boundaries.len(), "boundary segment"),
         count(level.bodies.len(), "body"),
+        // Structures only where there are some, so older levels read as before.
+        match level.structures.len() {
+            0 => String::new(),
+            n => format!(", {}", count(n, "structure")),
+        },
         level.water_volume(),
     ))
 }

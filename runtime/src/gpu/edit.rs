@@ -216,6 +216,32 @@ impl GpuSimulation {
         Ok(true)
     }
 
+    /// Every breach of the level and how far it has opened. Waits for the GPU.
+    pub fn breaches(&self) -> Result<Vec<crate::sim::BreachState>, GpuError> {
+        self.check_device()?;
+        let n = self.breach_names.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let words = super::readback::read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.breaches,
+            0,
+            2 * n,
+        )?;
+        Ok(self
+            .breach_names
+            .iter()
+            .zip(words.chunks(2))
+            .map(|(name, w)| crate::sim::BreachState {
+                name: name.clone(),
+                started: w[0].to_bits() != 0,
+                progress: w[1],
+            })
+            .collect())
+    }
+
     /// Builds and uploads the patch table of `level` with the stored edge segments' schedules.
     fn upload_table(&mut self, level: &Level) -> Result<(), GpuError> {
         let table = patch_table(level, &self.boundaries, self.time_base);

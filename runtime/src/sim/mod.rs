@@ -34,6 +34,7 @@ use forcing::Patch;
 use gates::Gates;
 pub use gates::{GateState, closed_ground};
 use kernel::PassGrid;
+pub use structures::BreachState;
 
 /// The most sub-steps one step may take before the water counts as running away.
 pub const MAX_SUBSTEPS: u32 = 1000;
@@ -375,6 +376,11 @@ impl Simulation {
     /// growth says. Returns whether a breach of that name that had not started existed.
     pub fn start_breach(&mut self, name: &str) -> bool {
         self.structures.start_breach(name)
+    }
+
+    /// Every breach of the level and how far it has opened.
+    pub fn breaches(&self) -> Vec<BreachState> {
+        self.structures.breach_states()
     }
 
     /// The discharge of each of the level's structures in the last sub-step, m³/s, in the

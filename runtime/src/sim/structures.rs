@@ -58,6 +58,17 @@ pub(crate) struct Pipe {
     pub loss: f32,
 }
 
+/// How far a breach has opened, for a game or the editor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreachState {
+    /// The breach's name.
+    pub name: String,
+    /// Whether it has started.
+    pub started: bool,
+    /// How far it has opened: 0 (closed) to 1 (its full depth and width).
+    pub progress: f32,
+}
+
 /// A breach as a simulation holds it.
 #[derive(Clone, Debug)]
 pub(crate) struct Cut {
@@ -273,6 +284,22 @@ impl Structures {
             }
         }
         false
+    }
+
+    /// Every breach and how far it has opened, in the level's order.
+    pub fn breach_states(&self) -> Vec<BreachState> {
+        self.cut_of
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let cut = &self.cuts[(*c)?];
+                Some(BreachState {
+                    name: self.names[i].clone(),
+                    started: cut.started,
+                    progress: cut.progress,
+                })
+            })
+            .collect()
     }
 
     /// Opens the breaches by a sub-step of `dt` seconds from simulated `time`: starts those
