@@ -65,6 +65,8 @@ pub struct WaterState {
     pub flow: FlowState,
     /// Names of the gates that had opened.
     pub opened: Vec<String>,
+    /// The breaches and how far each had opened.
+    pub breaches: Vec<crate::sim::BreachState>,
 }
 
 /// The compressed water state of a level at one moment.
@@ -80,6 +82,7 @@ pub struct Snapshot {
     ghost: Vec<f32>,
     max_speed: Option<f32>,
     opened: Vec<String>,
+    breaches: Vec<crate::sim::BreachState>,
 }
 
 const NAMES: [&str; 6] = ["depth", "flow x", "flow y", "carry", "aux x", "aux y"];
@@ -93,13 +96,17 @@ impl Snapshot {
             .map(|g| g.name.clone())
             .collect();
         let size = (baked.nx(), baked.ny());
-        Self::build(size, &baked.water.data, baked.flow.as_ref(), opened)
+        let mut s = Self::build(size, &baked.water.data, baked.flow.as_ref(), opened);
+        s.breaches = crate::sim::structures::Structures::new(baked).breach_states();
+        s
     }
 
     /// The snapshot of `state`.
     pub fn of_state(state: &WaterState) -> Self {
         let size = (state.nx, state.ny);
-        Self::build(size, &state.depth, Some(&state.flow), state.opened.clone())
+        let mut s = Self::build(size, &state.depth, Some(&state.flow), state.opened.clone());
+        s.breaches = state.breaches.clone();
+        s
     }
 
     fn build(
@@ -121,6 +128,7 @@ impl Snapshot {
             ghost: f.ghost.clone(),
             max_speed: f.max_speed,
             opened,
+            breaches: Vec::new(),
         }
     }
 
@@ -140,6 +148,11 @@ impl Snapshot {
             + self.grids.iter().map(|g| g.bytes.len()).sum::<usize>()
             + 4 * self.ghost.len()
             + self.opened.iter().map(|n| n.len() + 24).sum::<usize>()
+            + self
+                .breaches
+                .iter()
+                .map(|b| b.name.len() + 32)
+                .sum::<usize>()
     }
 
     /// Bytes the same state takes as raw `f32` grids.
@@ -188,6 +201,7 @@ impl Snapshot {
                 gate.open_at = Some(0.0);
             }
         }
+        out.set_breaches(&self.breaches);
         Ok(out)
     }
 }

@@ -107,3 +107,36 @@ fn structured_breach(mut level: spillway::Level) -> spillway::Level {
     }
     level
 }
+
+#[test]
+fn a_gpu_snapshot_taken_while_a_breach_opens_restores_it() {
+    use spillway::level::file;
+    use spillway::snapshot::Snapshot;
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../projects/breach_dam/level.ron");
+    let mut level = file::load(&path).expect("the breach_dam sample");
+    if let spillway::level::StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
+        *start = spillway::level::BreachStart::At(5.0);
+    }
+    let dt = level.params.dt;
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    gpu.step_n(600, dt).unwrap(); // 30 s: the breach is under half open
+    assert!(gpu.request_state().unwrap());
+    let copy = gpu.poll_state(true).expect("asked").unwrap();
+    let state = copy.read().unwrap();
+    assert!(state.breaches[0].started && state.breaches[0].progress > 0.3);
+    let restored = Snapshot::of_state(&state).restore(&level).unwrap();
+    let mut again = GpuSimulation::headless(&restored).expect("a GPU");
+    gpu.step_n(400, dt).unwrap();
+    again.step_n(400, dt).unwrap();
+    let (depth, _) = max_diff(&gpu.read_depth().unwrap(), &again.read_depth().unwrap());
+    println!(
+        "20 s after a snapshot at {:.1}: {:?} vs {:?}, depth {depth:.2e} m",
+        state.flow.time,
+        gpu.breaches().unwrap(),
+        again.breaches().unwrap()
+    );
+    assert_eq!(gpu.breaches().unwrap(), again.breaches().unwrap());
+    assert_eq!(gpu.read_terrain().unwrap(), again.read_terrain().unwrap());
+    assert!(depth < 1e-4, "{depth}");
+}

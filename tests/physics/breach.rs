@@ -79,3 +79,34 @@ fn a_breach_waits_for_its_trigger() {
     assert!(sim.stats().outflow > 1000.0);
     assert!(sim.stats().balance_error.abs() < 1e-6);
 }
+
+#[test]
+fn a_level_baked_while_its_breach_opens_goes_on_bit_for_bit() {
+    let mut level = sample();
+    if let StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
+        *start = BreachStart::At(5.0);
+    }
+    let mut straight = Simulation::new(&level).unwrap();
+    straight.advance(30.0).unwrap();
+    let baked = straight.bake_into(&level);
+    let opened = match baked.structures[0].kind {
+        StructureKind::Breach { opened, .. } => opened,
+        _ => unreachable!(),
+    };
+    println!("baked at 30 s with the breach {opened:?} open");
+    assert!(opened.is_some_and(|p| p > 0.3 && p < 0.5), "{opened:?}");
+    // Through the file, as a game would load it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("level.ron");
+    file::save(&baked, &path).unwrap();
+    let loaded = file::load(&path).unwrap();
+    let mut resumed = Simulation::new(&loaded).unwrap();
+    straight.advance(40.0).unwrap();
+    resumed.advance(40.0).unwrap();
+    assert_eq!(straight.breaches(), resumed.breaches());
+    assert_eq!(straight.terrain(), resumed.terrain());
+    assert_eq!(
+        straight.bake_into(&level).state_hash(),
+        resumed.bake_into(&loaded).state_hash()
+    );
+}

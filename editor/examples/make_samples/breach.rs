@@ -76,6 +76,7 @@ pub fn breach_dam(scratch: &Path) -> Result<Level> {
             side_slope: 1.0,
             start: BreachStart::Overtopping(0.05),
             growth: BreachGrowth::Steady(60.0),
+            opened: None,
         },
     });
     level.gauges.push(Gauge {

@@ -136,6 +136,7 @@ pub fn new_structure(
             side_slope: 1.0,
             start: BreachStart::Overtopping(BREACH_OVERTOPPING),
             growth: BreachGrowth::Steady(BREACH_SECONDS),
+            opened: None,
         },
         StructureChoice::SluiceGate => StructureKind::SluiceGate {
             from: a,

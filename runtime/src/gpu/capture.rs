@@ -28,6 +28,8 @@ pub struct StateCopy {
     at: [u64; 5],
     time: f64,
     opened: Vec<String>,
+    /// The breaches' names; their state words end the staging buffer.
+    breaches: Vec<String>,
     /// Columns, rows, solver, and whether the advected velocities are in it.
     grid: (usize, usize, SolverKind, bool),
 }
@@ -57,6 +59,7 @@ impl GpuSimulation {
         // Pipes with advection: the face velocities the next step advects with.
         let advected = self.params.solver == SolverKind::Pipes && self.params.pipe_advection;
         parts.push((&b.vel, if advected { 4 * (fx + fy) } else { 0 }));
+        parts.push((&b.breaches, 8 * self.breach_names.len() as u64));
         let total: u64 = parts.iter().map(|p| p.1).sum();
         let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("state read-back"),
@@ -93,6 +96,7 @@ impl GpuSimulation {
             at,
             time: self.clock,
             opened,
+            breaches: self.breach_names.clone(),
             grid: (self.nx, self.ny, self.params.solver, advected),
         });
         Ok(true)
@@ -158,6 +162,17 @@ impl StateCopy {
         } else {
             (Vec::new(), Vec::new())
         };
+        let words = floats(
+            (bytes.len() - 8 * self.breaches.len()) as u64,
+            2 * self.breaches.len(),
+        );
+        let breaches = (self.breaches.iter().zip(words.chunks_exact(2)))
+            .map(|(name, w)| crate::sim::BreachState {
+                name: name.clone(),
+                started: w[0].to_bits() != 0,
+                progress: w[1],
+            })
+            .collect();
         drop(bytes);
         self.staging.unmap();
         Ok(WaterState {
@@ -177,6 +192,7 @@ impl StateCopy {
                 ..Default::default()
             },
             opened: self.opened,
+            breaches,
         })
     }
 

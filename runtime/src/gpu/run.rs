@@ -407,6 +407,7 @@ impl GpuSimulation {
                 gate.open_at = Some(0.0);
             }
         }
+        out.set_breaches(&self.breaches()?);
         Ok(out)
     }
 }

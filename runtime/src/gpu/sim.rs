@@ -146,6 +146,18 @@ pub(crate) fn volume(depth: &[f32], dx: f32) -> f64 {
     s * (dx as f64) * (dx as f64)
 }
 
+/// The breaches' state words of `level`: per breach, whether it has started and how far it has
+/// opened (`f32` bits), room for as many as a level may have.
+fn breach_words(level: &Level) -> Vec<u32> {
+    let mut words = vec![0u32; 2 * crate::level::structure::MAX_STRUCTURES];
+    let cuts = crate::sim::structures::Structures::new(level).cuts;
+    for (k, c) in cuts.iter().enumerate() {
+        words[2 * k] = c.started as u32;
+        words[2 * k + 1] = c.progress.to_bits();
+    }
+    words
+}
+
 /// The grid uniform of a level.
 pub(crate) fn grid_uniform(
     nx: usize,
@@ -363,10 +375,11 @@ impl GpuSimulation {
             edges: init(device, "edges", bytemuck::cast_slice(cells), STATE),
             ledger: zeroed(device, "ledger", 16 * (1 + grid.edge_groups as u64), STATE),
             patches: init(device, "patches", bytemuck::cast_slice(patches), STATE),
-            breaches: zeroed(
+            // Breaches a bake or snapshot saved partly open go on from there.
+            breaches: init(
                 device,
                 "breaches",
-                8 * crate::level::structure::MAX_STRUCTURES as u64,
+                bytemuck::cast_slice(&breach_words(level)),
                 STATE,
             ),
             view: zeroed(device, "view", 16, U::STORAGE | U::UNIFORM | U::COPY_SRC),

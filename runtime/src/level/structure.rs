@@ -104,6 +104,10 @@ pub enum StructureKind {
         start: BreachStart,
         /// How fast it opens.
         growth: BreachGrowth,
+        /// How far it had opened when the level was saved (a bake, a timeline keyframe), 0 to
+        /// 1: `Some` once it has started, and it goes on from there. `None` in an authored level.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opened: Option<f32>,
     },
 }
 
@@ -165,6 +169,22 @@ impl StructureKind {
             Self::Weir { .. } => "Weir",
             Self::SluiceGate { .. } => "Sluice gate",
             Self::Breach { .. } => "Breach",
+        }
+    }
+}
+
+impl super::Level {
+    /// Marks the breaches of `states` as a running simulation has them (how far each had
+    /// opened), so a simulation built from this level goes on from there: what bakes and
+    /// snapshots do.
+    pub fn set_breaches(&mut self, states: &[crate::sim::BreachState]) {
+        for s in self.structures.iter_mut() {
+            if let StructureKind::Breach { opened, .. } = &mut s.kind {
+                *opened = states
+                    .iter()
+                    .find(|b| b.name == s.name && b.started)
+                    .map(|b| b.progress);
+            }
         }
     }
 }
@@ -236,6 +256,7 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             side_slope,
             start,
             growth,
+            opened,
             ..
         } => {
             number("bottom", *bottom, -1.0e6, 1.0e6)?;
@@ -249,6 +270,9 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             match growth {
                 BreachGrowth::Steady(t) => number("growth", *t, 0.0, 1.0e9)?,
                 BreachGrowth::Erosion(r) => number("growth", *r, 0.0, 1.0e3)?,
+            }
+            if let Some(p) = opened {
+                number("opened", *p, 0.0, 1.0)?;
             }
         }
     }

@@ -84,6 +84,8 @@ impl Simulation {
                 gate.open_at = Some(0.0);
             }
         }
+        // A breach goes on from as far as it had opened.
+        out.set_breaches(&self.breaches());
         out
     }
 }

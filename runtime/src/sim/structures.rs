@@ -193,16 +193,20 @@ impl Structures {
                     side_slope,
                     start,
                     growth,
+                    opened,
                     ..
                 } => {
                     out.cut_of.push(Some(out.cuts.len()));
-                    out.cuts.push(cut(
+                    let mut c = cut(
                         level,
                         (from, to),
                         (*bottom, *width, *side_slope),
                         start,
                         growth,
-                    ));
+                    );
+                    c.started = opened.is_some();
+                    c.progress = opened.unwrap_or(0.0).clamp(0.0, 1.0);
+                    out.cuts.push(c);
                     continue;
                 }
                 StructureKind::Culvert {
