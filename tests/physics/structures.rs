@@ -216,3 +216,24 @@ fn a_sluice_gate_opens_on_its_schedule() {
     assert!(q > 0.9 * free && q <= free * 1.001, "{q} vs {free}");
     assert!(sim.stats().balance_error.abs() < 1e-6);
 }
+
+#[test]
+fn a_game_lifts_a_sluice_gate_by_name() {
+    let gate = StructureKind::SluiceGate {
+        from: [20.0, 0.0],
+        to: [20.0, 4.0],
+        sill: 0.0,
+        opening: Schedule::constant(0.0),
+        contraction: 0.611,
+    };
+    let mut level = channel(SolverKind::Pipes, 2.0, gate);
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(5.0).unwrap();
+    assert_eq!(volume_of(&sim, 20, 40), 0.0, "water passed the shut gate");
+    assert!(level.set_gate_opening("structure", 0.3));
+    sim.set_sources_sinks(&level).unwrap();
+    sim.advance(5.0).unwrap();
+    assert!(volume_of(&sim, 20, 40) > 1.0);
+    assert!(sim.structure_flows()[0] > 1.0);
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+}

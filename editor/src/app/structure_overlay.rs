@@ -65,8 +65,13 @@ fn shape(painter: &Painter, view: &View, level: &Level, s: &Structure, selected:
             painter.line_segment([a, b], Stroke::new(width + 1.0, c));
         }
     }
+    // A culvert's name by its first end, so it does not cover a weir or gate it passes.
+    let anchor = match s.kind {
+        StructureKind::Culvert { .. } => a,
+        _ => a + (b - a) * 0.5,
+    };
     painter.text(
-        a + (b - a) * 0.5 + egui::vec2(6.0, -6.0),
+        anchor + egui::vec2(6.0, -6.0),
         egui::Align2::LEFT_BOTTOM,
         &s.name,
         egui::FontId::proportional(13.0),

@@ -1,5 +1,6 @@
-//! Sources and sinks a game starts and stops by name, as it opens gates by name: the level's
-//! `enabled` flags, handed to a running simulation with `set_sources_sinks` (CPU and GPU).
+//! Sources and sinks a game starts and stops by name, and sluice gates it lifts or lowers by
+//! name, as it opens gates and starts breaches by name: the level's `enabled` flags and gate
+//! openings, handed to a running simulation with `set_sources_sinks` (CPU and GPU).
 
 use super::Level;
 
@@ -49,5 +50,37 @@ impl Level {
             .chain(sinks)
             .find(|(n, _)| *n == name)
             .map(|(_, on)| on)
+    }
+
+    /// Sets the opening of every sluice gate called `name` to `metres` above its sill from now
+    /// on (a constant schedule). Returns whether any has that name. A running simulation
+    /// follows after `set_sources_sinks(&level)`.
+    ///
+    /// ```
+    /// use spillway::level::{Level, Schedule, Structure, StructureKind};
+    ///
+    /// let mut level = Level::flat(16, 16, 1.0, 0.0);
+    /// level.structures.push(Structure {
+    ///     name: "sluice".into(),
+    ///     kind: StructureKind::SluiceGate {
+    ///         from: [8.0, 0.0],
+    ///         to: [8.0, 16.0],
+    ///         sill: 0.0,
+    ///         opening: Schedule::constant(0.0),
+    ///         contraction: 0.611,
+    ///     },
+    /// });
+    /// assert!(level.set_gate_opening("sluice", 0.5)); // the player turns the wheel
+    /// assert!(!level.set_gate_opening("no such gate", 0.5));
+    /// ```
+    pub fn set_gate_opening(&mut self, name: &str, metres: f32) -> bool {
+        let mut found = false;
+        for s in self.structures.iter_mut().filter(|s| s.name == name) {
+            if let super::StructureKind::SluiceGate { opening, .. } = &mut s.kind {
+                *opening = super::Schedule::constant(metres.max(0.0));
+                found = true;
+            }
+        }
+        found
     }
 }
