@@ -21,7 +21,9 @@
 //!    [`Simulation::flooded_area`], [`Simulation::region_volume`], [`Simulation::stats`].
 //! 4. **Trigger** the level's gates by name with [`Simulation::open_gate`], and start or stop
 //!    its sources and sinks by name with [`Level::set_running`] then
-//!    [`Simulation::set_sources_sinks`]; hand rigid bodies to the water with
+//!    [`Simulation::set_sources_sinks`] (a sluice gate's opening likewise with
+//!    [`Level::set_gate_opening`]); start a breach by name with [`Simulation::start_breach`]
+//!    and read how far each has opened with [`Simulation::breaches`]; hand rigid bodies to the water with
 //!    [`Simulation::set_blockers`] (see [`body`]).
 //! 5. **Rewind or save** the water: [`snapshot::Snapshot::of`] a level from
 //!    [`Simulation::bake_into`] keeps the whole state compressed in memory, and
