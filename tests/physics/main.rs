@@ -5,6 +5,7 @@ mod boundaries;
 mod breach;
 mod dam_break;
 mod determinism;
+mod erosion;
 mod forcing;
 mod gates;
 mod hydrograph;

@@ -154,6 +154,7 @@ pub fn gated_reservoir(open_at: Option<f32>) -> Level {
     level.params.dt = 0.02;
     level
 }
+pub mod bedload;
 pub mod swashes;
 
 /// A walled 40 m × 40 m basin of 2 m cells with a flood wave in (0 → 10 m³/s at 20 s → 0 at

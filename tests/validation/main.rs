@@ -84,3 +84,38 @@ cases! {
 fn every_case_is_tested() {
     assert_eq!(CASES.len(), 14, "add the new case to the lists above");
 }
+
+/// SWASHES' bedload solutions (type 5) against the CPU solver's moving bed: the L1 error of
+/// the bed within 5 %, every grain accounted for (`tests/support/bedload.rs`).
+mod bedload {
+    use spillway::SolverKind;
+
+    fn check(choice: u32, name: &str) {
+        for solver in [SolverKind::Pipes, SolverKind::Swe] {
+            let o = spillway_tests::bedload::run(choice, 200, solver)
+                .unwrap_or_else(|e| panic!("{name} ({solver:?}): {e}"));
+            println!(
+                "{name}, CPU {solver:?}: bed L1 {:.3} % (limit 5 %), bed balance {:.1e} after {:.1} s",
+                100.0 * o.l1,
+                o.balance,
+                o.seconds
+            );
+            assert!(
+                o.l1 <= 0.05,
+                "{name} ({solver:?}): bed L1 {:.3} %",
+                100.0 * o.l1
+            );
+            assert!(o.balance.abs() < 1e-6, "{name}: bed balance {}", o.balance);
+        }
+    }
+
+    #[test]
+    fn bedload_with_grass_law() {
+        check(1, "bedload, Grass");
+    }
+
+    #[test]
+    fn bedload_with_meyer_peter_and_muller_law() {
+        check(2, "bedload, Meyer-Peter & Müller");
+    }
+}

@@ -106,6 +106,7 @@ impl GpuSimulation {
     /// depth and starts the new solver's flows at rest (a new `Simulation` of the baked level
     /// would do the same); anything else keeps the flows.
     pub fn set_params(&mut self, params: &Params) -> Result<(), GpuError> {
+        super::sim::refuse_sediment(params)?;
         let old = std::mem::replace(&mut self.params, params.clone());
         let config = Config::new(params, self.rough, self.ctx.tile);
         let solver_changed = old.solver != params.solver;

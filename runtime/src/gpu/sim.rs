@@ -158,6 +158,19 @@ fn breach_words(level: &Level) -> Vec<u32> {
     words
 }
 
+/// A moving bed runs on the CPU solver only, so far: a level with sediment is refused with a
+/// clear error rather than run with its bed standing still.
+pub(crate) fn refuse_sediment(params: &Params) -> Result<(), GpuError> {
+    if params.sediment.is_some() {
+        return Err(GpuError::BadInput(
+            "the level's bed moves (params.sediment): erosion runs on the CPU solver only so \
+             far; use the CPU solver (spillway sim --backend cpu, the editor's CPU solver)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The grid uniform of a level.
 pub(crate) fn grid_uniform(
     nx: usize,
@@ -226,6 +239,7 @@ impl GpuSimulation {
     }
 
     pub(crate) fn build(level: &Level, ctx: Context) -> Result<Self, GpuError> {
+        refuse_sediment(&level.params)?;
         let start = Initial::new(level)?;
         let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
         let params = level.params.clone();

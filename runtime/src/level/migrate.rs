@@ -70,6 +70,7 @@ impl ParamsV2 {
             cfl: self.cfl,
             rain_mm_per_hour: self.rain_mm_per_hour,
             default_boundary: self.default_boundary,
+            sediment: None,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod file;
 mod gate;
 mod gauge;
 pub mod schedule;
+pub mod sediment;
 pub mod structure;
 mod trigger;
 mod validate;
@@ -18,6 +19,7 @@ use crate::grid::Grid;
 pub use gate::Gate;
 pub use gauge::{Gauge, GaugeKind};
 pub use schedule::Schedule;
+pub use sediment::{BedloadLaw, Sediment};
 pub use structure::{BreachGrowth, BreachStart, Structure, StructureKind};
 pub use validate::{Limits, ValidationError};
 
@@ -219,6 +221,9 @@ pub struct Params {
     pub rain_mm_per_hour: f32,
     /// Boundary used for edge cells that no `Boundary` segment covers.
     pub default_boundary: BoundaryKind,
+    /// How the water moves the bed (`None`: the bed stays as it is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sediment: Option<Sediment>,
 }
 
 impl Default for Params {
@@ -236,6 +241,7 @@ impl Default for Params {
             cfl: 0.5,
             rain_mm_per_hour: 0.0,
             default_boundary: BoundaryKind::Wall,
+            sediment: None,
         }
     }
 }

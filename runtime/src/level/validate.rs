@@ -409,6 +409,9 @@ fn check_params(p: &Params) -> Check {
         ));
     }
     check_friction(&p.friction)?;
+    if let Some(s) = &p.sediment {
+        super::sediment::check(s)?;
+    }
     positive("params.cfl", p.cfl)?;
     if p.cfl > 1.0 {
         return Err(ValidationError::new(

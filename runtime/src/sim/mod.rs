@@ -11,6 +11,7 @@ mod advect;
 pub mod blocking;
 pub(crate) mod boundary;
 mod displace;
+pub mod erosion;
 pub(crate) mod forcing;
 pub(crate) mod friction;
 pub(crate) mod gates;
@@ -187,6 +188,8 @@ pub struct Simulation {
     film_cap: f32,
     /// The maps of the run, when kept (`record_maps`).
     maps: Option<Box<maps::RunMaps>>,
+    /// The moving bed, for a level with sediment.
+    bed: Option<Box<erosion::Bed>>,
 }
 
 impl Simulation {
@@ -198,6 +201,7 @@ impl Simulation {
         let mut edges = Edges::new(level, &depth, saved.map(|f| f.ghost.as_slice()));
         let dx = level.cell_size;
         let gates = Gates::new(level);
+        let gate_cells: Vec<u32> = gates.0.iter().flat_map(|g| g.cells.clone()).collect();
         let mut terrain = level.terrain.data.clone();
         gates.close(&mut terrain);
         let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
@@ -262,6 +266,8 @@ impl Simulation {
             roughness: roughness_of(level),
             film_cap: f32::INFINITY,
             maps: None,
+            bed: (level.params.sediment.as_ref())
+                .map(|s| Box::new(erosion::Bed::new(s, (nx, ny, dx), &gate_cells))),
         };
         sim.volume_initial = sim.volume();
         let grid = PassGrid {
@@ -376,6 +382,11 @@ impl Simulation {
     /// growth says. Returns whether a breach of that name that had not started existed.
     pub fn start_breach(&mut self, name: &str) -> bool {
         self.structures.start_breach(name)
+    }
+
+    /// What the water has done to the bed (`None`: the level has no sediment).
+    pub fn bed_stats(&self) -> Option<erosion::BedStats> {
+        self.bed.as_ref().map(|b| b.stats())
     }
 
     /// Every breach of the level and how far it has opened.

@@ -201,6 +201,11 @@ impl Simulation {
         if let Some(b) = self.blocking.as_mut() {
             b.update_surface(&self.terrain, &self.depth);
         }
+        if let Some(bed) = self.bed.as_mut() {
+            let q = (self.qx.as_slice(), self.qy.as_slice());
+            let g = self.params.gravity;
+            bed.erode(&mut self.terrain, &self.depth, q, &self.edges, grid, g);
+        }
         self.inflow += added + e_in + created;
         self.outflow += removed + e_out;
         self.max_depth = report.max_depth;

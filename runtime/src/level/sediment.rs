@@ -1,0 +1,113 @@
+//! [`Sediment`]: how the water moves the bed (`Params::sediment`). The bed is loose material
+//! the flow carries along the bottom (bedload, by a transport law of the water's speed) and
+//! that slumps where it stands steeper than its angle of repose; the terrain follows (the
+//! Exner equation). `sim::erosion` applies it on the CPU solver.
+
+use serde::{Deserialize, Serialize};
+
+use super::validate::ValidationError;
+
+/// How the water moves the bed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sediment {
+    /// The bedload transport law.
+    pub law: BedloadLaw,
+    /// Porosity of the bed (0 ≤ p < 1): grains moving a volume `V` change the bed by
+    /// `V / (1 − p)`.
+    #[serde(default)]
+    pub porosity: f32,
+    /// Angle of repose, degrees: slopes steeper than this slump (thermal erosion); 90 never.
+    #[serde(default = "no_slump")]
+    pub talus_degrees: f32,
+    /// How fast a slope steeper than the angle of repose slumps: the share of its excess height
+    /// that moves down per second.
+    #[serde(default)]
+    pub slump_per_second: f32,
+    /// Water entering across the map's edges brings no bed with it (clear water, which scours
+    /// the bed below the edge); else it brings as much as it can carry (a river in balance).
+    #[serde(default)]
+    pub clear_inflow: bool,
+}
+
+fn no_slump() -> f32 {
+    90.0
+}
+
+/// A bedload transport law: the volume of grains a unit width of bed passes per second, m²/s,
+/// from the water's speed `u` over it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum BedloadLaw {
+    /// Grass (1981): `q_b = a·u³`; `a` in s²/m holds the grains' mobility (0.001 fine sand to
+    /// 0.0001 coarse gravel; SWASHES uses 0.005).
+    Grass {
+        /// Mobility, s²/m.
+        a: f32,
+    },
+    /// Meyer-Peter and Müller (1948): `q_b = 8·√(g(s−1)d³)·(θ − θc)^1.5` while the Shields
+    /// number `θ = f·u² / (8g(s−1)d)` is above its critical value `θc`, with the grains'
+    /// relative density `s`.
+    MeyerPeterMuller {
+        /// Grain diameter, metres.
+        diameter: f32,
+        /// Grain density, kg/m³ (quartz 2650).
+        density: f32,
+        /// Critical Shields number (0.047).
+        critical_shields: f32,
+        /// Darcy friction factor of the bed (0.02 to 0.25).
+        friction_factor: f32,
+    },
+}
+
+impl BedloadLaw {
+    /// The bedload (m²/s, with the sign of `u`) for the speed `u` (m/s) under gravity `g`.
+    pub fn transport(&self, u: f32, g: f32) -> f32 {
+        let speed = u.abs();
+        let q = match *self {
+            BedloadLaw::Grass { a } => a * speed * speed * speed,
+            BedloadLaw::MeyerPeterMuller {
+                diameter,
+                density,
+                critical_shields,
+                friction_factor,
+            } => {
+                let s1 = (density / 1000.0 - 1.0).max(1e-3);
+                let d = diameter.max(1e-6);
+                let theta = friction_factor * speed * speed / (8.0 * g * s1 * d);
+                let excess = (theta - critical_shields).max(0.0);
+                8.0 * (g * s1 * d * d * d).sqrt() * excess * excess.sqrt()
+            }
+        };
+        q.copysign(u)
+    }
+}
+
+/// Checks `params.sediment`.
+pub(crate) fn check(s: &Sediment) -> Result<(), ValidationError> {
+    let number = |field: &str, v: f32, lo: f32, hi: f32| {
+        if v.is_finite() && v >= lo && v <= hi {
+            Ok(())
+        } else {
+            Err(ValidationError::new(
+                format!("params.sediment.{field}"),
+                format!("{v} must be a number from {lo} to {hi}"),
+            ))
+        }
+    };
+    number("porosity", s.porosity, 0.0, 0.9)?;
+    number("talus_degrees", s.talus_degrees, 1.0, 90.0)?;
+    number("slump_per_second", s.slump_per_second, 0.0, 100.0)?;
+    match s.law {
+        BedloadLaw::Grass { a } => number("law.a", a, 0.0, 1.0),
+        BedloadLaw::MeyerPeterMuller {
+            diameter,
+            density,
+            critical_shields,
+            friction_factor,
+        } => {
+            number("law.diameter", diameter, 1e-6, 10.0)?;
+            number("law.density", density, 1001.0, 20_000.0)?;
+            number("law.critical_shields", critical_shields, 0.0, 1.0)?;
+            number("law.friction_factor", friction_factor, 0.0, 10.0)
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The bed the water moves (`level::Sediment`), on the CPU solver: after each sub-step the
+//! bedload through every face (its transport law at the face's speed, carried the way the water
+//! goes) and the slumping of slopes steeper than the angle of repose change the terrain by the
+//! Exner equation, `∂z/∂t = −∇·q_b / (1 − p)`, in flux form, so what leaves one cell enters its
+//! neighbour. Each cell keeps the part of its change that `f32` could not hold yet
+//! (compensated summation), and the ledger books what crossed the map's edges, so the bed's
+//! volume balances to rounding.
+//!
+//! At an edge that lets water in or out, the bed carries what its law carries at the edge's
+//! flow (an inflow brings in as much as the water can carry, unless `clear_inflow`; an outlet
+//! lets out as much); a wall passes none. The cells of gates are not erodible.
+
+use crate::level::{BedloadLaw, Sediment};
+
+use super::boundary::{EdgeCell, Edges, edge_cell};
+use super::kernel::PassGrid;
+
+/// Water shallower than this moves no bed (metres).
+const DRY: f32 = 1e-3;
+
+/// Volumes of bed the water has moved, m³ (of bed, pores included).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BedStats {
+    /// Bed lowered where it eroded, summed over every sub-step and cell.
+    pub eroded: f64,
+    /// Bed raised where it settled.
+    pub deposited: f64,
+    /// Bed brought in across the map's edges.
+    pub entered: f64,
+    /// Bed carried out across the map's edges.
+    pub left: f64,
+    /// `(deposited − eroded) − (entered − left)`, over the larger of eroded and deposited:
+    /// zero when every grain is accounted for.
+    pub balance_error: f64,
+}
+
+/// The bedload by `law` through a face with discharge `q` (m³/s) whose upwind cell holds `h`.
+fn load(law: &BedloadLaw, q: f32, h: f32, g: f32, dx: f32) -> f32 {
+    if h <= DRY || q == 0.0 {
+        return 0.0;
+    }
+    law.transport(q / (h * dx), g)
+}
+
+/// The moving bed of a simulation.
+#[derive(Clone, Debug)]
+pub(crate) struct Bed {
+    law: BedloadLaw,
+    /// `1 / (1 − porosity)`.
+    swell: f32,
+    /// Largest stable height difference between neighbours, metres.
+    talus_rise: f32,
+    slump: f32,
+    clear_inflow: bool,
+    /// Per cell: the bed change `f32` could not hold yet, metres.
+    carry: Vec<f32>,
+    /// Per cell: whether the bed there can move (gates cannot).
+    erodible: Vec<bool>,
+    /// Face fluxes of the sub-step (bed volume per second over dx), x then y.
+    fx: Vec<f32>,
+    fy: Vec<f32>,
+    stats: BedStats,
+}
+
+impl Bed {
+    /// The bed of a level of `nx × ny` cells of `dx` metres whose gates cover `gate_cells`.
+    pub fn new(s: &Sediment, (nx, ny, dx): (usize, usize, f32), gate_cells: &[u32]) -> Self {
+        let mut erodible = vec![true; nx * ny];
+        for &c in gate_cells {
+            erodible[c as usize] = false;
+        }
+        Self {
+            law: s.law,
+            swell: 1.0 / (1.0 - s.porosity.clamp(0.0, 0.9)),
+            talus_rise: if s.talus_degrees >= 90.0 {
+                f32::INFINITY
+            } else {
+                s.talus_degrees.to_radians().tan() * dx
+            },
+            slump: s.slump_per_second,
+            clear_inflow: s.clear_inflow,
+            carry: vec![0.0; nx * ny],
+            erodible,
+            fx: vec![0.0; (nx + 1) * ny],
+            fy: vec![0.0; nx * (ny + 1)],
+            stats: BedStats::default(),
+        }
+    }
+
+    /// What the bed has done so far.
+    pub fn stats(&self) -> BedStats {
+        let s = self.stats;
+        let scale = s.eroded.max(s.deposited).max(1e-12);
+        BedStats {
+            balance_error: ((s.deposited - s.eroded) - (s.entered - s.left)) / scale,
+            ..s
+        }
+    }
+
+    /// Moves the bed by one sub-step of `dt` seconds with the water as the flow pass left it.
+    pub fn erode(
+        &mut self,
+        terrain: &mut [f32],
+        depth: &[f32],
+        (qx, qy): (&[f32], &[f32]),
+        edges: &Edges,
+        grid: PassGrid,
+        g: f32,
+    ) {
+        let PassGrid { nx, ny, dt, dx } = grid;
+        let up = |q: f32, a: usize, b: usize| if q > 0.0 { depth[a] } else { depth[b] };
+        // Interior faces: bedload the way the water goes, and slumping down steep slopes.
+        let slump = |za: f32, zb: f32| -> f32 {
+            let excess = (za - zb).abs() - self.talus_rise;
+            if excess <= 0.0 {
+                return 0.0;
+            }
+            // A quarter of the excess at most per sub-step: four neighbours can take from one.
+            (self.slump * dt).min(0.25) * excess * (za - zb).signum() / dt
+        };
+        for j in 0..ny {
+            for i in 1..nx {
+                let (a, b) = (j * nx + i - 1, j * nx + i);
+                let q = qx[j * (nx + 1) + i];
+                let mut f = load(&self.law, q, up(q, a, b), g, dx) / dx;
+                f += slump(terrain[a], terrain[b]);
+                if !(self.erodible[a] && self.erodible[b]) {
+                    f = 0.0;
+                }
+                self.fx[j * (nx + 1) + i] = f;
+            }
+        }
+        for j in 1..ny {
+            for i in 0..nx {
+                let (a, b) = ((j - 1) * nx + i, j * nx + i);
+                let q = qy[j * nx + i];
+                let mut f = load(&self.law, q, up(q, a, b), g, dx) / dx;
+                f += slump(terrain[a], terrain[b]);
+                if !(self.erodible[a] && self.erodible[b]) {
+                    f = 0.0;
+                }
+                self.fy[j * nx + i] = f;
+            }
+        }
+        // Border faces: what the edge's flow carries, none through walls.
+        let (law, erodible, clear) = (self.law, &self.erodible, self.clear_inflow);
+        let border = |e: usize, k: usize, q: f32| -> f32 {
+            let c = edge_cell(e, k, nx, ny);
+            // Water coming in across west and north edges flows along +x / +y.
+            let inward = if e == 0 || e == 2 { q > 0.0 } else { q < 0.0 };
+            match edges.cells[e][k] {
+                EdgeCell::Wall => 0.0,
+                _ if !erodible[c] || (clear && inward) => 0.0,
+                _ => load(&law, q, depth[c], g, dx) / dx,
+            }
+        };
+        for k in 0..ny {
+            self.fx[k * (nx + 1)] = border(0, k, qx[k * (nx + 1)]);
+            self.fx[k * (nx + 1) + nx] = border(1, k, qx[k * (nx + 1) + nx]);
+        }
+        for k in 0..nx {
+            self.fy[k] = border(2, k, qy[k]);
+            self.fy[ny * nx + k] = border(3, k, qy[ny * nx + k]);
+        }
+        // Volumes across the edges (bed, m³).
+        let bed = (self.swell * dt * dx) as f64;
+        for k in 0..ny {
+            let (w, e) = (self.fx[k * (nx + 1)], self.fx[k * (nx + 1) + nx]);
+            self.book(w as f64 * bed * dx as f64);
+            self.book(-e as f64 * bed * dx as f64);
+        }
+        for k in 0..nx {
+            let (n, s) = (self.fy[k], self.fy[ny * nx + k]);
+            self.book(n as f64 * bed * dx as f64);
+            self.book(-s as f64 * bed * dx as f64);
+        }
+        // Exner, with the change `f32` cannot hold kept for the next sub-step.
+        let per = self.swell * dt;
+        let area = (dx * dx) as f64;
+        for j in 0..ny {
+            for i in 0..nx {
+                let c = j * nx + i;
+                if !self.erodible[c] {
+                    continue;
+                }
+                let div = self.fx[j * (nx + 1) + i + 1] - self.fx[j * (nx + 1) + i]
+                    + self.fy[(j + 1) * nx + i]
+                    - self.fy[j * nx + i];
+                let change = -per * div + self.carry[c];
+                let old = terrain[c];
+                let new = old + change;
+                self.carry[c] = change - (new - old);
+                let moved = (new as f64 - old as f64) * area;
+                if moved < 0.0 {
+                    self.stats.eroded -= moved;
+                } else {
+                    self.stats.deposited += moved;
+                }
+                terrain[c] = new;
+            }
+        }
+    }
+
+    /// Books `v` m³ of bed into the map (negative: out of it).
+    fn book(&mut self, v: f64) {
+        if v > 0.0 {
+            self.stats.entered += v;
+        } else {
+            self.stats.left -= v;
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The moving bed (`params.sediment`) on the CPU solver: a river carves its channel and builds
+//! a delta where it enters a lake, a steep pile slumps to its angle of repose, gates do not
+//! erode, and every grain is accounted for (the bed's balance to 1e-6). SWASHES' bedload
+//! solutions are in `tests/validation`.
+
+use spillway::Simulation;
+use spillway::level::{
+    BedloadLaw, Boundary, BoundaryKind, Edge, Gate, Level, Sediment, Shape, SolverKind,
+};
+
+fn sand(talus: f32, slump: f32) -> Sediment {
+    Sediment {
+        law: BedloadLaw::Grass { a: 0.002 },
+        porosity: 0.4,
+        talus_degrees: talus,
+        slump_per_second: slump,
+        clear_inflow: true,
+    }
+}
+
+#[test]
+fn a_river_carves_its_channel_and_builds_a_delta_in_the_lake() {
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        // 40 m of channel falling 1 % into a lake 2 m deep, 20 m long; clear water comes in.
+        let (nx, ny) = (60, 6);
+        let mut level = Level::flat(nx, ny, 1.0, 0.0);
+        level.params.solver = solver;
+        level.terrain =
+            spillway::Grid::from_fn(
+                nx,
+                ny,
+                |i, _| {
+                    if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 }
+                },
+            );
+        level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 40 { 0.2 } else { 2.0 });
+        level.params.sediment = Some(sand(90.0, 0.0));
+        level.boundaries.push(Boundary {
+            edge: Edge::West,
+            start: 0,
+            end: ny as u32,
+            kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
+        });
+        let before = level.terrain.data.clone();
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.advance(60.0).unwrap();
+        let change = |i0: usize, i1: usize| -> f64 {
+            (0..ny)
+                .flat_map(|j| (i0..i1).map(move |i| j * nx + i))
+                .map(|c| (sim.terrain()[c] - before[c]) as f64)
+                .sum()
+        };
+        let (channel, delta) = (change(0, 10), change(40, 46));
+        let bed = sim.bed_stats().expect("a moving bed");
+        println!(
+            "{solver:?}: upper channel {channel:+.3} m³, delta {delta:+.3} m³; eroded {:.3}, deposited \
+             {:.3}, entered {:.3}, left {:.3} m³, balance {:.1e}",
+            bed.eroded, bed.deposited, bed.entered, bed.left, bed.balance_error
+        );
+        assert!(
+            channel < -0.1,
+            "{solver:?}: the channel did not deepen: {channel}"
+        );
+        assert!(delta > 0.1, "{solver:?}: no delta: {delta}");
+        assert!(bed.balance_error.abs() < 1e-6, "{}", bed.balance_error);
+        assert!(sim.stats().balance_error.abs() < 1e-6);
+    }
+}
+
+#[test]
+fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
+    let n = 30;
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    // A cone rising 2 m per metre (63°).
+    level.terrain = spillway::Grid::from_fn(n, n, |i, j| {
+        let r = ((i as f32 - 14.5).powi(2) + (j as f32 - 14.5).powi(2)).sqrt();
+        (12.0 - 2.0 * r).max(0.0)
+    });
+    level.params.sediment = Some(sand(30.0, 1.0));
+    let volume: f64 = level.terrain.data.iter().map(|&z| z as f64).sum();
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(60.0).unwrap();
+    let t = sim.terrain();
+    let mut steepest = 0.0f32;
+    for j in 0..n {
+        for i in 0..n - 1 {
+            steepest = steepest.max((t[j * n + i] - t[j * n + i + 1]).abs());
+            steepest = steepest.max((t[i * n + j] - t[(i + 1) * n + j]).abs());
+        }
+    }
+    let after: f64 = t.iter().map(|&z| z as f64).sum();
+    let bed = sim.bed_stats().unwrap();
+    println!(
+        "steepest step {steepest:.4} m per metre (tan 30° = 0.5774), volume {volume:.4} → \
+         {after:.4} m³, balance {:.1e}",
+        bed.balance_error
+    );
+    assert!(steepest < 0.5774 * 1.02, "{steepest}");
+    assert!(((after - volume) / volume).abs() < 1e-6, "{volume} {after}");
+    assert!(bed.balance_error.abs() < 1e-6);
+}
+
+#[test]
+fn a_closed_gate_does_not_erode() {
+    let mut level = Level::flat(20, 4, 1.0, 0.0);
+    level.water = spillway::Grid::from_fn(20, 4, |i, _| if i < 8 { 2.0 } else { 0.0 });
+    level.gates.push(Gate {
+        name: "dam".into(),
+        shape: Shape::Box {
+            x0: 9.0,
+            y0: 0.0,
+            x1: 10.0,
+            y1: 4.0,
+        },
+        crest: 3.0,
+        open_at: None,
+    });
+    level.params.sediment = Some(sand(30.0, 1.0));
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(20.0).unwrap();
+    assert!(
+        (0..4).all(|j| sim.terrain()[j * 20 + 9] == 3.0),
+        "the gate's crest moved"
+    );
+    assert!(sim.bed_stats().unwrap().balance_error.abs() < 1e-6);
+}
