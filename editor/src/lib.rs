@@ -9,6 +9,7 @@ pub mod app;
 pub mod bake;
 pub mod cli;
 pub mod document;
+pub mod erode;
 pub mod heightmap;
 pub mod preview;
 pub mod project;

@@ -9,6 +9,7 @@ mod support;
 mod analysis;
 mod bodies;
 mod device_loss;
+mod erosion;
 mod files;
 mod game_pixels;
 mod gauges;

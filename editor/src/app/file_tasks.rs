@@ -10,9 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use spillway::{Grid, Level};
+use spillway::{CellRect, Grid, Level};
 
 use super::EditorApp;
+use crate::document::{GridPatch, Layer, PatchTile};
+use crate::erode::Material;
 use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
 use crate::task::{Task, TaskError};
 
@@ -28,6 +30,8 @@ pub(crate) enum FileTask {
     Import { path: PathBuf, task: Task<Grid> },
     /// Writing the terrain as a heightmap to `path`.
     Export { path: PathBuf, task: Task<()> },
+    /// Running the water over a moving bed: the undo label and the terrain it leaves.
+    Erode { label: String, task: Task<Grid> },
 }
 
 impl FileTask {
@@ -36,6 +40,7 @@ impl FileTask {
             FileTask::Save { task, .. } => &task.label,
             FileTask::Import { task, .. } => &task.label,
             FileTask::Export { task, .. } => &task.label,
+            FileTask::Erode { task, .. } => &task.label,
         }
     }
 
@@ -44,6 +49,7 @@ impl FileTask {
             FileTask::Save { task, .. } => task.share(),
             FileTask::Import { task, .. } => task.share(),
             FileTask::Export { task, .. } => task.share(),
+            FileTask::Erode { task, .. } => task.share(),
         }
     }
 
@@ -52,6 +58,7 @@ impl FileTask {
             FileTask::Save { task, .. } => task.elapsed(),
             FileTask::Import { task, .. } => task.elapsed(),
             FileTask::Export { task, .. } => task.elapsed(),
+            FileTask::Erode { task, .. } => task.elapsed(),
         }
     }
 
@@ -60,6 +67,7 @@ impl FileTask {
             FileTask::Save { task, .. } => task.cancel(),
             FileTask::Import { task, .. } => task.cancel(),
             FileTask::Export { task, .. } => task.cancel(),
+            FileTask::Erode { task, .. } => task.cancel(),
         }
     }
 
@@ -68,8 +76,52 @@ impl FileTask {
             FileTask::Save { task, .. } => task.cancelled(),
             FileTask::Import { task, .. } => task.cancelled(),
             FileTask::Export { task, .. } => task.cancelled(),
+            FileTask::Erode { task, .. } => task.cancelled(),
         }
     }
+}
+
+/// Starts running the water of `level` over a bed of `material` for `seconds` in the
+/// background (`crate::erode`).
+pub(crate) fn erode(level: Level, material: Material, seconds: f64) -> FileTask {
+    let label = format!("Erode ({}, {seconds:.0} s)", material.name().to_lowercase());
+    let task = Task::spawn(
+        format!("Eroding: {}, {seconds:.0} s of water", material.name()),
+        move |p| {
+            crate::erode::erode(&level, material.sediment(), seconds, &mut |share| {
+                p.set(share);
+                !p.cancelled()
+            })
+        },
+    );
+    FileTask::Erode { label, task }
+}
+
+/// Makes the eroded terrain `grid` the level's, as one undo step labelled `label`.
+fn apply_erosion(app: &mut EditorApp, label: &str, grid: Grid) {
+    let level = app.document.level();
+    if (grid.nx, grid.ny) != (level.nx(), level.ny()) {
+        return;
+    }
+    let changed = (grid.data.iter().zip(&level.terrain.data))
+        .filter(|(a, b)| a != b)
+        .count();
+    let patch = GridPatch::new(
+        label,
+        Layer::Terrain,
+        vec![PatchTile {
+            rect: CellRect::whole(grid.nx, grid.ny),
+            before: level.terrain.data.clone().into(),
+            after: grid.data.into(),
+        }],
+    );
+    if !patch.is_empty() {
+        app.document.execute(Box::new(patch));
+    }
+    app.notify(
+        format!("{label}: the water moved the bed in {changed} cells"),
+        false,
+    );
 }
 
 /// Bytes of grid data a level holds (what a save writes).
@@ -154,6 +206,7 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
         FileTask::Save { task, .. } => task.poll().map(|r| r.map(|()| None)),
         FileTask::Import { task, .. } => task.poll().map(|r| r.map(Some)),
         FileTask::Export { task, .. } => task.poll().map(|r| r.map(|()| None)),
+        FileTask::Erode { task, .. } => task.poll().map(|r| r.map(Some)),
     };
     if let Some(result) = done {
         if let Some(running) = app.file_task.take() {
@@ -259,6 +312,17 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
         (FileTask::Export { .. }, Err(e)) => {
             app.dialog = Some(super::Dialog::Error {
                 title: "Could not export the heightmap".into(),
+                message: e.to_string(),
+            });
+        }
+        (FileTask::Erode { .. }, _) if cancelled => {
+            app.notify("Erosion cancelled: the terrain is unchanged", false)
+        }
+        (FileTask::Erode { label, .. }, Ok(Some(grid))) => apply_erosion(app, &label, grid),
+        (FileTask::Erode { .. }, Ok(None)) => {}
+        (FileTask::Erode { .. }, Err(e)) => {
+            app.dialog = Some(super::Dialog::Error {
+                title: "Could not erode the terrain".into(),
                 message: e.to_string(),
             });
         }
