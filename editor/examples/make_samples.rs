@@ -27,6 +27,8 @@ type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
 #[path = "make_samples/breach.rs"]
 mod breach;
+#[path = "make_samples/eroded.rs"]
+mod eroded;
 #[path = "make_samples/river_valley.rs"]
 mod river_valley;
 
@@ -48,8 +50,12 @@ fn main() -> Result<()> {
         ("dam_knockdown", dam_knockdown),
         ("river_valley", river_valley::river_valley),
         ("breach_dam", breach::breach_dam),
+        ("eroded_valley", eroded::eroded_valley),
+        ("eroded_valley_before", eroded::valley),
     ] {
-        if !only.is_empty() && !only.iter().any(|n| n == name) {
+        // The uneroded valley is made only when asked for by name (for before pictures).
+        let asked = only.iter().any(|n| n == name);
+        if (!only.is_empty() || name == "eroded_valley_before") && !asked {
             continue;
         }
         let level = make(scratch.path())?;
@@ -250,6 +256,11 @@ fn note(name: &str) -> Option<&'static str> {
             "breach dam: a river of 30 m³/s fills the reservoir behind an earth dam; when the\n\
              water tops the crest by 5 cm, the breach \"dam breach\" starts and cuts down to the\n\
              valley floor over 60 s. A game can start it early by name (the game example: B).",
+        ),
+        "eroded_valley" => Some(
+            "eroded valley: a sand valley whose river (20 m³/s from the west edge) ran 900\n\
+             simulated seconds over it with Water ▸ Erode terrain (sand, bed aged ×100): the\n\
+             channel it cut and the delta it built in the lake are the water's work.",
         ),
         "river_valley" => Some(
             "river valley: a 2 km valley (1024 × 1024 cells of 2 m) falling 0.3 % to the east. A\n\

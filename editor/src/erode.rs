@@ -53,6 +53,8 @@ impl Material {
             talus_degrees: talus,
             slump_per_second: slump,
             clear_inflow: true,
+            layer: 5.0,
+            speedup: 1.0,
         }
     }
 }

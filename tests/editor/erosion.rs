@@ -21,7 +21,7 @@ fn erode_terrain_runs_the_river_over_sand_as_one_undo_step() {
     ed.click("Erode terrain");
     ed.click("Sand");
     ed.click("Erode");
-    let label = Some("Erode (sand, 120 s)");
+    let label = Some("Erode (sand, 120 s ×100)");
     for _ in 0..600 {
         if ed.harness.state().document().history().undo_label() == label {
             break;

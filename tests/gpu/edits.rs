@@ -279,6 +279,8 @@ fn a_level_whose_bed_moves_is_refused_with_a_clear_error() {
         talus_degrees: 90.0,
         slump_per_second: 0.0,
         clear_inflow: false,
+        layer: 5.0,
+        speedup: 1.0,
     });
     let e = match spillway::gpu::GpuSimulation::headless(&level) {
         Ok(_) => panic!("a moving bed ran on the GPU, which cannot move it"),

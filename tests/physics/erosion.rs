@@ -15,6 +15,8 @@ fn sand(talus: f32, slump: f32) -> Sediment {
         talus_degrees: talus,
         slump_per_second: slump,
         clear_inflow: true,
+        layer: 5.0,
+        speedup: 1.0,
     }
 }
 
@@ -76,7 +78,12 @@ fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
         let r = ((i as f32 - 14.5).powi(2) + (j as f32 - 14.5).powi(2)).sqrt();
         (12.0 - 2.0 * r).max(0.0)
     });
-    level.params.sediment = Some(sand(30.0, 1.0));
+    // Loose to well below the cone's foot: the pile may spread as far as it needs to.
+    level.params.sediment = Some(Sediment {
+        layer: 20.0,
+        speedup: 1.0,
+        ..sand(30.0, 1.0)
+    });
     let volume: f64 = level.terrain.data.iter().map(|&z| z as f64).sum();
     let mut sim = Simulation::new(&level).unwrap();
     sim.advance(60.0).unwrap();

@@ -56,6 +56,8 @@ pub fn run(choice: u32, cells: usize, solver: SolverKind) -> Result<Outcome, Str
         talus_degrees: 90.0,
         slump_per_second: 0.0,
         clear_inflow: false,
+        layer: 5.0,
+        speedup: 1.0,
     });
     let width = 2.0 * dx as f64;
     for (edge, kind) in [

@@ -83,12 +83,19 @@ impl FileTask {
 
 /// Starts running the water of `level` over a bed of `material` for `seconds` in the
 /// background (`crate::erode`).
-pub(crate) fn erode(level: Level, material: Material, seconds: f64) -> FileTask {
-    let label = format!("Erode ({}, {seconds:.0} s)", material.name().to_lowercase());
+pub(crate) fn erode(level: Level, material: Material, seconds: f64, speedup: f32) -> FileTask {
+    let label = format!(
+        "Erode ({}, {seconds:.0} s ×{speedup:.0})",
+        material.name().to_lowercase()
+    );
+    let sediment = spillway::level::Sediment {
+        speedup,
+        ..material.sediment()
+    };
     let task = Task::spawn(
         format!("Eroding: {}, {seconds:.0} s of water", material.name()),
         move |p| {
-            crate::erode::erode(&level, material.sediment(), seconds, &mut |share| {
+            crate::erode::erode(&level, sediment, seconds, &mut |share| {
                 p.set(share);
                 !p.cancelled()
             })

@@ -84,6 +84,19 @@ fn water_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
                 )
                 .on_hover_text("Simulated seconds of the level's water (CPU solver)");
             });
+            ui.horizontal(|ui| {
+                ui.label("Bed ages");
+                ui.add(
+                    egui::DragValue::new(&mut app.erosion.2)
+                        .range(1.0..=10_000.0)
+                        .speed(1.0)
+                        .prefix("×"),
+                )
+                .on_hover_text(
+                    "Seconds of bed change per second of water (the morphological factor): \
+                     ×100 makes two minutes of river shape more than three hours of its bed",
+                );
+            });
             let busy = app.file_task.is_some();
             if ui
                 .add_enabled(!busy, egui::Button::new("Erode"))
@@ -94,9 +107,9 @@ fn water_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
                 )
                 .clicked()
             {
-                let (material, seconds) = app.erosion;
+                let (material, seconds, speedup) = app.erosion;
                 let level = app.document.level().clone();
-                app.file_task = Some(super::file_tasks::erode(level, material, seconds));
+                app.file_task = Some(super::file_tasks::erode(level, material, seconds, speedup));
                 ui.close();
             }
         });

@@ -104,8 +104,8 @@ pub struct EditorApp {
     pub(crate) authoring: authoring::Authoring,
     /// A save, import or export running in the background, if any.
     pub(crate) file_task: Option<file_tasks::FileTask>,
-    /// The Erode terrain menu's material and simulated seconds.
-    pub(crate) erosion: (crate::erode::Material, f64),
+    /// The Erode terrain menu's material, simulated seconds and speed-up of the bed.
+    pub(crate) erosion: (crate::erode::Material, f64, f32),
     /// What to do once the background save finishes (the unsaved-changes question's action).
     pub(crate) after_save: Option<Action>,
     /// See [`EditorOptions::background_bytes`].
@@ -177,7 +177,7 @@ impl EditorApp {
             authoring: authoring::Authoring::default(),
             level_form: level_panel::LevelForm::default(),
             file_task: None,
-            erosion: (crate::erode::Material::Sand, 120.0),
+            erosion: (crate::erode::Material::Sand, 120.0, 100.0),
             after_save: None,
             background_bytes: options.background_bytes,
             bake: None,

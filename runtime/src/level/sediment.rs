@@ -27,6 +27,23 @@ pub struct Sediment {
     /// the bed below the edge); else it brings as much as it can carry (a river in balance).
     #[serde(default)]
     pub clear_inflow: bool,
+    /// Thickness of the loose bed over the bedrock, metres: the water cuts no deeper than this
+    /// below the terrain it started on.
+    #[serde(default = "loose_layer")]
+    pub layer: f32,
+    /// Seconds of bed change per second of water (the morphological factor, Delft3D's
+    /// MORFAC): 1 is real time; 100 ages the bed a hundred times faster than the water runs, so
+    /// a few minutes of a river shape hours of its bed.
+    #[serde(default = "real_time")]
+    pub speedup: f32,
+}
+
+fn real_time() -> f32 {
+    1.0
+}
+
+fn loose_layer() -> f32 {
+    5.0
 }
 
 fn no_slump() -> f32 {
@@ -96,6 +113,8 @@ pub(crate) fn check(s: &Sediment) -> Result<(), ValidationError> {
     number("porosity", s.porosity, 0.0, 0.9)?;
     number("talus_degrees", s.talus_degrees, 1.0, 90.0)?;
     number("slump_per_second", s.slump_per_second, 0.0, 100.0)?;
+    number("layer", s.layer, 0.0, 1.0e4)?;
+    number("speedup", s.speedup, 0.0, 1.0e4)?;
     match s.law {
         BedloadLaw::Grass { a } => number("law.a", a, 0.0, 1.0),
         BedloadLaw::MeyerPeterMuller {

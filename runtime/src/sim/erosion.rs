@@ -46,7 +46,7 @@ fn load(law: &BedloadLaw, q: f32, h: f32, g: f32, dx: f32) -> f32 {
 #[derive(Clone, Debug)]
 pub(crate) struct Bed {
     law: BedloadLaw,
-    /// `1 / (1 − porosity)`.
+    /// `speedup / (1 − porosity)`: bed change per volume of grains moved.
     swell: f32,
     /// Largest stable height difference between neighbours, metres.
     talus_rise: f32,
@@ -56,6 +56,10 @@ pub(crate) struct Bed {
     carry: Vec<f32>,
     /// Per cell: whether the bed there can move (gates cannot).
     erodible: Vec<bool>,
+    /// Per cell: the bedrock under the loose bed, metres.
+    floor: Vec<f32>,
+    /// Per cell: the share of its outgoing flux the bed above its bedrock can supply.
+    supply: Vec<f32>,
     /// Face fluxes of the sub-step (bed volume per second over dx), x then y.
     fx: Vec<f32>,
     fy: Vec<f32>,
@@ -64,14 +68,19 @@ pub(crate) struct Bed {
 
 impl Bed {
     /// The bed of a level of `nx × ny` cells of `dx` metres whose gates cover `gate_cells`.
-    pub fn new(s: &Sediment, (nx, ny, dx): (usize, usize, f32), gate_cells: &[u32]) -> Self {
+    pub fn new(
+        s: &Sediment,
+        (nx, ny, dx): (usize, usize, f32),
+        terrain: &[f32],
+        gate_cells: &[u32],
+    ) -> Self {
         let mut erodible = vec![true; nx * ny];
         for &c in gate_cells {
             erodible[c as usize] = false;
         }
         Self {
             law: s.law,
-            swell: 1.0 / (1.0 - s.porosity.clamp(0.0, 0.9)),
+            swell: s.speedup.max(0.0) / (1.0 - s.porosity.clamp(0.0, 0.9)),
             talus_rise: if s.talus_degrees >= 90.0 {
                 f32::INFINITY
             } else {
@@ -81,6 +90,8 @@ impl Bed {
             clear_inflow: s.clear_inflow,
             carry: vec![0.0; nx * ny],
             erodible,
+            floor: terrain.iter().map(|z| z - s.layer.max(0.0)).collect(),
+            supply: vec![1.0; nx * ny],
             fx: vec![0.0; (nx + 1) * ny],
             fy: vec![0.0; nx * (ny + 1)],
             stats: BedStats::default(),
@@ -108,6 +119,11 @@ impl Bed {
         g: f32,
     ) {
         let PassGrid { nx, ny, dt, dx } = grid;
+        if self.swell <= 0.0 {
+            return;
+        }
+        // Slumping moves heights, not grains: undo the swell the Exner update applies.
+        let unswell = 1.0 / self.swell;
         let up = |q: f32, a: usize, b: usize| if q > 0.0 { depth[a] } else { depth[b] };
         // Interior faces: bedload the way the water goes, and slumping down steep slopes.
         let slump = |za: f32, zb: f32| -> f32 {
@@ -116,7 +132,7 @@ impl Bed {
                 return 0.0;
             }
             // A quarter of the excess at most per sub-step: four neighbours can take from one.
-            (self.slump * dt).min(0.25) * excess * (za - zb).signum() / dt
+            (self.slump * dt).min(0.25) * excess * (za - zb).signum() / dt * unswell
         };
         for j in 0..ny {
             for i in 1..nx {
@@ -162,6 +178,50 @@ impl Bed {
             self.fy[k] = border(2, k, qy[k]);
             self.fy[ny * nx + k] = border(3, k, qy[ny * nx + k]);
         }
+        // No cell gives more than the loose bed above its bedrock: its outgoing faces are
+        // scaled down together, as the water's outflow is.
+        let per = self.swell * dt;
+        for j in 0..ny {
+            for i in 0..nx {
+                let c = j * nx + i;
+                let out = (-self.fx[j * (nx + 1) + i]).max(0.0)
+                    + self.fx[j * (nx + 1) + i + 1].max(0.0)
+                    + (-self.fy[j * nx + i]).max(0.0)
+                    + self.fy[(j + 1) * nx + i].max(0.0);
+                let room = (terrain[c] - self.floor[c]).max(0.0);
+                self.supply[c] = if out * per > room {
+                    room / (out * per)
+                } else {
+                    1.0
+                };
+            }
+        }
+        for j in 0..ny {
+            for f in 0..=nx {
+                let v = &mut self.fx[j * (nx + 1) + f];
+                let donor = if *v > 0.0 {
+                    f.checked_sub(1)
+                } else {
+                    (f < nx).then_some(f)
+                };
+                if let Some(i) = donor {
+                    *v *= self.supply[j * nx + i];
+                }
+            }
+        }
+        for j in 0..=ny {
+            for i in 0..nx {
+                let v = &mut self.fy[j * nx + i];
+                let donor = if *v > 0.0 {
+                    j.checked_sub(1)
+                } else {
+                    (j < ny).then_some(j)
+                };
+                if let Some(r) = donor {
+                    *v *= self.supply[r * nx + i];
+                }
+            }
+        }
         // Volumes across the edges (bed, m³).
         let bed = (self.swell * dt * dx) as f64;
         for k in 0..ny {
@@ -175,7 +235,6 @@ impl Bed {
             self.book(-s as f64 * bed * dx as f64);
         }
         // Exner, with the change `f32` cannot hold kept for the next sub-step.
-        let per = self.swell * dt;
         let area = (dx * dx) as f64;
         for j in 0..ny {
             for i in 0..nx {

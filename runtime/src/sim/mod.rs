@@ -233,6 +233,8 @@ impl Simulation {
             Some(f) if f.carry.len() == nx * ny => f.carry.clone(),
             _ => vec![0.0; nx * ny],
         };
+        let bed = (level.params.sediment.as_ref())
+            .map(|s| Box::new(erosion::Bed::new(s, (nx, ny, dx), &terrain, &gate_cells)));
         let mut sim = Self {
             nx,
             ny,
@@ -266,8 +268,7 @@ impl Simulation {
             roughness: roughness_of(level),
             film_cap: f32::INFINITY,
             maps: None,
-            bed: (level.params.sediment.as_ref())
-                .map(|s| Box::new(erosion::Bed::new(s, (nx, ny, dx), &gate_cells))),
+            bed,
         };
         sim.volume_initial = sim.volume();
         let grid = PassGrid {
