@@ -146,18 +146,6 @@ pub(crate) fn volume(depth: &[f32], dx: f32) -> f64 {
     s * (dx as f64) * (dx as f64)
 }
 
-/// The breaches' state words of `level`: per breach, whether it has started and how far it has
-/// opened (`f32` bits), room for as many as a level may have.
-fn breach_words(level: &Level) -> Vec<u32> {
-    let mut words = vec![0u32; 2 * crate::level::structure::MAX_STRUCTURES];
-    let cuts = crate::sim::structures::Structures::new(level).cuts;
-    for (k, c) in cuts.iter().enumerate() {
-        words[2 * k] = c.started as u32;
-        words[2 * k + 1] = c.progress.to_bits();
-    }
-    words
-}
-
 /// A moving bed runs on the CPU solver only, so far: a level with sediment is refused with a
 /// clear error rather than run with its bed standing still.
 pub(crate) fn refuse_sediment(params: &Params) -> Result<(), GpuError> {
@@ -393,7 +381,7 @@ impl GpuSimulation {
             breaches: init(
                 device,
                 "breaches",
-                bytemuck::cast_slice(&breach_words(level)),
+                bytemuck::cast_slice(&super::structures::breach_words(level)),
                 STATE,
             ),
             view: zeroed(device, "view", 16, U::STORAGE | U::UNIFORM | U::COPY_SRC),

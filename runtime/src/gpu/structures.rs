@@ -107,6 +107,18 @@ pub(crate) fn append(table: &mut Vec<u32>, level: &Level, time_base: f64) -> u32
     at as u32
 }
 
+/// The breaches' state words of `level`: per breach, whether it has started and how far it has
+/// opened (`f32` bits), room for as many as a level may have.
+pub(crate) fn breach_words(level: &Level) -> Vec<u32> {
+    let mut words = vec![0u32; 2 * crate::level::structure::MAX_STRUCTURES];
+    let cuts = crate::sim::structures::Structures::new(level).cuts;
+    for (k, c) in cuts.iter().enumerate() {
+        words[2 * k] = c.started as u32;
+        words[2 * k + 1] = c.progress.to_bits();
+    }
+    words
+}
+
 /// The structures pass (one thread: structures are few, and their order is the CPU's).
 pub(crate) struct StructuresPass {
     kernel: Kernel,

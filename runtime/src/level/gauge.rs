@@ -33,3 +33,33 @@ pub enum GaugeKind {
         to: [f32; 2],
     },
 }
+
+/// Checks `gauge` (at `at`, e.g. `gauges[2].kind`) on a map spanning `extent` metres: its
+/// points are finite and on the map.
+pub(crate) fn check(
+    at: &str,
+    gauge: &Gauge,
+    extent: [f32; 2],
+) -> Result<(), super::ValidationError> {
+    let points = match gauge.kind {
+        GaugeKind::Stage { x, y } => vec![("", [x, y])],
+        GaugeKind::Discharge { from, to } => vec![(".from", from), (".to", to)],
+    };
+    for (part, p) in points {
+        let on_map = p.iter().all(|v| v.is_finite())
+            && (0.0..=extent[0]).contains(&p[0])
+            && (0.0..=extent[1]).contains(&p[1]);
+        if !on_map {
+            let reason = if p.iter().all(|v| v.is_finite()) {
+                format!(
+                    "({}, {}) lies outside the map (0..{} × 0..{} m)",
+                    p[0], p[1], extent[0], extent[1]
+                )
+            } else {
+                format!("({}, {}) is not a finite point", p[0], p[1])
+            };
+            return Err(super::ValidationError::new(format!("{at}{part}"), reason));
+        }
+    }
+    Ok(())
+}

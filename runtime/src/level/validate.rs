@@ -238,24 +238,7 @@ impl Level {
         }
         let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];
         for (i, gauge) in self.gauges.iter().enumerate() {
-            let points = match gauge.kind {
-                super::GaugeKind::Stage { x, y } => vec![("", [x, y])],
-                super::GaugeKind::Discharge { from, to } => vec![(".from", from), (".to", to)],
-            };
-            for (part, p) in points {
-                let at = format!("gauges[{i}].kind{part}");
-                finite(&at, p[0])?;
-                finite(&at, p[1])?;
-                if !(0.0..=extent[0]).contains(&p[0]) || !(0.0..=extent[1]).contains(&p[1]) {
-                    return Err(ValidationError::new(
-                        &at,
-                        format!(
-                            "({}, {}) lies outside the map (0..{} × 0..{} m)",
-                            p[0], p[1], extent[0], extent[1]
-                        ),
-                    ));
-                }
-            }
+            super::gauge::check(&format!("gauges[{i}].kind"), gauge, extent)?;
         }
         if self.structures.len() > super::structure::MAX_STRUCTURES {
             return Err(ValidationError::new(

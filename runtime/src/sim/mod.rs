@@ -10,6 +10,7 @@
 mod advect;
 pub mod blocking;
 pub(crate) mod boundary;
+pub(crate) mod breach;
 mod displace;
 pub mod erosion;
 pub(crate) mod forcing;
@@ -31,11 +32,11 @@ use crate::level::{FlowState, Level, SolverKind};
 
 use blocking::Blocking;
 use boundary::Edges;
+pub use breach::BreachState;
 use forcing::Patch;
 use gates::Gates;
 pub use gates::{GateState, closed_ground};
 use kernel::PassGrid;
-pub use structures::BreachState;
 
 /// The most sub-steps one step may take before the water counts as running away.
 pub const MAX_SUBSTEPS: u32 = 1000;

@@ -1,0 +1,191 @@
+//! Breaches in a running simulation (`StructureKind::Breach`), shared by the CPU and GPU
+//! solvers: the cells a breach may lower, when it starts (at a time, by a trigger, when
+//! overtopped), how fast it opens, and the cut it makes in the terrain at the start of each
+//! sub-step. The GPU's `breach` entry of `structures.wgsl` does the same from the patch table.
+
+use crate::level::{BreachGrowth, BreachStart, Level};
+
+use super::structures::{Structures, cell_at};
+
+/// How far a breach has opened, for a game or the editor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreachState {
+    /// The breach's name.
+    pub name: String,
+    /// Whether it has started.
+    pub started: bool,
+    /// How far it has opened: 0 (closed) to 1 (its full depth and width).
+    pub progress: f32,
+}
+
+/// A breach as a simulation holds it.
+#[derive(Clone, Debug)]
+pub(crate) struct Cut {
+    /// The cell at the upstream end of its centreline.
+    pub upstream: u32,
+    /// The highest ground along the centreline (the dam's crest), metres.
+    pub crest: f32,
+    pub bottom: f32,
+    pub width: f32,
+    pub side_slope: f32,
+    pub start: BreachStart,
+    pub growth: BreachGrowth,
+    /// The cells it may lower, their ground as the level has it, and their distance from the
+    /// centreline (metres).
+    pub cells: Vec<(u32, f32, f32)>,
+    /// Whether it has started, and how far it has opened (0 to 1).
+    pub started: bool,
+    pub progress: f32,
+}
+
+impl Cut {
+    /// The height of the cut at `distance` metres from the centreline (infinite outside it).
+    pub fn surface(&self, distance: f32) -> f32 {
+        let p = self.progress;
+        let floor = self.crest - p * (self.crest - self.bottom).max(0.0);
+        let beyond = distance - 0.5 * p * self.width;
+        if beyond <= 0.0 {
+            floor
+        } else if self.side_slope > 0.0 {
+            floor + beyond / self.side_slope
+        } else {
+            f32::INFINITY
+        }
+    }
+}
+
+impl Structures {
+    /// Takes the breaches' progress from `old` (the same level before an edit), by position.
+    pub fn keep_progress(&mut self, old: &Structures) {
+        for (new, old) in self.cuts.iter_mut().zip(&old.cuts) {
+            new.started = old.started;
+            new.progress = old.progress;
+        }
+    }
+
+    /// Starts the breach called `name` (a game's trigger). Returns whether a breach of that
+    /// name that had not started existed.
+    pub fn start_breach(&mut self, name: &str) -> bool {
+        for (i, n) in self.names.iter().enumerate() {
+            if n == name
+                && let Some(c) = self.cut_of[i]
+                && !self.cuts[c].started
+            {
+                self.cuts[c].started = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Every breach and how far it has opened, in the level's order.
+    pub fn breach_states(&self) -> Vec<BreachState> {
+        self.cut_of
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let cut = &self.cuts[(*c)?];
+                Some(BreachState {
+                    name: self.names[i].clone(),
+                    started: cut.started,
+                    progress: cut.progress,
+                })
+            })
+            .collect()
+    }
+
+    /// Opens the breaches by a sub-step of `dt` seconds from simulated `time`: starts those
+    /// whose time has come or whose dam the water tops, grows those started, and lowers the
+    /// ground of their cells in `terrain` to the cut. Before the sub-step's flow.
+    pub fn open_breaches(&mut self, terrain: &mut [f32], depth: &[f32], (time, dt): (f64, f32)) {
+        for c in &mut self.cuts {
+            let up = c.upstream as usize;
+            let surface = terrain[up] + depth[up];
+            if !c.started {
+                c.started = match c.start {
+                    BreachStart::At(t) => time >= t as f64,
+                    BreachStart::Trigger => false,
+                    BreachStart::Overtopping(d) => surface >= c.crest + d,
+                };
+                continue;
+            }
+            if c.progress < 1.0 {
+                let step = match c.growth {
+                    BreachGrowth::Steady(t) if t > 0.0 => dt / t,
+                    BreachGrowth::Steady(_) => 1.0,
+                    BreachGrowth::Erosion(rate) => {
+                        let depth = c.crest - c.bottom;
+                        let floor = c.crest - c.progress * depth;
+                        let head = (surface - floor).max(0.0);
+                        if depth > 0.0 {
+                            rate * head * head.sqrt() * dt / depth
+                        } else {
+                            1.0
+                        }
+                    }
+                };
+                c.progress = (c.progress + step).min(1.0);
+            }
+            for &(cell, ground, distance) in &c.cells {
+                terrain[cell as usize] = ground.min(c.surface(distance));
+            }
+        }
+    }
+}
+
+/// A breach of `level` along `(from, to)` with its final `(bottom, width, side slope)`.
+pub(crate) fn cut(
+    level: &Level,
+    (from, to): ([f32; 2], [f32; 2]),
+    (bottom, width, side_slope): (f32, f32, f32),
+    start: &BreachStart,
+    growth: &BreachGrowth,
+) -> Cut {
+    let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
+    let d = [to[0] - from[0], to[1] - from[1]];
+    let len = (d[0] * d[0] + d[1] * d[1]).sqrt().max(1e-6);
+    let u = [d[0] / len, d[1] / len];
+    // The crest: the highest ground along the centreline.
+    let samples = ((len / dx).ceil() as usize * 2).clamp(1, 100_000);
+    let crest = (0..=samples)
+        .map(|k| {
+            let t = k as f32 / samples as f32;
+            let p = [from[0] + t * d[0], from[1] + t * d[1]];
+            level.terrain.data[cell_at(p, (nx, ny, dx)) as usize]
+        })
+        .fold(f32::NEG_INFINITY, f32::max);
+    let reach = 0.5 * width + (crest - bottom).max(0.0) * side_slope;
+    let mut cells = Vec::new();
+    let lo = [from[0].min(to[0]) - reach, from[1].min(to[1]) - reach];
+    let hi = [from[0].max(to[0]) + reach, from[1].max(to[1]) + reach];
+    let i0 = ((lo[0] / dx).floor().max(0.0) as usize).min(nx);
+    let i1 = ((hi[0] / dx).ceil().max(0.0) as usize).min(nx);
+    let j0 = ((lo[1] / dx).floor().max(0.0) as usize).min(ny);
+    let j1 = ((hi[1] / dx).ceil().max(0.0) as usize).min(ny);
+    for j in j0..j1 {
+        for i in i0..i1 {
+            let p = [
+                (i as f32 + 0.5) * dx - from[0],
+                (j as f32 + 0.5) * dx - from[1],
+            ];
+            let along = p[0] * u[0] + p[1] * u[1];
+            let across = (p[0] * u[1] - p[1] * u[0]).abs();
+            if (0.0..=len).contains(&along) && across <= reach {
+                let c = j * nx + i;
+                cells.push((c as u32, level.terrain.data[c], across));
+            }
+        }
+    }
+    Cut {
+        upstream: cell_at(from, (nx, ny, dx)),
+        crest,
+        bottom,
+        width,
+        side_slope,
+        start: start.clone(),
+        growth: growth.clone(),
+        cells,
+        started: false,
+        progress: 0.0,
+    }
+}
