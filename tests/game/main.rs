@@ -22,9 +22,8 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Plays: waits for the window, focuses it, presses Space, G, Space, holds W for 1.5 s, then
-/// Escape. Returns the game's output and exit status.
-const SCRIPT: &str = r#"
+/// Starts the game on `$LEVEL`, waits for its window and focuses it; the keys follow.
+const START: &str = r#"
 set -u
 "$GAME" "$LEVEL" --frames 1000000 > "$OUT" 2>&1 &
 pid=$!
@@ -33,16 +32,12 @@ wid=$(timeout 120 xdotool search --sync --name "Spillway" | head -1)
 sleep 3
 xdotool windowfocus --sync "$wid"
 xset r off 2>/dev/null || true
-xdotool key space; sleep 0.5
-xdotool key g; sleep 0.5
-xdotool key space; sleep 0.5
-xdotool keydown w; sleep 1.5; xdotool keyup w; sleep 0.5
-xdotool key Escape
-wait $pid
 "#;
 
-#[test]
-fn keys_drop_crates_open_the_gate_fly_and_quit() {
+/// Plays the game on `level` (under `projects/`) under Xvfb with the keys of `keys` (a shell
+/// script run after [`START`], ending with Escape and `wait $pid`). Returns what the game
+/// printed; fails the test unless it quit cleanly.
+fn play(level: &str, keys: &str) -> String {
     for tool in ["xvfb-run", "xdotool"] {
         assert!(
             have(tool),
@@ -54,15 +49,31 @@ fn keys_drop_crates_open_the_gate_fly_and_quit() {
     let out = dir.path().join("game.out");
     let status = Command::new("timeout")
         .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1024x768x24"])
-        .args(["bash", "-c", SCRIPT])
+        .args(["bash", "-c", &format!("{START}{keys}")])
         .env("GAME", game())
-        .env("LEVEL", root.join("projects/crate_dam/level.ron"))
+        .env("LEVEL", root.join("projects").join(level).join("level.ron"))
         .env("OUT", &out)
         .status()
         .expect("xvfb-run runs");
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     println!("{text}");
     assert!(status.success(), "the game did not quit cleanly: {status}");
+    text
+}
+
+/// Presses Space, G, Space, holds W for 1.5 s, then Escape.
+const SCRIPT: &str = r#"
+xdotool key space; sleep 0.5
+xdotool key g; sleep 0.5
+xdotool key space; sleep 0.5
+xdotool keydown w; sleep 1.5; xdotool keyup w; sleep 0.5
+xdotool key Escape
+wait $pid
+"#;
+
+#[test]
+fn keys_drop_crates_open_the_gate_fly_and_quit() {
+    let text = play("crate_dam", SCRIPT);
     for line in [
         "baked at t = 40.0 s, the water starts flowing",
         "dropped a crate (1 now)",
@@ -85,17 +96,8 @@ fn keys_drop_crates_open_the_gate_fly_and_quit() {
     assert!(flew > 2.0, "holding W flew only {flew} m");
 }
 
-/// Plays the breach sample: waits for the window, presses B, lets the breach cut the dam for a
-/// few seconds, then Escape.
+/// Presses B, lets the breach cut the dam for a few seconds, then Escape.
 const BREACH_SCRIPT: &str = r#"
-set -u
-"$GAME" "$LEVEL" --frames 1000000 > "$OUT" 2>&1 &
-pid=$!
-wid=$(timeout 120 xdotool search --sync --name "Spillway" | head -1)
-[ -n "$wid" ] || { echo "no game window"; kill $pid; exit 3; }
-sleep 3
-xdotool windowfocus --sync "$wid"
-xset r off 2>/dev/null || true
 xdotool key b; sleep 4
 xdotool key Escape
 wait $pid
@@ -103,23 +105,7 @@ wait $pid
 
 #[test]
 fn b_starts_the_breach_of_the_breach_sample() {
-    for tool in ["xvfb-run", "xdotool"] {
-        assert!(have(tool), "`{tool}` is needed");
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = dir.path().join("game.out");
-    let status = Command::new("timeout")
-        .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1024x768x24"])
-        .args(["bash", "-c", BREACH_SCRIPT])
-        .env("GAME", game())
-        .env("LEVEL", root.join("projects/breach_dam/level.ron"))
-        .env("OUT", &out)
-        .status()
-        .expect("xvfb-run runs");
-    let text = std::fs::read_to_string(&out).unwrap_or_default();
-    println!("{text}");
-    assert!(status.success(), "the game did not quit cleanly: {status}");
+    let text = play("breach_dam", BREACH_SCRIPT);
     assert!(
         text.contains("started 1 breach(es)"),
         "no `started 1 breach(es)` in the game's output"
