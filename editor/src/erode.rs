@@ -2,7 +2,7 @@
 //! (`spillway::sim::erosion`), giving the terrain it leaves, which the editor applies as one
 //! undo step. No UI here.
 
-use spillway::level::{BedloadLaw, Sediment};
+use spillway::level::{BedloadLaw, Sediment, Suspension};
 use spillway::{Grid, Level, Simulation};
 
 /// A bed material with sensible parameters.
@@ -41,11 +41,23 @@ impl Material {
             critical_shields: 0.047,
             friction_factor: 0.03,
         };
-        let (law, talus, slump) = match self {
-            Self::Sand => (mpm(0.0005), 33.0, 0.5),
-            Self::Gravel => (mpm(0.01), 38.0, 0.3),
-            Self::Clay => (BedloadLaw::Grass { a: 0.0002 }, 45.0, 0.1),
-            Self::Rock => (mpm(0.2), 60.0, 0.05),
+        let lifted = |critical_shear, pickup, settling| {
+            Some(Suspension {
+                critical_shear,
+                pickup,
+                settling,
+            })
+        };
+        let (law, talus, slump, suspension) = match self {
+            Self::Sand => (mpm(0.0005), 33.0, 0.5, lifted(0.2, 1e-5, 0.02)),
+            Self::Gravel => (mpm(0.01), 38.0, 0.3, None),
+            Self::Clay => (
+                BedloadLaw::Grass { a: 0.0002 },
+                45.0,
+                0.1,
+                lifted(1.0, 1e-6, 0.0002),
+            ),
+            Self::Rock => (mpm(0.2), 60.0, 0.05, None),
         };
         Sediment {
             law,
@@ -55,6 +67,7 @@ impl Material {
             clear_inflow: true,
             layer: 5.0,
             speedup: 1.0,
+            suspension,
         }
     }
 }

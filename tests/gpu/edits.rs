@@ -281,6 +281,7 @@ fn a_level_whose_bed_moves_is_refused_with_a_clear_error() {
         clear_inflow: false,
         layer: 5.0,
         speedup: 1.0,
+        suspension: None,
     });
     let e = match spillway::gpu::GpuSimulation::headless(&level) {
         Ok(_) => panic!("a moving bed ran on the GPU, which cannot move it"),

@@ -5,7 +5,7 @@
 
 use spillway::Simulation;
 use spillway::level::{
-    BedloadLaw, Boundary, BoundaryKind, Edge, Gate, Level, Sediment, Shape, SolverKind,
+    BedloadLaw, Boundary, BoundaryKind, Edge, Gate, Level, Sediment, Shape, SolverKind, Suspension,
 };
 
 fn sand(talus: f32, slump: f32) -> Sediment {
@@ -17,6 +17,7 @@ fn sand(talus: f32, slump: f32) -> Sediment {
         clear_inflow: true,
         layer: 5.0,
         speedup: 1.0,
+        suspension: None,
     }
 }
 
@@ -82,6 +83,7 @@ fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
     level.params.sediment = Some(Sediment {
         layer: 20.0,
         speedup: 1.0,
+        suspension: None,
         ..sand(30.0, 1.0)
     });
     let volume: f64 = level.terrain.data.iter().map(|&z| z as f64).sum();
@@ -130,4 +132,75 @@ fn a_closed_gate_does_not_erode() {
         "the gate's crest moved"
     );
     assert!(sim.bed_stats().unwrap().balance_error.abs() < 1e-6);
+}
+
+#[test]
+fn a_river_lifts_grains_that_settle_in_the_lake_and_every_grain_is_accounted_for() {
+    // The river of the delta test, moving its bed in suspension only: the flow lifts grains
+    // where it runs fast and shallow, carries them, and they settle where it slows in the lake.
+    let (nx, ny) = (60, 6);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain =
+        spillway::Grid::from_fn(
+            nx,
+            ny,
+            |i, _| {
+                if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 }
+            },
+        );
+    level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 40 { 0.2 } else { 2.0 });
+    level.params.sediment = Some(Sediment {
+        law: BedloadLaw::Grass { a: 0.0 },
+        suspension: Some(Suspension {
+            critical_shear: 5.0,
+            pickup: 1e-4,
+            settling: 0.01,
+        }),
+        ..sand(90.0, 0.0)
+    });
+    level.boundaries.push(Boundary {
+        edge: Edge::West,
+        start: 0,
+        end: ny as u32,
+        kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
+    });
+    let before = level.terrain.data.clone();
+    // The same river through an open outlet carries grains out of the map: booked as left.
+    let mut open = level.clone();
+    open.params.default_boundary = BoundaryKind::Open;
+    let mut through = Simulation::new(&open).unwrap();
+    through.advance(60.0).unwrap();
+    let out = through.bed_stats().unwrap();
+    println!(
+        "open outlet: left {:.4} m³ of bed, balance {:.1e}",
+        out.left, out.balance_error
+    );
+    assert!(out.left > 0.01 && out.balance_error.abs() < 1e-6, "{out:?}");
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut worst = 0.0f64;
+    for _ in 0..6 {
+        sim.advance(10.0).unwrap();
+        worst = worst.max(sim.bed_stats().unwrap().balance_error.abs());
+        let load = sim.suspended_load().expect("a suspension");
+        assert!(load.iter().all(|l| l.is_finite() && *l >= -1e-9));
+    }
+    let change = |i0: usize, i1: usize| -> f64 {
+        (0..ny)
+            .flat_map(|j| (i0..i1).map(move |i| j * nx + i))
+            .map(|c| (sim.terrain()[c] - before[c]) as f64)
+            .sum()
+    };
+    let (channel, mouth, far) = (change(0, 40), change(40, 48), change(52, 60));
+    let bed = sim.bed_stats().unwrap();
+    println!(
+        "channel {channel:+.4} m³, lake mouth {mouth:+.4} m³, far lake {far:+.4} m³; eroded {:.4} = \
+         suspended {:.4} + deposited {:.4} (+ left {:.4} − entered {:.4}); worst balance {worst:.1e}",
+        bed.eroded, bed.suspended, bed.deposited, bed.left, bed.entered
+    );
+    assert!(channel < -0.05, "the channel gave no grains: {channel}");
+    assert!(mouth > 0.01, "nothing settled at the mouth: {mouth}");
+    assert!(mouth > far, "settled far rather than where the flow slows");
+    assert!(bed.suspended > 0.0);
+    assert!(worst < 1e-6, "{worst}");
+    assert!(sim.stats().balance_error.abs() < 1e-6);
 }

@@ -63,6 +63,7 @@ pub fn eroded_valley(scratch: &Path) -> Result<Level> {
     let mut level = valley(scratch)?;
     let sand = spillway::level::Sediment {
         speedup: SPEEDUP,
+        suspension: None,
         ..Material::Sand.sediment()
     };
     let after = erode(&level, sand, SECONDS, &mut |_| true)?;

@@ -19,7 +19,7 @@ use crate::grid::Grid;
 pub use gate::Gate;
 pub use gauge::{Gauge, GaugeKind};
 pub use schedule::Schedule;
-pub use sediment::{BedloadLaw, Sediment};
+pub use sediment::{BedloadLaw, Sediment, Suspension};
 pub use structure::{BreachGrowth, BreachStart, Structure, StructureKind};
 pub use validate::{Limits, ValidationError};
 

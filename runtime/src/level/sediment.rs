@@ -1,7 +1,8 @@
 //! [`Sediment`]: how the water moves the bed (`Params::sediment`). The bed is loose material
 //! the flow carries along the bottom (bedload, by a transport law of the water's speed) and
-//! that slumps where it stands steeper than its angle of repose; the terrain follows (the
-//! Exner equation). `sim::erosion` applies it on the CPU solver.
+//! that slumps where it stands steeper than its angle of repose, and optionally grains lifted
+//! into the water that settle downstream ([`Suspension`]); the terrain follows (the Exner
+//! equation). `sim::erosion` applies it on the CPU solver.
 
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +37,27 @@ pub struct Sediment {
     /// a few minutes of a river shape hours of its bed.
     #[serde(default = "real_time")]
     pub speedup: f32,
+    /// Grains the flow lifts off the bed and carries in the water, to settle where it slows
+    /// (`None`: the bed moves by bedload only).
+    #[serde(default)]
+    pub suspension: Option<Suspension>,
+}
+
+/// Suspended load: where the bed shear stress `τ` (from the water's speed, depth and the
+/// level's roughness) passes its critical value, the flow picks grains up at
+/// `pickup·(τ/τc − 1)`; they travel with the water and settle at their fall speed
+/// (`settling × concentration`), most where the flow slows and deepens.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Suspension {
+    /// Bed shear stress above which the flow lifts grains, Pa (silt 0.1, fine sand 0.2, firm
+    /// clay 1).
+    pub critical_shear: f32,
+    /// Grains lifted per square metre of bed per second at twice the critical shear, m/s of
+    /// grain volume (Partheniades' rate over the grain density; 1e-5 fine sand, 1e-6 clay).
+    pub pickup: f32,
+    /// How fast the grains fall through still water, m/s (fine sand 0.02, silt 0.002, clay
+    /// 0.0002).
+    pub settling: f32,
 }
 
 fn real_time() -> f32 {
@@ -115,6 +137,11 @@ pub(crate) fn check(s: &Sediment) -> Result<(), ValidationError> {
     number("slump_per_second", s.slump_per_second, 0.0, 100.0)?;
     number("layer", s.layer, 0.0, 1.0e4)?;
     number("speedup", s.speedup, 0.0, 1.0e4)?;
+    if let Some(u) = &s.suspension {
+        number("suspension.critical_shear", u.critical_shear, 1e-4, 1.0e4)?;
+        number("suspension.pickup", u.pickup, 0.0, 1.0)?;
+        number("suspension.settling", u.settling, 0.0, 10.0)?;
+    }
     match s.law {
         BedloadLaw::Grass { a } => number("law.a", a, 0.0, 1.0),
         BedloadLaw::MeyerPeterMuller {

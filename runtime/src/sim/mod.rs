@@ -391,6 +391,12 @@ impl Simulation {
         self.bed.as_ref().map(|b| b.stats())
     }
 
+    /// The grains carried in the water per cell, m³ per m², row-major (`None`: the level's
+    /// sediment has no suspension).
+    pub fn suspended_load(&self) -> Option<&[f32]> {
+        self.bed.as_ref().and_then(|b| b.suspended_load())
+    }
+
     /// Every breach of the level and how far it has opened.
     pub fn breaches(&self) -> Vec<BreachState> {
         self.structures.breach_states()

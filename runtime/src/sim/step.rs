@@ -4,7 +4,7 @@
 use super::blocking::{BlockedPipes, BlockedSwe};
 use super::kernel::{PassGrid, limit_and_update};
 use super::structures::StepWater;
-use super::{Simulation, StepError, forcing, friction, pipes, swe};
+use super::{Simulation, StepError, erosion, forcing, friction, pipes, swe};
 
 impl Simulation {
     pub(super) fn substep(&mut self, dt: f32) -> Result<(), StepError> {
@@ -204,7 +204,16 @@ impl Simulation {
         if let Some(bed) = self.bed.as_mut() {
             let q = (self.qx.as_slice(), self.qy.as_slice());
             let g = self.params.gravity;
-            bed.erode(&mut self.terrain, &self.depth, q, &self.edges, grid, g);
+            let rough = erosion::Roughness::new(self.params.friction, self.roughness.as_deref());
+            bed.erode(
+                &mut self.terrain,
+                &self.depth,
+                q,
+                &self.edges,
+                grid,
+                g,
+                rough,
+            );
         }
         self.inflow += added + e_in + created;
         self.outflow += removed + e_out;

@@ -10,10 +10,14 @@
 //! flow (an inflow brings in as much as the water can carry, unless `clear_inflow`; an outlet
 //! lets out as much); a wall passes none. The cells of gates are not erodible.
 
+mod suspension;
+
 use crate::level::{BedloadLaw, Sediment};
 
 use super::boundary::{EdgeCell, Edges, edge_cell};
 use super::kernel::PassGrid;
+pub(crate) use suspension::Roughness;
+use suspension::Suspended;
 
 /// Water shallower than this moves no bed (metres).
 const DRY: f32 = 1e-3;
@@ -29,8 +33,10 @@ pub struct BedStats {
     pub entered: f64,
     /// Bed carried out across the map's edges.
     pub left: f64,
-    /// `(deposited − eroded) − (entered − left)`, over the larger of eroded and deposited:
-    /// zero when every grain is accounted for.
+    /// Grains in the water now, as the bed they would make (`Sediment::suspension`).
+    pub suspended: f64,
+    /// `(deposited + suspended − eroded) − (entered − left)`, over the larger of eroded and
+    /// deposited: zero when every grain is accounted for.
     pub balance_error: f64,
 }
 
@@ -63,6 +69,10 @@ pub(crate) struct Bed {
     /// Face fluxes of the sub-step (bed volume per second over dx), x then y.
     fx: Vec<f32>,
     fy: Vec<f32>,
+    /// The grains in the water, with `Sediment::suspension`.
+    suspended: Option<Suspended>,
+    /// Area of a cell, m².
+    area: f32,
     stats: BedStats,
 }
 
@@ -94,6 +104,8 @@ impl Bed {
             supply: vec![1.0; nx * ny],
             fx: vec![0.0; (nx + 1) * ny],
             fy: vec![0.0; nx * (ny + 1)],
+            suspended: s.suspension.map(|law| Suspended::new(law, nx * ny)),
+            area: dx * dx,
             stats: BedStats::default(),
         }
     }
@@ -101,15 +113,62 @@ impl Bed {
     /// What the bed has done so far.
     pub fn stats(&self) -> BedStats {
         let s = self.stats;
+        let suspended = (self.suspended.as_ref())
+            .map_or(0.0, |l| l.total(self.area as f64) * self.swell as f64);
+        // The bed change `f32` has not taken yet is still owed to the bed.
+        let owed: f64 = self.carry.iter().map(|&c| c as f64).sum::<f64>() * self.area as f64;
         let scale = s.eroded.max(s.deposited).max(1e-12);
         BedStats {
-            balance_error: ((s.deposited - s.eroded) - (s.entered - s.left)) / scale,
+            suspended,
+            balance_error: ((s.deposited + owed + suspended - s.eroded) - (s.entered - s.left))
+                / scale,
             ..s
         }
     }
 
-    /// Moves the bed by one sub-step of `dt` seconds with the water as the flow pass left it.
+    /// The grains in the water per cell, m³ per m² (`None`: no suspension).
+    pub fn suspended_load(&self) -> Option<&[f32]> {
+        self.suspended.as_ref().map(|s| s.load.as_slice())
+    }
+
+    /// Changes cell `c`'s bed by `change` metres, keeping what `f32` cannot hold yet for the
+    /// next change and booking the change actually made.
+    fn shift(&mut self, terrain: &mut [f32], c: usize, change: f32) {
+        let change = change + self.carry[c];
+        let old = terrain[c];
+        let new = old + change;
+        self.carry[c] = change - (new - old);
+        let moved = (new as f64 - old as f64) * self.area as f64;
+        if moved < 0.0 {
+            self.stats.eroded -= moved;
+        } else {
+            self.stats.deposited += moved;
+        }
+        terrain[c] = new;
+    }
+
+    /// Moves the bed by one sub-step of `dt` seconds with the water as the flow pass left it:
+    /// bedload and slumping, then the suspended load (sheared by a bed of `rough`).
+    #[allow(clippy::too_many_arguments)]
     pub fn erode(
+        &mut self,
+        terrain: &mut [f32],
+        depth: &[f32],
+        q: (&[f32], &[f32]),
+        edges: &Edges,
+        grid: PassGrid,
+        g: f32,
+        rough: Roughness,
+    ) {
+        if self.swell <= 0.0 {
+            return;
+        }
+        self.bedload(terrain, depth, q, edges, grid, g);
+        self.suspend(terrain, depth, q, edges, grid, g, rough);
+    }
+
+    /// Bedload and slumping through every face, then Exner.
+    fn bedload(
         &mut self,
         terrain: &mut [f32],
         depth: &[f32],
@@ -119,9 +178,6 @@ impl Bed {
         g: f32,
     ) {
         let PassGrid { nx, ny, dt, dx } = grid;
-        if self.swell <= 0.0 {
-            return;
-        }
         // Slumping moves heights, not grains: undo the swell the Exner update applies.
         let unswell = 1.0 / self.swell;
         let up = |q: f32, a: usize, b: usize| if q > 0.0 { depth[a] } else { depth[b] };
@@ -235,7 +291,6 @@ impl Bed {
             self.book(-s as f64 * bed * dx as f64);
         }
         // Exner, with the change `f32` cannot hold kept for the next sub-step.
-        let area = (dx * dx) as f64;
         for j in 0..ny {
             for i in 0..nx {
                 let c = j * nx + i;
@@ -245,17 +300,7 @@ impl Bed {
                 let div = self.fx[j * (nx + 1) + i + 1] - self.fx[j * (nx + 1) + i]
                     + self.fy[(j + 1) * nx + i]
                     - self.fy[j * nx + i];
-                let change = -per * div + self.carry[c];
-                let old = terrain[c];
-                let new = old + change;
-                self.carry[c] = change - (new - old);
-                let moved = (new as f64 - old as f64) * area;
-                if moved < 0.0 {
-                    self.stats.eroded -= moved;
-                } else {
-                    self.stats.deposited += moved;
-                }
-                terrain[c] = new;
+                self.shift(terrain, c, -per * div);
             }
         }
     }
