@@ -269,23 +269,3 @@ fn gates_open_on_time_and_by_trigger_like_the_cpu() {
         assert!(released > 0.0, "the flood passed the gate");
     }
 }
-
-#[test]
-fn a_level_whose_bed_moves_is_refused_with_a_clear_error() {
-    let mut level = spillway::Level::flat(8, 8, 1.0, 0.0);
-    level.params.sediment = Some(spillway::level::Sediment {
-        law: spillway::level::BedloadLaw::Grass { a: 0.001 },
-        porosity: 0.4,
-        talus_degrees: 90.0,
-        slump_per_second: 0.0,
-        clear_inflow: false,
-        layer: 5.0,
-        speedup: 1.0,
-        suspension: None,
-    });
-    let e = match spillway::gpu::GpuSimulation::headless(&level) {
-        Ok(_) => panic!("a moving bed ran on the GPU, which cannot move it"),
-        Err(e) => e.to_string(),
-    };
-    assert!(e.contains("CPU solver"), "{e}");
-}

@@ -10,6 +10,7 @@ mod blocking;
 mod capture;
 mod clamp;
 mod edits;
+mod erosion;
 mod gauges;
 mod hydrograph;
 mod long_run;

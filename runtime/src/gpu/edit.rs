@@ -106,7 +106,6 @@ impl GpuSimulation {
     /// depth and starts the new solver's flows at rest (a new `Simulation` of the baked level
     /// would do the same); anything else keeps the flows.
     pub fn set_params(&mut self, params: &Params) -> Result<(), GpuError> {
-        super::sim::refuse_sediment(params)?;
         let old = std::mem::replace(&mut self.params, params.clone());
         let config = Config::new(params, self.rough, self.ctx.tile);
         let solver_changed = old.solver != params.solver;
@@ -167,6 +166,9 @@ impl GpuSimulation {
         if old.default_boundary != params.default_boundary {
             self.apply_conditions()?;
         }
+        if old.sediment != params.sediment || old.friction != params.friction {
+            self.rebuild_bed()?;
+        }
         self.check_device()
     }
 
@@ -188,6 +190,7 @@ impl GpuSimulation {
         if config != self.passes.config {
             let device = self.ctx.device.clone();
             self.passes = Passes::new(&device, config, &self.bufs)?;
+            self.rebuild_bed()?;
         }
         let table = step_table(&self.params, self.dx, self.table_dt, self.rough);
         self.ctx

@@ -38,6 +38,7 @@ mod control;
 mod device;
 mod edges;
 mod edit;
+mod erosion;
 mod flow;
 mod forcing;
 mod gates;

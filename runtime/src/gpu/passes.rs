@@ -5,6 +5,7 @@ use super::advect::AdvectPass;
 use super::blocking::BlockingPass;
 use super::control::ControlPass;
 use super::edges::EdgePass;
+use super::erosion::ErosionPass;
 use super::flow::FlowPass;
 use super::forcing::ForcingPass;
 use super::maps::MapsPass;
@@ -87,14 +88,17 @@ impl Passes {
     /// With `blocking` (blockers set), the blocked pass brackets the flow pass; the structures
     /// pass follows them. With `maps`,
     /// the maps of the run take in the state the last step ended with, once the control pass
-    /// closed it.
+    /// closed it. With `bed` (a level with sediment), the bed moves at each sub-step's end.
     pub fn encode_step(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
         grid: &GridUniform,
         plan: Plan,
-        blocking: Option<&BlockingPass>,
-        maps: Option<&MapsPass>,
+        (blocking, maps, bed): (
+            Option<&BlockingPass>,
+            Option<&MapsPass>,
+            Option<&ErosionPass>,
+        ),
     ) {
         for k in 0..grid.k_max {
             if k == 0 {
@@ -132,6 +136,9 @@ impl Passes {
             }
             if plan.edges {
                 self.edges.encode_finish(pass, grid);
+            }
+            if let Some(b) = bed {
+                b.encode(pass);
             }
         }
     }

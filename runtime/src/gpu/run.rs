@@ -92,13 +92,18 @@ impl GpuSimulation {
                 + self.plan.structures as u32
                 + self.plan.breaches as u32
                 + 2 * self.passes.config.advects() as u32
-                + blocking::DISPATCHES * blocked as u32);
+                + blocking::DISPATCHES * blocked as u32
+                + 5 * self.bed.is_some() as u32);
         let blocking = self.blockers.as_ref().and_then(|b| b.pass());
         if let Some(m) = self.maps.as_mut() {
             // Buffers may have been replaced since the last steps (edits, a solver change).
             m.rebind(&self.ctx.device, &self.bufs);
         }
         let maps = self.maps.as_ref();
+        if let Some(b) = self.bed.as_mut() {
+            b.rebind(&self.ctx.device, &self.bufs);
+        }
+        let bed = self.bed.as_ref();
         let chunk = (DISPATCHES_PER_SUBMIT / per_step.max(1)).max(1) as usize;
         let mut done = 0;
         loop {
@@ -118,8 +123,12 @@ impl GpuSimulation {
                     timestamp_writes,
                 });
                 for _ in 0..steps {
-                    self.passes
-                        .encode_step(&mut pass, &self.grid, self.plan, blocking, maps);
+                    self.passes.encode_step(
+                        &mut pass,
+                        &self.grid,
+                        self.plan,
+                        (blocking, maps, bed),
+                    );
                 }
                 if last {
                     self.passes.control.finish(&mut pass);
@@ -408,6 +417,7 @@ impl GpuSimulation {
             }
         }
         out.set_breaches(&self.breaches()?);
+        self.bake_bed(&mut out)?;
         Ok(out)
     }
 }

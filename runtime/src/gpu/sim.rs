@@ -68,6 +68,8 @@ pub struct GpuSimulation {
     pub(crate) rough: bool,
     /// A copy of the whole state under way (`request_state`).
     pub(crate) capture: Option<super::capture::StateCopy>,
+    /// The moving bed of a level with sediment.
+    pub(crate) bed: Option<super::erosion::ErosionPass>,
 }
 
 /// The host-side initial state of a level, as `Simulation::new` builds it.
@@ -146,19 +148,6 @@ pub(crate) fn volume(depth: &[f32], dx: f32) -> f64 {
     s * (dx as f64) * (dx as f64)
 }
 
-/// A moving bed runs on the CPU solver only, so far: a level with sediment is refused with a
-/// clear error rather than run with its bed standing still.
-pub(crate) fn refuse_sediment(params: &Params) -> Result<(), GpuError> {
-    if params.sediment.is_some() {
-        return Err(GpuError::BadInput(
-            "the level's bed moves (params.sediment): erosion runs on the CPU solver only so \
-             far; use the CPU solver (spillway sim --backend cpu, the editor's CPU solver)"
-                .into(),
-        ));
-    }
-    Ok(())
-}
-
 /// The grid uniform of a level.
 pub(crate) fn grid_uniform(
     nx: usize,
@@ -227,7 +216,6 @@ impl GpuSimulation {
     }
 
     pub(crate) fn build(level: &Level, ctx: Context) -> Result<Self, GpuError> {
-        refuse_sediment(&level.params)?;
         let start = Initial::new(level)?;
         let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
         let params = level.params.clone();
@@ -280,8 +268,17 @@ impl GpuSimulation {
                 &params,
             )
         })?;
-        drop(gated);
         let passes = Passes::new(device, config, &bufs)?;
+        let ground = &gated.as_ref().unwrap_or(level).terrain.data;
+        let bed = super::erosion::ErosionPass::new(
+            device,
+            (&config, &bufs),
+            &level.params,
+            (nx, ny, dx),
+            ground,
+            &gates,
+        )?;
+        drop(gated);
         let sim = Self {
             nx,
             ny,
@@ -308,6 +305,7 @@ impl GpuSimulation {
             gather: None,
             maps: None,
             capture: None,
+            bed,
             rough,
             params,
             ctx,

@@ -86,6 +86,10 @@ impl Simulation {
         }
         // A breach goes on from as far as it had opened.
         out.set_breaches(&self.breaches());
+        // The bed as the water left it.
+        if let Some(bed) = &self.bed {
+            bed.bake(&self.terrain, &mut out.terrain.data);
+        }
         out
     }
 }

@@ -51,26 +51,26 @@ fn load(law: &BedloadLaw, q: f32, h: f32, g: f32, dx: f32) -> f32 {
 /// The moving bed of a simulation.
 #[derive(Clone, Debug)]
 pub(crate) struct Bed {
-    law: BedloadLaw,
+    pub(crate) law: BedloadLaw,
     /// `speedup / (1 − porosity)`: bed change per volume of grains moved.
-    swell: f32,
+    pub(crate) swell: f32,
     /// Largest stable height difference between neighbours, metres.
-    talus_rise: f32,
-    slump: f32,
-    clear_inflow: bool,
+    pub(crate) talus_rise: f32,
+    pub(crate) slump: f32,
+    pub(crate) clear_inflow: bool,
     /// Per cell: the bed change `f32` could not hold yet, metres.
     carry: Vec<f32>,
     /// Per cell: whether the bed there can move (gates cannot).
-    erodible: Vec<bool>,
+    pub(crate) erodible: Vec<bool>,
     /// Per cell: the bedrock under the loose bed, metres.
-    floor: Vec<f32>,
+    pub(crate) floor: Vec<f32>,
     /// Per cell: the share of its outgoing flux the bed above its bedrock can supply.
     supply: Vec<f32>,
     /// Face fluxes of the sub-step (bed volume per second over dx), x then y.
     fx: Vec<f32>,
     fy: Vec<f32>,
     /// The grains in the water, with `Sediment::suspension`.
-    suspended: Option<Suspended>,
+    pub(crate) suspended: Option<Suspended>,
     /// Area of a cell, m².
     area: f32,
     stats: BedStats,
@@ -123,6 +123,16 @@ impl Bed {
             balance_error: ((s.deposited + owed + suspended - s.eroded) - (s.entered - s.left))
                 / scale,
             ..s
+        }
+    }
+
+    /// Copies the moved bed (`terrain`, the solver's) into a bake's terrain `out`: every
+    /// erodible cell (gates keep their ground).
+    pub fn bake(&self, terrain: &[f32], out: &mut [f32]) {
+        for ((z, &moved), &e) in out.iter_mut().zip(terrain).zip(&self.erodible) {
+            if e {
+                *z = moved;
+            }
         }
     }
 

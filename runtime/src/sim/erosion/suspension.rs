@@ -57,7 +57,7 @@ impl<'a> Roughness<'a> {
 /// The grains carried in the water.
 #[derive(Clone, Debug)]
 pub(crate) struct Suspended {
-    law: Suspension,
+    pub(crate) law: Suspension,
     /// Per cell: grains in the water, m³ of grain per m² (a depth of solid grains).
     pub load: Vec<f32>,
     /// Per cell: the load change `f32` could not hold yet.

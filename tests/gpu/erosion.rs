@@ -1,0 +1,122 @@
+//! The moving bed on the GPU (`gpu/erosion.rs`, `erosion.wgsl`) against the CPU solver's
+//! `sim::erosion`: a river carving its channel into a lake by bedload, by suspended load, and
+//! a steep bank slumping, on both solvers; a bake keeps the moved bed.
+
+use spillway::level::{BedloadLaw, Boundary, BoundaryKind, Edge, Sediment, SolverKind, Suspension};
+use spillway::{Grid, Level};
+
+use crate::support::{gpu, max_diff, run_cpu, run_gpu};
+
+/// 40 m of channel falling 1 % into a lake 2 m deep (60 × 6 cells of 1 m), clear water coming in
+/// at 3 m³/s, with a bank 1.5 m high along the channel's north side for slumping.
+fn river(solver: SolverKind, sediment: Sediment) -> Level {
+    let (nx, ny) = (60, 6);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.params.solver = solver;
+    level.terrain = Grid::from_fn(nx, ny, |i, j| {
+        let bed = if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 };
+        if j == 0 && i < 40 { bed + 1.5 } else { bed }
+    });
+    level.water = Grid::from_fn(nx, ny, |i, j| match (i < 40, j) {
+        (true, 0) => 0.0,
+        (true, _) => 0.2,
+        (false, _) => 2.0,
+    });
+    level.params.sediment = Some(sediment);
+    level.boundaries.push(Boundary {
+        edge: Edge::West,
+        start: 1,
+        end: ny as u32,
+        kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
+    });
+    level.boundaries.push(Boundary {
+        edge: Edge::East,
+        start: 0,
+        end: ny as u32,
+        kind: BoundaryKind::Open,
+    });
+    level
+}
+
+fn bedload() -> Sediment {
+    Sediment {
+        law: BedloadLaw::Grass { a: 0.002 },
+        porosity: 0.4,
+        talus_degrees: 30.0,
+        slump_per_second: 0.5,
+        clear_inflow: true,
+        layer: 5.0,
+        speedup: 1.0,
+        suspension: None,
+    }
+}
+
+fn suspended() -> Sediment {
+    Sediment {
+        law: BedloadLaw::MeyerPeterMuller {
+            diameter: 0.0005,
+            density: 2650.0,
+            critical_shields: 0.047,
+            friction_factor: 0.03,
+        },
+        suspension: Some(Suspension {
+            critical_shear: 5.0,
+            pickup: 1e-4,
+            settling: 0.01,
+        }),
+        ..bedload()
+    }
+}
+
+/// Runs `level` for `steps` steps on both solvers; returns the largest terrain difference and
+/// the CPU's largest bed change.
+fn compare(name: &str, level: &Level, steps: usize) -> (f32, f32) {
+    let cpu = run_cpu(level, steps);
+    let mut sim = gpu(level);
+    run_gpu(&mut sim, steps, 100);
+    let terrain = sim.read_terrain().unwrap();
+    let (diff, cell) = max_diff(cpu.terrain(), &terrain);
+    let (moved, _) = max_diff(cpu.terrain(), &level.terrain.data);
+    let (water, _) = max_diff(cpu.depth(), &sim.read_depth().unwrap());
+    println!(
+        "{name}: bed moved up to {moved:.4} m; GPU − CPU bed {diff:.2e} m (cell {cell}), water \
+         {water:.2e} m"
+    );
+    if let Some(load) = cpu.suspended_load() {
+        let gpu_load = sim.suspended_load().unwrap().expect("a suspension");
+        let (d, _) = max_diff(load, &gpu_load);
+        let top = load.iter().fold(0.0f32, |a, &b| a.max(b));
+        println!("{name}: suspended load up to {top:.3e} m, GPU − CPU {d:.2e} m");
+        assert!(d <= 1e-3 * top.max(1e-6), "{name}: load {d} of {top}");
+    }
+    (diff, moved)
+}
+
+#[test]
+fn the_gpu_moves_the_bed_as_the_cpu_does() {
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        for (what, sediment) in [("bedload", bedload()), ("suspended", suspended())] {
+            let level = river(solver, sediment);
+            let (diff, moved) = compare(&format!("{solver:?} {what}"), &level, 500);
+            assert!(
+                moved > 0.05,
+                "{solver:?} {what}: the bed hardly moved: {moved}"
+            );
+            assert!(diff < 1e-5, "{solver:?} {what}: {diff} m");
+        }
+    }
+}
+
+#[test]
+fn a_gpu_bake_keeps_the_bed_the_water_moved() {
+    let level = river(SolverKind::Pipes, suspended());
+    let mut sim = gpu(&level);
+    run_gpu(&mut sim, 200, 100);
+    let baked = sim.bake_into(&level).unwrap();
+    let (moved, _) = max_diff(&baked.terrain.data, &level.terrain.data);
+    assert!(moved > 0.01, "the bake kept the old bed");
+    assert_eq!(baked.terrain.data, sim.read_terrain().unwrap());
+    // The CPU's bake does the same.
+    let cpu = run_cpu(&level, 200);
+    assert_eq!(cpu.bake_into(&level).terrain.data, cpu.terrain());
+}
