@@ -68,6 +68,7 @@ impl Material {
             layer: 5.0,
             speedup: 1.0,
             suspension,
+            region: None,
         }
     }
 }

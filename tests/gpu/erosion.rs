@@ -48,6 +48,7 @@ fn bedload() -> Sediment {
         layer: 5.0,
         speedup: 1.0,
         suspension: None,
+        region: None,
     }
 }
 

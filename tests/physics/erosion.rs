@@ -18,6 +18,7 @@ fn sand(talus: f32, slump: f32) -> Sediment {
         layer: 5.0,
         speedup: 1.0,
         suspension: None,
+        region: None,
     }
 }
 
@@ -84,6 +85,7 @@ fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
         layer: 20.0,
         speedup: 1.0,
         suspension: None,
+        region: None,
         ..sand(30.0, 1.0)
     });
     let volume: f64 = level.terrain.data.iter().map(|&z| z as f64).sum();
@@ -203,4 +205,62 @@ fn a_river_lifts_grains_that_settle_in_the_lake_and_every_grain_is_accounted_for
     assert!(bed.suspended > 0.0);
     assert!(worst < 1e-6, "{worst}");
     assert!(sim.stats().balance_error.abs() < 1e-6);
+}
+
+#[test]
+fn a_region_confines_the_moving_bed() {
+    // The delta river with its bed loose only between 10 m and 20 m down the channel.
+    let (nx, ny) = (60, 6);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain =
+        spillway::Grid::from_fn(
+            nx,
+            ny,
+            |i, _| {
+                if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 }
+            },
+        );
+    level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 40 { 0.2 } else { 2.0 });
+    level.params.sediment = Some(Sediment {
+        region: Some(Shape::Box {
+            x0: 10.0,
+            y0: 0.0,
+            x1: 20.0,
+            y1: 6.0,
+        }),
+        ..sand(90.0, 0.0)
+    });
+    level.boundaries.push(Boundary {
+        edge: Edge::West,
+        start: 0,
+        end: ny as u32,
+        kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
+    });
+    level.validate(&Default::default()).unwrap();
+    let before = level.terrain.data.clone();
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(30.0).unwrap();
+    let moved: Vec<usize> = (0..nx * ny)
+        .filter(|&c| sim.terrain()[c] != before[c])
+        .map(|c| c % nx)
+        .collect();
+    println!(
+        "{} cells moved, columns {:?} to {:?}",
+        moved.len(),
+        moved.iter().min(),
+        moved.iter().max()
+    );
+    assert!(moved.len() > 20, "the region's bed did not move");
+    assert!(moved.iter().all(|&i| (10..20).contains(&i)), "{moved:?}");
+    assert!(sim.bed_stats().unwrap().balance_error.abs() < 1e-6);
+    // A region with its corners swapped is refused by name.
+    let mut bad = level.clone();
+    bad.params.sediment.as_mut().unwrap().region = Some(Shape::Box {
+        x0: 20.0,
+        y0: 0.0,
+        x1: 10.0,
+        y1: 6.0,
+    });
+    let e = bad.validate(&Default::default()).unwrap_err().to_string();
+    assert!(e.contains("params.sediment.region"), "{e}");
 }

@@ -59,6 +59,7 @@ pub fn run(choice: u32, cells: usize, solver: SolverKind) -> Result<Outcome, Str
         layer: 5.0,
         speedup: 1.0,
         suspension: None,
+        region: None,
     });
     let width = 2.0 * dx as f64;
     for (edge, kind) in [

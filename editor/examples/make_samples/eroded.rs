@@ -64,6 +64,7 @@ pub fn eroded_valley(scratch: &Path) -> Result<Level> {
     let sand = spillway::level::Sediment {
         speedup: SPEEDUP,
         suspension: None,
+        region: None,
         ..Material::Sand.sediment()
     };
     let after = erode(&level, sand, SECONDS, &mut |_| true)?;

@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::validate::ValidationError;
+use super::Shape;
+use super::validate::{ValidationError, check_shape};
 
 /// How the water moves the bed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +42,10 @@ pub struct Sediment {
     /// (`None`: the bed moves by bedload only).
     #[serde(default)]
     pub suspension: Option<Suspension>,
+    /// Where the bed moves (`None`: everywhere): outside this shape the ground is bedrock the
+    /// water runs over but cannot move, so erosion can be confined to one valley.
+    #[serde(default)]
+    pub region: Option<Shape>,
 }
 
 /// Suspended load: where the bed shear stress `τ` (from the water's speed, depth and the
@@ -137,6 +142,9 @@ pub(crate) fn check(s: &Sediment) -> Result<(), ValidationError> {
     number("slump_per_second", s.slump_per_second, 0.0, 100.0)?;
     number("layer", s.layer, 0.0, 1.0e4)?;
     number("speedup", s.speedup, 0.0, 1.0e4)?;
+    if let Some(r) = &s.region {
+        check_shape("params.sediment.region", r)?;
+    }
     if let Some(u) = &s.suspension {
         number("suspension.critical_shear", u.critical_shear, 1e-4, 1.0e4)?;
         number("suspension.pickup", u.pickup, 0.0, 1.0)?;

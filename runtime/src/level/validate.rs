@@ -493,7 +493,7 @@ fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
     Ok(())
 }
 
-fn check_shape(at: &str, shape: &Shape) -> Check {
+pub(super) fn check_shape(at: &str, shape: &Shape) -> Check {
     let f = |name: &str, v: f32| finite(&format!("{at}.shape.{name}"), v);
     match *shape {
         Shape::Point { x, y } => {

@@ -84,7 +84,12 @@ impl Bed {
         terrain: &[f32],
         gate_cells: &[u32],
     ) -> Self {
-        let mut erodible = vec![true; nx * ny];
+        let mut erodible = vec![s.region.is_none(); nx * ny];
+        if let Some(shape) = &s.region {
+            for c in super::forcing::rasterise(shape, nx, ny, dx) {
+                erodible[c as usize] = true;
+            }
+        }
         for &c in gate_cells {
             erodible[c as usize] = false;
         }
