@@ -1,9 +1,13 @@
-//! Erode: the level's water run over a bed of a chosen material for a while, on the CPU solver
-//! (`spillway::sim::erosion`), giving the terrain it leaves, which the editor applies as one
-//! undo step. No UI here.
+//! Erode: the level's water run over a bed of a chosen material for a while, on the GPU or the
+//! CPU solver (`spillway::sim::erosion`), giving the terrain it leaves, which the editor
+//! applies as one undo step, and the terrain so far while it runs. No UI here.
 
 use spillway::level::{BedloadLaw, Sediment, Suspension};
+use std::time::{Duration, Instant};
+
+use spillway::gpu::{GpuError, GpuSimulation};
 use spillway::{Grid, Level, Simulation};
+use thiserror::Error;
 
 /// A bed material with sensible parameters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,6 +37,20 @@ impl Material {
         }
     }
 
+    /// What the material does, for a tooltip.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Sand => {
+                "Fine sand (0.5 mm): rolls in a gentle current and is lifted into the water where                  it runs fast, settling where it slows; rests at 33°"
+            }
+            Self::Gravel => "Gravel (1 cm): rolls along the bed in a strong current; rests at 38°",
+            Self::Clay => {
+                "Clay: cohesive, little rolls, fine grains carried far before they settle;                  stands steep (45°)"
+            }
+            Self::Rock => "Rock (20 cm boulders): barely moves, stands at 60°",
+        }
+    }
+
     /// The bed of this material.
     pub fn sediment(self) -> Sediment {
         let mpm = |diameter: f32| BedloadLaw::MeyerPeterMuller {
@@ -49,13 +67,13 @@ impl Material {
             })
         };
         let (law, talus, slump, suspension) = match self {
-            Self::Sand => (mpm(0.0005), 33.0, 0.5, lifted(0.2, 1e-5, 0.02)),
+            Self::Sand => (mpm(0.0005), 33.0, 0.5, lifted(1.0, 2e-7, 0.02)),
             Self::Gravel => (mpm(0.01), 38.0, 0.3, None),
             Self::Clay => (
                 BedloadLaw::Grass { a: 0.0002 },
                 45.0,
                 0.1,
-                lifted(1.0, 1e-6, 0.0002),
+                lifted(1.0, 1e-7, 0.0005),
             ),
             Self::Rock => (mpm(0.2), 60.0, 0.05, None),
         };
@@ -73,32 +91,87 @@ impl Material {
     }
 }
 
+/// Why an erosion run ended without a terrain.
+#[derive(Debug, Error)]
+pub enum ErodeError {
+    /// The level cannot run on the CPU solver.
+    #[error("the level cannot run: {0}")]
+    Level(#[from] spillway::sim::SimError),
+    /// A step of the CPU solver failed.
+    #[error("the water blew up: {0}")]
+    Step(#[from] spillway::sim::StepError),
+    /// The GPU solver failed.
+    #[error("the GPU solver failed: {0}")]
+    Gpu(#[from] GpuError),
+    /// The designer pressed Cancel.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// How often a run hands the terrain so far to `report`, for the viewport to show.
+const PREVIEW_EVERY: Duration = Duration::from_millis(250);
+
+/// Steps per GPU submission between looks at the clock and the Cancel button.
+const GPU_CHUNK: usize = 64;
+
 /// Runs the water of `level` (from its initial state) for `seconds` over a bed of `sediment`
-/// on the CPU solver and returns the terrain it leaves. `report` gets the share done and
-/// returns false to stop (then the result is `Err("cancelled")`).
+/// and returns the terrain it leaves, with the grains still in the water settled where they
+/// are. It runs on the GPU `gpu` when given and the level fits it, else on the CPU solver.
+/// `report` gets the share done and, a few times a second, the terrain so far (the solver's,
+/// closed gates raised); it returns false to stop (then the result is
+/// `Err(ErodeError::Cancelled)`).
 pub fn erode(
     level: &Level,
     sediment: Sediment,
     seconds: f64,
-    report: &mut dyn FnMut(f32) -> bool,
-) -> Result<Grid, String> {
+    gpu: Option<(wgpu::Device, wgpu::Queue)>,
+    report: &mut dyn FnMut(f32, Option<Vec<f32>>) -> bool,
+) -> Result<Grid, ErodeError> {
     let mut run = level.clone();
     run.params.sediment = Some(sediment);
-    let mut sim = Simulation::new(&run).map_err(|e| e.to_string())?;
     let dt = run.params.dt;
-    let steps = (seconds / dt as f64).ceil().max(1.0) as u64;
-    for k in 0..steps {
-        sim.step(dt).map_err(|e| e.to_string())?;
-        if k % 16 == 0 && !report(k as f32 / steps as f32) {
-            return Err("cancelled".into());
+    let steps = (seconds / dt as f64).ceil().max(1.0) as usize;
+    let mut shown = Instant::now();
+    let mut due = move || {
+        let now = shown.elapsed() >= PREVIEW_EVERY;
+        if now {
+            shown = Instant::now();
         }
-    }
-    report(1.0);
-    Ok(Grid {
-        nx: run.nx(),
-        ny: run.ny(),
-        data: sim.terrain().to_vec(),
-    })
+        now
+    };
+    let gpu_sim = gpu.and_then(|(device, queue)| GpuSimulation::new(&run, &device, &queue).ok());
+    let baked = if let Some(mut sim) = gpu_sim {
+        let mut done = 0;
+        while done < steps {
+            let k = GPU_CHUNK.min(steps - done);
+            sim.step_n(k, dt)?;
+            done += k;
+            let terrain = if due() {
+                Some(sim.read_terrain()?)
+            } else {
+                sim.stats()?;
+                None
+            };
+            if !report(done as f32 / steps as f32, terrain) {
+                return Err(ErodeError::Cancelled);
+            }
+        }
+        sim.bake_into(&run)?
+    } else {
+        let mut sim = Simulation::new(&run)?;
+        for k in 0..steps {
+            sim.step(dt)?;
+            if k % 16 == 0 {
+                let terrain = due().then(|| sim.terrain().to_vec());
+                if !report(k as f32 / steps as f32, terrain) {
+                    return Err(ErodeError::Cancelled);
+                }
+            }
+        }
+        sim.bake_into(&run)
+    };
+    report(1.0, None);
+    Ok(baked.terrain)
 }
 
 #[cfg(test)]
@@ -111,13 +184,27 @@ mod tests {
         level.terrain = Grid::from_fn(40, 4, |i, _| 0.05 * (40 - i) as f32);
         level.water = Grid::from_fn(40, 4, |i, _| if i < 10 { 1.0 } else { 0.0 });
         let before: f64 = level.terrain.data.iter().map(|&z| z as f64).sum();
-        let after = erode(&level, Material::Sand.sediment(), 10.0, &mut |_| true).unwrap();
+        let after = erode(
+            &level,
+            Material::Sand.sediment(),
+            10.0,
+            None,
+            &mut |_, _| true,
+        )
+        .unwrap();
         let moved = (after.data.iter().zip(&level.terrain.data))
             .map(|(a, b)| (a - b).abs())
             .fold(0.0f32, f32::max);
         let sum: f64 = after.data.iter().map(|&z| z as f64).sum();
         assert!(moved > 1e-3, "the bed did not move: {moved}");
         assert!(((sum - before) / before).abs() < 1e-6);
-        assert!(erode(&level, Material::Sand.sediment(), 10.0, &mut |_| false).is_err());
+        let stopped = erode(
+            &level,
+            Material::Sand.sediment(),
+            10.0,
+            None,
+            &mut |_, _| false,
+        );
+        assert!(matches!(stopped, Err(ErodeError::Cancelled)));
     }
 }

@@ -67,7 +67,7 @@ pub fn eroded_valley(scratch: &Path) -> Result<Level> {
         region: None,
         ..Material::Sand.sediment()
     };
-    let after = erode(&level, sand, SECONDS, &mut |_| true)?;
+    let after = erode(&level, sand, SECONDS, None, &mut |_, _| true)?;
     let change: Vec<f32> = (after.data.iter().zip(&level.terrain.data))
         .map(|(a, b)| a - b)
         .collect();

@@ -277,3 +277,22 @@ fn map_overlay(maps: &RunMaps, kind: MapKind) -> (CellOverlay, Grid) {
     };
     (overlay, values)
 }
+
+/// What the analyses found, for tests and tools reading the editor.
+impl super::EditorApp {
+    /// Where the basin of the last fill to its spill level overflows, as the viewport marks it.
+    pub fn spill_marked(&self) -> Option<crate::tools::spill::Spill> {
+        self.authoring.last_spill
+    }
+
+    /// The terrain drainage last computed for the analysis overlays, and how many were
+    /// computed so far.
+    pub fn drainage(&self) -> (Option<&crate::tools::drainage::Drainage>, u64) {
+        self.analysis.result()
+    }
+
+    /// The leaks the last check found (marked in the viewport).
+    pub fn leaks_marked(&self) -> &[crate::tools::leaks::Leak] {
+        &self.authoring.leaks
+    }
+}

@@ -92,6 +92,7 @@ impl EditorApp {
             bodies: &self.bodies,
             preview: &self.preview,
             legend: self.analysis.legend.as_deref(),
+            erosion_region: self.erosion.region,
         };
         self.viewport.paint(ui, image, overlaid);
         notice
@@ -179,6 +180,15 @@ impl EditorApp {
         }
         let level = self.document.level();
         renderer.sync(level, &changes.dirty());
+        // An Erode run under way shows the terrain it has made so far.
+        if let Some(shown) = super::file_tasks::erosion_so_far(&mut self.file_task) {
+            let all = spillway::CellRect::whole(shown.nx(), shown.ny());
+            let terrain = spillway_render::Dirty {
+                terrain: Some(all),
+                ..Default::default()
+            };
+            renderer.sync(shown, &terrain);
+        }
         super::timeline_panel::update_reference(self);
         let Some(renderer) = self.renderer.as_mut() else {
             return false;

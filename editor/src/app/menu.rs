@@ -63,56 +63,7 @@ fn water_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
         app.request(Action::FindLeaks);
     }
     ui.separator();
-    // Choosing a material or typing seconds keeps the submenu open; Erode closes it.
-    let keep_open = egui::containers::menu::MenuConfig::new()
-        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
-    egui::containers::menu::SubMenuButton::new("Erode terrain")
-        .config(keep_open)
-        .ui(ui, |ui| {
-            ui.label("Bed material")
-                .on_hover_text("What the ground is made of: how easily the water carries it");
-            for m in crate::erode::Material::ALL {
-                ui.selectable_value(&mut app.erosion.0, m, m.name());
-            }
-            ui.horizontal(|ui| {
-                ui.label("Run the water for");
-                ui.add(
-                    egui::DragValue::new(&mut app.erosion.1)
-                        .range(1.0..=86_400.0)
-                        .speed(1.0)
-                        .suffix(" s"),
-                )
-                .on_hover_text("Simulated seconds of the level's water (CPU solver)");
-            });
-            ui.horizontal(|ui| {
-                ui.label("Bed ages");
-                ui.add(
-                    egui::DragValue::new(&mut app.erosion.2)
-                        .range(1.0..=10_000.0)
-                        .speed(1.0)
-                        .prefix("×"),
-                )
-                .on_hover_text(
-                    "Seconds of bed change per second of water (the morphological factor): \
-                     ×100 makes two minutes of river shape more than three hours of its bed",
-                );
-            });
-            let busy = app.file_task.is_some();
-            if ui
-                .add_enabled(!busy, egui::Button::new("Erode"))
-                .on_hover_text(
-                    "Run the level's water from its initial state over a bed of this material: the \
-                 flow carves channels and builds deltas, steep slopes slump. In the background, \
-                 with progress and Cancel; the new terrain is one undo step",
-                )
-                .clicked()
-            {
-                let (material, seconds, speedup) = app.erosion;
-                let level = app.document.level().clone();
-                app.file_task = Some(super::file_tasks::erode(level, material, seconds, speedup));
-                ui.close();
-            }
-        });
+    super::erode_menu::submenu(app, ui);
 }
 
 fn file_menu(app: &mut EditorApp, ui: &mut egui::Ui) {

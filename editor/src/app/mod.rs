@@ -12,6 +12,7 @@ mod bake_panel;
 mod bodies;
 mod body_panel;
 mod dialogs;
+mod erode_menu;
 mod error;
 mod file_tasks;
 mod frame;
@@ -104,8 +105,8 @@ pub struct EditorApp {
     pub(crate) authoring: authoring::Authoring,
     /// A save, import or export running in the background, if any.
     pub(crate) file_task: Option<file_tasks::FileTask>,
-    /// The Erode terrain menu's material, simulated seconds and speed-up of the bed.
-    pub(crate) erosion: (crate::erode::Material, f64, f32),
+    /// The Erode terrain menu's settings.
+    pub(crate) erosion: file_tasks::ErodeSettings,
     /// What to do once the background save finishes (the unsaved-changes question's action).
     pub(crate) after_save: Option<Action>,
     /// See [`EditorOptions::background_bytes`].
@@ -177,7 +178,7 @@ impl EditorApp {
             authoring: authoring::Authoring::default(),
             level_form: level_panel::LevelForm::default(),
             file_task: None,
-            erosion: (crate::erode::Material::Sand, 120.0, 100.0),
+            erosion: file_tasks::ErodeSettings::default(),
             after_save: None,
             background_bytes: options.background_bytes,
             bake: None,
@@ -254,22 +255,6 @@ impl EditorApp {
     /// The live water preview, for driving it.
     pub fn preview_mut(&mut self) -> &mut crate::preview::Preview {
         &mut self.preview
-    }
-
-    /// Where the basin of the last fill to its spill level overflows, as the viewport marks it.
-    pub fn spill_marked(&self) -> Option<crate::tools::spill::Spill> {
-        self.authoring.last_spill
-    }
-
-    /// The terrain drainage last computed for the analysis overlays, and how many were
-    /// computed so far.
-    pub fn drainage(&self) -> (Option<&crate::tools::drainage::Drainage>, u64) {
-        self.analysis.result()
-    }
-
-    /// The leaks the last check found (marked in the viewport).
-    pub fn leaks_marked(&self) -> &[crate::tools::leaks::Leak] {
-        &self.authoring.leaks
     }
 
     /// The viewport camera.

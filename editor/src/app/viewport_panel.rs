@@ -47,6 +47,8 @@ pub(crate) struct Overlaid<'a> {
     pub preview: &'a Preview,
     /// The analysis overlay's legend, if one is drawn.
     pub legend: Option<&'a str>,
+    /// The box an Erode run is confined to (metres), outlined on the map.
+    pub erosion_region: Option<[f32; 4]>,
 }
 
 /// The viewport's state between frames.
@@ -268,6 +270,9 @@ impl ViewportPanel {
         }
         for leak in &app.authoring.leaks {
             water_overlay::leak_marker(&painter, &view, level, leak);
+        }
+        if let Some(r) = app.erosion_region {
+            water_overlay::erosion_region(&painter, &view, level, r);
         }
         self.overlay_text(ui, rect, app.sculpt, app.authoring, app.bodies);
         if let Some(legend) = app.legend {

@@ -85,7 +85,13 @@ impl View {
     }
 
     /// A line over the ground through world points `points`; parts behind the eye are left out.
-    fn ground_line(&self, painter: &Painter, level: &Level, points: &[[f32; 2]], stroke: Stroke) {
+    pub(crate) fn ground_line(
+        &self,
+        painter: &Painter,
+        level: &Level,
+        points: &[[f32; 2]],
+        stroke: Stroke,
+    ) {
         let mut run: Vec<Pos2> = Vec::new();
         for [x, y] in points {
             match self.ground(level, *x, *y) {
@@ -439,4 +445,28 @@ fn cell_marker(
         egui::FontId::proportional(13.0),
         colour,
     );
+}
+
+/// The region an Erode run is confined to (`[x0, y0, x1, y1]`, metres): a sand-coloured box
+/// over the ground, labelled.
+pub(crate) fn erosion_region(painter: &Painter, view: &View, level: &Level, r: [f32; 4]) {
+    let sand = egui::Color32::from_rgb(230, 200, 120);
+    let [x0, y0, x1, y1] = r;
+    let edge = |a: [f32; 2], b: [f32; 2]| -> Vec<[f32; 2]> {
+        (0..=32)
+            .map(|k| {
+                let t = k as f32 / 32.0;
+                [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])]
+            })
+            .collect()
+    };
+    let stroke = Stroke::new(2.0, sand);
+    let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+    for w in corners.windows(2) {
+        view.ground_line(painter, level, &edge(w[0], w[1]), stroke);
+    }
+    if let Some(p) = view.ground(level, x0, y0) {
+        let font = egui::FontId::proportional(13.0);
+        painter.text(p, egui::Align2::LEFT_BOTTOM, "erodes", font, sand);
+    }
 }

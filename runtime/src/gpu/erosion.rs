@@ -69,6 +69,8 @@ pub(crate) struct ErosionPass {
     load_at: u32,
     /// Per cell: whether the bed there moves (gates do not), for bakes.
     pub erodible: Vec<bool>,
+    /// Bed height per volume of grains (`speedup / (1 − porosity)`).
+    pub swell: f32,
 }
 
 /// Workgroups `[x, y]` covering `n` invocations.
@@ -188,6 +190,7 @@ impl ErosionPass {
             suspension: law.suspension != 0,
             load_at: law.load,
             erodible: cpu.erodible,
+            swell: cpu.swell,
         }))
     }
 
@@ -275,17 +278,21 @@ impl GpuSimulation {
         Ok(())
     }
 
-    /// Writes the moved bed into `out`'s terrain (its erodible cells), for a bake.
+    /// Writes the moved bed into `out`'s terrain (its erodible cells, the grains still in the
+    /// water settled where they are), for a bake.
     pub(crate) fn bake_bed(&self, out: &mut Level) -> Result<(), GpuError> {
         let Some(bed) = &self.bed else {
             return Ok(());
         };
         let terrain = self.read_terrain()?;
-        for ((z, &moved), &e) in out.terrain.data.iter_mut().zip(&terrain).zip(&bed.erodible) {
-            if e {
-                *z = moved;
-            }
-        }
+        let load = self.suspended_load()?;
+        crate::sim::erosion::settle_into(
+            &mut out.terrain.data,
+            &terrain,
+            &bed.erodible,
+            load.as_deref(),
+            bed.swell,
+        );
         Ok(())
     }
 }

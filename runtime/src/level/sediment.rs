@@ -58,7 +58,8 @@ pub struct Suspension {
     /// clay 1).
     pub critical_shear: f32,
     /// Grains lifted per square metre of bed per second at twice the critical shear, m/s of
-    /// grain volume (Partheniades' rate over the grain density; 1e-5 fine sand, 1e-6 clay).
+    /// grain volume (Partheniades' rate over the grain density; 1e-7 for firm clay to 1e-5 for
+    /// loose fine sand). It grows with the excess shear, so a fast river lifts many times this.
     pub pickup: f32,
     /// How fast the grains fall through still water, m/s (fine sand 0.02, silt 0.002, clay
     /// 0.0002).

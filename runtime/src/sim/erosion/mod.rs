@@ -40,6 +40,22 @@ pub struct BedStats {
     pub balance_error: f64,
 }
 
+/// Writes `terrain` into `out` at the `erodible` cells, plus `swell × load` (the grains in the
+/// water, m³ per m²) where there is a load.
+pub(crate) fn settle_into(
+    out: &mut [f32],
+    terrain: &[f32],
+    erodible: &[bool],
+    load: Option<&[f32]>,
+    swell: f32,
+) {
+    for (c, z) in out.iter_mut().enumerate() {
+        if erodible[c] {
+            *z = terrain[c] + load.map_or(0.0, |l| swell * l[c]);
+        }
+    }
+}
+
 /// The bedload by `law` through a face with discharge `q` (m³/s) whose upwind cell holds `h`.
 fn load(law: &BedloadLaw, q: f32, h: f32, g: f32, dx: f32) -> f32 {
     if h <= DRY || q == 0.0 {
@@ -132,13 +148,11 @@ impl Bed {
     }
 
     /// Copies the moved bed (`terrain`, the solver's) into a bake's terrain `out`: every
-    /// erodible cell (gates keep their ground).
+    /// erodible cell (gates keep their ground), with the grains still in the water settled
+    /// where they are (a bake keeps no suspended load, so every grain stays in the level).
     pub fn bake(&self, terrain: &[f32], out: &mut [f32]) {
-        for ((z, &moved), &e) in out.iter_mut().zip(terrain).zip(&self.erodible) {
-            if e {
-                *z = moved;
-            }
-        }
+        let load = self.suspended.as_ref().map(|s| s.settled());
+        settle_into(out, terrain, &self.erodible, load.as_deref(), self.swell);
     }
 
     /// The grains in the water per cell, m³ per m² (`None`: no suspension).

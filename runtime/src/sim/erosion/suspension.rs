@@ -81,6 +81,13 @@ impl Suspended {
         }
     }
 
+    /// Grains in the water per cell, m³ per m², compensation included.
+    pub fn settled(&self) -> Vec<f32> {
+        (self.load.iter().zip(&self.carry))
+            .map(|(l, c)| l + c)
+            .collect()
+    }
+
     /// Grains in the water, m³ (compensation included).
     pub fn total(&self, area: f64) -> f64 {
         let sum: f64 = (self.load.iter().zip(&self.carry))
