@@ -85,7 +85,7 @@ fn main() {
         );
     }
     if only.as_ref().is_none_or(|o| "bedload".contains(o.as_str())) {
-        table.push_str(&bedload_table(&mut worst));
+        table.push_str(&bedload_table(&mut worst, &backends));
     }
     print!("{table}");
     if let Some(path) = write {
@@ -99,28 +99,36 @@ fn main() {
     }
 }
 
-/// SWASHES' bedload solutions on the CPU solver's moving bed (the GPU has no moving bed yet):
-/// the L1 error of the bed (`spillway_tests::bedload`).
-fn bedload_table(worst: &mut f64) -> String {
-    let mut t = String::from(
-        "\nThe moving bed (`params.sediment`, CPU solver only so far) against SWASHES' bedload \
-         solutions; the error is the L1 error of the bed after 7 s, and every grain is \
-         accounted for (the bed's balance error is below 1e-6):\n\n\
-         | case | SWASHES | cells | limit | CPU pipes | CPU SWE |\n\
-         | --- | --- | --- | --- | --- | --- |\n",
+/// SWASHES' bedload solutions on the moving bed of every backend: the L1 error of the bed
+/// (`spillway_tests::bedload`).
+fn bedload_table(worst: &mut f64, backends: &[Backend]) -> String {
+    let mut t = format!(
+        "\nThe moving bed (`params.sediment`) against SWASHES' bedload solutions; the error is \
+         the L1 error of the bed after 7 s, and on the CPU every grain is accounted for (the \
+         bed's balance error is below 1e-6):\n\n\
+         | case | SWASHES | cells | limit | {} |\n\
+         | --- | --- | --- | --- | {} |\n",
+        columns(backends).join(" | "),
+        columns(backends)
+            .iter()
+            .map(|_| "---")
+            .collect::<Vec<_>>()
+            .join(" | ")
     );
     for (choice, name) in [(1, "bedload, Grass"), (2, "bedload, Meyer-Peter & Müller")] {
         let mut cells = Vec::new();
-        for solver in [SolverKind::Pipes, SolverKind::Swe] {
-            let cell = match spillway_tests::bedload::run(choice, 200, solver) {
-                Ok(o) => {
-                    *worst = worst.max(o.l1 / 0.05);
-                    format!("{:.2} %", 100.0 * o.l1)
-                }
-                Err(e) => format!("error: {e}"),
-            };
-            eprintln!("{name:<48} CPU {solver:?}: {cell}");
-            cells.push(cell);
+        for &backend in backends {
+            for solver in [SolverKind::Pipes, SolverKind::Swe] {
+                let cell = match spillway_tests::bedload::run(choice, 200, solver, backend) {
+                    Ok(o) => {
+                        *worst = worst.max(o.l1 / 0.05);
+                        format!("{:.2} %", 100.0 * o.l1)
+                    }
+                    Err(e) => format!("error: {e}"),
+                };
+                eprintln!("{name:<48} {} {solver:?}: {cell}", backend.name());
+                cells.push(cell);
+            }
         }
         let _ = writeln!(
             t,

@@ -138,3 +138,20 @@ fn a_bake_keeps_the_bed_the_water_moved_with_its_grains_settled() {
         "{gained} {bed:?}"
     );
 }
+
+/// SWASHES' bedload river resumed from its steady flow state (a bake) on the shallow-water
+/// solver: the GPU takes the saved discharges as the CPU does, so the first step at the open
+/// outlet, and the bed it moves, match (the GPU once started them at rest: 6.7 cm apart).
+#[test]
+fn a_resumed_shallow_water_river_moves_the_same_bed_on_both() {
+    let (level, _, _) = spillway_tests::bedload::setup(1, 200, SolverKind::Swe).unwrap();
+    for steps in [1, 400] {
+        let cpu = run_cpu(&level, steps);
+        let mut sim = gpu(&level);
+        run_gpu(&mut sim, steps, 100);
+        let (bed, _) = max_diff(cpu.terrain(), &sim.read_terrain().unwrap());
+        let (water, _) = max_diff(cpu.depth(), &sim.read_depth().unwrap());
+        println!("after {steps} steps: bed {bed:.1e} m, water {water:.1e} m apart");
+        assert!(bed < 1e-6 && water < 1e-6, "bed {bed}, water {water}");
+    }
+}

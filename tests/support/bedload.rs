@@ -9,7 +9,7 @@ use spillway::level::{
 };
 use spillway::{Grid, Simulation};
 
-use crate::swashes::{Outcome, Reference};
+use crate::swashes::{Backend, Outcome, Reference};
 
 /// The number after `key=` in SWASHES' header (`beta=0.005 m^2/s` → 0.005).
 fn header_value(r: &Reference, key: &str) -> Option<f64> {
@@ -21,8 +21,53 @@ fn header_value(r: &Reference, key: &str) -> Option<f64> {
 }
 
 /// Runs bedload case `choice` (1 Grass, 2 Meyer-Peter and Müller) on `cells` cells with
-/// `solver` on the CPU; the error is the L1 error of the bed.
-pub fn run(choice: u32, cells: usize, solver: SolverKind) -> Result<Outcome, String> {
+/// `solver` on `backend`; the error is the L1 error of the bed, the balance the bed's (the
+/// CPU's ledger; NaN on the GPU, which keeps none).
+pub fn run(
+    choice: u32,
+    cells: usize,
+    solver: SolverKind,
+    backend: Backend,
+) -> Result<Outcome, String> {
+    let (level, r, t) = setup(choice, cells, solver)?;
+    let n = level.nx();
+    let (terrain, depth, balance, seconds) = match backend {
+        Backend::Cpu => {
+            let mut sim = Simulation::new(&level).map_err(|e| e.to_string())?;
+            sim.advance(t).map_err(|e| e.to_string())?;
+            let bed = sim.bed_stats().ok_or("no bed")?;
+            let (z, h) = (sim.terrain().to_vec(), sim.depth().to_vec());
+            (z, h, bed.balance_error, sim.time())
+        }
+        Backend::Gpu => run_gpu(&level, t)?,
+    };
+    let (mut err, mut sum) = (0.0, 0.0);
+    for (i, &z) in r.z.iter().take(n).enumerate() {
+        let ours = (terrain[i] + terrain[n + i]) as f64 / 2.0;
+        if std::env::var_os("SPILLWAY_SWASHES_DUMP").is_some() {
+            let h = depth[i];
+            eprintln!(
+                "{:>8.4} {:>10.5} {:>10.5} {h:>10.5} {:>10.5}",
+                r.x[i], ours, z, r.h[i]
+            );
+        }
+        err += (ours - z).abs();
+        sum += z.abs();
+    }
+    Ok(Outcome {
+        l1: err / sum.max(1e-12),
+        balance,
+        seconds,
+    })
+}
+
+/// The level of bedload case `choice` on `cells` cells with `solver` (2 cells wide, the river
+/// steady, the bed β·t above SWASHES' at t), SWASHES' reference, and t.
+pub fn setup(
+    choice: u32,
+    cells: usize,
+    solver: SolverKind,
+) -> Result<(Level, Reference, f64), String> {
     let r = Reference::compute([1, 5, 1, choice], cells, None)?;
     let t = r.param("Time value").ok_or("no time in SWASHES' header")?;
     let beta = header_value(&r, "beta=").ok_or("no beta")?;
@@ -105,25 +150,30 @@ pub fn run(choice: u32, cells: usize, solver: SolverKind) -> Result<Outcome, Str
         },
         ..Default::default()
     });
-    let mut sim = Simulation::new(&level).map_err(|e| e.to_string())?;
-    sim.advance(t).map_err(|e| e.to_string())?;
-    let (mut err, mut sum) = (0.0, 0.0);
-    for (i, &z) in r.z.iter().take(n).enumerate() {
-        let ours = (sim.terrain()[i] + sim.terrain()[n + i]) as f64 / 2.0;
-        if std::env::var_os("SPILLWAY_SWASHES_DUMP").is_some() {
-            let h = sim.depth()[i];
-            eprintln!(
-                "{:>8.4} {:>10.5} {:>10.5} {h:>10.5} {:>10.5}",
-                r.x[i], ours, z, r.h[i]
-            );
-        }
-        err += (ours - z).abs();
-        sum += z.abs();
+    Ok((level, r, t))
+}
+
+/// Terrain, depth, balance (NaN) and simulated time after `seconds` of `level` on the GPU.
+#[cfg(feature = "gpu")]
+fn run_gpu(level: &Level, seconds: f64) -> Result<(Vec<f32>, Vec<f32>, f64, f64), String> {
+    let fail = |e: spillway::gpu::GpuError| e.to_string();
+    let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
+    let dt = level.params.dt;
+    let steps = (seconds / dt as f64).round() as usize;
+    let mut done = 0;
+    while done < steps {
+        let n = 200.min(steps - done);
+        sim.step_n(n, dt).map_err(fail)?;
+        sim.catch_up(dt).map_err(fail)?;
+        done += n;
     }
-    let bed = sim.bed_stats().ok_or("no bed")?;
-    Ok(Outcome {
-        l1: err / sum.max(1e-12),
-        balance: bed.balance_error,
-        seconds: sim.time(),
-    })
+    let time = sim.stats().map_err(fail)?.time;
+    let terrain = sim.read_terrain().map_err(fail)?;
+    let depth = sim.read_depth().map_err(fail)?;
+    Ok((terrain, depth, f64::NAN, time))
+}
+
+#[cfg(not(feature = "gpu"))]
+fn run_gpu(_: &Level, _: f64) -> Result<(Vec<f32>, Vec<f32>, f64, f64), String> {
+    Err("the GPU backend needs the `gpu` feature of spillway-tests".into())
 }

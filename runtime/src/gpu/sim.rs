@@ -109,6 +109,14 @@ impl Initial {
                 }
             }
             SolverKind::Swe => {
+                // The discharges of the last step, as the CPU solver resumes a bake (an open
+                // edge's outfall carries on the face behind it from the first step).
+                if let Some(f) =
+                    saved.filter(|f| f.aux_x.len() == qx.len() && f.aux_y.len() == qy.len())
+                {
+                    qx.copy_from_slice(&f.aux_x);
+                    qy.copy_from_slice(&f.aux_y);
+                }
                 vel = match saved {
                     Some(f) => f.flow_x.iter().chain(&f.flow_y).copied().collect(),
                     None => vec![0.0; qx.len() + qy.len()],
