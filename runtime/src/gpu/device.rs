@@ -129,8 +129,14 @@ fn ranked_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     adapters
 }
 
+/// The process's wgpu instance, made once and shared by every headless simulation: drivers
+/// cap how many instances a process may create (NVIDIA's found no adapter on about the
+/// thirtieth), so a game or a test run that makes many simulations must not make one each.
 fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle())
+    static INSTANCE: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
+    INSTANCE
+        .get_or_init(|| wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle()))
+        .clone()
 }
 
 /// Name of the adapter a headless simulation would use.
