@@ -5,10 +5,11 @@
 //! speed factors, and the fastest real-time multiple that still fits a 60 Hz frame.
 //!
 //! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
-//! [--frames-png DIR]` (`--frames-png` writes a dam-break series of the `dam_break_valley`
-//! sample instead; `--no-maps` runs the water without keeping the maps of the run, and
-//! `--no-keyframes` without the timeline's keyframes, which the editor both keeps). The worst
-//! frame is reported too: a frame that takes a keyframe waits for its read-back.
+//! [--quality low|medium|high] [--frames-png DIR]` (`--frames-png` writes screenshot series of
+//! the `dam_break_valley` and `river_valley` samples at 1920 × 1080 instead; `--no-maps` runs
+//! the water without keeping the maps of the run, and `--no-keyframes` without the timeline's
+//! keyframes, which the editor both keeps; `--quality` the water's look, High by default). The
+//! worst frame is reported too: a frame that takes a keyframe waits for its read-back.
 
 use std::time::Instant;
 
@@ -17,7 +18,7 @@ use spillway::bench::{self, BenchScene};
 use spillway_editor::document::Changes;
 use spillway_editor::preview::Preview;
 use spillway_render::{Camera, Overlays, Scene, TerrainRenderer};
-use spillway_render::{WaterStyle, level_bounds};
+use spillway_render::{WaterQuality, WaterStyle, level_bounds};
 
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
@@ -47,6 +48,15 @@ fn gpu() -> Option<(wgpu::Device, wgpu::Queue, String)> {
     Some((device, queue, name))
 }
 
+/// The water's look asked for (`--quality`), High by default.
+fn quality() -> WaterQuality {
+    match arg("--quality").as_deref() {
+        Some("low") => WaterQuality::Low,
+        Some("medium") => WaterQuality::Medium,
+        _ => WaterQuality::High,
+    }
+}
+
 /// One editor frame: simulation, then render, then a GPU wait.
 fn frame(
     preview: &mut Preview,
@@ -70,6 +80,7 @@ fn frame(
         depth_scale: 10.0,
         speed_scale: 3.0,
         blend: preview.blend(),
+        quality: quality(),
     };
     renderer.set_water(preview.water().map(|w| (w, style)));
     renderer.submit_with_frame(preview.take_commands());
@@ -102,8 +113,9 @@ fn main() {
     let keyframes = !std::env::args().any(|a| a == "--no-keyframes");
     let slow = name.contains("llvmpipe");
     println!(
-        "GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame, maps of \
-         the run {}, keyframes {}",
+        "GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame, water \
+         quality {}, maps of the run {}, keyframes {}",
+        quality().name(),
         if maps { "kept" } else { "not kept" },
         if keyframes { "kept" } else { "not kept" }
     );
@@ -172,11 +184,20 @@ fn main() {
     println!("fastest speed tried that keeps 60 frames/s: {best}× real time");
 }
 
-/// Renders a dam break of the bundled `dam_break_valley` sample as PNG frames into `dir`.
+/// Renders a dam break of the bundled `dam_break_valley` sample and the `river_valley` sample
+/// as PNG frames of 1920 × 1080 into `dir`.
 fn series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str) {
-    let path = "projects/dam_break_valley/level.ron";
-    let path = if std::path::Path::new(path).exists() {
-        path.to_owned()
+    for (name, speed) in [("dam_break_valley", 4.0), ("river_valley", 20.0)] {
+        sample_series(device, queue, dir, name, speed);
+    }
+}
+
+/// `name`'s water from its start at `speed` × real time, a frame every 10 (a sixth of a
+/// second of wall time), as `dir/NAME_KK.png`.
+fn sample_series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str, name: &str, speed: f32) {
+    let path = format!("projects/{name}/level.ron");
+    let path = if std::path::Path::new(&path).exists() {
+        path
     } else {
         format!("../{path}")
     };
@@ -184,9 +205,11 @@ fn series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str) {
     std::fs::create_dir_all(dir).expect("the output folder");
     let mut renderer = TerrainRenderer::new(device, queue);
     renderer.sync(&level, &spillway_render::Dirty::everything());
-    let scene = scene_for(&level, &renderer, [960, 540]);
+    let mut scene = scene_for(&level, &renderer, [1920, 1080]);
+    // Closer than the whole level, looking along it.
+    scene.camera.distance *= 0.6;
     let mut preview = Preview::new();
-    preview.speed = 4.0;
+    preview.speed = speed;
     preview.play();
     for k in 0..=60 {
         frame(
@@ -200,7 +223,7 @@ fn series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str) {
         if k % 10 == 0 {
             let (w, h, px) = renderer.read_pixels().expect("pixels");
             let img = image::RgbaImage::from_raw(w, h, px).expect("size matches");
-            let out = format!("{dir}/dam_break_{:02}.png", k / 10);
+            let out = format!("{dir}/{name}_{:02}.png", k / 10);
             img.save(&out).expect("write png");
             println!("t = {:.2} s → {out}", preview.time());
         }

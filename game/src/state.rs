@@ -379,7 +379,7 @@ impl Game {
 
     /// Draws the frame into `target` of `size` pixels (a texture of the format the game was
     /// made for), seen by `cam`, `time` seconds into the game.
-    pub fn draw(&mut self, target: &wgpu::TextureView, size: [u32; 2], cam: &Camera, time: f32) {
+    pub fn draw(&mut self, target: &wgpu::Texture, size: [u32; 2], cam: &Camera, time: f32) {
         let scene = self.frame(size, cam, time);
         self.renderer.render_to(&self.shown, &scene, target);
     }

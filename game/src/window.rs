@@ -20,8 +20,6 @@ pub struct Gfx {
     pub window: Arc<Window>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
-    /// The non-sRGB format the scene is drawn in (it encodes sRGB itself).
-    format: wgpu::TextureFormat,
     /// The game drawn into it.
     pub game: Game,
 }
@@ -86,8 +84,11 @@ impl Gfx {
             .ok_or("the window's surface offers no format")?;
         let format = surface_format.remove_srgb_suffix();
         let size = window.inner_size();
+        // Copies of the frame let the water show the ground through it (`render_to`).
+        let usage =
+            wgpu::TextureUsages::RENDER_ATTACHMENT | (caps.usages & wgpu::TextureUsages::COPY_SRC);
         let config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            usage,
             format: surface_format,
             width: size.width.max(1),
             height: size.height.max(1),
@@ -120,7 +121,6 @@ impl Gfx {
             window,
             surface,
             config,
-            format,
             game,
         })
     }
@@ -147,12 +147,8 @@ impl Gfx {
             }
             T::Validation => return Err("the window's surface failed validation".into()),
         };
-        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
-            format: Some(self.format),
-            ..Default::default()
-        });
         let size = [self.config.width, self.config.height];
-        self.game.draw(&view, size, cam, time);
+        self.game.draw(&frame.texture, size, cam, time);
         self.game.queue().present(frame);
         Ok(true)
     }

@@ -39,4 +39,4 @@ pub use scene::{BrushOutline, CellOverlay, Overlays, Scene, level_bounds, nice_s
 pub use spillway::gpu::WaterView;
 pub use target::RenderTarget;
 pub use terrain::{Dirty, TerrainTextures};
-pub use water::{WaterOverlay, WaterStyle};
+pub use water::{WaterOverlay, WaterQuality, WaterStyle};

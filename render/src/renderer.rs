@@ -13,7 +13,7 @@ use crate::scene::{Globals, Scene, globals, level_bounds};
 use crate::target::{self, RenderTarget};
 use crate::terrain::{Dirty, TerrainTextures};
 use crate::tiles::{View, tile_buffer, tile_indices, visible_tiles};
-use crate::water::{WaterPass, WaterStyle};
+use crate::water::{Below, WaterPass, WaterQuality, WaterStyle};
 use spillway::gpu::WaterView;
 
 /// Why a level cannot be drawn or a frame cannot be read back.
@@ -81,6 +81,10 @@ pub struct TerrainRenderer {
     body_pass: BodyPass,
     /// The bodies to draw in the next frames.
     bodies: Vec<BodyInstance>,
+    /// The frame before the water, copied for the water to see through (High quality), with
+    /// its size and generation; and a 1 × 1 placeholder bound when there is none.
+    below: Option<([u32; 2], wgpu::Texture, wgpu::TextureView, u64)>,
+    no_below: wgpu::TextureView,
 }
 
 /// Per-instance vertex layout of the mesh tiles (their first cell).
@@ -163,6 +167,8 @@ impl TerrainRenderer {
             before_frame: Vec::new(),
             body_pass,
             bodies: Vec::new(),
+            below: None,
+            no_below: below_texture(device, [1, 1], format).1,
         }
     }
 
@@ -303,30 +309,53 @@ impl TerrainRenderer {
             self.target = Some(RenderTarget::new(&self.device, size, self.format));
         }
         if let Some(target) = self.target.take() {
-            self.draw(level, scene, target.colour_view(), target.depth_view());
+            let colour = (target.colour_view(), Some(target.colour_texture()));
+            self.draw(level, scene, colour, target.depth_view());
             self.target = Some(target);
         }
         recreated
     }
 
-    /// Draws `scene` of `level` (already synced) into `colour`, a view of a texture of
-    /// `scene.size` pixels in the renderer's format (a game's swap-chain image).
-    pub fn render_to(&mut self, level: &Level, scene: &Scene, colour: &wgpu::TextureView) {
+    /// Draws `scene` of `level` (already synced) into `colour`, a texture of `scene.size`
+    /// pixels whose format is the renderer's or its sRGB twin (a game's swap-chain image). The
+    /// water sees the ground through itself (High quality) where `colour` allows copies
+    /// (`COPY_SRC`); else it is drawn as at Medium.
+    pub fn render_to(&mut self, level: &Level, scene: &Scene, colour: &wgpu::Texture) {
         let size = [scene.size[0].max(1), scene.size[1].max(1)];
         let depth = match self.depth.take() {
             Some((s, view)) if s == size => view,
             _ => target::depth_texture(&self.device, size),
         };
-        self.draw(level, scene, colour, &depth);
+        let view = colour.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.format),
+            ..Default::default()
+        });
+        let copyable = colour.usage().contains(wgpu::TextureUsages::COPY_SRC);
+        self.draw(level, scene, (&view, copyable.then_some(colour)), &depth);
         self.depth = Some((size, depth));
     }
 
-    /// Records and submits one frame into `colour` and `depth`.
+    /// Makes (or remakes, to match) the copy of the frame under the water for frames of `size`
+    /// copied from `from`.
+    fn ensure_below(&mut self, size: [u32; 2], from: &wgpu::Texture) {
+        let fits = self
+            .below
+            .as_ref()
+            .is_some_and(|(s, t, ..)| *s == size && t.format() == from.format());
+        if !fits {
+            let generation = self.below.as_ref().map_or(1, |b| b.3 + 1);
+            let (texture, view) = below_texture(&self.device, size, from.format());
+            self.below = Some((size, texture, view, generation));
+        }
+    }
+
+    /// Records and submits one frame into `colour` (its view, and its texture when it can be
+    /// copied from) and `depth`.
     fn draw(
         &mut self,
         level: &Level,
         scene: &Scene,
-        colour: &wgpu::TextureView,
+        (colour, colour_texture): (&wgpu::TextureView, Option<&wgpu::Texture>),
         depth: &wgpu::TextureView,
     ) {
         let size = [scene.size[0].max(1), scene.size[1].max(1)];
@@ -362,16 +391,36 @@ impl TerrainRenderer {
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
 
+        // High quality sees the ground through the water: the frame is drawn in two passes, the
+        // water's after a copy of what lies under it.
+        let refract = self.water.as_ref().is_some_and(|(_, s)| {
+            s.quality == WaterQuality::High && s.overlay == crate::WaterOverlay::None
+        });
+        let copy_from = colour_texture.filter(|_| refract);
+        if let Some(from) = copy_from {
+            self.ensure_below(size, from);
+        }
         let mut water_ready = false;
         if let (Some((buffers, style)), Some((textures, _))) = (&self.water, &self.terrain) {
             let authored = textures.reference_view();
+            let below = match (copy_from, &self.below) {
+                (Some(_), Some((_, _, view, generation))) => Below {
+                    view,
+                    generation: *generation,
+                    copied: true,
+                },
+                _ => Below {
+                    view: &self.no_below,
+                    generation: 0,
+                    copied: false,
+                },
+            };
             self.water_pass.prepare(
-                &self.device,
-                &self.queue,
+                (&self.device, &self.queue),
                 buffers,
                 style,
-                &self.globals,
-                &authored,
+                (&self.globals, &authored),
+                below,
             );
             water_ready = true;
         }
@@ -382,59 +431,94 @@ impl TerrainRenderer {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("viewport"),
             });
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("viewport terrain"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: colour,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: 0.10,
-                            g: 0.12,
-                            b: 0.15,
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: depth,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Discard,
+        let two_passes = water_ready && copy_from.is_some();
+        let begin = |encoder: &mut wgpu::CommandEncoder, first: bool| {
+            let (load, depth_load) = if first {
+                let clear = wgpu::Color {
+                    r: 0.10,
+                    g: 0.12,
+                    b: 0.15,
+                    a: 1.0,
+                };
+                (wgpu::LoadOp::Clear(clear), wgpu::LoadOp::Clear(1.0))
+            } else {
+                (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
+            };
+            // The water's pass tests against the terrain's depth.
+            let depth_store = if first && two_passes {
+                wgpu::StoreOp::Store
+            } else {
+                wgpu::StoreOp::Discard
+            };
+            encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some(if first {
+                        "viewport terrain"
+                    } else {
+                        "viewport water"
                     }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            if let Some((_, bind)) = &self.terrain
-                && !tiles.is_empty()
-            {
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: colour,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load,
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                        view: depth,
+                        depth_ops: Some(wgpu::Operations {
+                            load: depth_load,
+                            store: depth_store,
+                        }),
+                        stencil_ops: None,
+                    }),
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime()
+        };
+        let draw_tiles = |pass: &mut wgpu::RenderPass<'_>| {
+            pass.set_vertex_buffer(0, self.tiles.slice(..));
+            pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
+            let mut first = 0u32;
+            for (lod, count) in per_lod.iter().enumerate() {
+                let count = *count as u32;
+                if count > 0 {
+                    let range = self.lod_ranges[lod].clone();
+                    pass.draw_indexed(range, 0, first..first + count);
+                }
+                first += count;
+            }
+        };
+        let drawn = self.terrain.as_ref().filter(|_| !tiles.is_empty());
+        {
+            let mut pass = begin(&mut encoder, true);
+            if let Some((_, bind)) = drawn {
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, bind, &[]);
-                pass.set_vertex_buffer(0, self.tiles.slice(..));
-                pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
-                let draw_tiles = |pass: &mut wgpu::RenderPass<'_>| {
-                    let mut first = 0u32;
-                    for (lod, count) in per_lod.iter().enumerate() {
-                        let count = *count as u32;
-                        if count > 0 {
-                            let range = self.lod_ranges[lod].clone();
-                            pass.draw_indexed(range, 0, first..first + count);
-                        }
-                        first += count;
-                    }
-                };
                 draw_tiles(&mut pass);
                 self.body_pass.draw(&mut pass);
-                pass.set_vertex_buffer(0, self.tiles.slice(..));
-                if water_ready && self.water_pass.draw(&mut pass) {
+                if water_ready && !two_passes && self.water_pass.draw(&mut pass) {
                     draw_tiles(&mut pass);
                 }
+            }
+        }
+        if two_passes
+            && drawn.is_some()
+            && let (Some(from), Some((_, to, ..))) = (copy_from, &self.below)
+        {
+            let extent = wgpu::Extent3d {
+                width: size[0],
+                height: size[1],
+                depth_or_array_layers: 1,
+            };
+            encoder.copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), extent);
+            let mut pass = begin(&mut encoder, false);
+            if self.water_pass.draw(&mut pass) {
+                draw_tiles(&mut pass);
             }
         }
         let before = std::mem::take(&mut self.before_frame);
@@ -453,4 +537,31 @@ impl TerrainRenderer {
     pub fn wait_idle(&self) {
         let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
     }
+}
+
+/// A texture of `size` in `format` that a frame can be copied into and the water pass read.
+fn below_texture(
+    device: &wgpu::Device,
+    size: [u32; 2],
+    format: wgpu::TextureFormat,
+) -> (wgpu::Texture, wgpu::TextureView) {
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("viewport under the water"),
+        size: wgpu::Extent3d {
+            width: size[0].max(1),
+            height: size[1].max(1),
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[format.remove_srgb_suffix()],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor {
+        format: Some(format.remove_srgb_suffix()),
+        ..Default::default()
+    });
+    (texture, view)
 }

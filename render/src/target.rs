@@ -73,6 +73,11 @@ impl RenderTarget {
         self.size
     }
 
+    /// The colour texture.
+    pub fn colour_texture(&self) -> &wgpu::Texture {
+        &self.colour
+    }
+
     /// The colour texture's view (what egui shows).
     pub fn colour_view(&self) -> &wgpu::TextureView {
         &self.colour_view

@@ -58,6 +58,47 @@ impl WaterOverlay {
     }
 }
 
+/// How much of the water's look is drawn: lower qualities keep a large level interactive on a
+/// small GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaterQuality {
+    /// Colour and opacity from the depth, reflections and glints: the least work per pixel.
+    Low,
+    /// Also ripples and foam carried by the flow.
+    Medium,
+    /// Also the ground below seen through the water, refracted and absorbed colour by colour
+    /// (one copy of the frame before the water).
+    #[default]
+    High,
+}
+
+impl WaterQuality {
+    /// Every quality, in menu order.
+    pub const ALL: [WaterQuality; 3] =
+        [WaterQuality::Low, WaterQuality::Medium, WaterQuality::High];
+
+    /// The name shown in menus.
+    pub fn name(self) -> &'static str {
+        match self {
+            WaterQuality::Low => "Low",
+            WaterQuality::Medium => "Medium",
+            WaterQuality::High => "High",
+        }
+    }
+
+    /// What the quality draws, for tooltips.
+    pub fn tip(self) -> &'static str {
+        match self {
+            WaterQuality::Low => "Depth colour, reflections and glints: fastest, for large levels",
+            WaterQuality::Medium => "Also ripples and foam moving with the flow",
+            WaterQuality::High => {
+                "Also the ground seen through the water, bent by its surface and fading to \
+                 blue-green with depth"
+            }
+        }
+    }
+}
+
 /// `struct Water` of `water.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -79,6 +120,8 @@ pub struct WaterStyle {
     pub speed_scale: f32,
     /// How far the display is between the previous state (0) and the current one (1).
     pub blend: f32,
+    /// How much of the look is drawn.
+    pub quality: WaterQuality,
 }
 
 impl WaterStyle {
@@ -90,6 +133,7 @@ impl WaterStyle {
             depth_scale: 2.0,
             speed_scale: 3.0,
             blend: 1.0,
+            quality: WaterQuality::High,
         }
     }
 }
@@ -99,7 +143,16 @@ pub(crate) struct WaterPass {
     pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
     uniform: wgpu::Buffer,
-    bound: Option<(WaterView, wgpu::BindGroup)>,
+    /// The bound buffers, the generation of the bound frame copy, and the group.
+    bound: Option<(WaterView, u64, wgpu::BindGroup)>,
+}
+
+/// The frame under the water that the pass samples: a copy of the frame before the water, or a
+/// placeholder (`copied` false); `generation` changes when the texture is replaced.
+pub(crate) struct Below<'a> {
+    pub view: &'a wgpu::TextureView,
+    pub generation: u64,
+    pub copied: bool,
 }
 
 impl WaterPass {
@@ -124,6 +177,7 @@ impl WaterPass {
                 Uniform,
                 GridTexture,
                 Storage,
+                GridTexture,
             ],
         );
         let shader = format!(
@@ -154,19 +208,20 @@ impl WaterPass {
         }
     }
 
-    /// Binds `water` (rebinding only when its buffers changed) and uploads `style`. `globals`
-    /// is the terrain's uniform block; `authored` the document's water texture.
+    /// Binds `water` (rebinding only when its buffers or the frame copy changed) and uploads
+    /// `style`. `globals` is the terrain's uniform block; `authored` the document's water
+    /// texture; `below` the frame under the water.
     pub fn prepare(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        (device, queue): (&wgpu::Device, &wgpu::Queue),
         water: &WaterView,
         style: &WaterStyle,
-        globals: &wgpu::Buffer,
-        authored: &wgpu::TextureView,
+        (globals, authored): (&wgpu::Buffer, &wgpu::TextureView),
+        below: Below<'_>,
     ) {
-        let same = self.bound.as_ref().is_some_and(|(b, _)| {
-            b.depth == water.depth
+        let same = self.bound.as_ref().is_some_and(|(b, generation, _)| {
+            *generation == below.generation
+                && b.depth == water.depth
                 && b.terrain == water.terrain
                 && b.flow_x == water.flow_x
                 && b.flow_y == water.flow_y
@@ -184,12 +239,18 @@ impl WaterPass {
                 self.uniform.as_entire_binding(),
                 wgpu::BindingResource::TextureView(authored),
                 water.blockers.as_entire_binding(),
+                wgpu::BindingResource::TextureView(below.view),
             ];
             let group = pipeline::bind_group(device, "viewport water", &self.layout, resources);
-            self.bound = Some((water.clone(), group));
+            self.bound = Some((water.clone(), below.generation, group));
         }
         let u = WaterUniform {
-            ints: [water.depth_half, style.overlay as u32, 0, 0],
+            ints: [
+                water.depth_half,
+                style.overlay as u32,
+                style.quality as u32,
+                below.copied as u32,
+            ],
             floats: [
                 style.blend.clamp(0.0, 1.0),
                 style.time,
@@ -207,7 +268,7 @@ impl WaterPass {
 
     /// Records the draw into the terrain's pass (tiles and indices already set).
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) -> bool {
-        let Some((_, group)) = &self.bound else {
+        let Some((_, _, group)) = &self.bound else {
             return false;
         };
         pass.set_pipeline(&self.pipeline);

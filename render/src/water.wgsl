@@ -1,12 +1,17 @@
 // The water pass of the renderer (the editor's viewport and the game; thesis §4.7): the live
 // water surface drawn straight from the GPU solver's storage buffers (no CPU copy), between the
 // last two solver states for smooth motion. Per-pixel lighting from interpolated surface normals
-// plus flow-advected detail normals, Schlick Fresnel against a sky gradient, colour and
-// transparency from the depth, shoreline fading, and the overlays: depth colour map, velocity
+// plus flow-advected detail normals (two phases), Schlick Fresnel against a sky gradient, sun
+// glints, foam where the water is fast, supercritical, converging or steep (a pattern carried by
+// the flow), and at High quality the ground below seen through the water: refracted by the
+// surface's slope and absorbed colour by colour along the path through the water (clear in the
+// shallows, dark blue-green in the deep) with light scattered back from inside it. Soft
+// shorelines fade over the first centimetres. The overlays: depth colour map, velocity
 // streaks, flooded-area mask and the difference from the authored water.
 
 struct Water {
-    // elements in one depth half, overlay mode, unused, unused
+    // elements in one depth half, overlay mode, quality (0 low, 1 medium, 2 high), whether
+    // `below` holds the frame under the water (1) or is a placeholder (0)
     ints: vec4<u32>,
     // blend between the previous (0) and current (1) state, seconds of animation, colour-map
     // top depth (m), colour-map top speed (m/s)
@@ -23,6 +28,8 @@ struct Water {
 @group(0) @binding(7) var authored: texture_2d<f32>;
 // The solver's blockers; `effective_surface` (prepended, spillway::gpu::BLOCKERS_WGSL) reads it.
 @group(0) @binding(8) var<storage, read> blk: array<u32>;
+// The frame as drawn before the water (terrain and bodies; sRGB-encoded values), for refraction.
+@group(0) @binding(9) var below: texture_2d<f32>;
 
 const MODE_NONE: u32 = 0u;
 const MODE_DEPTH: u32 = 1u;
@@ -38,6 +45,10 @@ struct VertexOut {
     @location(2) depth: f32,
     @location(3) velocity: vec2<f32>,
     @location(4) authored: f32,
+    // How fast the flow converges or spreads here (|∂u/∂x + ∂v/∂y|, 1/s).
+    @location(5) churn: f32,
+    // How steeply the depth changes here (a front, a bore): |∇depth|.
+    @location(6) front: f32,
 };
 
 fn last_cell() -> vec2<i32> {
@@ -119,6 +130,17 @@ fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> Vert
     let fy = view[3] + y * nx + x;
     let section = max(d, 0.05) * cs;
     out.velocity = vec2<f32>(0.5 * (qx[fx] + qx[fx + 1u]), 0.5 * (qy[fy] + qy[fy + nx])) / section;
+    // The divergence of the depth-averaged velocity from the neighbours' face speeds.
+    let dl = water_depth(cell - vec2<i32>(1, 0));
+    let dr = water_depth(cell + vec2<i32>(1, 0));
+    let du = water_depth(cell - vec2<i32>(0, 1));
+    let dd = water_depth(cell + vec2<i32>(0, 1));
+    let ul = qx[fx] / max(0.5 * (d + dl), 0.05);
+    let ur = qx[fx + 1u] / max(0.5 * (d + dr), 0.05);
+    let vu = qy[fy] / max(0.5 * (d + du), 0.05);
+    let vd = qy[fy + nx] / max(0.5 * (d + dd), 0.05);
+    out.churn = abs(ur - ul + vd - vu) / (cs * cs);
+    out.front = length(vec2<f32>(dr - dl, dd - du)) / (2.0 * cs);
     out.authored = textureLoad(authored, cell, 0).x;
     out.clip = g.view_proj * vec4<f32>(out.world, 1.0);
     return out;
@@ -145,6 +167,59 @@ fn flow_detail(p: vec2<f32>, vel: vec2<f32>, t: f32) -> vec2<f32> {
     let gb = ripples(p - v * b * 4.0 + vec2<f32>(3.1, 1.7));
     let wa = 1.0 - abs(2.0 * a - 1.0);
     return ga * wa + gb * (1.0 - wa);
+}
+
+fn hash2(p: vec2<f32>) -> f32 {
+    return fract(sin(dot(p, vec2<f32>(127.1, 311.7))) * 43758.5453);
+}
+
+// Smooth value noise in 0..1.
+fn value_noise(p: vec2<f32>) -> f32 {
+    let i = floor(p);
+    let f = fract(p);
+    let u = f * f * (3.0 - 2.0 * f);
+    let a = hash2(i);
+    let b = hash2(i + vec2<f32>(1.0, 0.0));
+    let c = hash2(i + vec2<f32>(0.0, 1.0));
+    let d = hash2(i + vec2<f32>(1.0, 1.0));
+    return mix(mix(a, b, u.x), mix(c, d, u.x), u.y);
+}
+
+// A blotchy pattern in 0..1 (two octaves of value noise), the texture of foam.
+fn foam_pattern(p: vec2<f32>) -> f32 {
+    return 0.6 * value_noise(p * 0.9) + 0.4 * value_noise(p * 2.3 + vec2<f32>(17.0, 5.0));
+}
+
+// The foam pattern carried by the flow in two phases, as the detail normals are.
+fn flow_foam(p: vec2<f32>, vel: vec2<f32>, t: f32) -> f32 {
+    let v = vel * min(1.0, 4.0 / max(length(vel), 1e-3));
+    let a = fract(t * 0.2);
+    let b = fract(t * 0.2 + 0.5);
+    let fa = foam_pattern(p * 0.8 - v * a * 5.0);
+    let fb = foam_pattern(p * 0.8 - v * b * 5.0 + vec2<f32>(5.3, 2.9));
+    let wa = 1.0 - abs(2.0 * a - 1.0);
+    return fa * wa + fb * (1.0 - wa);
+}
+
+// How much foam the water makes here: fast, supercritical (Froude above 1), converging or
+// spreading, at a steep front (a bore, a breaking wave: `front`, the depth's gradient), or
+// lapping a shore.
+fn foam_amount(depth: f32, vel: vec2<f32>, churn: f32, front: f32) -> f32 {
+    let speed = length(vel);
+    let froude = speed / sqrt(9.81 * max(depth, 0.01));
+    var f = smoothstep(2.5, 6.0, speed) * 0.7;
+    f = max(f, smoothstep(1.5, 3.0, froude) * smoothstep(0.5, 1.5, speed) * 0.7);
+    f = max(f, smoothstep(1.0, 4.0, churn) * 0.7);
+    f = max(f, smoothstep(0.1, 0.4, front) * smoothstep(0.3, 1.0, speed));
+    f = max(f, (1.0 - smoothstep(0.01, 0.06, depth)) * 0.25);
+    return f;
+}
+
+// sRGB-encoded to linear light.
+fn to_linear(c: vec3<f32>) -> vec3<f32> {
+    let lo = c / 12.92;
+    let hi = pow((c + 0.055) / 1.055, vec3<f32>(2.4));
+    return select(hi, lo, c <= vec3<f32>(0.04045));
 }
 
 fn ramp(t: f32) -> vec3<f32> {
@@ -175,25 +250,63 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         discard;
     }
     let t = w.floats.y;
+    let quality = w.ints.z;
     // Ripples fade where a pixel covers more ground than their wavelength (no aliasing).
     let footprint = length(fwidth(in.world.xy));
     let fade = 1.0 - smoothstep(0.15, 0.6, footprint);
-    let detail = flow_detail(in.world.xy, in.velocity, t) * smoothstep(0.0, 0.3, in.depth) * fade;
-    let n = normalize(normalize(in.normal) + vec3<f32>(-detail, 0.0));
+    var detail = vec2<f32>(0.0);
+    if quality >= 1u {
+        detail = flow_detail(in.world.xy, in.velocity, t) * smoothstep(0.0, 0.3, in.depth) * fade;
+    }
+    let base = normalize(in.normal);
+    let n = normalize(base + vec3<f32>(-detail, 0.0));
     let v = normalize(g.eye.xyz - in.world);
     let sun = normalize(g.sun.xyz);
     let cos_v = clamp(dot(n, v), 0.0, 1.0);
     let fresnel = 0.02 + 0.98 * pow(1.0 - cos_v, 5.0);
     let r = reflect(-v, n);
-    let sky = mix(vec3<f32>(0.55, 0.62, 0.70), vec3<f32>(0.12, 0.25, 0.50), clamp(r.z, 0.0, 1.0));
-    let spec = pow(max(dot(r, sun), 0.0), 180.0) * 4.0;
-    // Shallow water is clear turquoise, deep water dark blue; opacity grows with depth.
-    let deep = 1.0 - exp(-in.depth / 2.0);
-    let body = mix(vec3<f32>(0.06, 0.30, 0.40), vec3<f32>(0.01, 0.06, 0.20), deep);
-    let lit = body * (0.35 + 0.65 * max(dot(n, sun), 0.0));
-    var colour = mix(lit, sky, fresnel) + vec3<f32>(spec);
-    var alpha = (0.5 + 0.45 * deep) * smoothstep(DRY, 0.08, in.depth);
-    alpha = max(alpha, fresnel * smoothstep(DRY, 0.08, in.depth));
+    // The sky: bright and hazy at the horizon, deep blue overhead.
+    let sky = mix(vec3<f32>(0.62, 0.70, 0.78), vec3<f32>(0.10, 0.24, 0.52), pow(clamp(r.z, 0.0, 1.0), 0.6));
+    // Sun glints: a sharp highlight and a soft sheen around it.
+    let rs = max(dot(r, sun), 0.0);
+    let spec = pow(rs, 400.0) * 6.0 + pow(rs, 40.0) * 0.12;
+    let shore = smoothstep(DRY, 0.04, in.depth);
+    var colour: vec3<f32>;
+    var alpha: f32;
+    let sun_light = 0.45 + 0.55 * max(sun.z, 0.0);
+    if quality >= 2u && w.ints.w == 1u {
+        // The ground below through the water: the path through it grows as the view flattens;
+        // red goes first, then green, so shallows stay clear and the deep turns blue-green.
+        let path = in.depth / max(v.z, 0.2);
+        let trans = exp(-vec3<f32>(0.45, 0.12, 0.085) * path);
+        let size = vec2<i32>(textureDimensions(below)) - vec2<i32>(1, 1);
+        let dist = distance(g.eye.xyz, in.world);
+        let bend = n.xy * min(in.depth, 2.0) * 600.0 / max(dist, 1.0);
+        let px = clamp(vec2<i32>(in.clip.xy + bend), vec2<i32>(0, 0), size);
+        let ground = to_linear(textureLoad(below, px, 0).rgb);
+        // The wet ground under the water reads darker.
+        let scatter = vec3<f32>(0.004, 0.030, 0.052) * sun_light;
+        let body = ground * 0.8 * trans + scatter * (1.0 - trans);
+        colour = mix(body, sky, fresnel) + vec3<f32>(spec);
+        alpha = shore;
+    } else {
+        // Without the frame below: colour and opacity from the depth.
+        let deep = 1.0 - exp(-in.depth / 2.0);
+        let body = mix(vec3<f32>(0.06, 0.30, 0.40), vec3<f32>(0.01, 0.06, 0.20), deep);
+        let lit = body * (0.35 + 0.65 * max(dot(n, sun), 0.0));
+        colour = mix(lit, sky, fresnel) + vec3<f32>(spec);
+        alpha = max(0.5 + 0.45 * deep, fresnel) * smoothstep(DRY, 0.08, in.depth);
+    }
+    if quality >= 1u {
+        let amount = foam_amount(in.depth, in.velocity, in.churn, in.front);
+        // The pattern gives way to its mean where a pixel covers more than its blotches.
+        let sharp = 1.0 - smoothstep(0.3, 1.2, footprint);
+        let pattern = mix(0.45, flow_foam(in.world.xy, in.velocity, t), sharp);
+        let foam = clamp(amount * (0.3 + 1.2 * pattern) - 0.35, 0.0, 1.0);
+        let white = vec3<f32>(0.85, 0.90, 0.92) * (0.55 + 0.45 * max(dot(base, sun), 0.0));
+        colour = mix(colour, white, foam);
+        alpha = max(alpha, foam * shore);
+    }
 
     if mode == MODE_DEPTH {
         colour = ramp(in.depth / max(w.floats.z, 1e-3));

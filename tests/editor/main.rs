@@ -23,3 +23,4 @@ mod snapshots;
 mod structures;
 mod timeline;
 mod water;
+mod water_look;

@@ -30,7 +30,7 @@ fn basin() -> Level {
     level
 }
 
-fn source(x: f32, y: f32, rate: f32) -> Source {
+pub(crate) fn source(x: f32, y: f32, rate: f32) -> Source {
     Source {
         name: "Spring".into(),
         shape: Shape::Circle { x, y, radius: 3.0 },
@@ -40,7 +40,7 @@ fn source(x: f32, y: f32, rate: f32) -> Source {
 }
 
 /// Runs the preview for `frames` frames at `speed` (simulated seconds per real second).
-fn play(ed: &mut Editor, speed: f32, frames: usize) {
+pub(crate) fn play(ed: &mut Editor, speed: f32, frames: usize) {
     ed.harness.state_mut().preview_mut().speed = speed;
     ed.click("Play");
     ed.frames(frames);
@@ -257,7 +257,7 @@ fn options() -> SnapshotOptions {
         .max_failed_pixels(60)
 }
 
-fn snapshot(ed: &Editor, name: &str) {
+pub(crate) fn snapshot(ed: &Editor, name: &str) {
     let (w, h, pixels) = ed
         .harness
         .state()
@@ -268,7 +268,7 @@ fn snapshot(ed: &Editor, name: &str) {
 }
 
 /// A valley sloping east with a lake in a hollow and a river fed from the west edge.
-fn river_valley() -> Level {
+pub(crate) fn river_valley() -> Level {
     let (nx, ny) = (96, 64);
     let mut level = Level::flat(nx, ny, 2.0, 0.0);
     level.terrain = Grid::from_fn(nx, ny, |x, y| {
@@ -283,7 +283,7 @@ fn river_valley() -> Level {
     level
 }
 
-fn untitled(level: Level) -> Editor {
+pub(crate) fn untitled(level: Level) -> Editor {
     let mut ed = editor_in(tempfile::tempdir().expect("temp dir"), None);
     ed.harness
         .state_mut()

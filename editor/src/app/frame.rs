@@ -132,6 +132,7 @@ impl EditorApp {
                     depth_scale: (preview.stats.as_ref()).map_or(2.0, |s| s.max_depth.max(0.5)),
                     speed_scale: 3.0,
                     blend: preview.blend(),
+                    quality: self.viewport.water_quality,
                 };
                 // A map of the run is read on the ground: the water would hide it.
                 let map_shown = matches!(self.analysis.shown, TerrainAnalysis::Map(_));

@@ -251,6 +251,12 @@ fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
              grass, green brush, dark green forest (always shown with the Roughness tool)",
     );
     ui.separator();
+    ui.label("Water quality");
+    for q in spillway_render::WaterQuality::ALL {
+        ui.radio_value(&mut app.viewport.water_quality, q, q.name())
+            .on_hover_text(q.tip());
+    }
+    ui.separator();
     for a in super::TerrainAnalysis::ALL {
         if a == super::TerrainAnalysis::Map(spillway::sim::maps::MapKind::MaxDepth) {
             ui.label("Maps of the run").on_hover_text(

@@ -237,6 +237,11 @@ impl EditorApp {
         self.viewport.water_overlay = overlay;
     }
 
+    /// Draws the water at `quality` (as the View menu does).
+    pub fn set_water_quality(&mut self, quality: spillway_render::WaterQuality) {
+        self.viewport.water_quality = quality;
+    }
+
     /// The brush settings.
     pub fn brush(&self) -> &Brush {
         &self.sculpt.brush

@@ -57,6 +57,8 @@ pub(crate) struct ViewportPanel {
     pub overlays: Overlays,
     /// How the live water is coloured.
     pub water_overlay: WaterOverlay,
+    /// How much of the water's look is drawn (View menu).
+    pub water_quality: spillway_render::WaterQuality,
     /// Where the viewport was laid out in the last frame (points).
     pub rect: egui::Rect,
     /// The terrain point under the cursor.
@@ -78,6 +80,7 @@ impl Default for ViewportPanel {
             camera: Camera::default(),
             overlays: Overlays::default(),
             water_overlay: WaterOverlay::default(),
+            water_quality: spillway_render::WaterQuality::default(),
             rect: egui::Rect::NOTHING,
             hover: None,
             z_range: (0.0, 1.0),
