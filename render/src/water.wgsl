@@ -72,15 +72,6 @@ fn water_depth(c: vec2<i32>) -> f32 {
     return max(mix(prev, cur, w.floats.x) - b, 0.0);
 }
 
-// The water surface, or the terrain where a cell is dry (so normals do not tilt into shores).
-fn surface(c: vec2<i32>, own: f32) -> f32 {
-    let d = water_depth(c);
-    if d <= DRY {
-        return own;
-    }
-    return terrain[index(c)] + d;
-}
-
 // The grid position of tile vertex `vi` (skirt vertices collapse onto their edge vertex).
 fn tile_vertex(vi: u32, side: u32) -> vec2<u32> {
     let grid = side * side;
@@ -108,16 +99,31 @@ fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> Vert
     let cs = g.level.z;
     let d = water_depth(cell);
     let b = terrain[index(cell)];
-    // Dry vertices sink a little below the terrain, so shores end under the ground.
-    var z = b + d;
-    if d <= DRY {
-        z = b - 0.05;
-    }
     let own = b + d;
-    let l = surface(cell - vec2<i32>(1, 0), own);
-    let r = surface(cell + vec2<i32>(1, 0), own);
-    let u = surface(cell - vec2<i32>(0, 1), own);
-    let dn = surface(cell + vec2<i32>(0, 1), own);
+    let cl = cell - vec2<i32>(1, 0);
+    let cr = cell + vec2<i32>(1, 0);
+    let cu = cell - vec2<i32>(0, 1);
+    let cd = cell + vec2<i32>(0, 1);
+    let dl = water_depth(cl);
+    let dr = water_depth(cr);
+    let du = water_depth(cu);
+    let dd = water_depth(cd);
+    // The water surface of each neighbour, or this vertex's own height where it is dry (so
+    // normals do not tilt into shores).
+    let l = select(terrain[index(cl)] + dl, own, dl <= DRY);
+    let r = select(terrain[index(cr)] + dr, own, dr <= DRY);
+    let u = select(terrain[index(cu)] + du, own, du <= DRY);
+    let dn = select(terrain[index(cd)] + dd, own, dd <= DRY);
+    // A dry vertex beside water carries the wet neighbours' surface on, below its ground, so
+    // the ground cuts the shoreline along its own contour rather than along the cells; a dry
+    // vertex away from water sinks a little below the ground.
+    var z = own;
+    if d <= DRY {
+        let wet = vec4<f32>(f32(dl > DRY), f32(dr > DRY), f32(du > DRY), f32(dd > DRY));
+        let k = dot(wet, vec4<f32>(1.0));
+        let mean = dot(wet, vec4<f32>(l, r, u, dn)) / max(k, 1.0);
+        z = select(b - 0.05, mean, k > 0.0 && mean < b);
+    }
     var out: VertexOut;
     out.world = vec3<f32>((f32(cell.x) + 0.5) * cs, (f32(cell.y) + 0.5) * cs, z);
     out.normal = normalize(vec3<f32>(-(r - l) / (2.0 * cs), -(dn - u) / (2.0 * cs), 1.0));
@@ -131,10 +137,6 @@ fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> Vert
     let section = max(d, 0.05) * cs;
     out.velocity = vec2<f32>(0.5 * (qx[fx] + qx[fx + 1u]), 0.5 * (qy[fy] + qy[fy + nx])) / section;
     // The divergence of the depth-averaged velocity from the neighbours' face speeds.
-    let dl = water_depth(cell - vec2<i32>(1, 0));
-    let dr = water_depth(cell + vec2<i32>(1, 0));
-    let du = water_depth(cell - vec2<i32>(0, 1));
-    let dd = water_depth(cell + vec2<i32>(0, 1));
     let ul = qx[fx] / max(0.5 * (d + dl), 0.05);
     let ur = qx[fx + 1u] / max(0.5 * (d + dr), 0.05);
     let vu = qy[fy] / max(0.5 * (d + du), 0.05);
@@ -151,9 +153,9 @@ fn ripples(p: vec2<f32>) -> vec2<f32> {
     let d1 = vec2<f32>(0.80, 0.60);
     let d2 = vec2<f32>(-0.45, 0.89);
     let d3 = vec2<f32>(0.97, -0.24);
-    let g1 = cos(dot(p, d1) * 2.1) * d1 * 2.1 * 0.05;
-    let g2 = cos(dot(p, d2) * 3.7 + 1.3) * d2 * 3.7 * 0.03;
-    let g3 = cos(dot(p, d3) * 6.3 + 0.7) * d3 * 6.3 * 0.015;
+    let g1 = cos(dot(p, d1) * 2.1) * d1 * 2.1 * 0.035;
+    let g2 = cos(dot(p, d2) * 3.7 + 1.3) * d2 * 3.7 * 0.022;
+    let g3 = cos(dot(p, d3) * 6.3 + 0.7) * d3 * 6.3 * 0.012;
     return g1 + g2 + g3;
 }
 
@@ -246,7 +248,9 @@ fn srgb(c: vec3<f32>) -> vec3<f32> {
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let mode = w.ints.y;
-    if in.depth <= DRY && mode != MODE_DIFFERENCE {
+    // The shoreline is where the ground cuts the surface; only pixels with no water at all
+    // (far from any wet vertex) are dropped.
+    if in.depth <= 1e-5 && mode != MODE_DIFFERENCE {
         discard;
     }
     let t = w.floats.y;
