@@ -194,11 +194,11 @@ fn foam_pattern(p: vec2<f32>) -> f32 {
 
 // The foam pattern carried by the flow in two phases, as the detail normals are.
 fn flow_foam(p: vec2<f32>, vel: vec2<f32>, t: f32) -> f32 {
-    let v = vel * min(1.0, 4.0 / max(length(vel), 1e-3));
-    let a = fract(t * 0.2);
-    let b = fract(t * 0.2 + 0.5);
-    let fa = foam_pattern(p * 0.8 - v * a * 5.0);
-    let fb = foam_pattern(p * 0.8 - v * b * 5.0 + vec2<f32>(5.3, 2.9));
+    let v = vel * min(1.0, 3.0 / max(length(vel), 1e-3));
+    let a = fract(t * 0.5);
+    let b = fract(t * 0.5 + 0.5);
+    let fa = foam_pattern(p * 0.8 - v * a * 2.0);
+    let fb = foam_pattern(p * 0.8 - v * b * 2.0 + vec2<f32>(5.3, 2.9));
     let wa = 1.0 - abs(2.0 * a - 1.0);
     return fa * wa + fb * (1.0 - wa);
 }
@@ -257,7 +257,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let quality = w.ints.z;
     // Ripples fade where a pixel covers more ground than their wavelength (no aliasing).
     let footprint = length(fwidth(in.world.xy));
-    let fade = 1.0 - smoothstep(0.15, 0.6, footprint);
+    let fade = 1.0 - smoothstep(0.08, 0.3, footprint);
     var detail = vec2<f32>(0.0);
     if quality >= 1u {
         detail = flow_detail(in.world.xy, in.velocity, t) * smoothstep(0.0, 0.3, in.depth) * fade;
@@ -306,7 +306,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         // The pattern gives way to its mean where a pixel covers more than its blotches.
         let sharp = 1.0 - smoothstep(0.3, 1.2, footprint);
         let pattern = mix(0.45, flow_foam(in.world.xy, in.velocity, t), sharp);
-        let foam = clamp(amount * (0.3 + 1.2 * pattern) - 0.35, 0.0, 1.0);
+        let foam = clamp(amount * (0.2 + 1.3 * pattern) - 0.45, 0.0, 1.0);
         let white = vec3<f32>(0.85, 0.90, 0.92) * (0.55 + 0.45 * max(dot(base, sun), 0.0));
         colour = mix(colour, white, foam);
         alpha = max(alpha, foam * shore);
