@@ -69,3 +69,34 @@ fn each_quality_draws_the_water_differently() {
         assert!(differ > 500, "{differ}");
     }
 }
+
+#[test]
+fn the_depth_overlay_has_a_key_with_units() {
+    let mut ed = untitled(dam_break());
+    play(&mut ed, 6.0, 10);
+    ed.harness
+        .state_mut()
+        .set_water_overlay(spillway_render::WaterOverlay::Depth);
+    ed.frames(2);
+    let key = ed
+        .harness
+        .state()
+        .water_key()
+        .expect("a key for the depth overlay");
+    println!("{key}");
+    assert!(
+        key.starts_with("Depth: 0 m,") && key.ends_with("m and deeper"),
+        "{key}"
+    );
+    ed.harness
+        .state_mut()
+        .set_water_overlay(spillway_render::WaterOverlay::Velocity);
+    ed.frames(2);
+    let key = ed
+        .harness
+        .state()
+        .water_key()
+        .expect("a key for the speed overlay");
+    assert!(key.starts_with("Speed: 0, 1, 2, 3 m/s"), "{key}");
+    ed.harness.render().unwrap().save("/tmp/key.png").unwrap();
+}

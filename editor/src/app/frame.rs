@@ -13,7 +13,7 @@
 //! 7. **paint**: the image is shown with the overlays egui draws over it
 //!    ([`super::viewport_panel::ViewportPanel::paint`]).
 
-use spillway_render::{TerrainRenderer, WaterStyle};
+use spillway_render::{TerrainRenderer, WaterOverlay, WaterStyle};
 
 use super::EditorApp;
 use super::actions::Action;
@@ -92,6 +92,11 @@ impl EditorApp {
             bodies: &self.bodies,
             preview: &self.preview,
             legend: self.analysis.legend.as_deref(),
+            water_legend: water_legend(
+                self.viewport.water_overlay,
+                self.preview.is_live(),
+                (self.preview.stats.as_ref()).map_or(2.0, |s| s.max_depth.max(0.5)),
+            ),
             erosion_region: self.erosion.region,
         };
         self.viewport.paint(ui, image, overlaid);
@@ -200,5 +205,48 @@ impl EditorApp {
             scene.overlays.water = false;
         }
         renderer.error().is_none() && renderer.render(level, &scene)
+    }
+}
+
+impl EditorApp {
+    /// The key drawn in the viewport's corner for the live water's overlay (its units), if
+    /// one is drawn.
+    pub fn water_key(&self) -> Option<String> {
+        let depth = (self.preview.stats.as_ref()).map_or(2.0, |s| s.max_depth.max(0.5));
+        water_legend(self.viewport.water_overlay, self.preview.is_live(), depth).map(|(t, _)| t)
+    }
+}
+
+/// The key of the live water's overlay, with units: its text and whether the depth/speed colour
+/// ramp goes with it. `depth` is the depth at the top of the depth ramp (as the renderer draws
+/// it), metres; the speed ramp tops out at 3 m/s.
+fn water_legend(overlay: WaterOverlay, live: bool, depth: f32) -> Option<(String, bool)> {
+    if !live {
+        return None;
+    }
+    let third = |top: f32, k: f32| top * k / 3.0;
+    match overlay {
+        WaterOverlay::None => None,
+        WaterOverlay::Depth => Some((
+            format!(
+                "Depth: 0 m, {:.2} m, {:.2} m, {:.2} m and deeper",
+                third(depth, 1.0),
+                third(depth, 2.0),
+                depth
+            ),
+            true,
+        )),
+        WaterOverlay::Velocity => Some((
+            "Speed: 0, 1, 2, 3 m/s and faster; streaks move with the flow".into(),
+            true,
+        )),
+        WaterOverlay::Flooded => Some(("Flooded: red wherever there is water".into(), false)),
+        WaterOverlay::Difference => Some((
+            format!(
+                "Change from the authored water: red deeper, blue shallower, full colour at {:.2} m",
+                depth * 0.25
+            ),
+            false,
+        )),
     }
 }

@@ -47,6 +47,9 @@ pub(crate) struct Overlaid<'a> {
     pub preview: &'a Preview,
     /// The analysis overlay's legend, if one is drawn.
     pub legend: Option<&'a str>,
+    /// The live water overlay's key: its text with units, and whether the colour ramp goes with
+    /// it.
+    pub water_legend: Option<(String, bool)>,
     /// The box an Erode run is confined to (metres), outlined on the map.
     pub erosion_region: Option<[f32; 4]>,
 }
@@ -278,7 +281,8 @@ impl ViewportPanel {
             water_overlay::erosion_region(&painter, &view, level, r);
         }
         self.overlay_text(ui, rect, app.sculpt, app.authoring, app.bodies);
-        if let Some(legend) = app.legend {
+        let water = app.water_legend.as_ref();
+        if let Some(legend) = app.legend.or(water.map(|(t, _)| t.as_str())) {
             let at = rect.left_bottom() + egui::vec2(10.0, -10.0);
             let font = egui::FontId::proportional(13.0);
             let galley = painter.layout_no_wrap(legend.into(), font, egui::Color32::WHITE);
@@ -291,6 +295,13 @@ impl ViewportPanel {
                 galley,
                 egui::Color32::WHITE,
             );
+            if app.legend.is_none() && water.is_some_and(|(_, ramp)| *ramp) {
+                let bar = egui::Rect::from_min_size(
+                    back.left_top() - egui::vec2(0.0, 16.0),
+                    egui::vec2(back.width().min(240.0), 12.0),
+                );
+                water_overlay::ramp_bar(&painter, bar);
+            }
         }
     }
 

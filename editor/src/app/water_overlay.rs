@@ -470,3 +470,24 @@ pub(crate) fn erosion_region(painter: &Painter, view: &View, level: &Level, r: [
         painter.text(p, egui::Align2::LEFT_BOTTOM, "erodes", font, sand);
     }
 }
+
+/// The water overlays' colour ramp (dark blue, cyan, yellow, red, as `water.wgsl` draws it)
+/// as a bar filling `rect`.
+pub(crate) fn ramp_bar(painter: &Painter, rect: Rect) {
+    let stops = [
+        Color32::from_rgb(62, 89, 180),
+        Color32::from_rgb(0, 211, 239),
+        Color32::from_rgb(249, 239, 108),
+        Color32::from_rgb(239, 108, 89),
+    ];
+    let steps = 24;
+    for k in 0..steps {
+        let t = k as f32 / (steps - 1) as f32 * 3.0;
+        let i = (t.floor() as usize).min(2);
+        let c = stops[i].lerp_to_gamma(stops[i + 1], t - i as f32);
+        let x0 = rect.left() + rect.width() * k as f32 / steps as f32;
+        let x1 = rect.left() + rect.width() * (k + 1) as f32 / steps as f32;
+        let cell = Rect::from_min_max(egui::pos2(x0, rect.top()), egui::pos2(x1, rect.bottom()));
+        painter.rect_filled(cell, 0.0, c);
+    }
+}
