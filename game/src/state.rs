@@ -127,11 +127,13 @@ impl Game {
     /// The game of `level` on `sim`'s device.
     fn on(
         level: Level,
-        sim: GpuSimulation,
+        mut sim: GpuSimulation,
         dir: &Path,
         assets_root: &Path,
         format: wgpu::TextureFormat,
     ) -> Result<Self, Box<dyn Error>> {
+        // The deepest water each cell has held: the renderer darkens the ground it wetted.
+        sim.record_maps()?;
         let (device, queue) = (sim.device().clone(), sim.queue().clone());
         let heights = level
             .terrain

@@ -105,6 +105,8 @@ impl WaterQuality {
 struct WaterUniform {
     ints: [u32; 4],
     floats: [f32; 4],
+    /// Whether `wetted` holds the ground the water has wetted (1) or is a placeholder (0).
+    wet: [u32; 4],
 }
 
 /// How to draw the water this frame.
@@ -145,6 +147,8 @@ pub(crate) struct WaterPass {
     uniform: wgpu::Buffer,
     /// The bound buffers, the generation of the bound frame copy, and the group.
     bound: Option<(WaterView, u64, wgpu::BindGroup)>,
+    /// Bound when the water keeps no record of the ground it wetted.
+    never_wet: wgpu::Buffer,
 }
 
 /// The frame under the water that the pass samples: a copy of the frame before the water, or a
@@ -178,6 +182,7 @@ impl WaterPass {
                 GridTexture,
                 Storage,
                 GridTexture,
+                Storage,
             ],
         );
         let shader = format!(
@@ -200,11 +205,18 @@ impl WaterPass {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let never_wet = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("viewport water: no wet ground"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
         Self {
             pipeline,
             layout,
             uniform,
             bound: None,
+            never_wet,
         }
     }
 
@@ -227,6 +239,7 @@ impl WaterPass {
                 && b.flow_y == water.flow_y
                 && b.view == water.view
                 && b.blockers == water.blockers
+                && b.wetted == water.wetted
         });
         if !same {
             let resources = [
@@ -240,6 +253,11 @@ impl WaterPass {
                 wgpu::BindingResource::TextureView(authored),
                 water.blockers.as_entire_binding(),
                 wgpu::BindingResource::TextureView(below.view),
+                water
+                    .wetted
+                    .as_ref()
+                    .unwrap_or(&self.never_wet)
+                    .as_entire_binding(),
             ];
             let group = pipeline::bind_group(device, "viewport water", &self.layout, resources);
             self.bound = Some((water.clone(), below.generation, group));
@@ -257,6 +275,7 @@ impl WaterPass {
                 style.depth_scale.max(1e-3),
                 style.speed_scale.max(1e-3),
             ],
+            wet: [water.wetted.is_some() as u32, 0, 0, 0],
         };
         queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&u));
     }

@@ -16,6 +16,8 @@ struct Water {
     // blend between the previous (0) and current (1) state, seconds of animation, colour-map
     // top depth (m), colour-map top speed (m/s)
     floats: vec4<f32>,
+    // whether `wetted` holds the deepest water each cell has held (1) or is a placeholder (0)
+    wet: vec4<u32>,
 };
 
 @group(0) @binding(0) var<uniform> g: Globals;
@@ -30,6 +32,8 @@ struct Water {
 @group(0) @binding(8) var<storage, read> blk: array<u32>;
 // The frame as drawn before the water (terrain and bodies; sRGB-encoded values), for refraction.
 @group(0) @binding(9) var below: texture_2d<f32>;
+// The deepest water each cell has held (the solver's maps of the run), for wet ground.
+@group(0) @binding(10) var<storage, read> wetted: array<f32>;
 
 const MODE_NONE: u32 = 0u;
 const MODE_DEPTH: u32 = 1u;
@@ -49,6 +53,8 @@ struct VertexOut {
     @location(5) churn: f32,
     // How steeply the depth changes here (a front, a bore): |∇depth|.
     @location(6) front: f32,
+    // How wet the ground is where the water has been and gone (0..1).
+    @location(7) wet: f32,
 };
 
 fn last_cell() -> vec2<i32> {
@@ -118,11 +124,19 @@ fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> Vert
     // the ground cuts the shoreline along its own contour rather than along the cells; a dry
     // vertex away from water sinks a little below the ground.
     var z = own;
+    // Ground the water has wetted and left: a dark film just over it (drawn only where dry).
+    var wet = 0.0;
     if d <= DRY {
-        let wet = vec4<f32>(f32(dl > DRY), f32(dr > DRY), f32(du > DRY), f32(dd > DRY));
-        let k = dot(wet, vec4<f32>(1.0));
-        let mean = dot(wet, vec4<f32>(l, r, u, dn)) / max(k, 1.0);
+        let near = vec4<f32>(f32(dl > DRY), f32(dr > DRY), f32(du > DRY), f32(dd > DRY));
+        let k = dot(near, vec4<f32>(1.0));
+        let mean = dot(near, vec4<f32>(l, r, u, dn)) / max(k, 1.0);
         z = select(b - 0.05, mean, k > 0.0 && mean < b);
+        if w.wet.x == 1u {
+            wet = smoothstep(0.005, 0.05, wetted[index(cell)]);
+            if wet > 0.0 && k == 0.0 {
+                z = b + 0.02;
+            }
+        }
     }
     var out: VertexOut;
     out.world = vec3<f32>((f32(cell.x) + 0.5) * cs, (f32(cell.y) + 0.5) * cs, z);
@@ -143,6 +157,7 @@ fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> Vert
     let vd = qy[fy + nx] / max(0.5 * (d + dd), 0.05);
     out.churn = abs(ur - ul + vd - vu) / (cs * cs);
     out.front = length(vec2<f32>(dr - dl, dd - du)) / (2.0 * cs);
+    out.wet = wet;
     out.authored = textureLoad(authored, cell, 0).x;
     out.clip = g.view_proj * vec4<f32>(out.world, 1.0);
     return out;
@@ -251,6 +266,10 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     // The shoreline is where the ground cuts the surface; only pixels with no water at all
     // (far from any wet vertex) are dropped.
     if in.depth <= 1e-5 && mode != MODE_DIFFERENCE {
+        // Dry now: ground the water has been over stays dark for the shaded water.
+        if mode == MODE_NONE && in.wet > 0.02 {
+            return vec4<f32>(0.0, 0.0, 0.0, 0.32 * in.wet);
+        }
         discard;
     }
     let t = w.floats.y;

@@ -100,3 +100,32 @@ fn the_depth_overlay_has_a_key_with_units() {
     assert!(key.starts_with("Speed: 0, 1, 2, 3 m/s"), "{key}");
     ed.harness.render().unwrap().save("/tmp/key.png").unwrap();
 }
+
+#[test]
+#[ignore = "writes a screenshot to /tmp for a person to look at"]
+fn look_at_wet_ground() {
+    // A patch of water on a slope runs off through the open east edge, leaving its path wet.
+    let (nx, ny) = (96, 48);
+    let mut level = Level::flat(nx, ny, 2.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |x, y| {
+        let (fx, fy) = (x as f32 / nx as f32, y as f32 / ny as f32);
+        12.0 * (1.0 - fx) + 6.0 * (fy - 0.5).powi(2) + 0.2 * (fx * 31.0).sin()
+    });
+    level.water = Grid::from_fn(nx, ny, |x, y| {
+        if x < 12 && (18..30).contains(&y) {
+            1.5
+        } else {
+            0.0
+        }
+    });
+    level.boundaries.push(spillway::level::Boundary {
+        edge: spillway::level::Edge::East,
+        start: 0,
+        end: ny as u32,
+        kind: spillway::level::BoundaryKind::Open,
+    });
+    let mut ed = untitled(level);
+    play(&mut ed, 20.0, 90);
+    ed.frames(2);
+    ed.harness.render().unwrap().save("/tmp/wet.png").unwrap();
+}

@@ -162,6 +162,7 @@ impl CpuWater {
                 // effective surface.
                 blockers: make("cpu water blockers", 64, storage),
                 depth_half: halves[0] as u32,
+                wetted: None,
             };
             self.copy = Some(RenderCopy {
                 device: device.clone(),

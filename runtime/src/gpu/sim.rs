@@ -541,6 +541,7 @@ impl GpuSimulation {
             view: self.view_buffer().clone(),
             blockers: self.blocker_view().clone(),
             depth_half: self.depth_half(),
+            wetted: self.maps.as_ref().map(|m| m.maps[0].clone()),
         }
     }
 
@@ -593,4 +594,8 @@ pub struct WaterView {
     pub blockers: wgpu::Buffer,
     /// Elements in one depth half ([`GpuSimulation::depth_half`]).
     pub depth_half: u32,
+    /// The deepest water each cell has held since the maps of the run were started
+    /// ([`GpuSimulation::record_maps`]), `nx·ny` `f32`: the ground the water has wetted.
+    /// `None` while no maps are kept.
+    pub wetted: Option<wgpu::Buffer>,
 }
