@@ -22,29 +22,36 @@ fn sand(talus: f32, slump: f32) -> Sediment {
     }
 }
 
+/// 40 m of channel falling 1 % into a lake 2 m deep and 20 m long (60 × 6 cells of 1 m), clear
+/// water coming in at 3 m³/s, over a bed of `sediment`.
+fn river_into_lake(sediment: Sediment) -> Level {
+    let (nx, ny) = (60, 6);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain =
+        spillway::Grid::from_fn(
+            nx,
+            ny,
+            |i, _| {
+                if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 }
+            },
+        );
+    level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 40 { 0.2 } else { 2.0 });
+    level.params.sediment = Some(sediment);
+    level.boundaries.push(Boundary {
+        edge: Edge::West,
+        start: 0,
+        end: ny as u32,
+        kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
+    });
+    level
+}
+
 #[test]
 fn a_river_carves_its_channel_and_builds_a_delta_in_the_lake() {
     for solver in [SolverKind::Pipes, SolverKind::Swe] {
-        // 40 m of channel falling 1 % into a lake 2 m deep, 20 m long; clear water comes in.
-        let (nx, ny) = (60, 6);
-        let mut level = Level::flat(nx, ny, 1.0, 0.0);
+        let mut level = river_into_lake(sand(90.0, 0.0));
         level.params.solver = solver;
-        level.terrain =
-            spillway::Grid::from_fn(
-                nx,
-                ny,
-                |i, _| {
-                    if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 }
-                },
-            );
-        level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 40 { 0.2 } else { 2.0 });
-        level.params.sediment = Some(sand(90.0, 0.0));
-        level.boundaries.push(Boundary {
-            edge: Edge::West,
-            start: 0,
-            end: ny as u32,
-            kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
-        });
+        let (nx, ny) = (60, 6);
         let before = level.terrain.data.clone();
         let mut sim = Simulation::new(&level).unwrap();
         sim.advance(60.0).unwrap();
@@ -141,17 +148,7 @@ fn a_river_lifts_grains_that_settle_in_the_lake_and_every_grain_is_accounted_for
     // The river of the delta test, moving its bed in suspension only: the flow lifts grains
     // where it runs fast and shallow, carries them, and they settle where it slows in the lake.
     let (nx, ny) = (60, 6);
-    let mut level = Level::flat(nx, ny, 1.0, 0.0);
-    level.terrain =
-        spillway::Grid::from_fn(
-            nx,
-            ny,
-            |i, _| {
-                if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 }
-            },
-        );
-    level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 40 { 0.2 } else { 2.0 });
-    level.params.sediment = Some(Sediment {
+    let level = river_into_lake(Sediment {
         law: BedloadLaw::Grass { a: 0.0 },
         suspension: Some(Suspension {
             critical_shear: 5.0,
@@ -159,12 +156,6 @@ fn a_river_lifts_grains_that_settle_in_the_lake_and_every_grain_is_accounted_for
             settling: 0.01,
         }),
         ..sand(90.0, 0.0)
-    });
-    level.boundaries.push(Boundary {
-        edge: Edge::West,
-        start: 0,
-        end: ny as u32,
-        kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
     });
     let before = level.terrain.data.clone();
     // The same river through an open outlet carries grains out of the map: booked as left.
@@ -211,17 +202,7 @@ fn a_river_lifts_grains_that_settle_in_the_lake_and_every_grain_is_accounted_for
 fn a_region_confines_the_moving_bed() {
     // The delta river with its bed loose only between 10 m and 20 m down the channel.
     let (nx, ny) = (60, 6);
-    let mut level = Level::flat(nx, ny, 1.0, 0.0);
-    level.terrain =
-        spillway::Grid::from_fn(
-            nx,
-            ny,
-            |i, _| {
-                if i < 40 { 0.01 * (40 - i) as f32 } else { -2.0 }
-            },
-        );
-    level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 40 { 0.2 } else { 2.0 });
-    level.params.sediment = Some(Sediment {
+    let level = river_into_lake(Sediment {
         region: Some(Shape::Box {
             x0: 10.0,
             y0: 0.0,
@@ -229,12 +210,6 @@ fn a_region_confines_the_moving_bed() {
             y1: 6.0,
         }),
         ..sand(90.0, 0.0)
-    });
-    level.boundaries.push(Boundary {
-        edge: Edge::West,
-        start: 0,
-        end: ny as u32,
-        kind: BoundaryKind::Inflow { m3_per_s: 3.0 },
     });
     level.validate(&Default::default()).unwrap();
     let before = level.terrain.data.clone();
