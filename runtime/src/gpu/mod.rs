@@ -57,6 +57,7 @@ mod stats;
 mod store;
 mod structures;
 mod tiles;
+mod view;
 
 use thiserror::Error;
 
@@ -75,7 +76,8 @@ pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, required_limits};
 pub use flow::TILE_ENV;
 pub use gather::{CellWater, GATHERED, Gathered};
 pub use probe::ProbeReading;
-pub use sim::{GpuSimulation, GpuStatus, WaterView};
+pub use sim::{GpuSimulation, GpuStatus};
+pub use view::WaterView;
 
 /// Why the GPU solver cannot run or continue.
 #[derive(Debug, Error)]
