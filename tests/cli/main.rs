@@ -295,6 +295,28 @@ fn bench_prints_a_json_list() {
 }
 
 #[test]
+fn bench_times_the_shallow_water_solver_in_simulated_seconds_per_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = spillway(
+        dir.path(),
+        &[
+            "bench", "--sizes", "64", "--steps", "5", "--solver", "swe", "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &json.as_array().expect("a list")[0];
+    assert_eq!(row["solver"], "swe");
+    // 25 ms steps: simulated seconds per wall second is 0.025 s over the time per step.
+    let ms = row["ms_per_step"].as_f64().unwrap();
+    let rate = row["sim_s_per_s"].as_f64().unwrap();
+    assert!(
+        (rate - 25.0 / ms).abs() < 1e-6 * rate,
+        "{rate} vs {ms} ms per step"
+    );
+}
+
+#[test]
 fn edit_without_a_display_says_so_clearly() {
     let dir = tempfile::tempdir().unwrap();
     for args in [&[][..], &["edit", "projects/x/level.ron"][..]] {

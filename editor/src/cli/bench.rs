@@ -40,9 +40,22 @@ pub struct BenchArgs {
     /// Carry momentum with the flow (the runtime's default); off, as the peers, by default.
     #[arg(long)]
     pub pipe_advection: bool,
+    /// The solver: the peers' virtual pipes, or the full shallow-water equations (the peer for
+    /// that is GeoSWE; compare simulated seconds per wall second).
+    #[arg(long, value_enum, default_value = "pipes")]
+    pub solver: BenchSolver,
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+}
+
+/// The solver benchmarked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchSolver {
+    /// Virtual pipes.
+    Pipes,
+    /// The shallow-water equations (conservative advection).
+    Swe,
 }
 
 /// The pipe cross-section rule benchmarked.
@@ -62,6 +75,15 @@ impl From<Section> for CrossSection {
             Section::Constant => CrossSection::Constant,
             Section::Upwind => CrossSection::Upwind,
             Section::FaceDepth => CrossSection::FaceDepth,
+        }
+    }
+}
+
+impl BenchSolver {
+    fn name(self) -> &'static str {
+        match self {
+            BenchSolver::Pipes => "pipes",
+            BenchSolver::Swe => "swe",
         }
     }
 }
@@ -130,6 +152,10 @@ pub struct BenchRow {
     pub volume_rel_error: f64,
     /// Sub-steps per step (1 means no sub-stepping happened).
     pub substeps_per_step: f64,
+    /// The solver (`pipes` or `swe`).
+    pub solver: &'static str,
+    /// Simulated seconds per wall-clock second (25 ms steps).
+    pub sim_s_per_s: f64,
 }
 
 /// The peers' batch size for `n × n`: `max(5, min(500, 2e8 / n²))` steps.
@@ -144,7 +170,10 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchEr
         section: args.section.into(),
         pipe_advection: args.pipe_advection,
     };
-    let level = scene(n as usize, kind);
+    let mut level = scene(n as usize, kind);
+    if args.solver == BenchSolver::Swe {
+        level.params.solver = spillway::SolverKind::Swe;
+    }
     if args.backend == Backend::Gpu {
         return measure_gpu(&level, n, steps, args);
     }
@@ -177,6 +206,8 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchEr
         rtkc: gcells * 1e9 * DT as f64 / 1000.0,
         volume_rel_error: (stats.volume - stats.volume_initial).abs() / stats.volume_initial,
         substeps_per_step: stats.substeps as f64 / stats.steps as f64,
+        solver: args.solver.name(),
+        sim_s_per_s: DT as f64 / seconds,
     })
 }
 
@@ -210,6 +241,8 @@ fn measure_gpu(
         rtkc: r.gcells_per_s * 1e9 * DT as f64 / 1000.0,
         volume_rel_error: r.volume_rel_err,
         substeps_per_step: 1.0,
+        solver: args.solver.name(),
+        sim_s_per_s: DT as f64 / (r.ms_per_step / 1e3),
     })
 }
 
@@ -223,9 +256,10 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let mut rows = Vec::new();
     if !args.json {
         say(&format!(
-            "spillway {} ({}, {} section{}): {:>6} {:>10} {:>12} {:>12} {:>12} {:>9}",
+            "spillway {} ({}, {}, {} section{}): {:>6} {:>10} {:>12} {:>12} {:>12} {:>9} {:>10}",
             args.backend.name(),
             threads_label(rayon::current_num_threads()),
+            args.solver.name(),
             args.section.name(),
             if args.pipe_advection {
                 ", pipe advection"
@@ -237,7 +271,8 @@ pub fn run(args: &BenchArgs) -> CliResult {
             "Gcell/s",
             "rtkc@25ms",
             "vol_rel_err",
-            "substeps"
+            "substeps",
+            "sim s/s"
         ))?;
     }
     for &n in &args.sizes {
@@ -257,13 +292,14 @@ pub fn run(args: &BenchArgs) -> CliResult {
         }
         if !args.json {
             say(&format!(
-                "{:>6} {:>10.4} {:>12.3} {:>12.0} {:>12.2e} {:>9.2}",
+                "{:>6} {:>10.4} {:>12.3} {:>12.0} {:>12.2e} {:>9.2} {:>10.1}",
                 row.n,
                 row.ms_per_step,
                 row.gcells,
                 row.rtkc,
                 row.volume_rel_error,
-                row.substeps_per_step
+                row.substeps_per_step,
+                row.sim_s_per_s
             ))?;
         }
         rows.push(row);
