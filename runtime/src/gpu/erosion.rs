@@ -127,8 +127,7 @@ impl ErosionPass {
                 friction_factor,
             } => {
                 law.kind = 1;
-                law.diameter = diameter.max(1e-6);
-                law.s1 = (density / 1000.0 - 1.0).max(1e-3);
+                (law.diameter, law.s1) = crate::level::sediment::grains(diameter, density);
                 law.critical_shields = critical_shields;
                 law.friction_factor = friction_factor;
             }

@@ -103,6 +103,12 @@ pub enum BedloadLaw {
     },
 }
 
+/// The grains' diameter and relative density less one (`s − 1`) as Meyer-Peter and Müller's law
+/// uses them: kept away from zero, so the law stays finite for any valid level.
+pub(crate) fn grains(diameter: f32, density: f32) -> (f32, f32) {
+    (diameter.max(1e-6), (density / 1000.0 - 1.0).max(1e-3))
+}
+
 impl BedloadLaw {
     /// The bedload (m²/s, with the sign of `u`) for the speed `u` (m/s) under gravity `g`.
     pub fn transport(&self, u: f32, g: f32) -> f32 {
@@ -115,8 +121,7 @@ impl BedloadLaw {
                 critical_shields,
                 friction_factor,
             } => {
-                let s1 = (density / 1000.0 - 1.0).max(1e-3);
-                let d = diameter.max(1e-6);
+                let (d, s1) = grains(diameter, density);
                 let theta = friction_factor * speed * speed / (8.0 * g * s1 * d);
                 let excess = (theta - critical_shields).max(0.0);
                 8.0 * (g * s1 * d * d * d).sqrt() * excess * excess.sqrt()
