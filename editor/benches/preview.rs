@@ -5,7 +5,7 @@
 //! speed factors, and the fastest real-time multiple that still fits a 60 Hz frame.
 //!
 //! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
-//! [--quality low|medium|high] [--frames-png DIR]` (`--frames-png` writes screenshot series of
+//! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--frames-png DIR]` (`--frames-png` writes screenshot series of
 //! the `dam_break_valley` and `river_valley` samples at 1920 × 1080 instead; `--no-maps` runs
 //! the water without keeping the maps of the run, and `--no-keyframes` without the timeline's
 //! keyframes, which the editor both keeps; `--quality` the water's look, High by default). The
@@ -27,7 +27,7 @@ fn arg(name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
-fn gpu() -> Option<(wgpu::Device, wgpu::Queue, String)> {
+fn gpu(n: usize) -> Option<(wgpu::Device, wgpu::Queue, String)> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
@@ -37,7 +37,7 @@ fn gpu() -> Option<(wgpu::Device, wgpu::Queue, String)> {
     let name = adapter.get_info().name;
     let wanted = wgpu::Limits {
         max_texture_dimension_2d: 8192,
-        ..spillway::gpu::required_limits(4096, 4096)
+        ..spillway::gpu::required_limits(n.max(4096), n.max(4096))
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("preview bench"),
@@ -101,14 +101,14 @@ fn scene_for(level: &Level, renderer: &TerrainRenderer, size: [u32; 2]) -> Scene
 }
 
 fn main() {
-    let Some((device, queue, name)) = gpu() else {
+    let n: usize = arg("--size").and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let Some((device, queue, name)) = gpu(n) else {
         println!("no GPU adapter: nothing to measure");
         return;
     };
     if let Some(dir) = arg("--frames-png") {
         return series(&device, &queue, &dir);
     }
-    let n: usize = arg("--size").and_then(|s| s.parse().ok()).unwrap_or(1024);
     let maps = !std::env::args().any(|a| a == "--no-maps");
     let keyframes = !std::env::args().any(|a| a == "--no-keyframes");
     let slow = name.contains("llvmpipe");
@@ -123,13 +123,20 @@ fn main() {
     let mut renderer = TerrainRenderer::new(&device, &queue);
     renderer.sync(&level, &spillway_render::Dirty::everything());
     let scene = scene_for(&level, &renderer, [1920, 1080]);
-    let frames = if slow { 3 } else { 240 };
+    let frames = if slow {
+        3
+    } else {
+        arg("--frames").and_then(|s| s.parse().ok()).unwrap_or(240)
+    };
+    let speeds: Vec<f32> = arg("--speeds")
+        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1.0, 10.0, 30.0, 100.0, 300.0, 1000.0]);
     println!(
         "{:>10} {:>12} {:>12} {:>10} {:>10} {:>10}",
         "speed", "steps/frame", "ms/frame", "frames/s", "worst ms", "keyframes"
     );
     let mut best = 0.0f32;
-    for speed in [1.0f32, 10.0, 30.0, 100.0, 300.0, 1000.0] {
+    for speed in speeds {
         let mut preview = Preview::new();
         preview.speed = speed;
         preview.record_maps = maps;

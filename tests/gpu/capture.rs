@@ -2,9 +2,9 @@
 //! is the state a blocking bake reads, on both solvers, gates included; a snapshot of it
 //! restores a simulation that continues as the original does.
 
-use spillway::SolverKind;
 use spillway::gpu::GpuSimulation;
 use spillway::snapshot::Snapshot;
+use spillway::{Grid, Level, SolverKind};
 use spillway_tests::gated_reservoir;
 
 use crate::support::busy_scene;
@@ -50,4 +50,60 @@ fn a_snapshot_of_the_state_after_a_gate_opened_restores_it_open() {
     println!("restored and continued: {worst} m from the original");
     assert!(worst < 1e-6, "{worst} m");
     assert!(again.gates().iter().all(|g| g.open));
+}
+
+/// A device that grants no larger buffer than the largest one an `nx × ny` level makes.
+fn tight_device(nx: usize, ny: usize) -> (wgpu::Device, wgpu::Queue) {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("a GPU adapter");
+    let big = spillway::gpu::largest_buffer(nx, ny);
+    let limits = wgpu::Limits {
+        max_buffer_size: big,
+        max_storage_buffer_binding_size: big,
+        ..spillway::gpu::required_limits(nx, ny)
+    };
+    let desc = wgpu::DeviceDescriptor {
+        label: Some("tight device"),
+        required_limits: limits,
+        ..Default::default()
+    };
+    pollster::block_on(adapter.request_device(&desc)).expect("a device")
+}
+
+#[test]
+fn the_state_is_read_on_a_device_whose_buffers_hold_one_grid_at_most() {
+    // A 4096² level on a device granting 512 MiB buffers (the editor's) made one staging buffer
+    // of all the grids (537 MB) and failed; each grid now has its own.
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        // Large enough that the face grids, not the fixed tables, are the largest buffers.
+        let (nx, ny) = (120, 100);
+        let mut level = Level::flat(nx, ny, 2.0, 0.0);
+        level.params.solver = solver;
+        level.terrain = Grid::from_fn(nx, ny, |i, j| 0.01 * (i + j) as f32);
+        level.water = Grid::from_fn(nx, ny, |i, _| if i < 40 { 1.5 } else { 0.2 });
+        let (device, queue) = tight_device(nx, ny);
+        assert_eq!(
+            spillway::gpu::largest_buffer(nx, ny),
+            8 * (nx * (ny + 1)) as u64
+        );
+        assert_eq!(
+            device.limits().max_buffer_size,
+            spillway::gpu::largest_buffer(nx, ny)
+        );
+        let mut sim = GpuSimulation::new(&level, &device, &queue).expect("fits the device");
+        sim.step_n(40, level.params.dt).expect("steps");
+        let whole = 8 * (nx * ny + (nx + 1) * ny + nx * (ny + 1)) as u64;
+        assert!(
+            whole > device.limits().max_buffer_size,
+            "the grids outgrow one buffer"
+        );
+        assert!(sim.request_state().expect("asked"));
+        let state = (sim.poll_state(true).expect("asked").expect("copied").read()).expect("read");
+        let baked = sim.bake_into(&level).expect("baked");
+        let flow = baked.flow.as_ref().expect("a flow state");
+        assert_eq!(state.depth, baked.water.data, "{solver:?}");
+        assert_eq!(state.flow.flow_x, flow.flow_x, "{solver:?}");
+        assert_eq!(state.flow.flow_y, flow.flow_y, "{solver:?}");
+    }
 }

@@ -1,12 +1,15 @@
 //! Reading the whole water state back without waiting (for the editor's timeline keyframes):
 //! one submission copies the view (which half of the ping-pong grids is current), both halves
-//! of the depth and the face grids and the edge cells into one staging buffer, after the steps
-//! recorded so far; [`GpuSimulation::poll_state`] takes the current halves once the GPU has
+//! of the depth and the face grids and the edge cells into staging buffers (one per grid, so
+//! none is larger than the grid it copies and the device's buffer limit holds at any size),
+//! after the steps recorded so far; [`GpuSimulation::poll_state`] takes the current halves once the GPU has
 //! copied them. A frame that asks for a keyframe then neither waits for its steps nor for the
 //! copy, and the state it gets is the one of the clock at the request.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+
+use bytemuck::Zeroable;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::level::{FlowState, SolverKind};
 use crate::snapshot::WaterState;
@@ -14,18 +17,18 @@ use crate::snapshot::WaterState;
 use super::state::{CONTROL_BYTES, ControlBlock};
 use super::{GpuError, GpuSimulation};
 
-const PENDING: u8 = 0;
-const READY: u8 = 1;
-const FAILED: u8 = 2;
+/// Added to the count of mapped parts when one fails to map.
+const FAILED: usize = 1 << 20;
 
 /// A copy of the whole water state, under way or arrived ([`GpuSimulation::poll_state`]).
 pub struct StateCopy {
-    staging: wgpu::Buffer,
-    mapped: Arc<AtomicU8>,
-    /// Byte offsets in the staging buffer of depth, faces x, faces y (both halves for the
-    /// pipes, one for SWE's velocities), edges, advected velocities (pipes with advection);
-    /// the view and the control block come first.
-    at: [u64; 5],
+    /// One staging buffer per part: the view, the control block, depth, faces x, faces y (both
+    /// halves for the pipes; SWE's velocities, x then y, in the faces x part), edges,
+    /// advected velocities (pipes with advection), the breaches' state words; `None` for an
+    /// empty part.
+    staging: Vec<Option<wgpu::Buffer>>,
+    /// How many parts have been mapped (plus [`FAILED`] for each that failed).
+    mapped: Arc<AtomicUsize>,
     time: f64,
     opened: Vec<String>,
     /// The breaches' names; their state words end the staging buffer.
@@ -60,32 +63,29 @@ impl GpuSimulation {
         let advected = self.params.solver == SolverKind::Pipes && self.params.pipe_advection;
         parts.push((&b.vel, if advected { 4 * (fx + fy) } else { 0 }));
         parts.push((&b.breaches, 8 * self.breach_names.len() as u64));
-        let total: u64 = parts.iter().map(|p| p.1).sum();
-        let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("state read-back"),
-            size: total,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-        // Where each part after the view and the control block starts.
-        let mut at = [0u64; 5];
-        let mut offset = 0;
-        for (i, (buffer, bytes)) in parts.iter().enumerate() {
-            if *bytes > 0 {
-                encoder.copy_buffer_to_buffer(buffer, 0, &staging, offset, *bytes);
-            }
-            offset += bytes;
-            if (1..6).contains(&i) {
-                at[i - 1] = offset;
-            }
-        }
+        let staging: Vec<Option<wgpu::Buffer>> = (parts.iter())
+            .map(|&(buffer, bytes)| {
+                (bytes > 0).then(|| {
+                    let to = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("state read-back"),
+                        size: bytes,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    });
+                    encoder.copy_buffer_to_buffer(buffer, 0, &to, 0, bytes);
+                    to
+                })
+            })
+            .collect();
         self.ctx.queue.submit([encoder.finish()]);
-        let mapped = Arc::new(AtomicU8::new(PENDING));
-        let flag = mapped.clone();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            flag.store(if r.is_ok() { READY } else { FAILED }, Ordering::Release);
-        });
+        let mapped = Arc::new(AtomicUsize::new(0));
+        for buffer in staging.iter().flatten() {
+            let count = mapped.clone();
+            buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+                count.fetch_add(if r.is_ok() { 1 } else { FAILED }, Ordering::AcqRel);
+            });
+        }
         let opened = (self.gates.states().into_iter())
             .filter(|g| g.open)
             .map(|g| g.name)
@@ -93,7 +93,6 @@ impl GpuSimulation {
         self.capture = Some(StateCopy {
             staging,
             mapped,
-            at,
             time: self.clock,
             opened,
             breaches: self.breach_names.clone(),
@@ -116,13 +115,14 @@ impl GpuSimulation {
             self.capture = None;
             return Some(Err(GpuError::Readback(e.to_string())));
         }
-        match self.capture.as_ref()?.mapped.load(Ordering::Acquire) {
-            PENDING => return None,
-            FAILED => {
-                self.capture = None;
-                return Some(Err(GpuError::Readback("the state copy failed".into())));
-            }
-            _ => {}
+        let copy = self.capture.as_ref()?;
+        let done = copy.mapped.load(Ordering::Acquire);
+        if done >= FAILED {
+            self.capture = None;
+            return Some(Err(GpuError::Readback("the state copy failed".into())));
+        }
+        if done < copy.staging.iter().flatten().count() {
+            return None;
         }
         self.capture.take().map(Ok)
     }
@@ -133,39 +133,42 @@ impl StateCopy {
     pub fn read(self) -> Result<WaterState, GpuError> {
         let (nx, ny, solver, advected) = self.grid;
         let (cells, fx, fy) = (nx * ny, (nx + 1) * ny, nx * (ny + 1));
-        let bytes = self
-            .staging
-            .get_mapped_range(..)
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
-        let at = self.at;
-        let floats = |from: u64, n: usize| -> Vec<f32> {
-            let from = from as usize;
-            bytes[from..from + 4 * n]
+        let mut views = Vec::with_capacity(self.staging.len());
+        for buffer in &self.staging {
+            views.push(match buffer {
+                Some(b) => Some(
+                    b.get_mapped_range(..)
+                        .map_err(|e| GpuError::Readback(e.to_string()))?,
+                ),
+                None => None,
+            });
+        }
+        // `n` floats of part `part`, from float `from`.
+        let floats = |part: usize, from: usize, n: usize| -> Vec<f32> {
+            let Some(bytes) = &views[part] else {
+                return Vec::new();
+            };
+            bytes[4 * from..4 * (from + n)]
                 .chunks_exact(4)
                 .map(bytemuck::pod_read_unaligned)
                 .collect()
         };
-        let half = (u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) & 1) as u64;
-        let control: ControlBlock =
-            bytemuck::pod_read_unaligned(&bytes[16..16 + CONTROL_BYTES as usize]);
-        let depth = floats(at[0] + half * 4 * cells as u64, cells);
+        let half = (floats(0, 0, 1)[0].to_bits() & 1) as usize;
+        let control: ControlBlock = views[1].as_ref().map_or_else(ControlBlock::zeroed, |b| {
+            bytemuck::pod_read_unaligned(&b[..CONTROL_BYTES as usize])
+        });
+        let depth = floats(2, half * cells, cells);
         let (flow_x, flow_y) = match solver {
-            SolverKind::Pipes => (
-                floats(at[1] + half * 4 * fx as u64, fx),
-                floats(at[2] + half * 4 * fy as u64, fy),
-            ),
-            SolverKind::Swe => (floats(at[1], fx), floats(at[1] + 4 * fx as u64, fy)),
+            SolverKind::Pipes => (floats(3, half * fx, fx), floats(4, half * fy, fy)),
+            SolverKind::Swe => (floats(3, 0, fx), floats(3, fx, fy)),
         };
-        let edges = floats(at[3], 4 * 2 * (nx + ny));
+        let edges = floats(5, 0, 4 * 2 * (nx + ny));
         let (aux_x, aux_y) = if advected {
-            (floats(at[4], fx), floats(at[4] + 4 * fx as u64, fy))
+            (floats(6, 0, fx), floats(6, fx, fy))
         } else {
             (Vec::new(), Vec::new())
         };
-        let words = floats(
-            (bytes.len() - 8 * self.breaches.len()) as u64,
-            2 * self.breaches.len(),
-        );
+        let words = floats(7, 0, 2 * self.breaches.len());
         let breaches = (self.breaches.iter().zip(words.chunks_exact(2)))
             .map(|(name, w)| crate::sim::BreachState {
                 name: name.clone(),
@@ -173,8 +176,10 @@ impl StateCopy {
                 progress: w[1],
             })
             .collect();
-        drop(bytes);
-        self.staging.unmap();
+        drop(views);
+        for buffer in self.staging.iter().flatten() {
+            buffer.unmap();
+        }
         Ok(WaterState {
             nx,
             ny,

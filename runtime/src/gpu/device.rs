@@ -24,11 +24,15 @@ pub(crate) struct Context {
     pub tile: (u32, u32),
 }
 
-/// Bytes of the largest buffer an `nx × ny` level needs (the two halves of the x-faces).
-fn largest_buffer(nx: usize, ny: usize) -> u64 {
+/// Bytes of the largest buffer an `nx × ny` level makes: the two halves of the larger face
+/// grid, or for small levels the step table or the breaches' state words.
+pub fn largest_buffer(nx: usize, ny: usize) -> u64 {
     let faces = ((nx + 1) * ny).max(nx * (ny + 1)) as u64;
     let perimeter = 2 * (nx + ny) as u64;
-    (2 * 4 * faces).max(CONTROL_BYTES + TABLE_BYTES + 4 * perimeter)
+    let breaches = 8 * crate::level::structure::MAX_STRUCTURES as u64;
+    (2 * 4 * faces)
+        .max(CONTROL_BYTES + TABLE_BYTES + 4 * perimeter)
+        .max(breaches)
 }
 
 /// The limits a device must grant to run an `nx × ny` level (with the smallest flow tile; a
@@ -57,17 +61,16 @@ pub(crate) fn check_limits(
     ny: usize,
 ) -> Result<(u32, u32), GpuError> {
     let need = required_limits(nx, ny);
+    // The largest buffer the level makes: a device with less than wgpu's default buffer
+    // limits (some mobile and web devices) still runs a level that fits.
+    let big = largest_buffer(nx, ny);
     let checks: [(&'static str, u64, u64); 6] = [
         (
             "max_storage_buffer_binding_size",
-            need.max_storage_buffer_binding_size,
+            big,
             have.max_storage_buffer_binding_size,
         ),
-        (
-            "max_buffer_size",
-            need.max_buffer_size,
-            have.max_buffer_size,
-        ),
+        ("max_buffer_size", big, have.max_buffer_size),
         (
             "max_storage_buffers_per_shader_stage",
             need.max_storage_buffers_per_shader_stage.into(),
