@@ -57,6 +57,12 @@ fn quality() -> WaterQuality {
     }
 }
 
+/// Where a frame's wall time went, milliseconds summed over frames: syncing the preview with
+/// the level, the preview's frame (encoding steps, read-backs, keyframes), recording the
+/// render, and waiting for the GPU.
+#[derive(Default)]
+struct Phases([f64; 4]);
+
 /// One editor frame: simulation, then render, then a GPU wait.
 fn frame(
     preview: &mut Preview,
@@ -65,8 +71,15 @@ fn frame(
     scene: &Scene,
     dev: (&wgpu::Device, &wgpu::Queue),
     time: f32,
+    phases: &mut Phases,
 ) {
+    let mut clock = Instant::now();
+    let mut lap = |k: usize| {
+        phases.0[k] += clock.elapsed().as_secs_f64() * 1000.0;
+        clock = Instant::now();
+    };
     preview.sync(level, &Changes::default());
+    lap(0);
     preview.frame(
         level,
         dev.0,
@@ -74,6 +87,7 @@ fn frame(
         1.0 / 60.0,
         Some((level.nx() / 2, level.ny() / 2)),
     );
+    lap(1);
     let style = WaterStyle {
         overlay: spillway_render::WaterOverlay::None,
         time,
@@ -82,10 +96,13 @@ fn frame(
         blend: preview.blend(),
         quality: quality(),
     };
+    renderer.set_quad_pixels(style.quality.quad_pixels());
     renderer.set_water(preview.water().map(|w| (w, style)));
     renderer.submit_with_frame(preview.take_commands());
     renderer.render(level, scene);
+    lap(2);
     renderer.wait_idle();
+    lap(3);
 }
 
 fn scene_for(level: &Level, renderer: &TerrainRenderer, size: [u32; 2]) -> Scene {
@@ -152,8 +169,10 @@ fn main() {
                 &scene,
                 (&device, &queue),
                 time,
+                &mut Phases::default(),
             );
         }
+        let mut phases = Phases::default();
         let t = Instant::now();
         let mut steps = 0;
         let mut worst = 0.0f64;
@@ -167,6 +186,7 @@ fn main() {
                 &scene,
                 (&device, &queue),
                 time,
+                &mut phases,
             );
             worst = worst.max(one.elapsed().as_secs_f64() * 1000.0);
             steps += preview.last_steps;
@@ -177,6 +197,15 @@ fn main() {
         println!(
             "{speed:>9}× {per:>12.1} {ms:>12.3} {:>10.1} {worst:>10.3} {keys:>10}",
             1000.0 / ms
+        );
+        let f = frames as f64;
+        println!(
+            "{:>10} sync {:.3}, preview frame {:.3}, render {:.3}, GPU wait {:.3} ms/frame",
+            "",
+            phases.0[0] / f,
+            phases.0[1] / f,
+            phases.0[2] / f,
+            phases.0[3] / f
         );
         if ms <= 1000.0 / 60.0 {
             best = speed;
@@ -189,6 +218,50 @@ fn main() {
         }
     }
     println!("fastest speed tried that keeps 60 frames/s: {best}× real time");
+    if !slow {
+        costs(&level, &mut renderer, &scene, (&device, &queue));
+    }
+}
+
+/// The cost of a frame's parts alone, paused water: drawing it, and reading its figures.
+fn costs(
+    level: &Level,
+    renderer: &mut TerrainRenderer,
+    scene: &Scene,
+    dev: (&wgpu::Device, &wgpu::Queue),
+) {
+    let mut preview = Preview::new();
+    preview.step_once();
+    frame(
+        &mut preview,
+        renderer,
+        level,
+        scene,
+        dev,
+        0.0,
+        &mut Phases::default(),
+    );
+    let timed = |f: &mut dyn FnMut()| {
+        f();
+        let t = Instant::now();
+        for _ in 0..30 {
+            f();
+        }
+        t.elapsed().as_secs_f64() * 1000.0 / 30.0
+    };
+    let draw = timed(&mut || {
+        renderer.render(level, scene);
+        renderer.wait_idle();
+    });
+    let stats = timed(&mut || {
+        preview.wait_stats();
+    });
+    println!(
+        "paused: drawing {draw:.3} ms/frame ({} tiles, {} triangles), the water's figures \
+         {stats:.3} ms (waited for)",
+        renderer.visible_tiles(),
+        renderer.triangles()
+    );
 }
 
 /// Renders a dam break of the bundled `dam_break_valley` sample and the `river_valley` sample
@@ -226,6 +299,7 @@ fn sample_series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str, name: &s
             &scene,
             (device, queue),
             k as f32 / 60.0,
+            &mut Phases::default(),
         );
         if k % 10 == 0 {
             let (w, h, px) = renderer.read_pixels().expect("pixels");

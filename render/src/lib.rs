@@ -20,6 +20,7 @@
 //! | [`target`] | the offscreen colour and depth textures, and reading them back |
 //! | [`pipeline`] | the bind-group layouts and render pipelines every pass builds alike |
 
+mod below;
 pub mod bodies;
 pub mod camera;
 pub mod math;

@@ -14,6 +14,8 @@ pub enum Slot {
     Storage,
     /// An unfilterable `f32` 2D texture read with `textureLoad`, seen by both stages.
     GridTexture,
+    /// A depth texture read with `textureLoad` (`texture_depth_2d`), seen by both stages.
+    DepthTexture,
 }
 
 /// The bind-group layout of `slots` (binding `i` is `slots[i]`).
@@ -40,6 +42,14 @@ pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindG
                     wgpu::ShaderStages::VERTEX_FRAGMENT,
                     wgpu::BindingType::Texture {
                         sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                ),
+                Slot::DepthTexture => (
+                    wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
                         view_dimension: wgpu::TextureViewDimension::D2,
                         multisampled: false,
                     },

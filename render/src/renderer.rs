@@ -7,6 +7,7 @@
 use spillway::Level;
 use wgpu::util::DeviceExt;
 
+use crate::below::BelowCopy;
 use crate::bodies::{BodyInstance, BodyPass, MeshId};
 use crate::pipeline::{self, Pass, Slot};
 use crate::scene::{Globals, Scene, globals, level_bounds};
@@ -61,6 +62,8 @@ pub struct TerrainRenderer {
     lod_ranges: Vec<std::ops::Range<u32>>,
     /// Whether far tiles are drawn with less detail.
     lod: bool,
+    /// Widest a mesh quad may look on screen, pixels ([`Self::set_quad_pixels`]).
+    quad_pixels: f32,
     tiles: wgpu::Buffer,
     tiles_capacity: usize,
     terrain: Option<(TerrainTextures, wgpu::BindGroup)>,
@@ -81,10 +84,10 @@ pub struct TerrainRenderer {
     body_pass: BodyPass,
     /// The bodies to draw in the next frames.
     bodies: Vec<BodyInstance>,
-    /// The frame before the water, copied for the water to see through (High quality), with
-    /// its size and generation; and a 1 × 1 placeholder bound when there is none.
-    below: Option<([u32; 2], wgpu::Texture, wgpu::TextureView, u64)>,
-    no_below: wgpu::TextureView,
+    /// The frame before the water, copied for the water to see through (High quality); and a
+    /// 1 × 1 placeholder bound when there is none.
+    below: Option<BelowCopy>,
+    no_below: BelowCopy,
 }
 
 /// Per-instance vertex layout of the mesh tiles (their first cell).
@@ -155,6 +158,7 @@ impl TerrainRenderer {
             index_buffer,
             lod_ranges,
             lod: true,
+            quad_pixels: 3.0,
             terrain: None,
             format,
             target: None,
@@ -168,7 +172,7 @@ impl TerrainRenderer {
             body_pass,
             bodies: Vec::new(),
             below: None,
-            no_below: below_texture(device, [1, 1], format).1,
+            no_below: BelowCopy::new(device, [1, 1], format, 0),
         }
     }
 
@@ -284,6 +288,12 @@ impl TerrainRenderer {
         self.lod = lod;
     }
 
+    /// Sets how wide a quad of the mesh may look on screen before finer detail is drawn,
+    /// pixels (3 by default; [`WaterQuality::quad_pixels`] gives the presets' values).
+    pub fn set_quad_pixels(&mut self, pixels: f32) {
+        self.quad_pixels = pixels.clamp(1.0, 64.0);
+    }
+
     /// Triangles drawn in the last frame (skirts included).
     pub fn triangles(&self) -> usize {
         self.triangles
@@ -338,14 +348,15 @@ impl TerrainRenderer {
     /// Makes (or remakes, to match) the copy of the frame under the water for frames of `size`
     /// copied from `from`.
     fn ensure_below(&mut self, size: [u32; 2], from: &wgpu::Texture) {
-        let fits = self
-            .below
-            .as_ref()
-            .is_some_and(|(s, t, ..)| *s == size && t.format() == from.format());
+        let fits = (self.below.as_ref()).is_some_and(|b| b.fits(size, from.format()));
         if !fits {
-            let generation = self.below.as_ref().map_or(1, |b| b.3 + 1);
-            let (texture, view) = below_texture(&self.device, size, from.format());
-            self.below = Some((size, texture, view, generation));
+            let generation = self.below.as_ref().map_or(1, |b| b.generation + 1);
+            self.below = Some(BelowCopy::new(
+                &self.device,
+                size,
+                from.format(),
+                generation,
+            ));
         }
     }
 
@@ -368,6 +379,7 @@ impl TerrainRenderer {
             eye: scene.camera.eye(),
             pixels_per_metre: size[1] as f32 / (2.0 * (crate::FOV_Y * 0.5).tan()),
             lod: self.lod,
+            quad_pixels: self.quad_pixels,
         };
         let (tiles, per_lod) = visible_tiles(level, range, &view);
         self.triangles = per_lod
@@ -403,17 +415,15 @@ impl TerrainRenderer {
         let mut water_ready = false;
         if let (Some((buffers, style)), Some((textures, _))) = (&self.water, &self.terrain) {
             let authored = textures.reference_view();
-            let below = match (copy_from, &self.below) {
-                (Some(_), Some((_, _, view, generation))) => Below {
-                    view,
-                    generation: *generation,
-                    copied: true,
-                },
-                _ => Below {
-                    view: &self.no_below,
-                    generation: 0,
-                    copied: false,
-                },
+            let (copy, copied) = match (copy_from, &self.below) {
+                (Some(_), Some(copy)) => (copy, true),
+                _ => (&self.no_below, false),
+            };
+            let below = Below {
+                view: &copy.colour_view,
+                depth: &copy.depth_view,
+                generation: copy.generation,
+                copied,
             };
             self.water_pass.prepare(
                 (&self.device, &self.queue),
@@ -508,14 +518,9 @@ impl TerrainRenderer {
         }
         if two_passes
             && drawn.is_some()
-            && let (Some(from), Some((_, to, ..))) = (copy_from, &self.below)
+            && let (Some(from), Some(to)) = (copy_from, &self.below)
         {
-            let extent = wgpu::Extent3d {
-                width: size[0],
-                height: size[1],
-                depth_or_array_layers: 1,
-            };
-            encoder.copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), extent);
+            to.record(&mut encoder, from, depth.texture());
             let mut pass = begin(&mut encoder, false);
             if self.water_pass.draw(&mut pass) {
                 draw_tiles(&mut pass);
@@ -537,31 +542,4 @@ impl TerrainRenderer {
     pub fn wait_idle(&self) {
         let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
     }
-}
-
-/// A texture of `size` in `format` that a frame can be copied into and the water pass read.
-fn below_texture(
-    device: &wgpu::Device,
-    size: [u32; 2],
-    format: wgpu::TextureFormat,
-) -> (wgpu::Texture, wgpu::TextureView) {
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("viewport under the water"),
-        size: wgpu::Extent3d {
-            width: size[0].max(1),
-            height: size[1].max(1),
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[format.remove_srgb_suffix()],
-    });
-    let view = texture.create_view(&wgpu::TextureViewDescriptor {
-        format: Some(format.remove_srgb_suffix()),
-        ..Default::default()
-    });
-    (texture, view)
 }

@@ -37,7 +37,8 @@ pub fn depth_texture(device: &wgpu::Device, size: [u32; 2]) -> wgpu::TextureView
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            // Copied for the water to see what lies in front of it (refraction).
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         })
         .create_view(&wgpu::TextureViewDescriptor::default())

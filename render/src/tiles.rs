@@ -13,13 +13,13 @@ use crate::TILE_QUADS;
 use crate::math::{Mat4, Vec3};
 
 /// Vertex strides of the levels of detail, finest first.
-pub const STRIDES: [u32; 5] = [1, 2, 4, 8, 16];
+pub const STRIDES: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// How many levels of detail there are.
+pub const LODS: usize = STRIDES.len();
 
 /// Vertices of a tile's grid (the skirt vertices follow them).
 pub const GRID_VERTICES: u32 = (TILE_QUADS + 1) * (TILE_QUADS + 1);
-
-/// Widest a quad may look on screen before a finer level of detail is used, pixels.
-const QUAD_PIXELS: f32 = 3.0;
 
 /// A vertex buffer for the origins of `tiles` tiles.
 pub(crate) fn tile_buffer(device: &wgpu::Device, tiles: usize) -> wgpu::Buffer {
@@ -84,21 +84,37 @@ pub(crate) struct View<'a> {
     pub pixels_per_metre: f32,
     /// Whether coarser detail may be used far away.
     pub lod: bool,
+    /// Widest a quad may look on screen before a finer level of detail is used, pixels.
+    pub quad_pixels: f32,
 }
 
 /// Origins (in cells) of the tiles whose bounding box may be in view, grouped by level of
-/// detail (finest first), and how many tiles each level holds.
+/// detail (finest first), nearest rows first within each, and how many tiles each level
+/// holds.
 pub(crate) fn visible_tiles(
     level: &Level,
     range: (f32, f32),
     view: &View<'_>,
-) -> (Vec<[u32; 2]>, [usize; 5]) {
+) -> (Vec<[u32; 2]>, [usize; LODS]) {
     let (nx, ny) = (level.nx() as u32, level.ny() as u32);
     let cs = level.cell_size;
-    let mut by_lod: [Vec<[u32; 2]>; 5] = Default::default();
+    let mut by_lod: [Vec<[u32; 2]>; LODS] = Default::default();
     let t = TILE_QUADS;
-    for ty in (0..ny.saturating_sub(1)).step_by(t as usize) {
-        for tx in (0..nx.saturating_sub(1)).step_by(t as usize) {
+    // Nearest rows and columns first, so the nearer tiles hide the farther ones' pixels
+    // before they are shaded.
+    let near_first = |count: u32, eye: f32| {
+        let mut starts: Vec<u32> = (0..count.saturating_sub(1)).step_by(t as usize).collect();
+        let middle = |s: u32| (s as f32 + 0.5 * t as f32) * cs;
+        starts.sort_by(|a, b| {
+            (middle(*a) - eye)
+                .abs()
+                .total_cmp(&(middle(*b) - eye).abs())
+        });
+        starts
+    };
+    let columns = near_first(nx, view.eye.x);
+    for ty in near_first(ny, view.eye.y) {
+        for &tx in &columns {
             let lo = Vec3::new((tx as f32 + 0.5) * cs, (ty as f32 + 0.5) * cs, range.0);
             let hi = Vec3::new(
                 ((tx + t).min(nx - 1) as f32 + 0.5) * cs,
@@ -138,7 +154,7 @@ fn culled(view_proj: &Mat4, lo: Vec3, hi: Vec3) -> bool {
 }
 
 /// The level of detail for the box `lo..hi`: the coarsest whose quads, at the box's nearest
-/// point, look at most [`QUAD_PIXELS`] wide.
+/// point, look at most [`View::quad_pixels`] wide.
 fn detail(view: &View<'_>, cell_size: f32, lo: Vec3, hi: Vec3) -> usize {
     if !view.lod {
         return 0;
@@ -152,7 +168,7 @@ fn detail(view: &View<'_>, cell_size: f32, lo: Vec3, hi: Vec3) -> usize {
     let quad_pixels = cell_size * view.pixels_per_metre / distance;
     STRIDES
         .iter()
-        .rposition(|s| *s as f32 * quad_pixels <= QUAD_PIXELS)
+        .rposition(|s| *s as f32 * quad_pixels <= view.quad_pixels)
         .unwrap_or(0)
 }
 

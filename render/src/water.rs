@@ -89,12 +89,27 @@ impl WaterQuality {
     /// What the quality draws, for tooltips.
     pub fn tip(self) -> &'static str {
         match self {
-            WaterQuality::Low => "Depth colour, reflections and glints: fastest, for large levels",
-            WaterQuality::Medium => "Also ripples and foam moving with the flow",
+            WaterQuality::Low => {
+                "Depth colour, reflections and glints, and coarser ground far from the eye \
+                 (quads up to 12 pixels wide): fastest, for large levels and small GPUs"
+            }
+            WaterQuality::Medium => {
+                "Also ripples and foam moving with the flow; quads up to 6 pixels wide"
+            }
             WaterQuality::High => {
                 "Also the ground seen through the water, bent by its surface and fading to \
-                 blue-green with depth"
+                 blue-green with depth; quads up to 3 pixels wide"
             }
+        }
+    }
+
+    /// Widest the terrain's and the water's quads may look on screen, pixels: the level of
+    /// detail the mesh is drawn with (fewer, larger quads draw faster).
+    pub fn quad_pixels(self) -> f32 {
+        match self {
+            WaterQuality::Low => 12.0,
+            WaterQuality::Medium => 6.0,
+            WaterQuality::High => 3.0,
         }
     }
 }
@@ -155,6 +170,8 @@ pub(crate) struct WaterPass {
 /// placeholder (`copied` false); `generation` changes when the texture is replaced.
 pub(crate) struct Below<'a> {
     pub view: &'a wgpu::TextureView,
+    /// The depth of the frame under the water (what lies in front of the water, and where).
+    pub depth: &'a wgpu::TextureView,
     pub generation: u64,
     pub copied: bool,
 }
@@ -167,7 +184,7 @@ impl WaterPass {
         format: wgpu::TextureFormat,
         tile_layout: wgpu::VertexBufferLayout<'_>,
     ) -> Self {
-        use Slot::{GridTexture, Storage, Uniform};
+        use Slot::{DepthTexture, GridTexture, Storage, Uniform};
         let layout = pipeline::layout(
             device,
             "viewport water",
@@ -183,6 +200,7 @@ impl WaterPass {
                 Storage,
                 GridTexture,
                 Storage,
+                DepthTexture,
             ],
         );
         let shader = format!(
@@ -258,6 +276,7 @@ impl WaterPass {
                     .as_ref()
                     .unwrap_or(&self.never_wet)
                     .as_entire_binding(),
+                wgpu::BindingResource::TextureView(below.depth),
             ];
             let group = pipeline::bind_group(device, "viewport water", &self.layout, resources);
             self.bound = Some((water.clone(), below.generation, group));

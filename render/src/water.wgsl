@@ -4,7 +4,8 @@
 // plus flow-advected detail normals (two phases), Schlick Fresnel against a sky gradient, sun
 // glints, foam where the water is fast, supercritical, converging or steep (a pattern carried by
 // the flow), and at High quality the ground below seen through the water: refracted by the
-// surface's slope and absorbed colour by colour along the path through the water (clear in the
+// surface's slope (never into a bank or body in front of the water: the frame's depth says
+// which) and absorbed colour by colour along the path through the water (clear in the
 // shallows, dark blue-green in the deep) with light scattered back from inside it. Soft
 // shorelines fade over the first centimetres. The overlays: depth colour map, velocity
 // streaks, flooded-area mask and the difference from the authored water.
@@ -34,6 +35,9 @@ struct Water {
 @group(0) @binding(9) var below: texture_2d<f32>;
 // The deepest water each cell has held (the solver's maps of the run), for wet ground.
 @group(0) @binding(10) var<storage, read> wetted: array<f32>;
+// The depth of the frame before the water: where it is nearer than the water, the copied pixel
+// shows something in front of the water (a bank, a body), which is not seen through it.
+@group(0) @binding(11) var below_depth: texture_depth_2d;
 
 const MODE_NONE: u32 = 0u;
 const MODE_DEPTH: u32 = 1u;
@@ -305,7 +309,10 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
         let size = vec2<i32>(textureDimensions(below)) - vec2<i32>(1, 1);
         let dist = distance(g.eye.xyz, in.world);
         let bend = n.xy * min(in.depth, 2.0) * 600.0 / max(dist, 1.0);
-        let px = clamp(vec2<i32>(in.clip.xy + bend), vec2<i32>(0, 0), size);
+        var px = clamp(vec2<i32>(in.clip.xy + bend), vec2<i32>(0, 0), size);
+        if textureLoad(below_depth, px, 0) < in.clip.z {
+            px = vec2<i32>(in.clip.xy);
+        }
         let ground = to_linear(textureLoad(below, px, 0).rgb);
         // The wet ground under the water reads darker.
         let scatter = vec3<f32>(0.004, 0.030, 0.052) * sun_light;

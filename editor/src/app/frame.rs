@@ -204,6 +204,7 @@ impl EditorApp {
         if matches!(self.analysis.shown, TerrainAnalysis::Map(_)) {
             scene.overlays.water = false;
         }
+        renderer.set_quad_pixels(self.viewport.water_quality.quad_pixels());
         renderer.error().is_none() && renderer.render(level, &scene)
     }
 }
