@@ -93,12 +93,12 @@ pub struct TerrainRenderer {
 /// Per-instance vertex layout of the mesh tiles (their first cell).
 fn tile_layout() -> wgpu::VertexBufferLayout<'static> {
     const ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::VertexAttribute {
-        format: wgpu::VertexFormat::Uint32x2,
+        format: wgpu::VertexFormat::Uint32x4,
         offset: 0,
         shader_location: 0,
     }];
     wgpu::VertexBufferLayout {
-        array_stride: 8,
+        array_stride: 16,
         step_mode: wgpu::VertexStepMode::Instance,
         attributes: &ATTRIBUTES,
     }
@@ -381,7 +381,8 @@ impl TerrainRenderer {
             lod: self.lod,
             quad_pixels: self.quad_pixels,
         };
-        let (tiles, per_lod) = visible_tiles(level, range, &view);
+        let grid = (level.nx(), level.ny(), level.cell_size);
+        let (tiles, per_lod) = visible_tiles(grid, range, &view);
         self.triangles = per_lod
             .iter()
             .zip(&self.lod_ranges)

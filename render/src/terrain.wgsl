@@ -58,19 +58,22 @@ fn tile_vertex(vi: u32, side: u32) -> vec3<u32> {
 }
 
 @vertex
-fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> VertexOut {
+// `tile`: its first cell, the cells between its grid's vertices, the cells between the
+// vertices drawn (tiles.rs, `Tile`).
+fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec4<u32>) -> VertexOut {
     let side = u32(g.level.w) + 1u;
     let tv = tile_vertex(vi, side);
     let local = tv.xy;
     let last = vec2<u32>(u32(g.level.x) - 1u, u32(g.level.y) - 1u);
-    let cell = vec2<i32>(min(tile + local, last));
+    let cell = vec2<i32>(min(tile.xy + local * tile.z, last));
+    let step = i32(tile.w);
     let cs = g.level.z;
     let h = height(cell);
-    // Central differences (one-sided at the edges) for the normal.
-    let l = max(cell.x - 1, 0);
-    let r = min(cell.x + 1, i32(last.x));
-    let u = max(cell.y - 1, 0);
-    let d = min(cell.y + 1, i32(last.y));
+    // Central differences over the vertices drawn (one-sided at the edges) for the normal.
+    let l = max(cell.x - step, 0);
+    let r = min(cell.x + step, i32(last.x));
+    let u = max(cell.y - step, 0);
+    let d = min(cell.y + step, i32(last.y));
     let dhdx = (height(vec2<i32>(r, cell.y)) - height(vec2<i32>(l, cell.y))) / (f32(max(r - l, 1)) * cs);
     let dhdy = (height(vec2<i32>(cell.x, d)) - height(vec2<i32>(cell.x, u))) / (f32(max(d - u, 1)) * cs);
     var out: VertexOut;

@@ -3,11 +3,10 @@
 //! vertex shader reads each vertex's height from the height texture. A tile is drawn at one of
 //! several levels of detail (every vertex, every 2nd, 4th, ...), chosen so its quads stay a few
 //! pixels wide on screen; the skirts hide the cracks between neighbours of different detail.
-//! Tiles outside the view are culled on the CPU.
+//! Far away, one tile's grid spans 2, 4, ... times as many cells (a quadtree), so the number of
+//! tiles drawn stays small at any level size. Tiles outside the view are culled on the CPU.
 
 use std::ops::Range;
-
-use spillway::Level;
 
 use crate::TILE_QUADS;
 use crate::math::{Mat4, Vec3};
@@ -21,11 +20,11 @@ pub const LODS: usize = STRIDES.len();
 /// Vertices of a tile's grid (the skirt vertices follow them).
 pub const GRID_VERTICES: u32 = (TILE_QUADS + 1) * (TILE_QUADS + 1);
 
-/// A vertex buffer for the origins of `tiles` tiles.
+/// A vertex buffer for `tiles` [`Tile`]s.
 pub(crate) fn tile_buffer(device: &wgpu::Device, tiles: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("viewport visible tiles"),
-        size: (tiles.max(1) * 8) as u64,
+        size: (tiles.max(1) * std::mem::size_of::<Tile>()) as u64,
         usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
@@ -88,47 +87,89 @@ pub(crate) struct View<'a> {
     pub quad_pixels: f32,
 }
 
-/// Origins (in cells) of the tiles whose bounding box may be in view, grouped by level of
-/// detail (finest first), nearest rows first within each, and how many tiles each level
-/// holds.
+/// One tile to draw: the cell of its first vertex, the cells between its grid's vertices
+/// (1 for a tile of 64 × 64 cells, 2 for one of 128 × 128 drawn with the same grid, ...), and
+/// the cells between the vertices actually drawn (that times the level of detail's stride).
+pub(crate) type Tile = [u32; 4];
+
+/// The tiles that may be in view, grouped by the stride of their level of detail (finest
+/// first), nearest first within each, and how many each level holds. Tiles come from a
+/// quadtree over the level: a far region is drawn as one large tile whose 64 × 64 quads each
+/// span many cells, so a zoomed-out 8192² level is a few dozen draws, not 16384.
 pub(crate) fn visible_tiles(
-    level: &Level,
+    (nx, ny, cell_size): (usize, usize, f32),
     range: (f32, f32),
     view: &View<'_>,
-) -> (Vec<[u32; 2]>, [usize; LODS]) {
-    let (nx, ny) = (level.nx() as u32, level.ny() as u32);
-    let cs = level.cell_size;
-    let mut by_lod: [Vec<[u32; 2]>; LODS] = Default::default();
-    let t = TILE_QUADS;
-    // Nearest rows and columns first, so the nearer tiles hide the farther ones' pixels
-    // before they are shaded.
-    let near_first = |count: u32, eye: f32| {
-        let mut starts: Vec<u32> = (0..count.saturating_sub(1)).step_by(t as usize).collect();
-        let middle = |s: u32| (s as f32 + 0.5 * t as f32) * cs;
-        starts.sort_by(|a, b| {
-            (middle(*a) - eye)
-                .abs()
-                .total_cmp(&(middle(*b) - eye).abs())
-        });
-        starts
-    };
-    let columns = near_first(nx, view.eye.x);
-    for ty in near_first(ny, view.eye.y) {
-        for &tx in &columns {
-            let lo = Vec3::new((tx as f32 + 0.5) * cs, (ty as f32 + 0.5) * cs, range.0);
-            let hi = Vec3::new(
-                ((tx + t).min(nx - 1) as f32 + 0.5) * cs,
-                ((ty + t).min(ny - 1) as f32 + 0.5) * cs,
-                range.1,
-            );
-            if culled(view.view_proj, lo, hi) {
-                continue;
-            }
-            by_lod[detail(view, cs, lo, hi)].push([tx, ty]);
-        }
+) -> (Vec<Tile>, [usize; LODS]) {
+    let (nx, ny) = (nx as u32, ny as u32);
+    let mut by_lod: [Vec<Tile>; LODS] = Default::default();
+    let mut root = TILE_QUADS;
+    while root < nx.max(ny).saturating_sub(1) {
+        root *= 2;
     }
+    let mut tree = Tree {
+        nx,
+        ny,
+        cs: cell_size,
+        range,
+        view,
+        by_lod: &mut by_lod,
+    };
+    tree.visit(0, 0, root / TILE_QUADS);
     let counts = by_lod.each_ref().map(Vec::len);
     (by_lod.concat(), counts)
+}
+
+/// A walk down the quadtree of tiles.
+struct Tree<'a, 'v> {
+    nx: u32,
+    ny: u32,
+    cs: f32,
+    range: (f32, f32),
+    view: &'a View<'v>,
+    by_lod: &'a mut [Vec<Tile>; LODS],
+}
+
+impl Tree<'_, '_> {
+    /// Visits the tile at cell `(x, y)` whose grid steps `scale` cells: culls it, draws it
+    /// when its quads are fine enough, else visits its four quarters, nearest first.
+    fn visit(&mut self, x: u32, y: u32, scale: u32) {
+        let (nx, ny, cs) = (self.nx, self.ny, self.cs);
+        if x >= nx.saturating_sub(1).max(1) || y >= ny.saturating_sub(1).max(1) {
+            return;
+        }
+        let span = TILE_QUADS * scale;
+        let lo = Vec3::new((x as f32 + 0.5) * cs, (y as f32 + 0.5) * cs, self.range.0);
+        let hi = Vec3::new(
+            ((x + span).min(nx - 1) as f32 + 0.5) * cs,
+            ((y + span).min(ny - 1) as f32 + 0.5) * cs,
+            self.range.1,
+        );
+        if culled(self.view.view_proj, lo, hi) {
+            return;
+        }
+        let wanted = STRIDES[detail(self.view, cs, lo, hi)];
+        if scale <= wanted || scale == 1 {
+            // Fine enough: this tile's grid, every `wanted / scale`-th vertex.
+            let lod = STRIDES
+                .iter()
+                .position(|s| *s == (wanted / scale).max(1))
+                .unwrap_or(0);
+            self.by_lod[lod].push([x, y, scale, STRIDES[lod] * scale]);
+            return;
+        }
+        let half = span / 2;
+        let mut quarters = [(x, y), (x + half, y), (x, y + half), (x + half, y + half)];
+        let eye = self.view.eye;
+        let far = |(qx, qy): (u32, u32)| {
+            let centre = |c: u32| (c as f32 + 0.5 * half as f32) * cs;
+            (centre(qx) - eye.x).powi(2) + (centre(qy) - eye.y).powi(2)
+        };
+        quarters.sort_by(|a, b| far(*a).total_cmp(&far(*b)));
+        for (qx, qy) in quarters {
+            self.visit(qx, qy, scale / 2);
+        }
+    }
 }
 
 /// Whether the box `lo..hi` lies wholly outside one plane of the view frustum.
@@ -175,6 +216,61 @@ fn detail(view: &View<'_>, cell_size: f32, lo: Vec3, hi: Vec3) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::camera::{Bounds, Camera};
+
+    /// The tiles of an `n × n` level of 1 m cells, heights 0 to 50 m, seen at 1920 × 1080 from
+    /// the camera's reset view, moved `closer` times nearer its target.
+    fn tiles_seen(n: usize, quad_pixels: f32, closer: f32) -> (Vec<Tile>, [usize; LODS]) {
+        let range = (0.0, 50.0);
+        let bounds = Bounds {
+            min: Vec3::new(0.0, 0.0, range.0),
+            max: Vec3::new(n as f32, n as f32, range.1),
+        };
+        let aspect = 1920.0 / 1080.0;
+        let mut camera = Camera::default();
+        camera.reset(&bounds, aspect);
+        camera.distance /= closer;
+        let view_proj = camera.view_proj(aspect, &bounds);
+        let view = View {
+            view_proj: &view_proj,
+            eye: camera.eye(),
+            pixels_per_metre: 1080.0 / (2.0 * (crate::FOV_Y * 0.5).tan()),
+            lod: true,
+            quad_pixels,
+        };
+        visible_tiles((n, n, 1.0), range, &view)
+    }
+
+    #[test]
+    fn a_zoomed_out_large_level_is_a_few_large_tiles() {
+        // 16384 tiles of 64 × 64 cells; far tiles share a grid over more cells.
+        let (tiles, _) = tiles_seen(8192, 12.0, 1.0);
+        assert!(tiles.len() <= 64, "{} tiles", tiles.len());
+        assert!(tiles.iter().all(|t| t[2] > 1), "{tiles:?}");
+        // The tiles cover the level without overlap: their areas add up to it.
+        let area: u64 = tiles.iter().map(|t| (64 * t[2] as u64).pow(2)).sum();
+        assert_eq!(area, 8192 * 8192);
+    }
+
+    #[test]
+    fn close_up_the_nearest_tiles_are_drawn_cell_by_cell() {
+        let (tiles, counts) = tiles_seen(8192, 3.0, 40.0);
+        assert!(counts[0] > 0, "{counts:?}");
+        assert_eq!(tiles[0][3], 1, "the finest tiles come first");
+        // Finer detail asks for more tiles than coarser detail from the same eye.
+        let (coarse, _) = tiles_seen(8192, 12.0, 40.0);
+        let quads = |t: &[Tile]| -> u64 {
+            t.iter()
+                .map(|t| (64 * t[2] as u64 / t[3] as u64).pow(2))
+                .sum()
+        };
+        assert!(
+            quads(&coarse) * 2 < quads(&tiles),
+            "{} {}",
+            quads(&coarse),
+            quads(&tiles)
+        );
+    }
 
     #[test]
     fn every_level_of_detail_indexes_inside_the_tile() {

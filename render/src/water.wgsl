@@ -102,10 +102,12 @@ fn tile_vertex(vi: u32, side: u32) -> vec2<u32> {
 }
 
 @vertex
-fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec2<u32>) -> VertexOut {
+// `tile`: its first cell, the cells between its grid's vertices, the cells between the
+// vertices drawn (render/src/tiles.rs, `Tile`).
+fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec4<u32>) -> VertexOut {
     let side = u32(g.level.w) + 1u;
     let last = last_cell();
-    let cell = min(vec2<i32>(tile + tile_vertex(vi, side)), last);
+    let cell = min(vec2<i32>(tile.xy + tile_vertex(vi, side) * tile.z), last);
     let cs = g.level.z;
     let d = water_depth(cell);
     let b = terrain[index(cell)];
