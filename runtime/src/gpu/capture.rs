@@ -6,7 +6,7 @@
 //! copied them. A frame that asks for a keyframe then neither waits for its steps nor for the
 //! copy, and the state it gets is the one of the clock at the request.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use bytemuck::Zeroable;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,6 +20,10 @@ use super::{GpuError, GpuSimulation};
 /// Added to the count of mapped parts when one fails to map.
 const FAILED: usize = 1 << 20;
 
+/// Staging buffers a read copy hands back for the next one: mapping buffers of hundreds of
+/// megabytes anew each time costs a large level's frame most of a second.
+pub(crate) type Spare = Arc<Mutex<Vec<wgpu::Buffer>>>;
+
 /// A copy of the whole water state, under way or arrived ([`GpuSimulation::poll_state`]).
 pub struct StateCopy {
     /// One staging buffer per part: the view, the control block, depth, faces x, faces y (both
@@ -29,6 +33,8 @@ pub struct StateCopy {
     staging: Vec<Option<wgpu::Buffer>>,
     /// How many parts have been mapped (plus [`FAILED`] for each that failed).
     mapped: Arc<AtomicUsize>,
+    /// Where the staging buffers go back once read.
+    spare: Spare,
     time: f64,
     opened: Vec<String>,
     /// The breaches' names; their state words end the staging buffer.
@@ -64,15 +70,20 @@ impl GpuSimulation {
         parts.push((&b.vel, if advected { 4 * (fx + fy) } else { 0 }));
         parts.push((&b.breaches, 8 * self.breach_names.len() as u64));
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        let mut spare = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|e| e.into_inner()));
         let staging: Vec<Option<wgpu::Buffer>> = (parts.iter())
             .map(|&(buffer, bytes)| {
                 (bytes > 0).then(|| {
-                    let to = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("state read-back"),
-                        size: bytes,
-                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    });
+                    let kept = spare.iter().position(|b| b.size() == bytes);
+                    let to = match kept {
+                        Some(k) => spare.swap_remove(k),
+                        None => self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("state read-back"),
+                            size: bytes,
+                            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        }),
+                    };
                     encoder.copy_buffer_to_buffer(buffer, 0, &to, 0, bytes);
                     to
                 })
@@ -93,6 +104,7 @@ impl GpuSimulation {
         self.capture = Some(StateCopy {
             staging,
             mapped,
+            spare: self.spare.clone(),
             time: self.clock,
             opened,
             breaches: self.breach_names.clone(),
@@ -129,7 +141,8 @@ impl GpuSimulation {
 }
 
 impl StateCopy {
-    /// The water state in the copy (the buffer is unmapped and dropped).
+    /// The water state in the copy (the staging buffers are unmapped and kept for the next
+    /// copy).
     pub fn read(self) -> Result<WaterState, GpuError> {
         let (nx, ny, solver, advected) = self.grid;
         let (cells, fx, fy) = (nx * ny, (nx + 1) * ny, nx * (ny + 1));
@@ -177,9 +190,12 @@ impl StateCopy {
             })
             .collect();
         drop(views);
-        for buffer in self.staging.iter().flatten() {
+        let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
+        for buffer in self.staging.into_iter().flatten() {
             buffer.unmap();
+            spare.push(buffer);
         }
+        drop(spare);
         Ok(WaterState {
             nx,
             ny,

@@ -68,6 +68,8 @@ pub struct GpuSimulation {
     pub(crate) rough: bool,
     /// A copy of the whole state under way (`request_state`).
     pub(crate) capture: Option<super::capture::StateCopy>,
+    /// Staging buffers of the last state copy, kept for the next (allocating them is slow).
+    pub(crate) spare: super::capture::Spare,
     /// The moving bed of a level with sediment.
     pub(crate) bed: Option<super::erosion::ErosionPass>,
 }
@@ -313,6 +315,7 @@ impl GpuSimulation {
             gather: None,
             maps: None,
             capture: None,
+            spare: Default::default(),
             bed,
             rough,
             params,
