@@ -134,6 +134,16 @@ struct Pending {
     generation: u64,
 }
 
+impl Drop for Pending {
+    /// A keyframe still being compressed is waited for, so no worker outlives the preview
+    /// (and the GPU buffers it reads from).
+    fn drop(&mut self) {
+        if let Some(work) = self.work.take() {
+            let _ = work.join();
+        }
+    }
+}
+
 impl Default for Timeline {
     fn default() -> Self {
         Self {
@@ -253,12 +263,11 @@ impl Timeline {
         if !self.pending.as_ref().is_some_and(done) {
             return;
         }
-        let Some(Pending {
-            work: Some(work),
-            branch,
-            generation,
-        }) = self.pending.take()
-        else {
+        let Some(mut pending) = self.pending.take() else {
+            return;
+        };
+        let (branch, generation) = (pending.branch, pending.generation);
+        let Some(work) = pending.work.take() else {
             return;
         };
         if let Ok(Some(key)) = work.join()
