@@ -5,13 +5,14 @@
 
 use egui::{Key, Modifiers};
 use egui_kittest::SnapshotOptions;
+use egui_kittest::kittest::Queryable;
 use spillway::gpu::GpuSimulation;
 use spillway::level::{Shape, Source, SourceKind};
 use spillway::{Grid, Level};
 use spillway_editor::app::Action;
 use spillway_render::WaterOverlay;
 
-use crate::support::{Editor, editor_in, editor_with};
+use crate::support::{Editor, editor_in, editor_with, editor_with_frames_of};
 
 /// A 64 × 48 basin of 1 m cells: a flat floor at 0 m inside a 3 m rim, walled.
 fn basin() -> Level {
@@ -387,4 +388,41 @@ fn a_gate_drawn_across_the_valley_holds_until_opened_during_the_preview() {
     // Undo removes the gate.
     ed.key(Modifiers::COMMAND, Key::Z);
     assert!(ed.harness.state().document().level().gates.is_empty());
+}
+
+#[test]
+fn slow_frames_run_fewer_steps_and_the_panel_says_the_water_is_held_back() {
+    // A lake with a source, played at 100× real time: 1/60 s frames run every step the speed
+    // asks; frames of 1/10 s (a level too large for the GPU) are cut back to keep the viewport
+    // responsive, and the panel says so.
+    let mut level = Level::flat(40, 40, 1.0, 0.0);
+    level.water = Grid::filled(40, 40, 0.5);
+    level.params.dt = 0.02;
+    let quick_wanted = (100.0_f32 / 60.0 / 0.02).floor() as usize;
+    let mut quick = editor_with(&level);
+    quick.harness.state_mut().preview_mut().speed = 100.0;
+    quick.click("Play");
+    quick.frames(12);
+    let ran = quick.harness.state().preview().last_steps;
+    assert!(ran + 1 >= quick_wanted, "{ran} of {quick_wanted}");
+    assert!(
+        quick
+            .harness
+            .query_by_label("(held back: slow frames)")
+            .is_none()
+    );
+
+    let mut slow = editor_with_frames_of(&level, 0.1);
+    slow.harness.state_mut().preview_mut().speed = 100.0;
+    slow.click("Play");
+    slow.frames(12);
+    let ran = slow.harness.state().preview().last_steps;
+    println!("slow frames: {ran} steps a frame of the 500 asked");
+    assert!((1..50).contains(&ran), "{ran}");
+    assert!(slow.harness.state().preview().pace.held());
+    assert!(
+        slow.harness
+            .query_by_label("(held back: slow frames)")
+            .is_some()
+    );
 }

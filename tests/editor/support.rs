@@ -50,20 +50,34 @@ pub fn editor_with(level: &Level) -> Editor {
 
 /// Starts the editor in `dir` (its configuration folder too), opening `project`.
 pub fn editor_in(dir: tempfile::TempDir, project: Option<PathBuf>) -> Editor {
-    editor_in_with(dir, project, spillway_editor::app::BACKGROUND_BYTES)
+    editor_in_with(
+        dir,
+        project,
+        spillway_editor::app::BACKGROUND_BYTES,
+        1.0 / 60.0,
+    )
+}
+
+/// Starts the editor on `level` with frames `frame_seconds` apart (a slow machine).
+pub fn editor_with_frames_of(level: &Level, frame_seconds: f32) -> Editor {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = save_level(level, dir.path());
+    let bytes = spillway_editor::app::BACKGROUND_BYTES;
+    editor_in_with(dir, Some(path), bytes, frame_seconds)
 }
 
 /// Starts the editor on `level` with file work above `background_bytes` in the background.
 pub fn editor_with_background(level: &Level, background_bytes: u64) -> Editor {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = save_level(level, dir.path());
-    editor_in_with(dir, Some(path), background_bytes)
+    editor_in_with(dir, Some(path), background_bytes, 1.0 / 60.0)
 }
 
 fn editor_in_with(
     dir: tempfile::TempDir,
     project: Option<PathBuf>,
     background_bytes: u64,
+    frame_seconds: f32,
 ) -> Editor {
     let dialogs = ScriptedDialogs::new();
     let options = EditorOptions {
@@ -76,7 +90,7 @@ fn editor_in_with(
     };
     let mut harness = Harness::builder()
         .with_size(WINDOW)
-        .with_step_dt(1.0 / 60.0)
+        .with_step_dt(frame_seconds)
         .wgpu()
         .build_eframe(move |cc| EditorApp::new(cc, options));
     harness.run_steps(3);

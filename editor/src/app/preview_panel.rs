@@ -132,6 +132,13 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
                 preview.step_budget.as_millis()
             ));
         }
+        if preview.pace.held() && !preview.bodies_capped {
+            ui.label("(held back: slow frames)").on_hover_text(
+                "Frames took longer than a 30 Hz frame, so the water runs fewer steps per \
+                 frame and falls behind the speed asked, keeping the viewport responsive (a \
+                 large level on a small GPU). Lower View ▸ Water quality or the speed to catch up.",
+            );
+        }
         if preview.clamped_steps > 0 {
             ui.label(format!("({} short steps)", preview.clamped_steps))
                 .on_hover_text(

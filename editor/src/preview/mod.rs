@@ -12,6 +12,7 @@ mod device;
 mod edits;
 mod gauges;
 mod maps;
+mod pace;
 mod rewind;
 pub mod timeline;
 
@@ -127,6 +128,8 @@ pub struct Preview {
     bodies: Option<PreviewBodies>,
     /// Fast-forward was held back this frame because bodies move.
     pub bodies_capped: bool,
+    /// Fewer steps per frame while frames are slow ([`pace::Pace`]).
+    pub pace: pace::Pace,
     /// GPU steps since the reset that needed more CFL sub-steps than were encoded: they ran
     /// stable but short, so the water lags the clock by a little (from the last read-back).
     pub clamped_steps: u32,
@@ -407,7 +410,7 @@ impl Preview {
         real_dt: f32,
         probe: Option<(usize, usize)>,
     ) -> bool {
-        self.last_steps = 0;
+        let last = std::mem::take(&mut self.last_steps);
         if self.gpu_lost.is_none()
             && let Some(why) = self.watch.lost()
         {
@@ -430,9 +433,10 @@ impl Preview {
             self.owed += self.speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end()) as f64
                 * real_dt.clamp(0.0, 0.25) as f64
                 / dt;
-            let whole = self.owed.floor().min(MAX_STEPS_PER_FRAME as f64);
-            self.owed = (self.owed - whole).min(1.0);
-            steps += whole as usize;
+            let whole = self.owed.floor().min(MAX_STEPS_PER_FRAME as f64) as usize;
+            let run = self.pace.steps(whole, real_dt, last);
+            self.owed = (self.owed - run as f64).min(1.0);
+            steps += run;
         }
         if self.cpu.is_some() {
             let more = self.frame_cpu(level, device, queue, steps, probe);
