@@ -129,3 +129,78 @@ fn look_at_wet_ground() {
     ed.frames(2);
     ed.harness.render().unwrap().save("/tmp/wet.png").unwrap();
 }
+
+/// Pixels that differ by more than 8 levels in a channel between two frames.
+fn changed(a: &[u8], b: &[u8]) -> usize {
+    (a.chunks_exact(4).zip(b.chunks_exact(4)))
+        .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 8))
+        .count()
+}
+
+#[test]
+fn the_water_never_shows_what_stands_in_front_of_it() {
+    // An 8 m wall across a lake, seen from the south over the wall: the lake lies behind it,
+    // its surface falling steeply towards the wall, so High's refraction bends the view of the
+    // pixels just above the wall's top down onto the wall. The wall is recoloured (the cell
+    // overlay) between two frames: only the wall's own pixels may change. At Low, which does
+    // not refract, they are exactly the wall's.
+    let (nx, ny) = (64, 64);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    let wall = |y: usize| (40..44).contains(&y);
+    level.terrain = Grid::from_fn(nx, ny, |_, y| if wall(y) { 8.0 } else { 0.0 });
+    level.water = Grid::from_fn(nx, ny, |_, y| {
+        if y < 40 {
+            1.0 + 0.1 * (40 - y) as f32
+        } else {
+            0.0
+        }
+    });
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("a GPU adapter");
+    let desc = wgpu::DeviceDescriptor {
+        required_limits: spillway::gpu::required_limits(nx, ny),
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a device");
+    let sim = spillway::gpu::GpuSimulation::new(&level, &device, &queue).expect("the water");
+    let mut renderer = spillway_render::TerrainRenderer::new(&device, &queue);
+    renderer.sync(&level, &spillway_render::Dirty::everything());
+    let marks = Grid::from_fn(nx, ny, |_, y| if wall(y) { 1.0 } else { 0.0 });
+    assert!(renderer.set_cell_values(&marks));
+    let camera = spillway_render::Camera {
+        target: spillway_render::math::Vec3::new(32.0, 36.0, 3.0),
+        yaw: 0.0,
+        pitch: 0.35,
+        distance: 45.0,
+    };
+    let mut changes = Vec::new();
+    for quality in [WaterQuality::Low, WaterQuality::High] {
+        let style = spillway_render::WaterStyle {
+            quality,
+            ..spillway_render::WaterStyle::shaded(0.0)
+        };
+        let mut frame = |cells| {
+            let mut scene = spillway_render::Scene {
+                camera,
+                overlays: Default::default(),
+                brush: None,
+                size: [320, 240],
+            };
+            scene.overlays.cells = cells;
+            renderer.set_water(Some((sim.water_view(), style)));
+            renderer.render(&level, &scene);
+            renderer.read_pixels().expect("a frame").2
+        };
+        let plain = frame(spillway_render::CellOverlay::None);
+        let marked = frame(spillway_render::CellOverlay::Ramp { lo: 0.0, hi: 1.0 });
+        changes.push(changed(&plain, &marked));
+    }
+    let (low, high) = (changes[0], changes[1]);
+    println!("pixels the wall's colour changes: {low} at Low, {high} at High");
+    assert!(low > 2000, "the wall is in view: {low}");
+    assert!(
+        high <= low + low / 100,
+        "{high} at High against {low} at Low"
+    );
+}
