@@ -232,15 +232,11 @@ fn costs(
 ) {
     let mut preview = Preview::new();
     preview.step_once();
-    frame(
-        &mut preview,
-        renderer,
-        level,
-        scene,
-        dev,
-        0.0,
-        &mut Phases::default(),
-    );
+    let mut settle = |preview: &mut Preview, renderer: &mut TerrainRenderer| {
+        let phases = &mut Phases::default();
+        frame(preview, renderer, level, scene, dev, 0.0, phases);
+    };
+    settle(&mut preview, renderer);
     let timed = |f: &mut dyn FnMut()| {
         f();
         let t = Instant::now();
@@ -249,25 +245,17 @@ fn costs(
         }
         t.elapsed().as_secs_f64() * 1000.0 / 30.0
     };
-    let draw = timed(&mut || {
-        renderer.render(level, scene);
-        renderer.wait_idle();
-    });
+    let drawing = |renderer: &mut TerrainRenderer| {
+        timed(&mut || {
+            renderer.render(level, scene);
+            renderer.wait_idle();
+        })
+    };
+    let draw = drawing(renderer);
     let (tiles, triangles) = (renderer.visible_tiles(), renderer.triangles());
     renderer.set_water(None);
-    let ground = timed(&mut || {
-        renderer.render(level, scene);
-        renderer.wait_idle();
-    });
-    frame(
-        &mut preview,
-        renderer,
-        level,
-        scene,
-        dev,
-        0.0,
-        &mut Phases::default(),
-    );
+    let ground = drawing(renderer);
+    settle(&mut preview, renderer);
     let stats = timed(&mut || {
         preview.wait_stats();
     });
