@@ -232,7 +232,7 @@ fn costs(
 ) {
     let mut preview = Preview::new();
     preview.step_once();
-    let mut settle = |preview: &mut Preview, renderer: &mut TerrainRenderer| {
+    let settle = |preview: &mut Preview, renderer: &mut TerrainRenderer| {
         let phases = &mut Phases::default();
         frame(preview, renderer, level, scene, dev, 0.0, phases);
     };
