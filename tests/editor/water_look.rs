@@ -58,9 +58,7 @@ fn each_quality_draws_the_water_differently() {
         frames.push(px);
     }
     for (a, b) in [(0, 1), (1, 2)] {
-        let differ = (frames[a].chunks_exact(4).zip(frames[b].chunks_exact(4)))
-            .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 8))
-            .count();
+        let differ = changed(&frames[a], &frames[b]);
         println!(
             "{} vs {}: {differ} pixels differ",
             WaterQuality::ALL[a].name(),
