@@ -60,20 +60,24 @@ pub trait WaterSolver {
     fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), SolverError>;
     /// Advances the water by `dt` seconds (the solver sub-steps as its CFL limit needs).
     fn advance(&mut self, dt: f32) -> Result<(), SolverError>;
-    /// Copies the water at `cells` (sorted, row-major, no repeats) into `into`: surface (the
-    /// effective surface where the solver knows it), depth and the cells' four face
-    /// discharges.
+    /// Copies the water at `cells` (row-major, any order, repeats allowed) into `into`:
+    /// surface (the effective surface where the solver knows it), depth and the cells' four
+    /// face discharges.
     fn read_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError>;
-    /// Starts reading the water at `cells` (sorted, no repeats) as of the steps so far, for the
-    /// next [`Self::take_cells`], without waiting. A solver that reads at once does nothing.
+    /// Starts reading the water at `cells` (any order, repeats allowed) as of the steps so
+    /// far, for the next [`Self::take_cells`], without waiting. A solver that reads at once
+    /// does nothing.
     fn request_cells(&mut self, cells: &[usize]) -> Result<(), SolverError> {
         let _ = cells;
         Ok(())
     }
-    /// As [`Self::read_cells`], taking what the last [`Self::request_cells`] read where it
-    /// covered `cells` (the water as of that request) and reading the rest now.
-    fn take_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
-        self.read_cells(cells, into)
+    /// Copies what the last [`Self::request_cells`] read (the water as of that request) into
+    /// `into` and returns `true`; `false`, copying nothing, when no request is waiting (none
+    /// was made, or the water changed since and it was dropped). A solver that reads at once
+    /// returns `false`: its caller reads what it needs with [`Self::read_cells`].
+    fn take_cells(&mut self, into: &mut WaterCopy) -> Result<bool, SolverError> {
+        let _ = into;
+        Ok(false)
     }
 }
 
@@ -227,30 +231,14 @@ impl WaterSolver for crate::gpu::GpuSimulation {
         Ok(crate::gpu::GpuSimulation::request_cells(self, &list)?)
     }
 
-    fn take_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {
+    fn take_cells(&mut self, into: &mut WaterCopy) -> Result<bool, SolverError> {
         let taken = crate::gpu::GpuSimulation::take_cells(self)?;
-        let Some(crate::gpu::Gathered { cells: list, water }) = taken else {
-            return WaterSolver::read_cells(self, cells, into);
+        let Some(crate::gpu::Gathered { cells, water }) = taken else {
+            return Ok(false);
         };
-        for (&k, w) in list.iter().zip(&water) {
+        for (&k, w) in cells.iter().zip(&water) {
             into.set(k as usize, w.surface, w.depth, w.qx, w.qy);
         }
-        // Cells the request did not foresee (a body moved farther than its margin) are read
-        // now; both lists are sorted.
-        let mut missing = Vec::new();
-        let mut n = 0;
-        for &k in cells {
-            while n < list.len() && (list[n] as usize) < k {
-                n += 1;
-            }
-            if n >= list.len() || list[n] as usize != k {
-                missing.push(k);
-            }
-        }
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            WaterSolver::read_cells(self, &missing, into)
-        }
+        Ok(true)
     }
 }

@@ -33,7 +33,7 @@ mod cells;
 mod motion;
 pub use motion::BodyState;
 pub mod collider;
-use cells::{around, covered, ring, submerged};
+use cells::{Window, merge, push_aside, see_through};
 use thiserror::Error;
 
 use super::forces::{Fluid, Motion, WaterForces, water_forces};
@@ -51,9 +51,9 @@ pub const DAMPING: f32 = 0.3;
 /// Sub-samples per cell side when rasterising bodies.
 const SAMPLES: u32 = 4;
 
-/// Cells around a body's window read back ahead for the next step: room for the body to move
-/// (a cell it reaches beyond this is read when needed, waiting for the GPU).
-const MARGIN: usize = 1;
+/// Cells around a body's window read back ahead for the next step: its ring and room to move
+/// one cell (a cell it reaches beyond this is read when needed, waiting for the GPU).
+const MARGIN: usize = 2;
 
 /// Identifies a body of a [`BodyWorld`] (its insertion index; stays valid after removals of
 /// other bodies).
@@ -95,6 +95,8 @@ struct Slot {
     previous: Coverage,
     /// The pose `coverage` was rasterised at (`None` before the first step).
     rasterised_at: Option<Pose>,
+    /// The cells read back ahead for this body after the last step.
+    requested: Option<Window>,
     forces: WaterForces,
 }
 
@@ -119,10 +121,25 @@ pub struct BodyWorld {
     water: WaterCopy,
     /// Where the steps' time went, summed since the world was made.
     times: StepTimes,
+    /// Buffers the coupling reuses from step to step.
+    scratch: Scratch,
 }
 
-/// Wall time spent in each phase of [`BodyWorld::step`], summed over steps (seconds). On the
-/// GPU, `read` is mostly waiting for the water and `advance` only records the step.
+/// Buffers the coupling reuses from step to step.
+#[derive(Default)]
+struct Scratch {
+    /// The surfaces around one floater.
+    surfaces: Vec<f32>,
+    /// One floater's change of submerged volume over its window.
+    delta: Vec<f32>,
+    /// The water all floaters move, per cell.
+    moved: Vec<(usize, f32)>,
+}
+
+/// Time spent in each phase of [`BodyWorld::step`], summed over steps (seconds). On the GPU,
+/// `read` includes any wait for the water and `advance` only records the step. `physics` runs
+/// at the same time as `block`, `displace` and `advance`, so a step's wall time is the sum of
+/// every phase but `physics`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepTimes {
     /// Coupled steps counted.
@@ -139,8 +156,11 @@ pub struct StepTimes {
     pub displace: f64,
     /// The water's step and the read-back request for the next step.
     pub advance: f64,
-    /// The rigid-body step (rapier).
+    /// The rigid-body step (rapier), on its own thread alongside `block`, `displace` and
+    /// `advance`.
     pub physics: f64,
+    /// Waiting for rapier after the water's side of the step was done.
+    pub waited: f64,
 }
 
 impl BodyWorld {
@@ -164,6 +184,7 @@ impl BodyWorld {
             blockers: Blockers::new(grid.nx, grid.ny),
             water: WaterCopy::new(grid),
             times: StepTimes::default(),
+            scratch: Scratch::default(),
         };
         if let Ok(terrain) = sim.read_terrain() {
             world.set_terrain(&terrain);
@@ -269,6 +290,7 @@ impl BodyWorld {
             coverage: Coverage::default(),
             previous: Coverage::default(),
             rasterised_at: None,
+            requested: None,
             forces: WaterForces::default(),
         }));
         BodyId(self.slots.len() - 1)
@@ -343,7 +365,10 @@ impl BodyWorld {
     }
 
     /// One coupled step of `dt` seconds: bodies to water, water to bodies, the water's advance
-    /// and the rigid-body step. On a solver error the bodies stay where they were.
+    /// and the rigid-body step. Rapier steps the bodies on another thread while the water takes
+    /// the blockers, the floaters' displacement and its own step: neither reads what the other
+    /// writes, so the result is the same as one after the other. On a solver error the bodies
+    /// are put back where they were.
     pub fn step<S: WaterSolver + ?Sized>(
         &mut self,
         sim: &mut S,
@@ -362,74 +387,95 @@ impl BodyWorld {
         // blockers: read now or read ahead, the bodies see the same water.
         self.read_water(sim)?;
         lap(&mut t.read);
-        self.block(sim)?;
-        lap(&mut t.block);
         self.apply_forces();
         lap(&mut t.forces);
-        self.displace(sim)?;
-        lap(&mut t.displace);
-        sim.advance(dt)?;
-        // The water around the bodies after this step, read back while the rigid bodies step
-        // and rasterise (the GPU does not wait): the next step takes it.
-        if self.read_ahead {
-            sim.request_cells(&self.foreseen_cells())?;
-        }
-        lap(&mut t.advance);
+        let before: Vec<(BodyId, BodyState)> = self
+            .ids()
+            .into_iter()
+            .filter_map(|id| Some((id, self.state(id)?)))
+            .collect();
         self.physics.integration_parameters.dt = dt;
-        self.physics.step();
-        lap(&mut t.physics);
+        let mut physics_time = 0.0;
+        let Self {
+            physics,
+            slots,
+            grid,
+            blockers,
+            water,
+            read_ahead,
+            scratch,
+            ..
+        } = self;
+        let water_side = rayon::in_place_scope(|scope| {
+            let physics_time = &mut physics_time;
+            scope.spawn(move |_| {
+                let start = std::time::Instant::now();
+                physics.step();
+                *physics_time = start.elapsed().as_secs_f64();
+            });
+            let mut run = || -> Result<(), WorldError> {
+                block(slots, blockers, sim)?;
+                lap(&mut t.block);
+                displace(slots, *grid, water, scratch, sim)?;
+                lap(&mut t.displace);
+                sim.advance(dt)?;
+                // The water around the bodies after this step, read back while the rigid
+                // bodies step and rasterise (the GPU does not wait): the next step takes it.
+                if *read_ahead {
+                    request(slots, *grid, sim)?;
+                }
+                lap(&mut t.advance);
+                Ok(())
+            };
+            run()
+        });
+        lap(&mut t.waited);
+        t.physics += physics_time;
+        if let Err(e) = water_side {
+            for (id, state) in &before {
+                self.set_state(*id, state);
+            }
+            return Err(e);
+        }
         t.steps += 1;
         self.times = t;
         Ok(())
     }
 
-    /// Reads the water under and around every body, and gives each floater the surface as if
-    /// it were not there: under it at least the mean surface of the wet cells around it, which
-    /// the waves it makes do not yet show (Kellomäki §4: the surface is "allowed to go through
-    /// the floating object").
+    /// Reads the water under and around every body (each body's window grown by one cell, now
+    /// and at the last step), and gives each floater the surface as if it were not there
+    /// ([`see_through`]). What the last step's read-ahead holds is taken; what it did not
+    /// foresee is read now.
     fn read_water<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), SolverError> {
         let grid = self.grid;
-        let mut cells = Vec::new();
-        for slot in self.slots.iter().flatten() {
-            for c in [&slot.coverage, &slot.previous] {
-                covered(c, grid, |k| cells.push(k));
+        let taken = sim.take_cells(&mut self.water)?;
+        let mut missing = Vec::new();
+        for slot in self.slots.iter_mut().flatten() {
+            let need = Window::union(
+                Window::around(&slot.coverage, grid, 1),
+                Window::around(&slot.previous, grid, 1),
+            );
+            let requested = slot.requested.take().filter(|_| taken);
+            if let Some(need) = need
+                && !requested.is_some_and(|r| r.contains(&need))
+            {
+                missing.extend(need.cells(grid.nx));
             }
-            cells.extend(ring(&slot.coverage, &slot.previous, grid));
         }
-        cells.sort_unstable();
-        cells.dedup();
-        sim.take_cells(&cells, &mut self.water)?;
-        let water = &mut self.water;
+        if !missing.is_empty() {
+            sim.read_cells(&missing, &mut self.water)?;
+        }
+        let mut around = std::mem::take(&mut self.scratch.surfaces);
         for slot in self.slots.iter().flatten().filter(|s| !s.blocks) {
-            let c = &slot.coverage;
-            let around: Vec<f32> = ring(c, c, grid)
-                .into_iter()
-                .filter(|&k| water.depth[k] > 1e-3)
-                .map(|k| water.surface[k])
-                .collect();
-            if around.is_empty() {
-                continue;
-            }
-            let level = around.iter().sum::<f32>() / around.len() as f32;
-            covered(c, grid, |k| water.surface[k] = water.surface[k].max(level));
+            see_through(&slot.coverage, grid, &mut self.water, &mut around);
         }
+        self.scratch.surfaces = around;
         Ok(())
     }
 
     /// Where the coupled steps' time went since the world was made.
     pub fn step_times(&self) -> StepTimes {
         self.times
-    }
-
-    /// The cells the next step will read: every body's window grown by [`MARGIN`] cells.
-    fn foreseen_cells(&self) -> Vec<usize> {
-        let mut cells = Vec::new();
-        for slot in self.slots.iter().flatten() {
-            around(&slot.coverage, self.grid, MARGIN, |k| cells.push(k));
-        }
-        cells.sort_unstable();
-        cells.dedup();
-        cells
     }
 
     fn slot(&self, id: BodyId) -> Option<&Slot> {
@@ -460,71 +506,6 @@ impl BodyWorld {
             slot.rasterised_at = Some(pose);
             slot.previous = std::mem::replace(&mut slot.coverage, now);
         });
-    }
-
-    /// Blockers to the solver (both solvers block, Kellomäki 2014 §3).
-    fn block<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), BlockerError> {
-        self.blockers.clear();
-        for slot in self.slots.iter().flatten().filter(|s| s.blocks) {
-            slot.coverage.add_to(&mut self.blockers);
-        }
-        sim.set_blockers(&self.blockers)
-    }
-
-    /// Floaters push the water aside as they move (Thürey et al.): the change of a floater's
-    /// submerged volume per cell between its last pose and this one, both measured against the
-    /// water as it is now, is taken from (or given to) the cell, and the net goes to the ring of
-    /// cells around the body. A body at rest moves no water; only motion makes waves. What all
-    /// floaters move is summed per cell and handed to the solver at once.
-    fn displace<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), SolverError> {
-        let grid = self.grid;
-        let area = grid.cell_size * grid.cell_size;
-        let mut total: HashMap<usize, f32> = HashMap::new();
-        for slot in self.slots.iter().flatten().filter(|s| !s.blocks) {
-            let mut delta: HashMap<usize, f32> = HashMap::new();
-            submerged(
-                &slot.coverage,
-                &self.water.surface,
-                grid,
-                area,
-                1.0,
-                &mut delta,
-            );
-            submerged(
-                &slot.previous,
-                &self.water.surface,
-                grid,
-                area,
-                -1.0,
-                &mut delta,
-            );
-            let mut changes: Vec<(usize, f32)> =
-                delta.into_iter().filter(|&(_, v)| v != 0.0).collect();
-            if changes.is_empty() {
-                continue;
-            }
-            changes.sort_unstable_by_key(|c| c.0);
-            let mut net = 0.0;
-            for (k, volume) in changes {
-                // A cell gives no more than it holds (as the copy knows it).
-                let held = self.water.depth[k] * area;
-                let taken = volume.min(held);
-                self.water.depth[k] -= taken / area;
-                net += taken;
-                *total.entry(k).or_insert(0.0) += taken;
-            }
-            let ring = ring(&slot.coverage, &slot.previous, grid);
-            if !ring.is_empty() && net != 0.0 {
-                let share = net / ring.len() as f32;
-                for k in ring {
-                    self.water.depth[k] += share / area;
-                    *total.entry(k).or_insert(0.0) -= share;
-                }
-            }
-        }
-        let mut moved: Vec<(usize, f32)> = total.into_iter().filter(|&(_, v)| v != 0.0).collect();
-        moved.sort_unstable_by_key(|c| c.0);
-        sim.displace(&moved)
     }
 
     /// Buoyancy, drag and damping on every dynamic body, from the water after its step.
@@ -580,4 +561,60 @@ fn rapier_pose(pose: &Pose) -> RapierPose {
     };
     let [tx, ty, tz] = pose.translation;
     RapierPose::from_parts(Vector::new(tx, ty, tz), q)
+}
+
+/// Blockers to the solver (both solvers block, Kellomäki 2014 §3).
+fn block<S: WaterSolver + ?Sized>(
+    slots: &[Option<Slot>],
+    blockers: &mut Blockers,
+    sim: &mut S,
+) -> Result<(), BlockerError> {
+    blockers.clear();
+    for slot in slots.iter().flatten().filter(|s| s.blocks) {
+        slot.coverage.add_to(blockers);
+    }
+    sim.set_blockers(blockers)
+}
+
+/// Floaters push the water aside as they move (Thürey et al., [`push_aside`]): a body at rest
+/// moves no water; only motion makes waves. What all floaters move is summed per cell and
+/// handed to the solver at once.
+fn displace<S: WaterSolver + ?Sized>(
+    slots: &[Option<Slot>],
+    grid: CellGrid,
+    water: &mut WaterCopy,
+    scratch: &mut Scratch,
+    sim: &mut S,
+) -> Result<(), SolverError> {
+    let moved = &mut scratch.moved;
+    moved.clear();
+    for slot in slots.iter().flatten().filter(|s| !s.blocks) {
+        push_aside(
+            &slot.coverage,
+            &slot.previous,
+            grid,
+            water,
+            moved,
+            &mut scratch.delta,
+        );
+    }
+    merge(moved);
+    sim.displace(moved)
+}
+
+/// Asks the solver to read back, while the rigid bodies step, the water each body will need
+/// next step: its window grown by [`MARGIN`] cells.
+fn request<S: WaterSolver + ?Sized>(
+    slots: &mut [Option<Slot>],
+    grid: CellGrid,
+    sim: &mut S,
+) -> Result<(), SolverError> {
+    let mut cells = Vec::new();
+    for slot in slots.iter_mut().flatten() {
+        slot.requested = Window::around(&slot.coverage, grid, MARGIN);
+        if let Some(w) = slot.requested {
+            cells.extend(w.cells(grid.nx));
+        }
+    }
+    sim.request_cells(&cells)
 }

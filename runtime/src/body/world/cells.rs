@@ -1,63 +1,90 @@
-//! Per-cell helpers of the coupling: the cells a coverage covers, the ring of cells around a
-//! body, and its submerged volume per cell.
-
-use std::collections::HashMap;
+//! Per-cell work of the coupling, done window by window without maps or sorting: the cells a
+//! body needs read, the ring of cells around it, the surface a floater sees and the water it
+//! pushes aside.
 
 use super::super::raster::{CellGrid, Coverage};
+use super::super::solver::WaterCopy;
 
-/// Adds `sign ×` the submerged volume (m³) of `c` below `surface` per cell into `out`.
-pub(super) fn submerged(
-    c: &Coverage,
-    surface: &[f32],
-    grid: CellGrid,
-    area: f32,
-    sign: f32,
-    out: &mut HashMap<usize, f32>,
-) {
-    for w in 0..c.window_cells() {
-        let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
-        if c.cover[w] <= 0.0 || i >= grid.nx || j >= grid.ny {
-            continue;
+/// A rectangle of grid cells: columns `i0..i1`, rows `j0..j1`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Window {
+    i0: usize,
+    j0: usize,
+    i1: usize,
+    j1: usize,
+}
+
+impl Window {
+    /// `c`'s window grown by `margin` cells on each side and clipped to the grid; `None` when
+    /// the body covers nothing.
+    pub(super) fn around(c: &Coverage, grid: CellGrid, margin: usize) -> Option<Window> {
+        if c.is_empty() {
+            return None;
         }
-        let k = j * grid.nx + i;
-        let under = (surface[k] - c.mean_bottom[w]).clamp(0.0, c.thickness[w].max(0.0));
-        if under.is_finite() && under > 0.0 {
-            *out.entry(k).or_insert(0.0) += sign * c.cover[w] * under * area;
+        let w = Window {
+            i0: c.i0.saturating_sub(margin),
+            j0: c.j0.saturating_sub(margin),
+            i1: (c.i0 + c.width + margin).min(grid.nx),
+            j1: (c.j0 + c.height + margin).min(grid.ny),
+        };
+        (w.i0 < w.i1 && w.j0 < w.j1).then_some(w)
+    }
+
+    /// The smallest window holding both (either may be missing).
+    pub(super) fn union(a: Option<Window>, b: Option<Window>) -> Option<Window> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Window {
+                i0: a.i0.min(b.i0),
+                j0: a.j0.min(b.j0),
+                i1: a.i1.max(b.i1),
+                j1: a.j1.max(b.j1),
+            }),
+            (a, b) => a.or(b),
         }
+    }
+
+    /// Whether every cell of `other` lies in this window.
+    pub(super) fn contains(&self, other: &Window) -> bool {
+        self.i0 <= other.i0 && self.j0 <= other.j0 && self.i1 >= other.i1 && self.j1 >= other.j1
+    }
+
+    /// The window's cells, row-major indices in increasing order.
+    pub(super) fn cells(self, nx: usize) -> impl Iterator<Item = usize> {
+        (self.j0..self.j1).flat_map(move |j| (self.i0..self.i1).map(move |i| j * nx + i))
+    }
+
+    /// Whether cell `(i, j)` lies in the window.
+    fn has(&self, i: usize, j: usize) -> bool {
+        i >= self.i0 && j >= self.j0 && i < self.i1 && j < self.j1
     }
 }
 
-/// Cells next to (not under) either coverage, row-major indices.
-pub(super) fn ring(a: &Coverage, b: &Coverage, grid: CellGrid) -> Vec<usize> {
-    let covered = |k: usize| {
-        let (i, j) = (k % grid.nx, k / grid.nx);
-        [a, b].iter().any(|c| {
-            i >= c.i0
-                && j >= c.j0
-                && i < c.i0 + c.width
-                && j < c.j0 + c.height
-                && c.cover[(j - c.j0) * c.width + (i - c.i0)] > 0.0
-        })
+/// Whether `c` covers cell `(i, j)`.
+fn covers(c: &Coverage, i: usize, j: usize) -> bool {
+    i >= c.i0
+        && j >= c.j0
+        && i < c.i0 + c.width
+        && j < c.j0 + c.height
+        && c.cover
+            .get((j - c.j0) * c.width + (i - c.i0))
+            .is_some_and(|&v| v > 0.0)
+}
+
+/// Calls `f` with every cell next to (not under) either coverage, row-major, in increasing
+/// order, each once.
+pub(super) fn ring(a: &Coverage, b: &Coverage, grid: CellGrid, mut f: impl FnMut(usize)) {
+    let (wa, wb) = (Window::around(a, grid, 1), Window::around(b, grid, 1));
+    let Some(all) = Window::union(wa, wb) else {
+        return;
     };
-    let mut out = Vec::new();
-    for c in [a, b].iter().filter(|c| !c.is_empty()) {
-        let (i0, j0) = (c.i0.saturating_sub(1), c.j0.saturating_sub(1));
-        let (i1, j1) = (
-            (c.i0 + c.width + 1).min(grid.nx),
-            (c.j0 + c.height + 1).min(grid.ny),
-        );
-        for j in j0..j1 {
-            for i in i0..i1 {
-                let k = j * grid.nx + i;
-                if !covered(k) {
-                    out.push(k);
-                }
+    for j in all.j0..all.j1 {
+        for i in all.i0..all.i1 {
+            let near = wa.is_some_and(|w| w.has(i, j)) || wb.is_some_and(|w| w.has(i, j));
+            if near && !covers(a, i, j) && !covers(b, i, j) {
+                f(j * grid.nx + i);
             }
         }
     }
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Calls `f` with the row-major index of every grid cell `c` covers.
@@ -70,18 +97,110 @@ pub(super) fn covered(c: &Coverage, grid: CellGrid, mut f: impl FnMut(usize)) {
     }
 }
 
-/// Calls `f` with every cell of `c`'s window grown by `margin` cells on each side (clipped to
-/// the grid): where the body may reach by the next step.
-pub(super) fn around(c: &Coverage, grid: CellGrid, margin: usize, mut f: impl FnMut(usize)) {
-    if c.is_empty() {
+/// Gives a floater the surface as if it were not there: under it at least the mean surface
+/// of the wet cells around it, which the waves it makes do not yet show (Kellomäki §4: the
+/// surface is "allowed to go through the floating object"). `around` is scratch space.
+pub(super) fn see_through(
+    c: &Coverage,
+    grid: CellGrid,
+    water: &mut WaterCopy,
+    around: &mut Vec<f32>,
+) {
+    around.clear();
+    ring(c, c, grid, |k| {
+        if water.depth[k] > 1e-3 {
+            around.push(water.surface[k]);
+        }
+    });
+    if around.is_empty() {
         return;
     }
-    let (i0, j0) = (c.i0.saturating_sub(margin), c.j0.saturating_sub(margin));
-    let i1 = (c.i0 + c.width + margin).min(grid.nx);
-    let j1 = (c.j0 + c.height + margin).min(grid.ny);
-    for j in j0..j1 {
-        for i in i0..i1 {
-            f(j * grid.nx + i);
+    let level = around.iter().sum::<f32>() / around.len() as f32;
+    covered(c, grid, |k| water.surface[k] = water.surface[k].max(level));
+}
+
+/// The water a floater pushes aside between its last coverage `previous` and its coverage
+/// `now` (Thürey et al.): the change of its submerged volume per cell, both measured against
+/// the water in `water` as it is, is taken from (or given to) the cell, no cell giving more
+/// than it holds, and the net goes to the ring of cells around the body. `water` is updated;
+/// every cell's volume (m³ taken, negative: given) is pushed to `moved`. `delta` is scratch
+/// space.
+pub(super) fn push_aside(
+    now: &Coverage,
+    previous: &Coverage,
+    grid: CellGrid,
+    water: &mut WaterCopy,
+    moved: &mut Vec<(usize, f32)>,
+    delta: &mut Vec<f32>,
+) {
+    let Some(win) = Window::union(
+        Window::around(now, grid, 0),
+        Window::around(previous, grid, 0),
+    ) else {
+        return;
+    };
+    let width = win.i1 - win.i0;
+    delta.clear();
+    delta.resize(width * (win.j1 - win.j0), 0.0);
+    let area = grid.cell_size * grid.cell_size;
+    for (c, sign) in [(now, 1.0), (previous, -1.0)] {
+        for w in 0..c.window_cells() {
+            let (i, j) = (c.i0 + w % c.width, c.j0 + w / c.width);
+            if c.cover[w] <= 0.0 || !win.has(i, j) {
+                continue;
+            }
+            let under = (water.surface[j * grid.nx + i] - c.mean_bottom[w])
+                .clamp(0.0, c.thickness[w].max(0.0));
+            if under.is_finite() && under > 0.0 {
+                delta[(j - win.j0) * width + (i - win.i0)] += sign * c.cover[w] * under * area;
+            }
         }
     }
+    let mut net = 0.0;
+    let start = moved.len();
+    for (d, k) in delta.iter().zip(win.cells(grid.nx)) {
+        if *d == 0.0 {
+            continue;
+        }
+        // A cell gives no more than it holds (as the copy knows it).
+        let taken = d.min(water.depth[k] * area);
+        water.depth[k] -= taken / area;
+        net += taken;
+        moved.push((k, taken));
+    }
+    if moved.len() == start || net == 0.0 {
+        return;
+    }
+    let mut count = 0usize;
+    ring(now, previous, grid, |_| count += 1);
+    if count == 0 {
+        return;
+    }
+    let share = net / count as f32;
+    ring(now, previous, grid, |k| {
+        water.depth[k] += share / area;
+        moved.push((k, -share));
+    });
+}
+
+/// Sums the volumes of each cell listed more than once (bodies side by side), adding them in
+/// the order they were listed, and drops cells that end at zero: the list the solver takes,
+/// sorted by cell.
+pub(super) fn merge(moved: &mut Vec<(usize, f32)>) {
+    moved.sort_by_key(|m| m.0);
+    let mut out = 0;
+    let mut n = 0;
+    while n < moved.len() {
+        let k = moved[n].0;
+        let mut sum = 0.0;
+        while n < moved.len() && moved[n].0 == k {
+            sum += moved[n].1;
+            n += 1;
+        }
+        if sum != 0.0 {
+            moved[out] = (k, sum);
+            out += 1;
+        }
+    }
+    moved.truncate(out);
 }
