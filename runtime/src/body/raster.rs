@@ -56,7 +56,11 @@ impl Coverage {
     /// (clamped to `1..=MAX_SAMPLES`). Parts outside the grid are cut off; a body entirely
     /// outside covers nothing.
     pub fn rasterise(mesh: &TriMesh, pose: &Pose, grid: CellGrid, samples: u32) -> Coverage {
-        let posed = mesh.posed(pose);
+        // The posed corners only: the triangles are the mesh's own.
+        let posed = TriMesh {
+            positions: mesh.positions.iter().map(|&p| pose.apply(p)).collect(),
+            ..TriMesh::default()
+        };
         let mut s = samples.clamp(1, MAX_SAMPLES) as usize;
         let dx = grid.cell_size;
         let empty = Coverage {
@@ -90,7 +94,7 @@ impl Coverage {
         // Sample (a, b) of the window sits at world x = (i0·s + a + ½)·step.
         let sample_x = |a: usize| ((i0 * s + a) as f32 + 0.5) * step;
         let sample_y = |b: usize| ((j0 * s + b) as f32 + 0.5) * step;
-        for t in &posed.triangles {
+        for t in &mesh.triangles {
             let Some([p, q, r]) = corners(&posed, t) else {
                 continue;
             };
@@ -100,10 +104,10 @@ impl Coverage {
             }
             let (x_lo, x_hi) = (p[0].min(q[0]).min(r[0]), p[0].max(q[0]).max(r[0]));
             let (y_lo, y_hi) = (p[1].min(q[1]).min(r[1]), p[1].max(q[1]).max(r[1]));
-            let a0 = to_sample(x_lo, i0 * s, sw).ceil().max(0.0) as usize;
-            let a1 = (to_sample(x_hi, i0 * s, sw).floor() + 1.0).max(0.0) as usize;
-            let b0 = to_sample(y_lo, j0 * s, sh).ceil().max(0.0) as usize;
-            let b1 = (to_sample(y_hi, j0 * s, sh).floor() + 1.0).max(0.0) as usize;
+            let a0 = ceil(to_sample(x_lo, i0 * s, sw)).max(0) as usize;
+            let a1 = (floor(to_sample(x_hi, i0 * s, sw)) + 1).max(0) as usize;
+            let b0 = ceil(to_sample(y_lo, j0 * s, sh)).max(0) as usize;
+            let b1 = (floor(to_sample(y_hi, j0 * s, sh)) + 1).max(0) as usize;
             for b in b0..b1.min(sh) {
                 let y = sample_y(b);
                 for a in a0..a1.min(sw) {
@@ -216,6 +220,19 @@ impl Coverage {
             }
         }
     }
+}
+
+/// `⌊v⌋` of a value clamped to the sample range (`-1..=n`, so it fits an `i32`), without the
+/// library call `f32::floor` costs on targets without SSE 4.1.
+fn floor(v: f32) -> i32 {
+    let t = v as i32;
+    if (t as f32) > v { t - 1 } else { t }
+}
+
+/// `⌈v⌉` of a value clamped to the sample range, as [`floor`].
+fn ceil(v: f32) -> i32 {
+    let t = v as i32;
+    if (t as f32) < v { t + 1 } else { t }
 }
 
 fn corners(mesh: &TriMesh, t: &[u32; 3]) -> Option<[[f32; 3]; 3]> {

@@ -13,7 +13,7 @@ use super::kernel::{Bind, Kernel};
 use super::readback::read_f32;
 use super::sim::GpuSimulation;
 use super::state::{Buffers, Config};
-use super::tiles::{H_ALPHA, Tiles};
+use super::tiles::{H_ALPHA, Tiles, Write};
 
 const SOURCE: &str = concat!(
     include_str!("../../shaders/blockers.wgsl"),
@@ -97,6 +97,8 @@ pub(crate) struct GpuBlockers {
     buffer: wgpu::Buffer,
     pass: Option<BlockingPass>,
     active: bool,
+    /// The words of one update, uploaded at once and copied to their places from here.
+    upload: Option<wgpu::Buffer>,
 }
 
 impl GpuBlockers {
@@ -109,12 +111,63 @@ impl GpuBlockers {
             buffer,
             pass: None,
             active: false,
+            upload: None,
         }
     }
 
     /// The compiled pass, while blockers are set.
     pub fn pass(&self) -> Option<&BlockingPass> {
         self.pass.as_ref().filter(|_| self.active)
+    }
+}
+
+impl GpuBlockers {
+    /// Writes `writes` into the `blk` buffer, in order. Many writes (a moving body changes
+    /// every tile it touches, each step) go up as one upload copied to their places by one
+    /// submission: a queue write each cost about as much as the rest of the update.
+    fn write(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, writes: Vec<Write>) {
+        if writes.len() <= 2 {
+            for w in &writes {
+                queue.write_buffer(
+                    &self.buffer,
+                    4 * w.word as u64,
+                    bytemuck::cast_slice(&w.data),
+                );
+            }
+            return;
+        }
+        // Runs of words that follow one another go as one copy.
+        let mut words: Vec<u32> = Vec::new();
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new(); // (from, to word, length)
+        for w in &writes {
+            match runs.last_mut() {
+                Some((_, to, len)) if *to + *len == w.word => *len += w.data.len(),
+                _ => runs.push((words.len(), w.word, w.data.len())),
+            }
+            words.extend_from_slice(&w.data);
+        }
+        let size = 4 * words.len() as u64;
+        if self.upload.as_ref().is_none_or(|u| u.size() < size) {
+            self.upload = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("blocker upload"),
+                size: size.next_power_of_two().max(4096),
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let upload = self.upload.as_ref().expect("made just above");
+        queue.write_buffer(upload, 0, bytemuck::cast_slice(&words));
+        let mut encoder = device.create_command_encoder(&Default::default());
+        for (from, to, len) in runs {
+            encoder.copy_buffer_to_buffer(
+                upload,
+                4 * from as u64,
+                &self.buffer,
+                4 * to as u64,
+                4 * len as u64,
+            );
+        }
+        queue.submit([encoder.finish()]);
     }
 }
 
@@ -149,6 +202,7 @@ impl GpuSimulation {
                 buffer,
                 pass: None,
                 active: false,
+                upload: None,
             }
         });
         let before = b.tiles.capacity();
@@ -166,9 +220,11 @@ impl GpuSimulation {
             b.tiles.reserve(capacity);
         }
         let header = b.tiles.header(b.tiles.capacity());
-        for w in std::iter::once(header).chain(writes) {
-            queue.write_buffer(&b.buffer, 4 * w.word as u64, bytemuck::cast_slice(&w.data));
-        }
+        b.write(
+            &device,
+            queue,
+            std::iter::once(header).chain(writes).collect(),
+        );
         b.active = true;
         Ok(())
     }

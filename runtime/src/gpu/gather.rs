@@ -29,6 +29,22 @@ pub(crate) struct GatherPass {
     no_blockers: wgpu::Buffer,
     /// The gather requested by `request_cells`, not taken yet.
     pending: Option<Pending>,
+    /// The cell list and the gathered words, kept for the next gather (grown when too
+    /// small), with the bind group of the solver buffers they were last bound with.
+    lists: Option<Lists>,
+    /// Read-back buffers of earlier requests, free to take the next one.
+    spare: Vec<wgpu::Buffer>,
+}
+
+/// The gather pass's cell list and output, and their bind group.
+struct Lists {
+    /// Cells the buffers hold room for.
+    capacity: usize,
+    list: wgpu::Buffer,
+    out: wgpu::Buffer,
+    /// The solver and blocker buffers `group` binds (they may be replaced).
+    bound: Vec<wgpu::Buffer>,
+    group: wgpu::BindGroup,
 }
 
 /// A gather on its way back: the cells, the staging buffer being mapped and the submission.
@@ -64,6 +80,8 @@ impl GatherPass {
             kernel,
             no_blockers,
             pending: None,
+            lists: None,
+            spare: Vec::new(),
         })
     }
 }
@@ -122,20 +140,27 @@ impl GpuSimulation {
         if cells.is_empty() {
             return self.check_device();
         }
-        let out = self.encode_gather(cells)?;
-        let device = &self.ctx.device;
         let size = (4 * GATHERED * cells.len()) as u64;
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gathered water read-back"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
+        let g = self.gather.as_mut();
+        let spare = g.and_then(|g| {
+            let at = g.spare.iter().position(|b| b.size() >= size)?;
+            Some(g.spare.swap_remove(at))
+        });
+        let device = &self.ctx.device;
+        let staging = spare.unwrap_or_else(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("gathered water read-back"),
+                size: size.next_power_of_two(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
         });
         let mut encoder = device.create_command_encoder(&Default::default());
+        let out = self.record_gather(cells, &mut encoder)?;
         encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, size);
         let submission = self.ctx.queue.submit([encoder.finish()]);
         let (tx, mapped) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
             let _ = tx.send(r);
         });
         let g = self.gather.as_mut().expect("compiled by encode_gather");
@@ -168,16 +193,22 @@ impl GpuSimulation {
             Ok(Err(e)) => return Err(GpuError::Readback(e.to_string())),
             Err(e) => return Err(GpuError::Readback(e.to_string())),
         }
+        let size = (4 * GATHERED * p.cells.len()) as u64;
         let words: Vec<f32> = {
             let view = p
                 .staging
-                .get_mapped_range(..)
+                .get_mapped_range(..size)
                 .map_err(|e| GpuError::Readback(e.to_string()))?;
             view.chunks_exact(4)
                 .map(bytemuck::pod_read_unaligned)
                 .collect()
         };
         p.staging.unmap();
+        if let Some(g) = self.gather.as_mut()
+            && g.spare.len() < 4
+        {
+            g.spare.push(p.staging);
+        }
         self.check_device()?;
         Ok(Some(Gathered {
             cells: p.cells,
@@ -192,8 +223,23 @@ impl GpuSimulation {
         }
     }
 
-    /// Records and submits the gather of `cells` into a new buffer (checked, non-empty).
+    /// Records and submits the gather of `cells` (checked, non-empty); returns the buffer
+    /// of gathered words.
     fn encode_gather(&mut self, cells: &[u32]) -> Result<wgpu::Buffer, GpuError> {
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        let out = self.record_gather(cells, &mut encoder)?;
+        self.ctx.queue.submit([encoder.finish()]);
+        Ok(out)
+    }
+
+    /// Uploads `cells` (checked, non-empty) and records their gather into `encoder`; returns
+    /// the buffer of gathered words (`GATHERED` per cell, then room to spare). The list and
+    /// output buffers and their bind group are kept for the next gather.
+    fn record_gather(
+        &mut self,
+        cells: &[u32],
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<wgpu::Buffer, GpuError> {
         self.check_device()?;
         let n = self.nx * self.ny;
         if let Some(&bad) = cells.iter().find(|&&c| c as usize >= n) {
@@ -206,41 +252,79 @@ impl GpuSimulation {
         if self.gather.as_ref().is_none_or(|g| g.config != config) {
             self.gather = Some(GatherPass::new(&self.ctx.device, &config)?);
         }
-        let pass = self.gather.as_ref().expect("compiled just above");
-        let device = &self.ctx.device;
-        let list = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("gather cells"),
-            contents: bytemuck::cast_slice(cells),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let out = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gathered water"),
-            size: (4 * GATHERED * cells.len()) as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
         let b = &self.bufs;
-        let blk = self.blocker_buffer().unwrap_or(&pass.no_blockers);
-        let group = pass.kernel.bind(
-            device,
-            "gather",
-            &[
-                &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &list, &out, blk,
-            ],
-        );
-        let groups = cells.len().div_ceil(GROUP) as u32;
-        let mut encoder = device.create_command_encoder(&Default::default());
+        let blk = self.blocker_buffer().cloned();
+        let pass = self.gather.as_mut().expect("compiled just above");
+        let device = &self.ctx.device;
+        let blk = blk.unwrap_or_else(|| pass.no_blockers.clone());
+        let bound = vec![
+            b.grid.clone(),
+            b.aux.clone(),
+            b.terrain.clone(),
+            b.depth.clone(),
+            b.qx.clone(),
+            b.qy.clone(),
+            blk,
+        ];
+        let fits = pass
+            .lists
+            .as_ref()
+            .is_some_and(|l| l.capacity >= cells.len());
+        if !fits || pass.lists.as_ref().is_some_and(|l| l.bound != bound) {
+            let capacity = match &pass.lists {
+                Some(l) if fits => l.capacity,
+                _ => cells.len().next_power_of_two().max(1024),
+            };
+            let (list, out) = match pass.lists.take() {
+                Some(l) if fits => (l.list, l.out),
+                _ => (
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("gather cells"),
+                        size: 4 * capacity as u64,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    }),
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("gathered water"),
+                        size: (4 * GATHERED * capacity) as u64,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                        mapped_at_creation: false,
+                    }),
+                ),
+            };
+            let group = pass.kernel.bind(
+                device,
+                "gather",
+                &[
+                    &bound[0], &bound[1], &bound[2], &bound[3], &bound[4], &bound[5], &list, &out,
+                    &bound[6],
+                ],
+            );
+            pass.lists = Some(Lists {
+                capacity,
+                list,
+                out,
+                bound,
+                group,
+            });
+        }
+        let lists = pass.lists.as_ref().expect("made just above");
+        // Cells past the count keep earlier (valid) indices; the pass gathers them too, and
+        // nobody reads those words.
+        self.ctx
+            .queue
+            .write_buffer(&lists.list, 0, bytemuck::cast_slice(cells));
+        let groups = lists.capacity.div_ceil(GROUP) as u32;
         {
             let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("gather"),
                 timestamp_writes: None,
             });
             cpass.set_pipeline(&pass.kernel.pipelines[0]);
-            cpass.set_bind_group(0, &group, &[]);
+            cpass.set_bind_group(0, &lists.group, &[]);
             cpass.dispatch_workgroups(groups.min(65535), groups.div_ceil(65535), 1);
         }
-        self.ctx.queue.submit([encoder.finish()]);
-        Ok(out)
+        Ok(lists.out.clone())
     }
 
     /// Moves water into or out of cells, as `Simulation::displace` does: each `(cell, volume)`
@@ -266,11 +350,7 @@ impl GpuSimulation {
         self.ctx
             .queue
             .write_buffer(&self.bufs.rect, 0, bytemuck::cast_slice(&count));
-        let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("displaced water"),
-            contents: bytemuck::cast_slice(&words),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
+        let src = self.passes.region.cells(device, &self.ctx.queue, &words);
         let mut encoder = device.create_command_encoder(&Default::default());
         self.passes
             .region

@@ -18,6 +18,9 @@ pub(crate) enum Target {
 /// The region pass.
 pub(crate) struct RegionPass {
     kernel: Kernel,
+    /// The list-of-cells changes of the last [`Self::cells`], kept for the next (the
+    /// floaters' displacement uploads one every coupled step).
+    cells: Option<wgpu::Buffer>,
 }
 
 impl RegionPass {
@@ -33,7 +36,32 @@ impl RegionPass {
             &binds,
             &["terrain_rect", "water_rect", "water_cells"],
         )?;
-        Ok(Self { kernel })
+        Ok(Self {
+            kernel,
+            cells: None,
+        })
+    }
+
+    /// Uploads `words` (cell bits and depth change, pairs) into the pass's list buffer, grown
+    /// when too small, and returns it for [`Self::encode_cells`].
+    pub fn cells(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        words: &[f32],
+    ) -> wgpu::Buffer {
+        let size = (4 * words.len() as u64).max(16);
+        if self.cells.as_ref().is_none_or(|b| b.size() < size) {
+            self.cells = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("displaced water"),
+                size: size.next_power_of_two().max(4096),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let buffer = self.cells.clone().expect("made just above");
+        queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+        buffer
     }
 
     /// Records the upload of `src` (a `size.0 × size.1` staging buffer) into `target` at the

@@ -7,8 +7,6 @@
 //! the GPU. An update uploads only what changed: map entries and headers of tiles that come or
 //! go, and the 4 KiB column block of each tile whose columns (or halo) changed.
 
-use std::collections::BTreeSet;
-
 use crate::sim::blocking::{BLOCKED_COVER, Blockers};
 
 /// Output cells along a tile's side.
@@ -65,6 +63,8 @@ pub(crate) struct Tiles {
     pending: Vec<u32>,
     /// Whether a sub-step was recorded since the last update (the flags were consumed).
     stepped: bool,
+    /// A tile's column block being made (kept to spare an allocation per tile).
+    block: Vec<u32>,
 }
 
 impl Tiles {
@@ -83,6 +83,7 @@ impl Tiles {
             stored: Vec::new(),
             pending: Vec::new(),
             stepped: true,
+            block: Vec::new(),
         }
     }
 
@@ -161,22 +162,24 @@ impl Tiles {
             })
             .collect();
         // Tiles within 2 cells of a covered cell.
-        let mut needed = BTreeSet::new();
+        let mut needed = Vec::new();
         for &k in &cells {
             let (i, j) = (k as usize % nx, k as usize / nx);
             let (x0, x1) = (i.saturating_sub(2) / BO, (i + 2).min(nx - 1) / BO);
             let (y0, y1) = (j.saturating_sub(2) / BO, (j + 2).min(ny - 1) / BO);
             for ty in y0..=y1 {
                 for tx in x0..=x1 {
-                    needed.insert(ty * self.tiles_x + tx);
+                    needed.push(ty * self.tiles_x + tx);
                 }
             }
         }
+        needed.sort_unstable();
+        needed.dedup();
         let mut writes = Vec::new();
         // Tiles that go free their slots.
         for s in 0..self.slots.len() {
             if let Some(slot) = &self.slots[s]
-                && !needed.contains(&slot.tile)
+                && needed.binary_search(&slot.tile).is_err()
             {
                 self.map[slot.tile] = 0;
                 writes.push(Write {
@@ -218,15 +221,31 @@ impl Tiles {
                 }
                 m => m as usize - 1,
             };
-            let block = self.block(tile, b, &init);
-            let same = self.slots[s].as_ref().is_some_and(|old| old.cells == block);
-            if !same {
-                writes.push(Write {
-                    word: self.base(s) + S_CELLS,
-                    data: block.clone(),
-                });
+            let mut block = std::mem::take(&mut self.block);
+            self.fill_block(tile, b, &init, &mut block);
+            let word = self.base(s) + S_CELLS;
+            match &mut self.slots[s] {
+                Some(old) if old.tile == tile => {
+                    if old.cells != block {
+                        old.cells.copy_from_slice(&block);
+                        writes.push(Write {
+                            word,
+                            data: block.clone(),
+                        });
+                    }
+                }
+                slot => {
+                    writes.push(Write {
+                        word,
+                        data: block.clone(),
+                    });
+                    *slot = Some(Slot {
+                        tile,
+                        cells: block.clone(),
+                    });
+                }
             }
-            self.slots[s] = Some(Slot { tile, cells: block });
+            self.block = block;
         }
         let kappa = b.kappa.to_bits();
         if self.kappa != Some(kappa) {
@@ -252,9 +271,10 @@ impl Tiles {
 
     /// The column block of `tile`: per loaded cell cover, bottom, top (as given; the shader
     /// clamps them to the terrain) and flags.
-    fn block(&self, tile: usize, b: &Blockers, init: &[u32]) -> Vec<u32> {
+    fn fill_block(&self, tile: usize, b: &Blockers, init: &[u32], out: &mut Vec<u32>) {
         let (tx, ty) = (tile % self.tiles_x, tile / self.tiles_x);
-        let mut out = vec![0u32; 4 * BT * BT];
+        out.clear();
+        out.resize(4 * BT * BT, 0);
         for ly in 0..BT {
             for lx in 0..BT {
                 let gi = (tx * BO + lx) as isize - 2;
@@ -282,7 +302,6 @@ impl Tiles {
                 ]);
             }
         }
-        out
     }
 
     /// Every output cell of a slot inside the map: the cell, the word of its column (cover,
