@@ -146,7 +146,7 @@ fn measure<S: WaterSolver>(
     let per = |a: f64, b: f64| (a - b) * 1e3 / steps as f64;
     let phases = format!(
         "{{\"rasterise\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
-         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}}}",
+         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}",
         per(after.rasterise, before.rasterise),
         per(after.block, before.block),
         per(after.read, before.read),
@@ -155,6 +155,8 @@ fn measure<S: WaterSolver>(
         per(after.advance, before.advance),
         per(after.physics, before.physics),
         per(after.waited, before.waited),
+        per(after.started, before.started),
+        after.read_now - before.read_now,
     );
     let t = Instant::now();
     for _ in 0..steps {

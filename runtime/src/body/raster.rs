@@ -87,34 +87,45 @@ impl Coverage {
         let (sw, sh) = (w * s, h * s);
         let mut low = vec![f32::INFINITY; sw * sh];
         let mut high = vec![f32::NEG_INFINITY; sw * sh];
-        let step = dx / s as f32;
-        let to_sample = |v: f32, origin: usize, n: usize| {
-            (v / step - 0.5 - origin as f32).clamp(-1.0, n as f32)
+        // Corners in sample units of the window: sample (a, b), at world x = (i0·s + a + ½)·step,
+        // sits at (a, b). Barycentric weights do not change under this scaling and shift.
+        let per_metre = s as f32 / dx;
+        let (ox, oy) = ((i0 * s) as f32 + 0.5, (j0 * s) as f32 + 0.5);
+        let local = TriMesh {
+            positions: posed
+                .positions
+                .iter()
+                .map(|p| [p[0] * per_metre - ox, p[1] * per_metre - oy, p[2]])
+                .collect(),
+            ..TriMesh::default()
         };
-        // Sample (a, b) of the window sits at world x = (i0·s + a + ½)·step.
-        let sample_x = |a: usize| ((i0 * s + a) as f32 + 0.5) * step;
-        let sample_y = |b: usize| ((j0 * s + b) as f32 + 0.5) * step;
+        let flat = 1e-12 * per_metre * per_metre;
+        let (top_a, top_b) = (sw as f32, sh as f32);
         for t in &mesh.triangles {
-            let Some([p, q, r]) = corners(&posed, t) else {
+            let Some([p, q, r]) = corners(&local, t) else {
                 continue;
             };
-            let area = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
-            if area.abs() < 1e-12 {
-                continue;
-            }
             let (x_lo, x_hi) = (p[0].min(q[0]).min(r[0]), p[0].max(q[0]).max(r[0]));
             let (y_lo, y_hi) = (p[1].min(q[1]).min(r[1]), p[1].max(q[1]).max(r[1]));
-            let a0 = ceil(to_sample(x_lo, i0 * s, sw)).max(0) as usize;
-            let a1 = (floor(to_sample(x_hi, i0 * s, sw)) + 1).max(0) as usize;
-            let b0 = ceil(to_sample(y_lo, j0 * s, sh)).max(0) as usize;
-            let b1 = (floor(to_sample(y_hi, j0 * s, sh)) + 1).max(0) as usize;
-            for b in b0..b1.min(sh) {
-                let y = sample_y(b);
-                for a in a0..a1.min(sw) {
-                    let x = sample_x(a);
+            let a0 = ceil(x_lo.clamp(-1.0, top_a)).max(0) as usize;
+            let a1 = ((floor(x_hi.clamp(-1.0, top_a)) + 1).max(0) as usize).min(sw);
+            let b0 = ceil(y_lo.clamp(-1.0, top_b)).max(0) as usize;
+            let b1 = ((floor(y_hi.clamp(-1.0, top_b)) + 1).max(0) as usize).min(sh);
+            if a0 >= a1 || b0 >= b1 {
+                continue;
+            }
+            let area = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+            if area.abs() < flat {
+                continue;
+            }
+            let inv = 1.0 / area;
+            for b in b0..b1 {
+                let y = b as f32;
+                for a in a0..a1 {
+                    let x = a as f32;
                     // Barycentric weights; a point on an edge counts for both triangles.
-                    let wq = ((x - p[0]) * (r[1] - p[1]) - (y - p[1]) * (r[0] - p[0])) / area;
-                    let wr = ((q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0])) / area;
+                    let wq = ((x - p[0]) * (r[1] - p[1]) - (y - p[1]) * (r[0] - p[0])) * inv;
+                    let wr = ((q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0])) * inv;
                     let wp = 1.0 - wq - wr;
                     if wp < -1e-6 || wq < -1e-6 || wr < -1e-6 {
                         continue;

@@ -51,9 +51,14 @@ pub const DAMPING: f32 = 0.3;
 /// Sub-samples per cell side when rasterising bodies.
 const SAMPLES: u32 = 4;
 
-/// Cells around a body's window read back ahead for the next step: its ring and room to move
-/// one cell (a cell it reaches beyond this is read when needed, waiting for the GPU).
+/// Cells around a body's window read back ahead for the next step at the least: its ring and
+/// room to move one cell. A moving body gets the cells its speed may take it across too; a
+/// cell it reaches beyond them is read when needed, waiting for the GPU.
 const MARGIN: usize = 2;
+
+/// The most cells a body's read-ahead reaches beyond [`MARGIN`] (a body thrown faster is read
+/// when it lands somewhere unforeseen).
+const MAX_REACH: usize = 16;
 
 /// Identifies a body of a [`BodyWorld`] (its insertion index; stays valid after removals of
 /// other bodies).
@@ -97,6 +102,8 @@ struct Slot {
     rasterised_at: Option<Pose>,
     /// The cells read back ahead for this body after the last step.
     requested: Option<Window>,
+    /// Cells the body may move by the next step (from its speed), plus its ring.
+    reach: usize,
     forces: WaterForces,
 }
 
@@ -161,6 +168,11 @@ pub struct StepTimes {
     pub physics: f64,
     /// Waiting for rapier after the water's side of the step was done.
     pub waited: f64,
+    /// From asking for rapier's thread to its start.
+    pub started: f64,
+    /// Steps that read some of the water at once (the read-ahead had not foreseen where a
+    /// body went, or was off), waiting for the GPU.
+    pub read_now: u64,
 }
 
 impl BodyWorld {
@@ -291,6 +303,7 @@ impl BodyWorld {
             previous: Coverage::default(),
             rasterised_at: None,
             requested: None,
+            reach: MARGIN,
             forces: WaterForces::default(),
         }));
         BodyId(self.slots.len() - 1)
@@ -385,9 +398,10 @@ impl BodyWorld {
         lap(&mut t.rasterise);
         // The water as the last step left it (with the blockers it ran with), then the new
         // blockers: read now or read ahead, the bodies see the same water.
-        self.read_water(sim)?;
+        t.read_now += self.read_water(sim)? as u64;
         lap(&mut t.read);
         self.apply_forces();
+        self.foresee(dt);
         lap(&mut t.forces);
         let before: Vec<(BodyId, BodyState)> = self
             .ids()
@@ -406,12 +420,13 @@ impl BodyWorld {
             scratch,
             ..
         } = self;
-        let water_side = rayon::in_place_scope(|scope| {
-            let physics_time = &mut physics_time;
-            scope.spawn(move |_| {
+        let started = std::time::Instant::now();
+        let water_side = std::thread::scope(|scope| {
+            let rapier = scope.spawn(move || {
                 let start = std::time::Instant::now();
+                let late = (start - started).as_secs_f64();
                 physics.step();
-                *physics_time = start.elapsed().as_secs_f64();
+                (start.elapsed().as_secs_f64(), late)
             });
             let mut run = || -> Result<(), WorldError> {
                 block(slots, blockers, sim)?;
@@ -427,7 +442,15 @@ impl BodyWorld {
                 lap(&mut t.advance);
                 Ok(())
             };
-            run()
+            let result = run();
+            match rapier.join() {
+                Ok((time, late)) => {
+                    physics_time = time;
+                    t.started += late;
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            result
         });
         lap(&mut t.waited);
         t.physics += physics_time;
@@ -445,8 +468,8 @@ impl BodyWorld {
     /// Reads the water under and around every body (each body's window grown by one cell, now
     /// and at the last step), and gives each floater the surface as if it were not there
     /// ([`see_through`]). What the last step's read-ahead holds is taken; what it did not
-    /// foresee is read now.
-    fn read_water<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<(), SolverError> {
+    /// foresee is read now; returns whether some was.
+    fn read_water<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<bool, SolverError> {
         let grid = self.grid;
         let taken = sim.take_cells(&mut self.water)?;
         let mut missing = Vec::new();
@@ -470,7 +493,7 @@ impl BodyWorld {
             see_through(&slot.coverage, grid, &mut self.water, &mut around);
         }
         self.scratch.surfaces = around;
-        Ok(())
+        Ok(!missing.is_empty())
     }
 
     /// Where the coupled steps' time went since the world was made.
@@ -506,6 +529,26 @@ impl BodyWorld {
             slot.rasterised_at = Some(pose);
             slot.previous = std::mem::replace(&mut slot.coverage, now);
         });
+    }
+
+    /// How far each body may get by the next step of `dt`: [`MARGIN`] and the cells its
+    /// speed (of its centre and its farthest point turning) crosses, twice over.
+    fn foresee(&mut self, dt: f32) {
+        let cell = self.grid.cell_size.max(f32::MIN_POSITIVE);
+        for slot in self.slots.iter_mut().flatten() {
+            let Some(rb) = self.physics.bodies.get(slot.handle) else {
+                continue;
+            };
+            let extent = slot.coverage.width.max(slot.coverage.height) as f32 * cell;
+            let speed = rb.linvel().length() + rb.angvel().length() * extent;
+            let cells = (2.0 * speed * dt / cell).ceil();
+            slot.reach = MARGIN
+                + if cells.is_finite() {
+                    (cells as usize).min(MAX_REACH)
+                } else {
+                    MAX_REACH
+                };
+        }
     }
 
     /// Buoyancy, drag and damping on every dynamic body, from the water after its step.
@@ -603,7 +646,7 @@ fn displace<S: WaterSolver + ?Sized>(
 }
 
 /// Asks the solver to read back, while the rigid bodies step, the water each body will need
-/// next step: its window grown by [`MARGIN`] cells.
+/// next step: its window grown by the cells it may reach ([`BodyWorld::foresee`]).
 fn request<S: WaterSolver + ?Sized>(
     slots: &mut [Option<Slot>],
     grid: CellGrid,
@@ -611,7 +654,7 @@ fn request<S: WaterSolver + ?Sized>(
 ) -> Result<(), SolverError> {
     let mut cells = Vec::new();
     for slot in slots.iter_mut().flatten() {
-        slot.requested = Window::around(&slot.coverage, grid, MARGIN);
+        slot.requested = Window::reach(&slot.coverage, grid, slot.reach);
         if let Some(w) = slot.requested {
             cells.extend(w.cells(grid.nx));
         }
