@@ -102,8 +102,9 @@ struct Slot {
     rasterised_at: Option<Pose>,
     /// The cells read back ahead for this body after the last step.
     requested: Option<Window>,
-    /// Cells the body may move by the next step (from its speed), plus its ring.
-    reach: usize,
+    /// Cells the body's window may reach by the next step, west, south, east and north of
+    /// it (from its velocity and spin), with its ring.
+    reach: [usize; 4],
     forces: WaterForces,
 }
 
@@ -282,9 +283,7 @@ impl BodyWorld {
         } else {
             1000.0
         };
-        let collider = collider::collider(body, &mesh, pose.scale)
-            .density(density)
-            .friction(0.7);
+        let collider = collider::collider(body, &mesh, pose.scale, density).friction(0.7);
         let rb = if body.dynamic {
             RigidBodyBuilder::dynamic()
         } else {
@@ -303,7 +302,7 @@ impl BodyWorld {
             previous: Coverage::default(),
             rasterised_at: None,
             requested: None,
-            reach: MARGIN,
+            reach: [MARGIN; 4],
             forces: WaterForces::default(),
         }));
         BodyId(self.slots.len() - 1)
@@ -531,23 +530,32 @@ impl BodyWorld {
         });
     }
 
-    /// How far each body may get by the next step of `dt`: [`MARGIN`] and the cells its
-    /// speed (of its centre and its farthest point turning) crosses, twice over.
+    /// How far each body's window may get by the next step of `dt`: [`MARGIN`] cells, the
+    /// cells its velocity carries it across that way (half again, for acceleration), and on
+    /// every side the cells its spin sweeps its outline across.
     fn foresee(&mut self, dt: f32) {
         let cell = self.grid.cell_size.max(f32::MIN_POSITIVE);
+        let cells = |v: f32| {
+            let c = (v * dt / cell).ceil();
+            if c.is_finite() {
+                (c.max(0.0) as usize).min(MAX_REACH)
+            } else {
+                MAX_REACH
+            }
+        };
         for slot in self.slots.iter_mut().flatten() {
             let Some(rb) = self.physics.bodies.get(slot.handle) else {
                 continue;
             };
-            let extent = slot.coverage.width.max(slot.coverage.height) as f32 * cell;
-            let speed = rb.linvel().length() + rb.angvel().length() * extent;
-            let cells = (2.0 * speed * dt / cell).ceil();
-            slot.reach = MARGIN
-                + if cells.is_finite() {
-                    (cells as usize).min(MAX_REACH)
-                } else {
-                    MAX_REACH
-                };
+            let (v, w) = (rb.linvel(), rb.angvel());
+            let radius = slot.coverage.width.max(slot.coverage.height) as f32 * cell / 2.0;
+            let spin = cells(w.length() * radius);
+            slot.reach = [
+                MARGIN + spin + cells(-1.5 * v.x),
+                MARGIN + spin + cells(-1.5 * v.y),
+                MARGIN + spin + cells(1.5 * v.x),
+                MARGIN + spin + cells(1.5 * v.y),
+            ];
         }
     }
 

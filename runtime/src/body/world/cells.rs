@@ -31,14 +31,14 @@ impl Window {
     }
 
     /// Where the body over `c` may reach by the next step: `c`'s window grown by `margin`
-    /// cells and clipped to the grid, also when it covers no cell now (a plank on its edge
-    /// between the samples); `None` for a body off the map.
-    pub(super) fn reach(c: &Coverage, grid: CellGrid, margin: usize) -> Option<Window> {
+    /// cells west, south, east and north, clipped to the grid, also when it covers no cell
+    /// now (a plank on its edge between the samples); `None` for a body off the map.
+    pub(super) fn reach(c: &Coverage, grid: CellGrid, margin: [usize; 4]) -> Option<Window> {
         let w = Window {
-            i0: c.i0.saturating_sub(margin),
-            j0: c.j0.saturating_sub(margin),
-            i1: (c.i0 + c.width + margin).min(grid.nx),
-            j1: (c.j0 + c.height + margin).min(grid.ny),
+            i0: c.i0.saturating_sub(margin[0]),
+            j0: c.j0.saturating_sub(margin[1]),
+            i1: (c.i0 + c.width + margin[2]).min(grid.nx),
+            j1: (c.j0 + c.height + margin[3]).min(grid.ny),
         };
         (c.width > 0 && c.height > 0 && w.i0 < w.i1 && w.j0 < w.j1).then_some(w)
     }

@@ -8,8 +8,20 @@ use rapier3d::prelude::{ColliderBuilder, Pose as RapierPose, SharedShape, Vector
 use crate::body::TriMesh;
 use crate::level::{Body, ColliderShape};
 
-/// The collider of `body` (its mesh scaled by `scale`), with no density or friction set.
-pub(super) fn collider(body: &Body, mesh: &TriMesh, scale: [f32; 3]) -> ColliderBuilder {
+/// The most corners a body's convex hull keeps for contacts. Rapier's work per body (bounds,
+/// support points, contact search) grows with them: a 162-corner boulder costs several times
+/// an 8-corner crate.
+pub const HULL_CORNERS: usize = 48;
+
+/// The collider of `body` (its mesh scaled by `scale`) with `density` (kg/m³), no friction
+/// set. A convex hull of more than [`HULL_CORNERS`] corners collides as the hull of its
+/// corners farthest out in as many directions, and keeps the full hull's mass and inertia.
+pub(super) fn collider(
+    body: &Body,
+    mesh: &TriMesh,
+    scale: [f32; 3],
+    density: f32,
+) -> ColliderBuilder {
     let scaled = |points: &[[f32; 3]]| -> Vec<Vector> {
         points
             .iter()
@@ -17,8 +29,19 @@ pub(super) fn collider(body: &Body, mesh: &TriMesh, scale: [f32; 3]) -> Collider
             .collect()
     };
     let hull = || {
-        ColliderBuilder::convex_hull(&scaled(&mesh.positions))
-            .unwrap_or_else(|| bounds_box(mesh, scale))
+        let points = scaled(&mesh.positions);
+        let Some(full) = SharedShape::convex_hull(&points) else {
+            return bounds_box(mesh, scale).density(density);
+        };
+        let corners = full.as_convex_polyhedron().map_or(&[][..], |c| c.points());
+        if corners.len() <= HULL_CORNERS {
+            return ColliderBuilder::new(full).density(density);
+        }
+        let mass = full.mass_properties(density);
+        match SharedShape::convex_hull(&outermost(corners, HULL_CORNERS)) {
+            Some(simple) => ColliderBuilder::new(simple).mass_properties(mass),
+            None => ColliderBuilder::new(full).density(density),
+        }
     };
     match body.collider {
         ColliderShape::ConvexDecomposition if !mesh.triangles.is_empty() => {
@@ -31,15 +54,35 @@ pub(super) fn collider(body: &Body, mesh: &TriMesh, scale: [f32; 3]) -> Collider
             if parts.is_empty() {
                 hull()
             } else {
-                ColliderBuilder::compound(parts)
+                ColliderBuilder::compound(parts).density(density)
             }
         }
         ColliderShape::Auto if !body.dynamic && !mesh.triangles.is_empty() => {
             ColliderBuilder::trimesh(scaled(&mesh.positions), mesh.triangles.clone())
                 .unwrap_or_else(|_| bounds_box(mesh, scale))
+                .density(density)
         }
         _ => hull(),
     }
+}
+
+/// The points of `points` farthest out along `count` directions spread evenly over the sphere
+/// (a Fibonacci lattice), each once: the corners of an inscribed hull that keeps the shape's
+/// extent in every direction.
+fn outermost(points: &[Vector], count: usize) -> Vec<Vector> {
+    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+    let mut chosen: Vec<usize> = (0..count)
+        .filter_map(|k| {
+            let z = 1.0 - 2.0 * (k as f32 + 0.5) / count as f32;
+            let r = (1.0 - z * z).max(0.0).sqrt();
+            let (s, c) = (golden * k as f32).sin_cos();
+            let d = Vector::new(r * c, r * s, z);
+            (0..points.len()).max_by(|&a, &b| points[a].dot(d).total_cmp(&points[b].dot(d)))
+        })
+        .collect();
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen.into_iter().map(|k| points[k]).collect()
 }
 
 /// Cuts `mesh` into convex parts with V-HACD (parry's defaults: a 64³ voxel grid), each part
