@@ -31,9 +31,11 @@ use rayon::prelude::*;
 
 mod cells;
 mod motion;
+mod water;
 pub use motion::BodyState;
+use water::{block, displace, request};
 pub mod collider;
-use cells::{Window, merge, push_aside, see_through};
+use cells::Window;
 use thiserror::Error;
 
 use super::forces::{Fluid, Motion, WaterForces, water_forces};
@@ -120,9 +122,9 @@ pub struct BodyWorld {
     /// Whether each step asks the solver to read the water around the bodies back while the
     /// rigid bodies step, instead of waiting for it at the next step (off by default). The
     /// bodies see the same water either way (bit for bit). Measured with `body_bench` on an
-    /// H100 at 1024², the copy is back long before it is needed and the rest of the coupling is
-    /// CPU work, so reading ahead changes little: 200 bodies 3.066 ms a step ahead against
-    /// 3.210 ms waiting, 50 bodies 1.317 ms against 1.118 ms.
+    /// H100 at 1024², the rest of the coupling is CPU work and rapier runs alongside the wait,
+    /// so reading ahead changes little: 200 bodies 1.787 ms a step ahead against 1.859 ms
+    /// waiting (2026-11-25).
     pub read_ahead: bool,
     blockers: Blockers,
     /// The water under and around the bodies, read once per step.
@@ -464,37 +466,6 @@ impl BodyWorld {
         Ok(())
     }
 
-    /// Reads the water under and around every body (each body's window grown by one cell, now
-    /// and at the last step), and gives each floater the surface as if it were not there
-    /// ([`see_through`]). What the last step's read-ahead holds is taken; what it did not
-    /// foresee is read now; returns whether some was.
-    fn read_water<S: WaterSolver + ?Sized>(&mut self, sim: &mut S) -> Result<bool, SolverError> {
-        let grid = self.grid;
-        let taken = sim.take_cells(&mut self.water)?;
-        let mut missing = Vec::new();
-        for slot in self.slots.iter_mut().flatten() {
-            let need = Window::union(
-                Window::around(&slot.coverage, grid, 1),
-                Window::around(&slot.previous, grid, 1),
-            );
-            let requested = slot.requested.take().filter(|_| taken);
-            if let Some(need) = need
-                && !requested.is_some_and(|r| r.contains(&need))
-            {
-                missing.extend(need.cells(grid.nx));
-            }
-        }
-        if !missing.is_empty() {
-            sim.read_cells(&missing, &mut self.water)?;
-        }
-        let mut around = std::mem::take(&mut self.scratch.surfaces);
-        for slot in self.slots.iter().flatten().filter(|s| !s.blocks) {
-            see_through(&slot.coverage, grid, &mut self.water, &mut around);
-        }
-        self.scratch.surfaces = around;
-        Ok(!missing.is_empty())
-    }
-
     /// Where the coupled steps' time went since the world was made.
     pub fn step_times(&self) -> StepTimes {
         self.times
@@ -528,35 +499,6 @@ impl BodyWorld {
             slot.rasterised_at = Some(pose);
             slot.previous = std::mem::replace(&mut slot.coverage, now);
         });
-    }
-
-    /// How far each body's window may get by the next step of `dt`: [`MARGIN`] cells, the
-    /// cells its velocity carries it across that way (half again, for acceleration), and on
-    /// every side the cells its spin sweeps its outline across.
-    fn foresee(&mut self, dt: f32) {
-        let cell = self.grid.cell_size.max(f32::MIN_POSITIVE);
-        let cells = |v: f32| {
-            let c = (v * dt / cell).ceil();
-            if c.is_finite() {
-                (c.max(0.0) as usize).min(MAX_REACH)
-            } else {
-                MAX_REACH
-            }
-        };
-        for slot in self.slots.iter_mut().flatten() {
-            let Some(rb) = self.physics.bodies.get(slot.handle) else {
-                continue;
-            };
-            let (v, w) = (rb.linvel(), rb.angvel());
-            let radius = slot.coverage.width.max(slot.coverage.height) as f32 * cell / 2.0;
-            let spin = cells(w.length() * radius);
-            slot.reach = [
-                MARGIN + spin + cells(-1.5 * v.x),
-                MARGIN + spin + cells(-1.5 * v.y),
-                MARGIN + spin + cells(1.5 * v.x),
-                MARGIN + spin + cells(1.5 * v.y),
-            ];
-        }
     }
 
     /// Buoyancy, drag and damping on every dynamic body, from the water after its step.
@@ -612,60 +554,4 @@ fn rapier_pose(pose: &Pose) -> RapierPose {
     };
     let [tx, ty, tz] = pose.translation;
     RapierPose::from_parts(Vector::new(tx, ty, tz), q)
-}
-
-/// Blockers to the solver (both solvers block, Kellomäki 2014 §3).
-fn block<S: WaterSolver + ?Sized>(
-    slots: &[Option<Slot>],
-    blockers: &mut Blockers,
-    sim: &mut S,
-) -> Result<(), BlockerError> {
-    blockers.clear();
-    for slot in slots.iter().flatten().filter(|s| s.blocks) {
-        slot.coverage.add_to(blockers);
-    }
-    sim.set_blockers(blockers)
-}
-
-/// Floaters push the water aside as they move (Thürey et al., [`push_aside`]): a body at rest
-/// moves no water; only motion makes waves. What all floaters move is summed per cell and
-/// handed to the solver at once.
-fn displace<S: WaterSolver + ?Sized>(
-    slots: &[Option<Slot>],
-    grid: CellGrid,
-    water: &mut WaterCopy,
-    scratch: &mut Scratch,
-    sim: &mut S,
-) -> Result<(), SolverError> {
-    let moved = &mut scratch.moved;
-    moved.clear();
-    for slot in slots.iter().flatten().filter(|s| !s.blocks) {
-        push_aside(
-            &slot.coverage,
-            &slot.previous,
-            grid,
-            water,
-            moved,
-            &mut scratch.delta,
-        );
-    }
-    merge(moved);
-    sim.displace(moved)
-}
-
-/// Asks the solver to read back, while the rigid bodies step, the water each body will need
-/// next step: its window grown by the cells it may reach ([`BodyWorld::foresee`]).
-fn request<S: WaterSolver + ?Sized>(
-    slots: &mut [Option<Slot>],
-    grid: CellGrid,
-    sim: &mut S,
-) -> Result<(), SolverError> {
-    let mut cells = Vec::new();
-    for slot in slots.iter_mut().flatten() {
-        slot.requested = Window::reach(&slot.coverage, grid, slot.reach);
-        if let Some(w) = slot.requested {
-            cells.extend(w.cells(grid.nx));
-        }
-    }
-    sim.request_cells(&cells)
 }
