@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use rapier3d::prelude::{SharedShape, Vector};
 use spillway::body::TriMesh;
 use spillway::body::world::BodyWorld;
 use spillway::level::{Body, ColliderShape, Coupling, Level};
@@ -151,4 +152,54 @@ fn the_collider_shape_is_saved_only_when_chosen() {
         "only the chosen shape is written"
     );
     assert_eq!(spillway::level::file::load(&path).expect("load"), level);
+}
+
+/// A boulder's hull (162 corners) collides as the hull of its 48 outermost corners, yet
+/// weighs what its full hull holds (as before the simplification), and rests on the ground at
+/// its full extent.
+#[test]
+fn a_many_cornered_hull_keeps_its_mass_and_rests_at_its_extent() {
+    let mesh = asset("boulder");
+    let (lo, _) = mesh.bounds().expect("a mesh");
+    let points: Vec<Vector> = mesh
+        .positions
+        .iter()
+        .map(|p| Vector::new(p[0], p[1], p[2]))
+        .collect();
+    let hull = SharedShape::convex_hull(&points).expect("a hull");
+    let level = Level::flat(16, 16, 1.0, 0.0);
+    let mut sim = Simulation::new(&level).expect("dry flat level");
+    let mut world = BodyWorld::new(&sim);
+    let density = 2600.0;
+    let id = world.add(
+        &body(
+            "boulder",
+            "boulder.glb",
+            [8.0, 8.0, 1.5],
+            density,
+            ColliderShape::Auto,
+        ),
+        Arc::new(mesh),
+    );
+    let mass = world.mass(id).expect("in the world");
+    let full = hull.mass_properties(density).mass();
+    let dt = sim.params().dt;
+    for _ in 0..(3.0 / dt) as usize {
+        world.step(&mut sim, dt).expect("stable");
+    }
+    let z = world.pose(id).expect("in the world").translation[2];
+    println!(
+        "mass {mass:.1} kg against {full:.1} kg (the full hull); resting centre z = {z:.3} m, \
+         lowest point {:.3} m below the centre",
+        -lo[2]
+    );
+    assert!(
+        (mass / full - 1.0).abs() < 1e-4,
+        "mass {mass} kg, the full hull holds {full} kg"
+    );
+    assert!(
+        (z + lo[2]).abs() < 0.05,
+        "the boulder's lowest point rests at {} m, not on the ground",
+        z + lo[2]
+    );
 }
