@@ -21,13 +21,7 @@ impl Window {
         if c.is_empty() {
             return None;
         }
-        let w = Window {
-            i0: c.i0.saturating_sub(margin),
-            j0: c.j0.saturating_sub(margin),
-            i1: (c.i0 + c.width + margin).min(grid.nx),
-            j1: (c.j0 + c.height + margin).min(grid.ny),
-        };
-        (w.i0 < w.i1 && w.j0 < w.j1).then_some(w)
+        Window::reach(c, grid, [margin; 4])
     }
 
     /// Where the body over `c` may reach by the next step: `c`'s window grown by `margin`
