@@ -398,3 +398,44 @@ fn check_rise(body: &spillway::level::Body, name: &str) {
         r.over
     );
 }
+
+#[test]
+fn a_failed_water_step_leaves_the_bodies_where_they_were() {
+    // Rapier steps the bodies while the water steps: when the water's step fails (a spring of
+    // 10¹² m³/s makes it run away), the bodies go back to where they were before the step. (The
+    // GPU solver refuses such a step on the GPU and reports it with its figures instead.)
+    let mut level = Level::flat(32, 32, 1.0, 0.0);
+    level.water = Grid::filled(32, 32, 1.0);
+    level.sources.push(spillway::level::Source {
+        name: "Runaway".into(),
+        shape: spillway::level::Shape::Circle {
+            x: 24.0,
+            y: 24.0,
+            radius: 3.0,
+        },
+        kind: spillway::level::SourceKind::Rate { m3_per_s: 1.0e12 },
+        enabled: true,
+    });
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    let id = world.add(&body("crate", [8.0, 8.0, 4.0], 500.0), mesh("crate"));
+    let state = |world: &BodyWorld| {
+        let pose = world.pose(id).expect("in the world");
+        let velocity = world.velocity(id).expect("dynamic");
+        (pose.translation, pose.rotation, velocity)
+    };
+    let dt = sim.params().dt;
+    let (mut steps, mut failed) = (0, None);
+    while failed.is_none() && steps < 1000 {
+        let before = state(&world);
+        match world.step(&mut sim, dt) {
+            Ok(()) => steps += 1,
+            Err(e) => failed = Some((e, before)),
+        }
+    }
+    let (error, before) = failed.expect("the runaway spring fails a step");
+    println!("after {steps} steps: {error}; the crate {before:?}");
+    assert!(error.to_string().contains("ran away"), "{error}");
+    // The crate was falling: rapier had moved it when the water failed.
+    assert_eq!(state(&world), before, "the crate was put back");
+}
