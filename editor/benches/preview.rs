@@ -5,7 +5,7 @@
 //! speed factors, and the fastest real-time multiple that still fits a 60 Hz frame.
 //!
 //! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
-//! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--frames-png DIR]` (`--frames-png` writes screenshot series of
+//! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--bodies N] [--frames-png DIR]` (`--bodies` drops N bodies into the reservoir; `--frames-png` writes screenshot series of
 //! the `dam_break_valley` and `river_valley` samples at 1920 × 1080 instead; `--no-maps` runs
 //! the water without keeping the maps of the run, and `--no-keyframes` without the timeline's
 //! keyframes, which the editor both keeps; `--quality` the water's look, High by default). The
@@ -63,6 +63,46 @@ fn quality() -> WaterQuality {
 #[derive(Default)]
 struct Phases([f64; 4]);
 
+/// Adds `count` bodies (crates, logs, barrels, boulders, planks in turn; the bundled assets)
+/// in a fixed scatter over the valley's reservoir along its channel, 1 m above the water.
+fn scatter(level: &mut Level, count: usize) {
+    // The working tree's assets, also when the binary runs from a copy of the tree elsewhere.
+    let assets = match std::fs::canonicalize("assets") {
+        Ok(here) if here.join("crate.glb").is_file() => here,
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"),
+    };
+    let kinds = [
+        ("crate", 400.0),
+        ("log", 600.0),
+        ("barrel", 300.0),
+        ("boulder", 2600.0),
+        ("plank", 500.0),
+    ];
+    let s = level.nx() as f32;
+    let mut seed = 99u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    for b in 0..count {
+        let (name, density) = kinds[b % kinds.len()];
+        let fx = 0.06 + 0.2 * next();
+        let y = s * (0.5 + 0.1 * (fx * 6.0).sin() + 0.06 * (next() - 0.5));
+        let gltf = assets.join(format!("{name}.glb"));
+        level.bodies.push(spillway::level::Body {
+            name: format!("{name} {b}"),
+            gltf: gltf.to_string_lossy().into_owned(),
+            translation: [fx * s, y, 18.0 + next()],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+            density,
+            dynamic: true,
+            coupling: Default::default(),
+            collider: Default::default(),
+        });
+    }
+}
+
 /// One editor frame: simulation, then render, then a GPU wait.
 fn frame(
     preview: &mut Preview,
@@ -78,6 +118,14 @@ fn frame(
         phases.0[k] += clock.elapsed().as_secs_f64() * 1000.0;
         clock = Instant::now();
     };
+    preview.sync_bodies(&level.bodies, |body| {
+        let file = std::path::Path::new(&body.gltf);
+        let root = file.parent()?;
+        let limits = spillway::body::import::ImportLimits::default();
+        Some(std::sync::Arc::new(
+            spillway::body::import::import(file, root, &limits).ok()?,
+        ))
+    });
     preview.sync(level, &Changes::default());
     lap(0);
     preview.frame(
@@ -136,7 +184,12 @@ fn main() {
         if maps { "kept" } else { "not kept" },
         if keyframes { "kept" } else { "not kept" }
     );
-    let level = bench::scene(n, BenchScene::Valley);
+    let mut level = bench::scene(n, BenchScene::Valley);
+    let bodies: usize = arg("--bodies").and_then(|s| s.parse().ok()).unwrap_or(0);
+    scatter(&mut level, bodies);
+    if bodies > 0 {
+        println!("{bodies} bodies dropped into the reservoir");
+    }
     let mut renderer = TerrainRenderer::new(&device, &queue);
     renderer.sync(&level, &spillway_render::Dirty::everything());
     let scene = scene_for(&level, &renderer, [1920, 1080]);
@@ -160,8 +213,10 @@ fn main() {
         preview.timeline.recording = keyframes;
         preview.play();
         let mut time = 0.0;
-        // Warm up: build the simulation and the pipelines.
+        // Warm up: build the simulation and the pipelines (the first frame starts the water).
+        let mut start = Vec::new();
         for _ in 0..3 {
+            let one = Instant::now();
             frame(
                 &mut preview,
                 &mut renderer,
@@ -171,14 +226,17 @@ fn main() {
                 time,
                 &mut Phases::default(),
             );
+            start.push(format!("{:.3}", one.elapsed().as_secs_f64() * 1000.0));
         }
         let mut phases = Phases::default();
         let t = Instant::now();
         let mut steps = 0;
         let mut worst = 0.0f64;
+        let mut worst_phases = [0.0; 4];
         for _ in 0..frames {
             time += 1.0 / 60.0;
             let one = Instant::now();
+            let before = phases.0;
             frame(
                 &mut preview,
                 &mut renderer,
@@ -188,7 +246,11 @@ fn main() {
                 time,
                 &mut phases,
             );
-            worst = worst.max(one.elapsed().as_secs_f64() * 1000.0);
+            let took = one.elapsed().as_secs_f64() * 1000.0;
+            if took > worst {
+                worst = took;
+                worst_phases = std::array::from_fn(|k| phases.0[k] - before[k]);
+            }
             steps += preview.last_steps;
         }
         let ms = t.elapsed().as_secs_f64() * 1000.0 / frames as f64;
@@ -206,6 +268,13 @@ fn main() {
             phases.0[1] / f,
             phases.0[2] / f,
             phases.0[3] / f
+        );
+        println!("{:>10} warm-up frames {} ms", "", start.join(", "));
+        let [sync, step, render, wait] = worst_phases;
+        println!(
+            "{:>10} worst frame: sync {sync:.3}, preview frame {step:.3}, render {render:.3}, \
+             GPU wait {wait:.3} ms",
+            ""
         );
         if ms <= 1000.0 / 60.0 {
             best = speed;

@@ -30,6 +30,32 @@ fn the_state_read_without_waiting_is_the_baked_state_on_both_solvers() {
 }
 
 #[test]
+fn buffers_made_ahead_serve_the_state_copies() {
+    // The editor makes a keyframe's read-back buffers as the water starts (making them in the
+    // first keyframe's frame stalled an 8192² level's frame for 641 ms): the copies then use
+    // them and what they read is what a bake reads.
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        let level = busy_scene(solver);
+        let mut sim = GpuSimulation::headless(&level).expect("a GPU");
+        sim.prepare_state_copy();
+        sim.prepare_state_copy();
+        for _ in 0..2 {
+            sim.step_n(20, level.params.dt).expect("steps");
+            assert!(sim.request_state().expect("asked"));
+            let copy = sim.poll_state(true).expect("asked").expect("copied");
+            let state = copy.read().expect("read");
+            let baked = sim.bake_into(&level).expect("baked");
+            assert_eq!(state.depth, baked.water.data, "{solver:?}");
+            assert_eq!(
+                state.flow.flow_x,
+                baked.flow.as_ref().expect("a flow").flow_x,
+                "{solver:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_snapshot_of_the_state_after_a_gate_opened_restores_it_open() {
     let level = gated_reservoir(Some(0.2));
     let mut sim = GpuSimulation::headless(&level).expect("a GPU");

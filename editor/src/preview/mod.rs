@@ -316,6 +316,10 @@ impl Preview {
                     if self.record_maps {
                         let _ = sim.record_maps();
                     }
+                    // The keyframes' read-back buffers, made off the frame (large levels).
+                    if self.timeline.recording {
+                        sim.prepare_state_copy();
+                    }
                     self.sim = Some(sim);
                 })
                 .map_err(PreviewError::GpuStart)
