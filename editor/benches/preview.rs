@@ -71,19 +71,9 @@ fn scatter(level: &mut Level, count: usize) {
         Ok(here) if here.join("crate.glb").is_file() => here,
         _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"),
     };
-    let kinds = [
-        ("crate", 400.0),
-        ("log", 600.0),
-        ("barrel", 300.0),
-        ("boulder", 2600.0),
-        ("plank", 500.0),
-    ];
+    let kinds = bench::BODY_KINDS;
     let s = level.nx() as f32;
-    let mut seed = 99u32;
-    let mut next = || {
-        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (seed >> 8) as f32 / (1u32 << 24) as f32
-    };
+    let mut next = bench::scatter_numbers(99);
     for b in 0..count {
         let (name, density) = kinds[b % kinds.len()];
         let fx = 0.06 + 0.2 * next();

@@ -72,13 +72,7 @@ fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn 
         here if here.join("crate.glb").is_file() => here,
         _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets"),
     };
-    let kinds = [
-        ("crate", 400.0),
-        ("log", 600.0),
-        ("barrel", 300.0),
-        ("boulder", 2600.0),
-        ("plank", 500.0),
-    ];
+    let kinds = spillway::bench::BODY_KINDS;
     let meshes = kinds
         .iter()
         .map(|(k, _)| {
@@ -89,11 +83,7 @@ fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn 
             )?))
         })
         .collect::<Result<Vec<_>, Box<dyn Error>>>()?;
-    let mut seed = 99u32;
-    let mut next = || {
-        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (seed >> 8) as f32 / (1u32 << 24) as f32
-    };
+    let mut next = spillway::bench::scatter_numbers(99);
     let span = n as f32 * 0.8;
     for b in 0..count {
         let k = b % kinds.len();

@@ -23,6 +23,25 @@ pub const PIPE_ARRAY_DT: f32 = 0.025;
 /// The peers' per-step flow factor at [`PIPE_ARRAY_DT`].
 pub const PEER_FRICTION_FACTOR: f64 = 0.999;
 
+/// The bundled bodies (`assets/NAME.glb`) the benchmarks drop, with their densities in kg/m³:
+/// four that float and a boulder that sinks.
+pub const BODY_KINDS: [(&str, f32); 5] = [
+    ("crate", 400.0),
+    ("log", 600.0),
+    ("barrel", 300.0),
+    ("boulder", 2600.0),
+    ("plank", 500.0),
+];
+
+/// Numbers in [0, 1) from `seed` (a linear congruential generator): a benchmark's scatter of
+/// bodies, the same on every run.
+pub fn scatter_numbers(mut seed: u32) -> impl FnMut() -> f32 {
+    move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    }
+}
+
 /// Which benchmark scene [`scene`] builds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BenchScene {
