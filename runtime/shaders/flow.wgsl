@@ -9,6 +9,12 @@
 // two double-buffered rows of workgroup memory, two barriers per row. Every cell is read and
 // written once: terrain, depth, the two face grids and carry, 36 bytes per cell, plus 4 halo
 // columns per strip and 4 halo rows per TH rows.
+//
+// FUSED (conservative momentum advection, no blockers or structures this sub-step): the pass also
+// does the advection and store passes' work. It advects the face velocities of each row as it
+// loads it (momentum.wgsl, from the current halves), and turns each limited face into its
+// velocity as it writes it, into the other half of `vel`, with the largest face speed. The
+// advected velocities never go through memory, and the store pass's reads are saved.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -19,6 +25,8 @@
 @group(0) @binding(6) var<storage, read_write> carry: array<f32>;
 // Advected face velocities (SWE, pipes with advection): x-faces then y-faces.
 @group(0) @binding(7) var<storage, read> adv: array<f32>;
+// Face velocities, two halves (momentum.wgsl; FUSED only).
+@group(0) @binding(8) var<storage, read_write> vel: array<f32>;
 
 // Output columns per strip.
 const W: u32 = TW - 4u;
@@ -28,7 +36,14 @@ const W: u32 = TW - 4u;
 var<workgroup> sb: array<f32, 2u * TW>;
 var<workgroup> sd: array<f32, 2u * TW>;
 var<workgroup> sk: array<f32, 2u * TW>;
+// FUSED: the advected velocity of each thread's left x-face in the newest row (its left
+// neighbour's right face).
+var<workgroup> sv: array<f32, 2u * TW>;
+// FUSED: each thread's largest face speed so far (kept here, not in a register the plain pass
+// would carry from row to row: one such value costs it 12%).
+var<workgroup> sspd: array<f32, TW>;
 var<workgroup> wmax: atomic<u32>;
+var<workgroup> wspd: atomic<u32>;
 var<workgroup> wbad: atomic<u32>;
 var<workgroup> wrun: u32;
 
@@ -68,18 +83,24 @@ fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, n2: f32, k: StepConsts
 }
 
 // The old discharge or advected velocity of interior x-face f of row r.
-fn x_input(r: u32, f: u32, cur_qx: u32) -> f32 {
+fn x_input(r: u32, f: u32, at: Column) -> f32 {
     let fi = r * (grid.nx + 1u) + f;
     if (MODE == MODE_PIPES) {
-        return qx[cur_qx + fi];
+        return qx[at.cur.qx + fi];
+    }
+    if (FUSED) {
+        return advect_u(f, r, at.cur, at.dt);
     }
     return adv[fi];
 }
 
-fn y_input(r: u32, c: u32, cur_qy: u32) -> f32 {
+fn y_input(r: u32, c: u32, at: Column) -> f32 {
     let fi = r * grid.nx + c;
     if (MODE == MODE_PIPES) {
-        return qy[cur_qy + fi];
+        return qy[at.cur.qy + fi];
+    }
+    if (FUSED) {
+        return advect_v(c, r, at.cur, at.dt);
     }
     return adv[grid.half_qx + fi];
 }
@@ -92,9 +113,9 @@ struct Column {
     writes: bool,
     y0: i32,
     y1: i32,
-    cur_d: u32,
-    cur_qx: u32,
-    cur_qy: u32,
+    // The current halves, and the sub-step's length.
+    cur: StateHalves,
+    dt: f32,
 }
 
 // What a thread reads for row r: terrain, depth and face inputs of row r, carry of row r-2.
@@ -113,15 +134,15 @@ fn load_row(at: Column, r: i32) -> RowLoad {
     if (r >= 0 && r < i32(grid.ny) && at.col_in) {
         let ru = u32(r);
         l.b = terrain[ru * nx + at.c];
-        l.d = depth[at.cur_d + ru * nx + at.c];
+        l.d = depth[at.cur.d + ru * nx + at.c];
         if (at.ci > 0) {
-            l.vl = x_input(ru, at.c, at.cur_qx);
+            l.vl = x_input(ru, at.c, at);
         }
-        if (at.ci + 1 < i32(nx)) {
-            l.vr = x_input(ru, at.c + 1u, at.cur_qx);
+        if (at.ci + 1 < i32(nx) && !FUSED) {
+            l.vr = x_input(ru, at.c + 1u, at);
         }
         if (r > 0) {
-            l.vy = y_input(ru, at.c, at.cur_qy);
+            l.vy = y_input(ru, at.c, at);
         }
     }
     let r2 = r - 2;
@@ -150,12 +171,8 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let iny = i32(ny);
     let sc = aux.consts[aux.ctl.n];
     let par = aux.ctl.parity;
-    let cur_d = par * grid.half_d;
-    let nxt_d = (par ^ 1u) * grid.half_d;
-    let cur_qx = par * grid.half_qx;
-    let nxt_qx = (par ^ 1u) * grid.half_qx;
-    let cur_qy = par * grid.half_qy;
-    let nxt_qy = (par ^ 1u) * grid.half_qy;
+    let cur = halves_of(par);
+    let nxt = halves_of(par ^ 1u);
     // This thread's column, and the strip's first output row.
     let ci = i32(wid.x * W + t) - 2;
     let c = u32(max(ci, 0));
@@ -165,6 +182,9 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let y1 = min(y0 + i32(TH), iny);
     if (t == 0u) {
         atomicStore(&wmax, 0u);
+        if (FUSED) {
+            atomicStore(&wspd, 0u);
+        }
         atomicStore(&wbad, NONE);
     }
 
@@ -181,7 +201,10 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var fr2 = 0.0;
     var ft2 = 0.0;
     var vmax = 0.0;
-    let at = Column(ci, c, col_in, writes, y0, y1, cur_d, cur_qx, cur_qy);
+    if (FUSED) {
+        sspd[t] = 0.0;
+    }
+    let at = Column(ci, c, col_in, writes, y0, y1, cur, sc.dt);
     var ahead = load_row(at, y0 - 2);
 
     for (var s = 0u; s < TH + 4u; s = s + 1u) {
@@ -199,14 +222,24 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let b = row.b;
         let d = row.d;
         let vl = row.vl;
-        let vr = row.vr;
+        var vr = row.vr;
         let vy = row.vy;
         let cin = row.cin;
         let r2 = r - 2;
         let row2_out = writes && r2 >= y0 && r2 < y1;
         sb[slot + t] = b;
         sd[slot + t] = d;
+        if (FUSED) {
+            sv[slot + t] = vl;
+        }
         workgroupBarrier();
+        // FUSED: the left neighbour's old depth in row r-1, read from the other slot before
+        // the next barrier (not carried from row to row, as `sspd`).
+        var dl1 = 0.0;
+        if (FUSED) {
+            dl1 = sd[(TW - slot) + max(t, 1u) - 1u];
+            vr = sv[slot + min(t + 1u, TW - 1u)];
+        }
 
         // Accelerated faces: x-faces c and c+1 of row r, and the y-face between rows r-1, r.
         var axl = 0.0;
@@ -257,14 +290,39 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         if (writes) {
             if (r1 >= y0 && r1 < y1) {
                 let fx = u32(r1) * (nx + 1u) + c;
-                qx[nxt_qx + fx] = fl1;
+                qx[nxt.qx + fx] = fl1;
+                if (FUSED) {
+                    var u = border_vel(fl1, d1);
+                    if (ci > 0) {
+                        u = face_vel(fl1, dl1, d1);
+                    }
+                    vel[nxt.v + fx] = u.x;
+                    sspd[t] = max(sspd[t], abs(u.x) * u.y);
+                }
                 if (c + 1u == nx) {
-                    qx[nxt_qx + fx + 1u] = fr1;
+                    qx[nxt.qx + fx + 1u] = fr1;
+                    if (FUSED) {
+                        let u = border_vel(fr1, d1);
+                        vel[nxt.v + fx + 1u] = u.x;
+                        sspd[t] = max(sspd[t], abs(u.x) * u.y);
+                    }
                 }
             }
             // Face rows y0 .. y1-1 are the tops of this strip's rows; face ny closes the grid.
             if ((r1 >= y0 && r1 < y1) || (r1 == iny && y1 == iny)) {
-                qy[nxt_qy + u32(r1) * nx + c] = ft1;
+                let fy = u32(r1) * nx + c;
+                qy[nxt.qy + fy] = ft1;
+                if (FUSED) {
+                    // The top border's cell is row 0 (d1), the bottom border's row ny-1 (d2).
+                    var v = face_vel(ft1, d2, d1);
+                    if (r1 == 0) {
+                        v = border_vel(ft1, d1);
+                    } else if (r1 == iny) {
+                        v = border_vel(ft1, d2);
+                    }
+                    vel[nxt.v + grid.half_qx + fy] = v.x;
+                    sspd[t] = max(sspd[t], abs(v.x) * v.y);
+                }
             }
         }
 
@@ -278,7 +336,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             let tt = (fl2 - fr2 + ft2 - ft1) * sc.c + ci2;
             let v = max(d2 + tt, 0.0);
             carry[cell] = tt - (v - d2);
-            depth[nxt_d + cell] = v;
+            depth[nxt.d + cell] = v;
             vmax = max(vmax, v);
             if (is_bad(tt)) {
                 atomicMin(&wbad, cell);
@@ -298,9 +356,15 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     }
 
     atomicMax(&wmax, bitcast<u32>(vmax));
+    if (FUSED) {
+        atomicMax(&wspd, bitcast<u32>(sspd[t]));
+    }
     workgroupBarrier();
     if (t == 0u) {
         atomicMax(&aux.ctl.max_depth, atomicLoad(&wmax));
+        if (FUSED) {
+            atomicMax(&aux.ctl.max_speed, atomicLoad(&wspd));
+        }
         let bad = atomicLoad(&wbad);
         if (bad != NONE) {
             atomicMin(&aux.ctl.blowup_cell, bad);

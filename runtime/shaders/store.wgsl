@@ -14,32 +14,8 @@
 var<workgroup> wmax: atomic<u32>;
 var<workgroup> wrun: u32;
 
-struct Halves {
-    d: u32,
-    qx: u32,
-    qy: u32,
-}
-
-// A face's velocity (x) and whether it counts toward the CFL speed (y: 1 or 0).
-fn face_vel(q: f32, dl: f32, dr: f32) -> vec2<f32> {
-    let h = select(dr, dl, q > 0.0);
-    if (h <= DRY) {
-        return vec2<f32>(0.0, 0.0);
-    }
-    let u = q / (h * grid.dx);
-    if (h < FILM) {
-        let cap = grid.cfl * grid.dx / grid.dt;
-        return vec2<f32>(clamp(u, -cap, cap), 0.0);
-    }
-    return vec2<f32>(u, 1.0);
-}
-
-fn border_vel(q: f32, d: f32) -> vec2<f32> {
-    return select(vec2<f32>(0.0, 0.0), vec2<f32>(q / (d * grid.dx), 1.0), d > BORDER_FILM);
-}
-
 // Velocity of x-face (i, j) from the limited discharge, and whether it counts.
-fn src_u(i: u32, j: u32, h: Halves) -> vec2<f32> {
+fn src_u(i: u32, j: u32, h: StateHalves) -> vec2<f32> {
     let nx = grid.nx;
     let q = qx[h.qx + j * (nx + 1u) + i];
     if (i == 0u || i == nx) {
@@ -48,7 +24,7 @@ fn src_u(i: u32, j: u32, h: Halves) -> vec2<f32> {
     return face_vel(q, depth[h.d + j * nx + i - 1u], depth[h.d + j * nx + i]);
 }
 
-fn src_v(i: u32, j: u32, h: Halves) -> vec2<f32> {
+fn src_v(i: u32, j: u32, h: StateHalves) -> vec2<f32> {
     let nx = grid.nx;
     let ny = grid.ny;
     let q = qy[h.qy + j * nx + i];
@@ -70,7 +46,8 @@ fn extend(here: f32, behind: f32, ahead: f32) -> f32 {
     return 0.0;
 }
 
-fn store(i: u32, j: u32, lid: u32, h: Halves) {
+// Writes the velocities into the half at element offset `out`.
+fn store(i: u32, j: u32, lid: u32, h: StateHalves, out: u32) {
     let nx = grid.nx;
     let ny = grid.ny;
     if (lid == 0u) {
@@ -84,7 +61,7 @@ fn store(i: u32, j: u32, lid: u32, h: Halves) {
         if (EXTEND && i > 0u && i < nx && here.x == 0.0) {
             u = extend(here.x, src_u(i - 1u, j, h).x, src_u(i + 1u, j, h).x);
         }
-        vel[j * (nx + 1u) + i] = u;
+        vel[out + j * (nx + 1u) + i] = u;
         m = abs(here.x) * here.y;
     }
     if (i < nx && j <= ny) {
@@ -93,7 +70,7 @@ fn store(i: u32, j: u32, lid: u32, h: Halves) {
         if (EXTEND && j > 0u && j < ny && here.x == 0.0) {
             v = extend(here.x, src_v(i, j - 1u, h).x, src_v(i, j + 1u, h).x);
         }
-        vel[grid.half_qx + j * nx + i] = v;
+        vel[out + grid.half_qx + j * nx + i] = v;
         m = max(m, abs(here.x) * here.y);
     }
     atomicMax(&wmax, bitcast<u32>(m));
@@ -103,7 +80,8 @@ fn store(i: u32, j: u32, lid: u32, h: Halves) {
     }
 }
 
-// After the flow pass: the new discharges (other half) with the depths of the current half.
+// After the flow pass: the new discharges (other half) with the depths of the current half,
+// into the other half of the velocities.
 @compute @workgroup_size(16, 16)
 fn after_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if (lid == 0u) {
@@ -113,13 +91,13 @@ fn after_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invo
         return;
     }
     let p = aux.ctl.parity;
-    let n = p ^ 1u;
-    store(gid.x, gid.y, lid, Halves(p * grid.half_d, n * grid.half_qx, n * grid.half_qy));
+    let n = halves_of(p ^ 1u);
+    store(gid.x, gid.y, lid, StateHalves(p * grid.half_d, n.qx, n.qy, n.v), n.v);
 }
 
 // At start-up: the velocities of the current discharges.
 @compute @workgroup_size(16, 16)
 fn initial(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let p = aux.ctl.parity;
-    store(gid.x, gid.y, lid, Halves(p * grid.half_d, p * grid.half_qx, p * grid.half_qy));
+    let h = halves_of(aux.ctl.parity);
+    store(gid.x, gid.y, lid, h, h.v);
 }

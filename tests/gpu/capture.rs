@@ -113,9 +113,10 @@ fn the_state_is_read_on_a_device_whose_buffers_hold_one_grid_at_most() {
         level.terrain = Grid::from_fn(nx, ny, |i, j| 0.01 * (i + j) as f32);
         level.water = Grid::from_fn(nx, ny, |i, _| if i < 40 { 1.5 } else { 0.2 });
         let (device, queue) = tight_device(nx, ny);
+        // The face velocities' two halves.
         assert_eq!(
             spillway::gpu::largest_buffer(nx, ny),
-            8 * (nx * (ny + 1)) as u64
+            8 * ((nx + 1) * ny + nx * (ny + 1)) as u64
         );
         assert_eq!(
             device.limits().max_buffer_size,

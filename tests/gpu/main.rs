@@ -2,7 +2,8 @@
 //! adapter works): parity after 1000 steps for both solvers on scenes with every forcing and
 //! edge kind and on the sample projects, the volume ledger over 10^4 steps, Ritter's dam break,
 //! the lake at rest, incremental edits, blocking bodies against the CPU, and 10^5-step long
-//! runs of every sample project, clamped steps caught up, friction laws and river outlets.
+//! runs of every sample project, clamped steps caught up, friction laws and river outlets, and
+//! the fused flow pass against the three it replaces.
 
 mod analytic;
 mod balance;
@@ -11,6 +12,7 @@ mod capture;
 mod clamp;
 mod edits;
 mod erosion;
+mod fusion;
 mod gauges;
 mod hydrograph;
 mod long_run;

@@ -5,7 +5,10 @@ use super::GpuError;
 use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config, GridUniform, SLOT_ADVECT};
 
-const SOURCE: &str = include_str!("../../shaders/advect.wgsl");
+const SOURCE: &str = concat!(
+    include_str!("../../shaders/momentum.wgsl"),
+    include_str!("../../shaders/advect.wgsl")
+);
 
 /// Workgroup edge of the lattice passes (advect, store).
 pub(crate) const LATTICE: u32 = 16;

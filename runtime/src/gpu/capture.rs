@@ -86,12 +86,12 @@ impl GpuSimulation {
         ];
         match self.params.solver {
             SolverKind::Pipes => parts.extend([(&b.qx, 8 * fx), (&b.qy, 8 * fy)]),
-            SolverKind::Swe => parts.extend([(&b.vel, 4 * (fx + fy)), (&b.vel, 0)]),
+            SolverKind::Swe => parts.extend([(&b.vel, 8 * (fx + fy)), (&b.vel, 0)]),
         }
         parts.push((&b.edges, 16 * 2 * (nx + ny)));
         // Pipes with advection: the face velocities the next step advects with.
         let advected = self.params.solver == SolverKind::Pipes && self.params.pipe_advection;
-        parts.push((&b.vel, if advected { 4 * (fx + fy) } else { 0 }));
+        parts.push((&b.vel, if advected { 8 * (fx + fy) } else { 0 }));
         parts.push((&b.breaches, 8 * self.breach_names.len() as u64));
         parts
     }
@@ -203,13 +203,14 @@ impl StateCopy {
             bytemuck::pod_read_unaligned(&b[..CONTROL_BYTES as usize])
         });
         let depth = floats(2, half * cells, cells);
+        let vh = half * (fx + fy);
         let (flow_x, flow_y) = match solver {
             SolverKind::Pipes => (floats(3, half * fx, fx), floats(4, half * fy, fy)),
-            SolverKind::Swe => (floats(3, 0, fx), floats(3, fx, fy)),
+            SolverKind::Swe => (floats(3, vh, fx), floats(3, vh + fx, fy)),
         };
         let edges = floats(5, 0, 4 * 2 * (nx + ny));
         let (aux_x, aux_y) = if advected {
-            (floats(6, 0, fx), floats(6, fx, fy))
+            (floats(6, vh, fx), floats(6, vh + fx, fy))
         } else {
             (Vec::new(), Vec::new())
         };

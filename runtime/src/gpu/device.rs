@@ -24,10 +24,10 @@ pub(crate) struct Context {
     pub tile: (u32, u32),
 }
 
-/// Bytes of the largest buffer an `nx × ny` level makes: the two halves of the larger face
-/// grid, or for small levels the step table or the breaches' state words.
+/// Bytes of the largest buffer an `nx × ny` level makes: the two halves of the face velocities
+/// (both face grids), or for small levels the step table or the breaches' state words.
 pub fn largest_buffer(nx: usize, ny: usize) -> u64 {
-    let faces = ((nx + 1) * ny).max(nx * (ny + 1)) as u64;
+    let faces = ((nx + 1) * ny + nx * (ny + 1)) as u64;
     let perimeter = 2 * (nx + ny) as u64;
     let breaches = 8 * crate::level::structure::MAX_STRUCTURES as u64;
     (2 * 4 * faces)
@@ -38,7 +38,7 @@ pub fn largest_buffer(nx: usize, ny: usize) -> u64 {
 /// The limits a device must grant to run an `nx × ny` level (with the smallest flow tile; a
 /// device with more workgroup memory gets a larger tile). Pass these to the device you create
 /// for the editor (e.g. eframe's `WgpuSetup`) so the solver can share it; 8192 × 8192 needs
-/// about 513 MiB storage bindings.
+/// about 1024 MiB of storage bindings (the velocities' two halves).
 pub fn required_limits(nx: usize, ny: usize) -> wgpu::Limits {
     let (tw, th) = smallest_tile();
     let big = largest_buffer(nx, ny);

@@ -121,7 +121,7 @@ impl GpuSimulation {
             };
             let (vel, adv) = captured(&device, "allocating velocities", || {
                 (
-                    zeroed(&device, "velocity", 4 * len as u64, STATE),
+                    zeroed(&device, "velocity", 8 * len as u64, STATE),
                     zeroed(&device, "advected velocity", 4 * len as u64, STATE),
                 )
             })?;

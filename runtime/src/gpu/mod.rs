@@ -73,7 +73,7 @@ pub const BLOCKERS_WGSL: &str = include_str!("../../shaders/blockers.wgsl");
 pub use bench::{BenchResult, bench, bench_level};
 pub use capture::StateCopy;
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, largest_buffer, required_limits};
-pub use flow::TILE_ENV;
+pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
 pub use gather::{CellWater, GATHERED, Gathered};
 pub use probe::ProbeReading;
 pub use sim::{GpuSimulation, GpuStatus};

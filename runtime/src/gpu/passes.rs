@@ -6,7 +6,7 @@ use super::blocking::BlockingPass;
 use super::control::ControlPass;
 use super::edges::EdgePass;
 use super::erosion::ErosionPass;
-use super::flow::FlowPass;
+use super::flow::{FlowPass, Fusion};
 use super::forcing::ForcingPass;
 use super::maps::MapsPass;
 use super::region::RegionPass;
@@ -26,6 +26,8 @@ pub(crate) struct Plan {
     pub structures: bool,
     /// Breaches exist.
     pub breaches: bool,
+    /// When the flow pass advects and stores too.
+    pub fusion: Fusion,
 }
 
 /// The compiled passes.
@@ -118,20 +120,23 @@ impl Passes {
             if plan.edges {
                 self.edges.encode_accelerate(pass, grid);
             }
-            if let Some(a) = &self.advect {
+            // Without blockers or structures, the fused flow pass advects and stores too.
+            let fused =
+                blocking.is_none() && !plan.structures && self.flow.fuses(grid, plan.fusion);
+            if let Some(a) = self.advect.as_ref().filter(|_| !fused) {
                 a.encode(pass, grid);
             }
             if let Some(b) = blocking {
                 b.encode_before(pass);
             }
-            self.flow.encode(pass, grid);
+            self.flow.encode(pass, grid, fused);
             if let Some(b) = blocking {
                 b.encode_after(pass);
             }
             if plan.structures {
                 self.structures.encode(pass);
             }
-            if let Some(s) = &self.store {
+            if let Some(s) = self.store.as_ref().filter(|_| !fused) {
                 s.encode(pass, grid);
             }
             if plan.edges {

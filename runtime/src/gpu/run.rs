@@ -382,13 +382,13 @@ impl GpuSimulation {
         let (flow_x, flow_y) = match self.params.solver {
             SolverKind::Pipes => self.read_discharges()?,
             SolverKind::Swe => {
-                let fx = (self.nx + 1) * self.ny;
+                let (fx, fy) = ((self.nx + 1) * self.ny, self.nx * (self.ny + 1));
                 let v = read_f32(
                     &self.ctx.device,
                     &self.ctx.queue,
                     &self.bufs.vel,
-                    0,
-                    fx + self.nx * (self.ny + 1),
+                    self.parity()? * (fx + fy) as u64,
+                    fx + fy,
                 )?;
                 (v[..fx].to_vec(), v[fx..].to_vec())
             }

@@ -17,7 +17,7 @@ use super::state::{
     SLOT_FORCING, SLOT_STORE, STATE, doubled, init, step_table, zeroed,
 };
 use super::stats::{Partial, partial_count};
-use super::{advect::LATTICE, flow};
+use super::{advect::LATTICE, flow, flow::Fusion};
 
 /// A water simulation on the GPU, with the same physics as the CPU [`crate::sim::Simulation`].
 ///
@@ -248,6 +248,7 @@ impl GpuSimulation {
             structures: structures > 0,
             breaches: !table.breaches.is_empty(),
             edges: cells.iter().any(|c| c.kind != 0),
+            fusion: Fusion::default(),
         };
         let max_depth = start.depth.iter().fold(0.0f32, |a, &b| a.max(b));
         let control = ControlBlock {
@@ -381,7 +382,7 @@ impl GpuSimulation {
             qx: init(device, "flow x", &bytes(&doubled(&start.qx)), STATE),
             qy: init(device, "flow y", &bytes(&doubled(&start.qy)), STATE),
             carry: zeroed(device, "carry", 4 * (nx * ny) as u64, STATE),
-            vel: init(device, "velocity", &bytes(&start.vel), STATE),
+            vel: init(device, "velocity", &bytes(&doubled(&start.vel)), STATE),
             adv: zeroed(device, "advected velocity", 4 * vel_len as u64, STATE),
             edges: init(device, "edges", bytemuck::cast_slice(cells), STATE),
             ledger: zeroed(device, "ledger", 16 * (1 + grid.edge_groups as u64), STATE),
@@ -539,6 +540,12 @@ impl GpuSimulation {
     /// changes clamp (see [`GpuStatus::clamped_steps`]).
     pub fn set_substep_headroom(&mut self, spare: u32) {
         self.headroom = spare.min(MAX_SUBSTEPS);
+    }
+
+    /// Sets when the flow pass also advects and stores the face velocities (default
+    /// [`Fusion::Auto`]); the results are the same either way (a benchmark and test knob).
+    pub fn set_fusion(&mut self, fusion: Fusion) {
+        self.plan.fusion = fusion;
     }
 }
 

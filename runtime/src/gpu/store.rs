@@ -6,7 +6,10 @@ use super::advect::LATTICE;
 use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config, GridUniform, SLOT_STORE};
 
-const SOURCE: &str = include_str!("../../shaders/store.wgsl");
+const SOURCE: &str = concat!(
+    include_str!("../../shaders/momentum.wgsl"),
+    include_str!("../../shaders/store.wgsl")
+);
 
 /// The store pass.
 pub(crate) struct StorePass {
