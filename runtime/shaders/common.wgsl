@@ -3,9 +3,9 @@
 // each pipeline is
 // specialised for one configuration and dead branches disappear.
 //
-// Every state grid that a step rewrites (depth, x- and y-face discharges) holds two halves; the
-// control pass keeps the half that holds the current state in `Control.parity`, so the number of
-// sub-steps can be decided on the GPU without the CPU ever waiting.
+// Every state grid that a step rewrites (depth, x- and y-face discharges, face velocities) holds
+// two halves; the control pass keeps the half that holds the current state in `Control.parity`,
+// so the number of sub-steps can be decided on the GPU without the CPU ever waiting.
 
 // Static geometry and parameters (uniform).
 struct Grid {

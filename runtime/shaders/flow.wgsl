@@ -40,7 +40,7 @@ var<workgroup> sk: array<f32, 2u * TW>;
 // neighbour's right face).
 var<workgroup> sv: array<f32, 2u * TW>;
 // FUSED: each thread's largest face speed so far (kept here, not in a register the plain pass
-// would carry from row to row: one such value costs it 12%).
+// would carry from row to row: one such value cost it 11.6 % at 4096² on an H100).
 var<workgroup> sspd: array<f32, TW>;
 var<workgroup> wmax: atomic<u32>;
 var<workgroup> wspd: atomic<u32>;
