@@ -1,22 +1,55 @@
 //! The GPU pipes benchmark from the command line, for the device machine:
-//! `gpu_bench [SIZE ...] [--steps N]` prints one row per size (the scene of
-//! `shared/bench/pipe_array.py`: `spillway::bench::BenchScene::PEERS`, the scene of
-//! `spillway bench`).
+//! `gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe]` prints one row per size
+//! (the scene of `shared/bench/pipe_array.py`, the scene of `spillway bench`): with the peers'
+//! constant pipe (`spillway::bench::BenchScene::PEERS`, the default), the runtime's default
+//! physics (face-depth pipes with momentum advection) or the shallow-water mode; `--fusion`
+//! picks when the flow pass also advects and stores (`spillway::gpu::Fusion`).
+
+use spillway::bench::{BenchScene, scene};
+use spillway::gpu::Fusion;
+use spillway::level::{CrossSection, SolverKind};
+
+const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe] [--fusion auto|always|never]";
 
 fn main() {
     let mut sizes = Vec::new();
     let mut steps = None;
+    let mut physics = "peers".to_string();
+    let mut fusion = Fusion::Auto;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--steps" {
             steps = args.next().and_then(|s| s.parse().ok());
+        } else if a == "--physics" {
+            physics = args.next().unwrap_or_default();
+        } else if a == "--fusion" {
+            fusion = match args.next().as_deref() {
+                Some("auto") => Fusion::Auto,
+                Some("always") => Fusion::Always,
+                Some("never") => Fusion::Never,
+                _ => {
+                    eprintln!("{USAGE}");
+                    std::process::exit(2);
+                }
+            };
         } else if let Ok(n) = a.parse::<usize>() {
             sizes.push(n);
         } else {
-            eprintln!("usage: gpu_bench [SIZE ...] [--steps N]");
+            eprintln!("{USAGE}");
             std::process::exit(2);
         }
     }
+    let kind = match physics.as_str() {
+        "peers" => BenchScene::PEERS,
+        "default" | "swe" => BenchScene::PipeArray {
+            section: CrossSection::FaceDepth,
+            pipe_advection: true,
+        },
+        _ => {
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
+    };
     if sizes.is_empty() {
         sizes = vec![1024, 2048, 4096, 8192];
     }
@@ -27,13 +60,18 @@ fn main() {
             std::process::exit(1);
         }
     }
+    println!("physics: {physics}, fusion: {fusion:?}");
     println!(
         "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12}",
         "n", "ms/step", "Gcell/s", "GB/s@36B", "timing", "vol_rel_err"
     );
     for n in sizes {
         let s = steps.unwrap_or(if n >= 4096 { 200 } else { 1000 });
-        match spillway::gpu::bench(n, s) {
+        let mut level = scene(n, kind);
+        if physics == "swe" {
+            level.params.solver = SolverKind::Swe;
+        }
+        match spillway::gpu::bench_fused(&level, s, fusion) {
             Ok(r) => println!(
                 "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e}",
                 r.n,

@@ -1,10 +1,14 @@
 //! The fused flow pass (advection, flow and store in one dispatch) computes what the three
 //! passes compute, and agrees with the CPU as they do, for every physics it runs: the pipes with
 //! momentum advection (face-depth and upwind sections), the conservative shallow-water mode, and
-//! Manning friction with a roughness grid.
+//! Manning friction with a roughness grid; on a grid of several strips each way, where the
+//! pass's workgroups meet.
 
 use spillway::gpu::{Fusion, GpuSimulation};
-use spillway::level::{Advection, CrossSection, Friction, SolverKind};
+use spillway::level::{
+    Advection, Boundary, BoundaryKind, CrossSection, Edge, Friction, Shape, SolverKind, Source,
+    SourceKind,
+};
 use spillway::{Grid, Level};
 
 use crate::support::{busy_scene, gpu, max_diff, run_cpu, run_gpu};
@@ -73,4 +77,65 @@ fn the_fused_pass_matches_three_passes_and_the_cpu() {
         &level,
         "pipes with advection, Manning with a roughness grid",
     );
+}
+
+/// A 262 × 61 valley (three strips across, three down: the flow pass's strips are 124 columns
+/// and 27 rows) with a dam break running east across the strips' seams, a hump of water
+/// spreading both ways over a seam, rain, a source, an open east edge and an inflow on the north.
+fn wide_scene(solver: SolverKind) -> Level {
+    let (nx, ny) = (262, 61);
+    let mut level = Level::flat(nx, ny, 1.0, 0.0);
+    level.terrain = Grid::from_fn(nx, ny, |i, j| {
+        let (x, y) = (i as f32 / nx as f32, j as f32 / ny as f32);
+        2.0 * (9.0 * x).sin() * (5.0 * y).cos() - 1.5 * x
+    });
+    level.water = Grid::from_fn(nx, ny, |i, j| {
+        let dam = if i < 110 { 2.5 } else { -1.0 };
+        let hump = if (i as i32 - 248).pow(2) + (j as i32 - 27).pow(2) < 64 {
+            1.2
+        } else {
+            0.0
+        };
+        (dam - level.terrain.get(i, j)).max(0.0) + hump
+    });
+    let p = &mut level.params;
+    p.solver = solver;
+    p.dt = 0.05;
+    p.friction = Friction::Manning { n: 0.03 };
+    p.rain_mm_per_hour = 90.0;
+    level.sources.push(Source {
+        name: "spring".into(),
+        shape: Shape::Circle {
+            x: 180.0,
+            y: 54.0,
+            radius: 3.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 2.0 },
+        enabled: true,
+    });
+    level.boundaries = vec![
+        Boundary {
+            edge: Edge::East,
+            start: 0,
+            end: ny as u32,
+            kind: BoundaryKind::Open,
+        },
+        Boundary {
+            edge: Edge::North,
+            start: 120,
+            end: 130,
+            kind: BoundaryKind::Inflow { m3_per_s: 1.0 },
+        },
+    ];
+    level
+}
+
+#[test]
+fn the_fused_pass_matches_three_passes_where_its_strips_meet() {
+    let mut level = wide_scene(SolverKind::Pipes);
+    level.params.pipe_advection = true;
+    check(&level, "pipes with advection, 262 × 61");
+    let mut level = wide_scene(SolverKind::Swe);
+    level.params.advection = Advection::Conservative;
+    check(&level, "SWE conservative, 262 × 61");
 }

@@ -8,6 +8,7 @@ use crate::level::Level;
 
 use super::GpuError;
 use super::device;
+use super::flow::Fusion;
 use super::readback::read_bytes;
 use super::sim::GpuSimulation;
 
@@ -44,6 +45,12 @@ pub fn bench(n: usize, steps: usize) -> Result<BenchResult, GpuError> {
 
 /// Runs any level headless for `steps` steps per timed run (5 runs after a warm-up, median).
 pub fn bench_level(level: &Level, steps: usize) -> Result<BenchResult, GpuError> {
+    bench_fused(level, steps, Fusion::Auto)
+}
+
+/// As [`bench_level`], with the flow pass's fusion chosen (to time the fused pass against the
+/// three passes it replaces at any size).
+pub fn bench_fused(level: &Level, steps: usize, fusion: Fusion) -> Result<BenchResult, GpuError> {
     let steps = steps.max(1);
     let ctx = device::headless(level.nx(), level.ny(), wgpu::Features::TIMESTAMP_QUERY)?;
     let timed = ctx
@@ -51,6 +58,7 @@ pub fn bench_level(level: &Level, steps: usize) -> Result<BenchResult, GpuError>
         .features()
         .contains(wgpu::Features::TIMESTAMP_QUERY);
     let mut sim = GpuSimulation::build(level, ctx)?;
+    sim.set_fusion(fusion);
     sim.set_substep_headroom(0);
     let dt = level.params.dt;
     sim.step_n(20, dt)?;
