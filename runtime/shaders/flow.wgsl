@@ -10,9 +10,11 @@
 // written once: terrain, depth, the two face grids and carry, 36 bytes per cell, plus 4 halo
 // columns per strip and 4 halo rows per TH rows.
 //
-// Its fused variant (fused.wgsl, conservative momentum advection without blockers or structures
-// in the sub-step) also does the advection and store passes' work; it shares the bindings and
-// helpers declared here.
+// FUSED (conservative momentum advection, no blockers or structures this sub-step): the pass also
+// does the advection and store passes' work. It advects the face velocities of each row as it
+// loads it (momentum.wgsl, from the current halves), and turns each limited face into its
+// velocity as it writes it, into the other half of `vel`, with the largest face speed. The
+// advected velocities never go through memory, and the store pass's reads are saved.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -23,7 +25,7 @@
 @group(0) @binding(6) var<storage, read_write> carry: array<f32>;
 // Advected face velocities (SWE, pipes with advection): x-faces then y-faces.
 @group(0) @binding(7) var<storage, read> adv: array<f32>;
-// Face velocities, two halves (momentum.wgsl; the fused variant only).
+// Face velocities, two halves (momentum.wgsl; FUSED only).
 @group(0) @binding(8) var<storage, read_write> vel: array<f32>;
 
 // Output columns per strip.
@@ -34,7 +36,14 @@ const W: u32 = TW - 4u;
 var<workgroup> sb: array<f32, 2u * TW>;
 var<workgroup> sd: array<f32, 2u * TW>;
 var<workgroup> sk: array<f32, 2u * TW>;
+// FUSED: the advected velocity of each thread's left x-face in the newest row (its left
+// neighbour's right face).
+var<workgroup> sv: array<f32, 2u * TW>;
+// FUSED: each thread's largest face speed so far (kept here, not in a register the plain pass
+// would carry from row to row: one such value cost it 11.6 % at 4096² on an H100).
+var<workgroup> sspd: array<f32, TW>;
 var<workgroup> wmax: atomic<u32>;
+var<workgroup> wspd: atomic<u32>;
 var<workgroup> wbad: atomic<u32>;
 var<workgroup> wrun: u32;
 
@@ -79,6 +88,9 @@ fn x_input(r: u32, f: u32, at: Column) -> f32 {
     if (MODE == MODE_PIPES) {
         return qx[at.cur.qx + fi];
     }
+    if (FUSED) {
+        return advect_u(f, r, at.cur, at.dt);
+    }
     return adv[fi];
 }
 
@@ -86,6 +98,9 @@ fn y_input(r: u32, c: u32, at: Column) -> f32 {
     let fi = r * grid.nx + c;
     if (MODE == MODE_PIPES) {
         return qy[at.cur.qy + fi];
+    }
+    if (FUSED) {
+        return advect_v(c, r, at.cur, at.dt);
     }
     return adv[grid.half_qx + fi];
 }
@@ -98,7 +113,9 @@ struct Column {
     writes: bool,
     y0: i32,
     y1: i32,
+    // The current halves, and the sub-step's length.
     cur: StateHalves,
+    dt: f32,
 }
 
 // What a thread reads for row r: terrain, depth and face inputs of row r, carry of row r-2.
@@ -121,7 +138,7 @@ fn load_row(at: Column, r: i32) -> RowLoad {
         if (at.ci > 0) {
             l.vl = x_input(ru, at.c, at);
         }
-        if (at.ci + 1 < i32(nx)) {
+        if (at.ci + 1 < i32(nx) && !FUSED) {
             l.vr = x_input(ru, at.c + 1u, at);
         }
         if (r > 0) {
@@ -165,6 +182,9 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let y1 = min(y0 + i32(TH), iny);
     if (t == 0u) {
         atomicStore(&wmax, 0u);
+        if (FUSED) {
+            atomicStore(&wspd, 0u);
+        }
         atomicStore(&wbad, NONE);
     }
 
@@ -181,7 +201,10 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var fr2 = 0.0;
     var ft2 = 0.0;
     var vmax = 0.0;
-    let at = Column(ci, c, col_in, writes, y0, y1, cur);
+    if (FUSED) {
+        sspd[t] = 0.0;
+    }
+    let at = Column(ci, c, col_in, writes, y0, y1, cur, sc.dt);
     var ahead = load_row(at, y0 - 2);
 
     for (var s = 0u; s < TH + 4u; s = s + 1u) {
@@ -199,14 +222,24 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let b = row.b;
         let d = row.d;
         let vl = row.vl;
-        let vr = row.vr;
+        var vr = row.vr;
         let vy = row.vy;
         let cin = row.cin;
         let r2 = r - 2;
         let row2_out = writes && r2 >= y0 && r2 < y1;
         sb[slot + t] = b;
         sd[slot + t] = d;
+        if (FUSED) {
+            sv[slot + t] = vl;
+        }
         workgroupBarrier();
+        // FUSED: the left neighbour's old depth in row r-1, read from the other slot before
+        // the next barrier (not carried from row to row, as `sspd`).
+        var dl1 = 0.0;
+        if (FUSED) {
+            dl1 = sd[(TW - slot) + max(t, 1u) - 1u];
+            vr = sv[slot + min(t + 1u, TW - 1u)];
+        }
 
         // Accelerated faces: x-faces c and c+1 of row r, and the y-face between rows r-1, r.
         var axl = 0.0;
@@ -258,13 +291,38 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             if (r1 >= y0 && r1 < y1) {
                 let fx = u32(r1) * (nx + 1u) + c;
                 qx[nxt.qx + fx] = fl1;
+                if (FUSED) {
+                    var u = border_vel(fl1, d1);
+                    if (ci > 0) {
+                        u = face_vel(fl1, dl1, d1);
+                    }
+                    vel[nxt.v + fx] = u.x;
+                    sspd[t] = max(sspd[t], abs(u.x) * u.y);
+                }
                 if (c + 1u == nx) {
                     qx[nxt.qx + fx + 1u] = fr1;
+                    if (FUSED) {
+                        let u = border_vel(fr1, d1);
+                        vel[nxt.v + fx + 1u] = u.x;
+                        sspd[t] = max(sspd[t], abs(u.x) * u.y);
+                    }
                 }
             }
             // Face rows y0 .. y1-1 are the tops of this strip's rows; face ny closes the grid.
             if ((r1 >= y0 && r1 < y1) || (r1 == iny && y1 == iny)) {
-                qy[nxt.qy + u32(r1) * nx + c] = ft1;
+                let fy = u32(r1) * nx + c;
+                qy[nxt.qy + fy] = ft1;
+                if (FUSED) {
+                    // The top border's cell is row 0 (d1), the bottom border's row ny-1 (d2).
+                    var v = face_vel(ft1, d2, d1);
+                    if (r1 == 0) {
+                        v = border_vel(ft1, d1);
+                    } else if (r1 == iny) {
+                        v = border_vel(ft1, d2);
+                    }
+                    vel[nxt.v + grid.half_qx + fy] = v.x;
+                    sspd[t] = max(sspd[t], abs(v.x) * v.y);
+                }
             }
         }
 
@@ -298,9 +356,15 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     }
 
     atomicMax(&wmax, bitcast<u32>(vmax));
+    if (FUSED) {
+        atomicMax(&wspd, bitcast<u32>(sspd[t]));
+    }
     workgroupBarrier();
     if (t == 0u) {
         atomicMax(&aux.ctl.max_depth, atomicLoad(&wmax));
+        if (FUSED) {
+            atomicMax(&aux.ctl.max_speed, atomicLoad(&wspd));
+        }
         let bad = atomicLoad(&wbad);
         if (bad != NONE) {
             atomicMin(&aux.ctl.blowup_cell, bad);

@@ -1,5 +1,4 @@
-//! Owner of the flow pass (`shaders/flow.wgsl`): the fused accelerate-limit-depth step, and its
-//! variant that also advects and stores the face velocities (`shaders/fused.wgsl`).
+//! Owner of the flow pass (`shaders/flow.wgsl`): the fused accelerate-limit-depth step.
 
 use super::GpuError;
 use super::kernel::{Bind, Kernel, dispatch};
@@ -8,13 +7,6 @@ use super::state::{Buffers, Config, GridUniform, SLOT_FLOW, tile_bytes};
 const SOURCE: &str = concat!(
     include_str!("../../shaders/momentum.wgsl"),
     include_str!("../../shaders/flow.wgsl")
-);
-
-/// The fused variant: the flow pass's bindings and helpers and its own entry point.
-const FUSED_SOURCE: &str = concat!(
-    include_str!("../../shaders/momentum.wgsl"),
-    include_str!("../../shaders/flow.wgsl"),
-    include_str!("../../shaders/fused.wgsl")
 );
 
 /// Strips tried in order of preference (threads per workgroup, rows per strip); the first
@@ -82,7 +74,7 @@ pub(crate) struct FlowPass {
 impl FlowPass {
     /// Compiles the pass for `config` and binds it to `bufs`.
     pub fn new(device: &wgpu::Device, config: &Config, bufs: &Buffers) -> Result<Self, GpuError> {
-        let compile = |source: &str, entry: &str| -> Result<(Kernel, wgpu::BindGroup), GpuError> {
+        let compile = |config: &Config| -> Result<(Kernel, wgpu::BindGroup), GpuError> {
             let rw = Bind::ReadWrite;
             let binds = [
                 Bind::Uniform,
@@ -95,16 +87,17 @@ impl FlowPass {
                 Bind::Read,
                 rw,
             ];
-            let kernel = Kernel::new(device, "flow", source, config, &binds, &[entry])?;
+            let kernel = Kernel::new(device, "flow", SOURCE, config, &binds, &["main"])?;
             let group = Self::bind(&kernel, device, bufs);
             Ok((kernel, group))
         };
+        let fused = Config {
+            fused: true,
+            ..*config
+        };
         Ok(Self {
-            plain: compile(SOURCE, "main")?,
-            fused: config
-                .fusable()
-                .then(|| compile(FUSED_SOURCE, "fused"))
-                .transpose()?,
+            plain: compile(config)?,
+            fused: config.fusable().then(|| compile(&fused)).transpose()?,
         })
     }
 

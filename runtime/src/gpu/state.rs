@@ -135,6 +135,8 @@ pub(crate) struct Config {
     pub rough: bool,
     /// Flow-pass strips: threads per workgroup (columns, halo included) and rows per strip.
     pub tile: (u32, u32),
+    /// The flow pass also advects and stores the face velocities (its fused variant).
+    pub fused: bool,
 }
 
 impl Config {
@@ -169,6 +171,7 @@ impl Config {
             },
             rough: rough && matches!(p.friction, Friction::Manning { .. }),
             tile,
+            fused: false,
         }
     }
 
@@ -188,7 +191,7 @@ impl Config {
         format!(
             "const MODE: u32 = {}u;\nconst SECTION: u32 = {}u;\nconst RAIN: bool = {};\nconst SPEED: bool = {};\n\
              const EXTEND: bool = {};\nconst FRICTION: u32 = {}u;\nconst ROUGH: bool = {};\n\
-             const TW: u32 = {}u;\nconst TH: u32 = {}u;\n",
+             const TW: u32 = {}u;\nconst TH: u32 = {}u;\nconst FUSED: bool = {};\n",
             self.mode,
             self.section,
             self.rain,
@@ -198,15 +201,16 @@ impl Config {
             self.rough,
             self.tile.0,
             self.tile.1,
+            self.fused
         )
     }
 }
 
-/// Bytes of workgroup memory the flow pass needs for strips of `tw` threads: the plain pass
-/// keeps three double-buffered rows; its fused variant (the larger) six grids in three row
-/// slots of `tw + 1` values, three single rows, and four atomics or flags.
+/// Bytes of workgroup memory the flow pass needs for strips of `tw` threads (three
+/// double-buffered rows, a fourth and a single one for the fused variant, three atomics and a
+/// flag).
 pub(crate) fn tile_bytes(tw: u32, _th: u32) -> u32 {
-    4 * (18 * (tw + 1) + 3 * tw) + 16
+    4 * 9 * tw + 16
 }
 
 /// Every buffer of a GPU simulation.
