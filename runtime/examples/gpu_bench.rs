@@ -3,25 +3,43 @@
 //! (the scene of `shared/bench/pipe_array.py`, the scene of `spillway bench`): with the peers'
 //! constant pipe (`spillway::bench::BenchScene::PEERS`, the default), the runtime's default
 //! physics (face-depth pipes with momentum advection) or the shallow-water mode; `--fusion`
-//! picks when the flow pass also advects and stores (`spillway::gpu::Fusion`).
+//! picks when the flow pass also advects and stores (`spillway::gpu::Fusion`); `--dt` and
+//! `--cfl` replace the scene's step (25 ms) and Courant number (1), for the simulated seconds
+//! per wall second a longer, CFL-controlled step gives (`--headroom K` records K spare
+//! sub-steps a step, 0 by default: the scene at 25 ms never sub-steps).
 
 use spillway::bench::{BenchScene, scene};
 use spillway::gpu::Fusion;
 use spillway::level::{CrossSection, SolverKind};
 
-const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe] [--fusion auto|always|never]";
+const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe] [--fusion auto|always|never] [--dt S] [--cfl C] [--headroom K]";
 
 fn main() {
     let mut sizes = Vec::new();
     let mut steps = None;
     let mut physics = "peers".to_string();
     let mut fusion = Fusion::Auto;
+    let mut dt = None;
+    let mut cfl = None;
+    let mut headroom = 0;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--steps" {
             steps = args.next().and_then(|s| s.parse().ok());
         } else if a == "--physics" {
             physics = args.next().unwrap_or_default();
+        } else if a == "--dt" || a == "--cfl" {
+            let Some(v) = args.next().and_then(|s| s.parse::<f32>().ok()) else {
+                eprintln!("{USAGE}");
+                std::process::exit(2);
+            };
+            *if a == "--dt" { &mut dt } else { &mut cfl } = Some(v);
+        } else if a == "--headroom" {
+            let Some(k) = args.next().and_then(|s| s.parse().ok()) else {
+                eprintln!("{USAGE}");
+                std::process::exit(2);
+            };
+            headroom = k;
         } else if a == "--fusion" {
             fusion = match args.next().as_deref() {
                 Some("auto") => Fusion::Auto,
@@ -62,8 +80,8 @@ fn main() {
     }
     println!("physics: {physics}, fusion: {fusion:?}");
     println!(
-        "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12}",
-        "n", "ms/step", "Gcell/s", "GB/s@36B", "timing", "vol_rel_err"
+        "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9}",
+        "n", "ms/step", "Gcell/s", "GB/s@36B", "timing", "vol_rel_err", "sub/step", "sim_s/s"
     );
     for n in sizes {
         let s = steps.unwrap_or(if n >= 4096 { 200 } else { 1000 });
@@ -71,15 +89,19 @@ fn main() {
         if physics == "swe" {
             level.params.solver = SolverKind::Swe;
         }
-        match spillway::gpu::bench_fused(&level, s, fusion) {
+        level.params.dt = dt.unwrap_or(level.params.dt);
+        level.params.cfl = cfl.unwrap_or(level.params.cfl);
+        match spillway::gpu::bench_fused(&level, s, fusion, headroom) {
             Ok(r) => println!(
-                "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e}",
+                "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e} {:>9.3} {:>9.2}",
                 r.n,
                 r.ms_per_step,
                 r.gcells_per_s,
                 r.gbytes_per_s,
                 if r.gpu_timed { "gpu" } else { "wall" },
-                r.volume_rel_err
+                r.volume_rel_err,
+                r.substeps_per_step,
+                r.sim_seconds_per_step / (r.ms_per_step * 1e-3)
             ),
             Err(e) => println!("{n:>6} failed: {e}"),
         }

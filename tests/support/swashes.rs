@@ -189,7 +189,17 @@ impl Case {
     /// Runs the case on `backend` with `solver` and measures it against SWASHES.
     pub fn run(&self, backend: Backend, solver: SolverKind) -> Result<Outcome, String> {
         let reference = self.reference()?;
-        let (level, mut seconds) = (self.setup)(&reference, solver);
+        let (mut level, mut seconds) = (self.setup)(&reference, solver);
+        // `SPILLWAY_SWASHES_CFL=C`: steps of C·dx/√(g·h) for the deepest water at the start
+        // and the Courant number C for the sub-steps (to weigh accuracy against a longer step).
+        if let Some(c) = std::env::var("SPILLWAY_SWASHES_CFL")
+            .ok()
+            .and_then(|v| v.parse::<f32>().ok())
+        {
+            let deepest = level.water.data.iter().copied().fold(0.0f32, f32::max);
+            level.params.cfl = c;
+            level.params.dt = c * level.cell_size / (level.params.gravity * deepest).sqrt();
+        }
         if let Some(s) = std::env::var("SPILLWAY_SWASHES_SECONDS")
             .ok()
             .and_then(|v| v.parse().ok())

@@ -35,6 +35,11 @@ pub struct BenchResult {
     pub gpu_timed: bool,
     /// Relative volume change over the whole run (walls: should stay near 0).
     pub volume_rel_err: f64,
+    /// Simulated seconds per step over the timed runs (less than the level's `dt` where steps
+    /// ran short: GPU steps needing more sub-steps than were recorded).
+    pub sim_seconds_per_step: f64,
+    /// CFL sub-steps per step over the timed runs.
+    pub substeps_per_step: f64,
 }
 
 /// Runs the peers' pipe scene ([`BenchScene::PEERS`]) at `n × n` for `steps` steps per timed
@@ -45,12 +50,19 @@ pub fn bench(n: usize, steps: usize) -> Result<BenchResult, GpuError> {
 
 /// Runs any level headless for `steps` steps per timed run (5 runs after a warm-up, median).
 pub fn bench_level(level: &Level, steps: usize) -> Result<BenchResult, GpuError> {
-    bench_fused(level, steps, Fusion::Auto)
+    bench_fused(level, steps, Fusion::Auto, 0)
 }
 
 /// As [`bench_level`], with the flow pass's fusion chosen (to time the fused pass against the
-/// three passes it replaces at any size).
-pub fn bench_fused(level: &Level, steps: usize, fusion: Fusion) -> Result<BenchResult, GpuError> {
+/// three passes it replaces at any size) and `headroom` spare sub-steps recorded per step
+/// ([`GpuSimulation::set_substep_headroom`]; 0 for scenes that never sub-step, more where a
+/// step may need more sub-steps than its first one did, or it runs short).
+pub fn bench_fused(
+    level: &Level,
+    steps: usize,
+    fusion: Fusion,
+    headroom: u32,
+) -> Result<BenchResult, GpuError> {
     let steps = steps.max(1);
     let ctx = device::headless(level.nx(), level.ny(), wgpu::Features::TIMESTAMP_QUERY)?;
     let timed = ctx
@@ -59,7 +71,7 @@ pub fn bench_fused(level: &Level, steps: usize, fusion: Fusion) -> Result<BenchR
         .contains(wgpu::Features::TIMESTAMP_QUERY);
     let mut sim = GpuSimulation::build(level, ctx)?;
     sim.set_fusion(fusion);
-    sim.set_substep_headroom(0);
+    sim.set_substep_headroom(headroom);
     let dt = level.params.dt;
     sim.step_n(20, dt)?;
     let start = sim.stats()?;
@@ -109,6 +121,7 @@ pub fn bench_fused(level: &Level, steps: usize, fusion: Fusion) -> Result<BenchR
     if let Some(e) = sim.status().halted {
         return Err(GpuError::Step(e));
     }
+    let timed_steps = (times.len() * steps) as f64;
     times.sort_by(f64::total_cmp);
     let per_step = times[times.len() / 2];
     let cells = (level.nx() * level.ny()) as f64;
@@ -121,5 +134,7 @@ pub fn bench_fused(level: &Level, steps: usize, fusion: Fusion) -> Result<BenchR
         adapter: sim.adapter_name().to_string(),
         gpu_timed: queries.is_some(),
         volume_rel_err: (end.volume - start.volume).abs() / start.volume.max(1e-30),
+        sim_seconds_per_step: (end.time - start.time) / timed_steps,
+        substeps_per_step: (end.substeps - start.substeps) as f64 / timed_steps,
     })
 }
