@@ -157,6 +157,11 @@ pub fn gated_reservoir(open_at: Option<f32>) -> Level {
 pub mod bedload;
 pub mod swashes;
 
+/// The value of the environment variable `name`, where it is set and parses (the tests' knobs).
+pub fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
 /// A walled 40 m × 40 m basin of 2 m cells with a flood wave in (0 → 10 m³/s at 20 s → 0 at
 /// 40 s) and a pump in the low corner on a repeating 10 s cycle (0 → 2 m³/s → 0).
 pub fn flooded_basin(solver: spillway::SolverKind) -> Level {

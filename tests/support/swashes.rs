@@ -180,32 +180,21 @@ impl Case {
 
     /// Cells along x: `cells`, or `SPILLWAY_SWASHES_CELLS` when set (to study convergence).
     pub fn cells(&self) -> usize {
-        std::env::var("SPILLWAY_SWASHES_CELLS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(self.cells)
+        crate::env("SPILLWAY_SWASHES_CELLS").unwrap_or(self.cells)
     }
 
     /// Runs the case on `backend` with `solver` and measures it against SWASHES.
     pub fn run(&self, backend: Backend, solver: SolverKind) -> Result<Outcome, String> {
         let reference = self.reference()?;
         let (mut level, mut seconds) = (self.setup)(&reference, solver);
-        // `SPILLWAY_SWASHES_CFL=C`: steps of C·dx/√(g·h) for the deepest water at the start
-        // and the Courant number C for the sub-steps (to weigh accuracy against a longer step).
-        if let Some(c) = std::env::var("SPILLWAY_SWASHES_CFL")
-            .ok()
-            .and_then(|v| v.parse::<f32>().ok())
-        {
-            let deepest = level.water.data.iter().copied().fold(0.0f32, f32::max);
-            level.params.cfl = c;
-            level.params.dt = c * level.cell_size / (level.params.gravity * deepest).sqrt();
+        // `SPILLWAY_SWASHES_CFL=C`: steps of C·dx/√(g·h₀), h₀ the deepest water at the start,
+        // sub-stepped at the Courant number C (to weigh accuracy against a longer step).
+        if let Some(c) = crate::env::<f32>("SPILLWAY_SWASHES_CFL") {
+            let h0 = level.water.data.iter().copied().fold(0.0f32, f32::max);
+            let dt = c * level.cell_size / (level.params.gravity * h0).sqrt();
+            (level.params.cfl, level.params.dt) = (c, dt);
         }
-        if let Some(s) = std::env::var("SPILLWAY_SWASHES_SECONDS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            seconds = s;
-        }
+        seconds = crate::env("SPILLWAY_SWASHES_SECONDS").unwrap_or(seconds);
         let (depth, balance, t) = match backend {
             Backend::Cpu => run_cpu(&level, seconds)?,
             Backend::Gpu => run_gpu(&level, seconds)?,
