@@ -6,22 +6,22 @@
 //! picks when the flow pass also advects and stores (`spillway::gpu::Fusion`); `--dt` and
 //! `--cfl` replace the scene's step (25 ms) and Courant number (1), for the simulated seconds
 //! per wall second a longer, CFL-controlled step gives (`--headroom K` records K spare
-//! sub-steps a step, 0 by default: the scene at 25 ms never sub-steps).
+//! sub-steps a step, 0 by default: the scene at 25 ms never sub-steps); `--maps` keeps the
+//! maps of the run as the editor's preview does.
 
 use spillway::bench::{BenchScene, scene};
-use spillway::gpu::Fusion;
+use spillway::gpu::{BenchOptions, Fusion};
 use spillway::level::{CrossSection, SolverKind};
 
-const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe] [--fusion auto|always|never] [--dt S] [--cfl C] [--headroom K]";
+const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe] [--fusion auto|always|never] [--dt S] [--cfl C] [--headroom K] [--maps]";
 
 fn main() {
     let mut sizes = Vec::new();
     let mut steps = None;
     let mut physics = "peers".to_string();
-    let mut fusion = Fusion::Auto;
+    let mut options = BenchOptions::default();
     let mut dt = None;
     let mut cfl = None;
-    let mut headroom = 0;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--steps" {
@@ -34,14 +34,16 @@ fn main() {
                 std::process::exit(2);
             };
             *if a == "--dt" { &mut dt } else { &mut cfl } = Some(v);
+        } else if a == "--maps" {
+            options.maps = true;
         } else if a == "--headroom" {
             let Some(k) = args.next().and_then(|s| s.parse().ok()) else {
                 eprintln!("{USAGE}");
                 std::process::exit(2);
             };
-            headroom = k;
+            options.headroom = k;
         } else if a == "--fusion" {
-            fusion = match args.next().as_deref() {
+            options.fusion = match args.next().as_deref() {
                 Some("auto") => Fusion::Auto,
                 Some("always") => Fusion::Always,
                 Some("never") => Fusion::Never,
@@ -78,7 +80,7 @@ fn main() {
             std::process::exit(1);
         }
     }
-    println!("physics: {physics}, fusion: {fusion:?}");
+    println!("physics: {physics}, {options:?}");
     println!(
         "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9}",
         "n", "ms/step", "Gcell/s", "GB/s@36B", "timing", "vol_rel_err", "sub/step", "sim_s/s"
@@ -91,7 +93,7 @@ fn main() {
         }
         level.params.dt = dt.unwrap_or(level.params.dt);
         level.params.cfl = cfl.unwrap_or(level.params.cfl);
-        match spillway::gpu::bench_fused(&level, s, fusion, headroom) {
+        match spillway::gpu::bench_with(&level, s, options) {
             Ok(r) => println!(
                 "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e} {:>9.3} {:>9.2}",
                 r.n,

@@ -50,18 +50,28 @@ pub fn bench(n: usize, steps: usize) -> Result<BenchResult, GpuError> {
 
 /// Runs any level headless for `steps` steps per timed run (5 runs after a warm-up, median).
 pub fn bench_level(level: &Level, steps: usize) -> Result<BenchResult, GpuError> {
-    bench_fused(level, steps, Fusion::Auto, 0)
+    bench_with(level, steps, BenchOptions::default())
 }
 
-/// As [`bench_level`], with the flow pass's fusion chosen (to time the fused pass against the
-/// three passes it replaces at any size) and `headroom` spare sub-steps recorded per step
-/// ([`GpuSimulation::set_substep_headroom`]; 0 for scenes that never sub-step, more where a
-/// step may need more sub-steps than its first one did, or it runs short).
-pub fn bench_fused(
+/// How [`bench_with`] runs a level besides its own parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// When the flow pass also advects and stores (to time the fused pass against the three
+    /// passes it replaces at any size).
+    pub fusion: Fusion,
+    /// Spare sub-steps recorded per step ([`GpuSimulation::set_substep_headroom`]): 0 for
+    /// scenes that never sub-step; more where a step may need more sub-steps than its first
+    /// one did, or it runs short.
+    pub headroom: u32,
+    /// Keep the maps of the run, as the editor's preview does ([`GpuSimulation::record_maps`]).
+    pub maps: bool,
+}
+
+/// As [`bench_level`], run as `options` say.
+pub fn bench_with(
     level: &Level,
     steps: usize,
-    fusion: Fusion,
-    headroom: u32,
+    options: BenchOptions,
 ) -> Result<BenchResult, GpuError> {
     let steps = steps.max(1);
     let ctx = device::headless(level.nx(), level.ny(), wgpu::Features::TIMESTAMP_QUERY)?;
@@ -70,8 +80,11 @@ pub fn bench_fused(
         .features()
         .contains(wgpu::Features::TIMESTAMP_QUERY);
     let mut sim = GpuSimulation::build(level, ctx)?;
-    sim.set_fusion(fusion);
-    sim.set_substep_headroom(headroom);
+    sim.set_fusion(options.fusion);
+    sim.set_substep_headroom(options.headroom);
+    if options.maps {
+        sim.record_maps()?;
+    }
     let dt = level.params.dt;
     sim.step_n(20, dt)?;
     let start = sim.stats()?;

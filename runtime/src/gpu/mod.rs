@@ -70,7 +70,7 @@ use crate::sim::{SimError, StepError};
 /// state's half (the view buffer's first word).
 pub const BLOCKERS_WGSL: &str = include_str!("../../shaders/blockers.wgsl");
 
-pub use bench::{BenchResult, bench, bench_fused, bench_level};
+pub use bench::{BenchOptions, BenchResult, bench, bench_level, bench_with};
 pub use capture::StateCopy;
 pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, largest_buffer, required_limits};
 pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
