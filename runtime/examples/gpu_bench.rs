@@ -1,8 +1,9 @@
 //! The GPU pipes benchmark from the command line, for the device machine:
-//! `gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe]` prints one row per size
+//! `gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe|valley]` prints one row per size
 //! (the scene of `shared/bench/pipe_array.py`, the scene of `spillway bench`): with the peers'
 //! constant pipe (`spillway::bench::BenchScene::PEERS`, the default), the runtime's default
-//! physics (face-depth pipes with momentum advection) or the shallow-water mode; `--fusion`
+//! physics (face-depth pipes with momentum advection) or the shallow-water mode, or the
+//! editor preview bench's valley (`BenchScene::Valley`: a river, a gate, a lake); `--fusion`
 //! picks when the flow pass also advects and stores (`spillway::gpu::Fusion`); `--dt` and
 //! `--cfl` replace the scene's step (25 ms) and Courant number (1), for the simulated seconds
 //! per wall second a longer, CFL-controlled step gives (`--headroom K` records K spare
@@ -13,7 +14,7 @@ use spillway::bench::{BenchScene, scene};
 use spillway::gpu::{BenchOptions, Fusion};
 use spillway::level::{CrossSection, SolverKind};
 
-const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe] [--fusion auto|always|never] [--dt S] [--cfl C] [--headroom K] [--maps]";
+const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe|valley] [--fusion auto|always|never] [--dt S] [--cfl C] [--headroom K] [--maps]";
 
 fn main() {
     let mut sizes = Vec::new();
@@ -65,6 +66,7 @@ fn main() {
             section: CrossSection::FaceDepth,
             pipe_advection: true,
         },
+        "valley" => BenchScene::Valley,
         _ => {
             eprintln!("{USAGE}");
             std::process::exit(2);

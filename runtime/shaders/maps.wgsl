@@ -33,18 +33,32 @@ fn update(
     let i = c % nx;
     let j = c / nx;
     let d = depth[p * grid.half_d + c];
-    var speed = 0.0;
-    if (d > 1e-3) {
-        let bx = p * grid.half_qx + j * (nx + 1u) + i;
-        let by = p * grid.half_qy + j * nx + i;
-        let u = 0.5 * (qx[bx] + qx[bx + 1u]) / (d * grid.dx);
-        let v = 0.5 * (qy[by] + qy[by + nx]) / (d * grid.dx);
-        speed = sqrt(u * u + v * v);
+    // The maps only grow, from 0, and each is written only where it changes: a dry cell reads
+    // its depth alone, and once the water has peaked a wet one reads the maps and writes
+    // nothing.
+    if (d <= 0.0) {
+        return;
     }
-    max_depth[c] = max(max_depth[c], d);
-    max_speed[c] = max(max_speed[c], speed);
-    if (arrival[c] == 0.0 && d >= ARRIVAL) {
+    if (d > max_depth[c]) {
+        max_depth[c] = d;
+    }
+    // A film this thin has no speed, and has not arrived.
+    if (d <= 1e-3) {
+        return;
+    }
+    let bx = p * grid.half_qx + j * (nx + 1u) + i;
+    let by = p * grid.half_qy + j * nx + i;
+    let u = 0.5 * (qx[bx] + qx[bx + 1u]) / (d * grid.dx);
+    let v = 0.5 * (qy[by] + qy[by + nx]) / (d * grid.dx);
+    let speed = sqrt(u * u + v * v);
+    if (speed > max_speed[c]) {
+        max_speed[c] = speed;
+    }
+    if (d >= ARRIVAL && arrival[c] == 0.0) {
         arrival[c] = aux.ctl.time_hi + aux.ctl.time_lo + 1.0;
     }
-    hazard[c] = max(hazard[c], d * speed);
+    let h = d * speed;
+    if (h > hazard[c]) {
+        hazard[c] = h;
+    }
 }
