@@ -25,6 +25,7 @@ mod state;
 mod step;
 pub(crate) mod structures;
 mod swe;
+mod wide;
 
 use thiserror::Error;
 

@@ -9,6 +9,7 @@ use crate::grid::bilinear;
 use super::boundary::Edges;
 use super::friction::{BedFriction, FILM};
 use super::kernel::{FaceAccel, PassGrid};
+use super::wide::{Row, wide};
 
 /// Depth below which a face is treated as dry (no velocity).
 pub(crate) const DRY: f32 = 1e-6;
@@ -97,48 +98,32 @@ impl Velocities {
         film_cap: f32,
     ) {
         let PassGrid { nx, ny, dx, .. } = g;
-        // (velocity, counts toward the CFL speed)
-        let vel = |q: f32, dl: f32, dr: f32| {
-            let h = if q > 0.0 { dl } else { dr };
-            if h <= DRY {
-                (0.0, false)
-            } else if h < FILM {
-                ((q / (h * dx)).clamp(-film_cap, film_cap), false)
-            } else {
-                (q / (h * dx), true)
-            }
-        };
+        let w = nx + 1;
         // A border face's outside depth is unknown here: take the edge cell's, and no speed
         // at all over a film thinner than `BORDER_FILM`.
-        let border = |q: f32, d: f32| {
+        let border = |out: &mut f32, m: &mut f32, q: f32, d: f32| {
+            *out = if d > BORDER_FILM { q / (d * dx) } else { 0.0 };
             if d > BORDER_FILM {
-                (q / (d * dx), true)
-            } else {
-                (0.0, false)
+                *m = m.max(out.abs());
             }
         };
-        let keep = |out: &mut f32, m: &mut f32, (u, counts): (f32, bool)| {
-            *out = u;
-            if counts {
-                *m = m.max(u.abs());
-            }
-        };
+        let cells = |j: usize| &d_old[j * nx..(j + 1) * nx];
         let mu = self
             .u_adv
-            .par_chunks_mut(nx + 1)
+            .par_chunks_mut(w)
             .enumerate()
             .map(|(j, row)| {
+                let (q, d) = (&qx[j * w..(j + 1) * w], cells(j));
                 let mut m = 0.0f32;
-                for (i, out) in row.iter_mut().enumerate() {
-                    let q = qx[j * (nx + 1) + i];
-                    let v = if i == 0 || i == nx {
-                        border(q, d_old[j * nx + i.min(nx - 1)])
-                    } else {
-                        vel(q, d_old[j * nx + i - 1], d_old[j * nx + i])
-                    };
-                    keep(out, &mut m, v);
-                }
-                m
+                border(&mut row[0], &mut m, q[0], d[0]);
+                border(&mut row[nx], &mut m, q[nx], d[nx - 1]);
+                let faces = FaceRow {
+                    q: &q[1..nx],
+                    d: [&d[..nx - 1], &d[1..]],
+                    dx,
+                    film_cap,
+                };
+                m.max(wide(&faces, &mut row[1..nx]))
             })
             .reduce(|| 0.0, f32::max);
         let mv = self
@@ -146,22 +131,33 @@ impl Velocities {
             .par_chunks_mut(nx)
             .enumerate()
             .map(|(j, row)| {
+                let q = &qy[j * nx..(j + 1) * nx];
                 let mut m = 0.0f32;
-                for (i, out) in row.iter_mut().enumerate() {
-                    let q = qy[j * nx + i];
-                    let v = if j == 0 || j == ny {
-                        border(q, d_old[j.min(ny - 1) * nx + i])
-                    } else {
-                        vel(q, d_old[(j - 1) * nx + i], d_old[j * nx + i])
-                    };
-                    keep(out, &mut m, v);
+                if j == 0 || j == ny {
+                    for ((out, &q), &d) in row.iter_mut().zip(q).zip(cells(j.min(ny - 1))) {
+                        border(out, &mut m, q, d);
+                    }
+                    return m;
                 }
-                m
+                let faces = FaceRow {
+                    q,
+                    d: [cells(j - 1), cells(j)],
+                    dx,
+                    film_cap,
+                };
+                m.max(wide(&faces, row))
             })
             .reduce(|| 0.0, f32::max);
+        self.max_speed = mu.max(mv);
+        if !extend_fronts {
+            // Every face was written: the new velocities are the advected buffers.
+            std::mem::swap(&mut self.u, &mut self.u_adv);
+            std::mem::swap(&mut self.v, &mut self.v_adv);
+            return;
+        }
         // A still face takes the velocity of the face behind it when that one flows toward it.
         let extend = |here: f32, behind: f32, ahead: f32| {
-            if here != 0.0 || !extend_fronts {
+            if here != 0.0 {
                 here
             } else if behind > 0.0 {
                 behind
@@ -198,7 +194,6 @@ impl Velocities {
                 };
             }
         });
-        self.max_speed = mu.max(mv);
     }
 }
 
@@ -209,47 +204,40 @@ impl Velocities {
     /// closed gate.
     pub fn advected_discharges(&mut self, g: PassGrid, depth: &[f32], terrain: &[f32]) {
         let PassGrid { nx, ny, dx, .. } = g;
-        let face = |l: usize, r: usize| {
-            let (bl, br) = (terrain[l], terrain[r]);
-            ((bl + depth[l]).max(br + depth[r]) - bl.max(br)).max(0.0)
-        };
+        let w = nx + 1;
         let (ua, va) = (&self.u_adv, &self.v_adv);
-        self.u
-            .par_chunks_mut(nx + 1)
-            .enumerate()
-            .for_each(|(j, row)| {
-                for (i, out) in row.iter_mut().enumerate() {
-                    let u = ua[j * (nx + 1) + i];
-                    let c = if u > 0.0 {
-                        i.saturating_sub(1)
-                    } else {
-                        i.min(nx - 1)
-                    };
-                    let d = depth[j * nx + c];
-                    let d = if i > 0 && i < nx && face(j * nx + i - 1, j * nx + i) <= 0.0 {
-                        0.0
-                    } else {
-                        d
-                    };
-                    *out = u * d * dx;
-                }
-            });
+        let cells = |j: usize| (&terrain[j * nx..(j + 1) * nx], &depth[j * nx..(j + 1) * nx]);
+        self.u.par_chunks_mut(w).enumerate().for_each(|(j, row)| {
+            let u = &ua[j * w..(j + 1) * w];
+            let (b, d) = cells(j);
+            // The border faces take their edge cell's depth.
+            row[0] = u[0] * d[0] * dx;
+            row[nx] = u[nx] * d[nx - 1] * dx;
+            let faces = UpwindRow {
+                u: &u[1..nx],
+                b: [&b[..nx - 1], &b[1..]],
+                d: [&d[..nx - 1], &d[1..]],
+                dx,
+            };
+            wide(&faces, &mut row[1..nx]);
+        });
         self.v.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-            for (i, out) in row.iter_mut().enumerate() {
-                let v = va[j * nx + i];
-                let r = if v > 0.0 {
-                    j.saturating_sub(1)
-                } else {
-                    j.min(ny - 1)
-                };
-                let d = depth[r * nx + i];
-                let d = if j > 0 && j < ny && face((j - 1) * nx + i, j * nx + i) <= 0.0 {
-                    0.0
-                } else {
-                    d
-                };
-                *out = v * d * dx;
+            let v = &va[j * nx..(j + 1) * nx];
+            if j == 0 || j == ny {
+                let d = cells(j.min(ny - 1)).1;
+                for ((out, &v), &d) in row.iter_mut().zip(v).zip(d) {
+                    *out = v * d * dx;
+                }
+                return;
             }
+            let ((bu, du), (bd, dd)) = (cells(j - 1), cells(j));
+            let faces = UpwindRow {
+                u: v,
+                b: [bu, bd],
+                d: [du, dd],
+                dx,
+            };
+            wide(&faces, row);
         });
     }
 }
@@ -309,5 +297,74 @@ impl FaceAccel for SweAccel<'_> {
                 out[i] = self.face((j - 1) * nx + i, j * nx + i, v[i]);
             }
         }
+    }
+}
+
+/// A row of interior faces for their upwind discharges: their velocities `u`, the beds `b` and
+/// depths `d` of the cells on their two sides.
+struct UpwindRow<'a> {
+    u: &'a [f32],
+    b: [&'a [f32]; 2],
+    d: [&'a [f32]; 2],
+    dx: f32,
+}
+
+impl Row for UpwindRow<'_> {
+    /// `u · d_upwind · dx` per face, none where the face has no wet cross-section.
+    #[inline(always)]
+    fn run(&self, out: &mut [f32]) -> f32 {
+        let (u, n) = (self.u, self.u.len());
+        let (bl, br) = (&self.b[0][..n], &self.b[1][..n]);
+        let (dl, dr) = (&self.d[0][..n], &self.d[1][..n]);
+        let out = &mut out[..n];
+        for i in 0..n {
+            let section = ((bl[i] + dl[i]).max(br[i] + dr[i]) - bl[i].max(br[i])).max(0.0);
+            let up = if u[i] > 0.0 { dl[i] } else { dr[i] };
+            let d = if section <= 0.0 { 0.0 } else { up };
+            out[i] = u[i] * d * self.dx;
+        }
+        0.0
+    }
+}
+
+/// A row of interior faces: their limited discharges `q` and the depths of the cells on their
+/// two sides `d`, with the cell size and the step's film speed cap.
+struct FaceRow<'a> {
+    q: &'a [f32],
+    d: [&'a [f32]; 2],
+    dx: f32,
+    film_cap: f32,
+}
+
+impl Row for FaceRow<'_> {
+    /// Writes each face's velocity into `out` (none over a dry face; a film's held to the
+    /// cap) and returns the largest speed of the faces deeper than a film.
+    #[inline(always)]
+    fn run(&self, out: &mut [f32]) -> f32 {
+        let n = self.q.len();
+        let (q, dl, dr) = (self.q, &self.d[0][..n], &self.d[1][..n]);
+        let out = &mut out[..n];
+        let cap = self.film_cap;
+        // Speeds are never negative, and such floats order as their bits do: an integer
+        // maximum, which vectorises, gives exactly the float one.
+        let mut m = 0u32;
+        for i in 0..n {
+            let h = if q[i] > 0.0 { dl[i] } else { dr[i] };
+            let u = q[i] / (h * self.dx);
+            let film = u.max(-cap).min(cap);
+            out[i] = if h <= DRY {
+                0.0
+            } else if h < FILM {
+                film
+            } else {
+                u
+            };
+            m = if h < FILM {
+                m
+            } else {
+                m.max(u.abs().to_bits())
+            };
+        }
+        f32::from_bits(m)
     }
 }
