@@ -102,8 +102,9 @@ impl Velocities {
         // A border face's outside depth is unknown here: take the edge cell's, and no speed
         // at all over a film thinner than `BORDER_FILM`.
         let border = |out: &mut f32, m: &mut f32, q: f32, d: f32| {
-            *out = if d > BORDER_FILM { q / (d * dx) } else { 0.0 };
+            *out = 0.0;
             if d > BORDER_FILM {
+                *out = q / (d * dx);
                 *m = m.max(out.abs());
             }
         };
