@@ -10,6 +10,8 @@
 
 use rayon::prelude::*;
 
+use super::wide::select;
+
 /// Produces accelerated, unlimited face discharges (m³/s, positive along +x or +y).
 pub(crate) trait FaceAccel: Sync {
     /// Fills `out[0..=nx]` with the x-faces of row `j` (faces 0 and nx are the borders).
@@ -123,13 +125,6 @@ fn limits(ax: &[f32], ay_top: &[f32], ay_bot: &[f32], d: &[f32], vol_rate: f32, 
         let vol = d[i] * vol_rate;
         k[i] = select(out > vol, vol / out, 1.0);
     }
-}
-
-/// `if c { a } else { b }` without a branch, so loops over unpredictable signs vectorise.
-#[inline(always)]
-fn select(c: bool, a: f32, b: f32) -> f32 {
-    let m = (c as u32).wrapping_neg();
-    f32::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
 }
 
 /// The rows `j0..j1` one worker computes, with its slices of the outputs.

@@ -23,3 +23,16 @@ pub(crate) fn wide<R: Row>(row: &R, out: &mut [f32]) -> f32 {
     }
     row.run(out)
 }
+
+/// `if c { a } else { b }` without a branch, so loops over unpredictable signs vectorise.
+#[inline(always)]
+pub(crate) fn select(c: bool, a: f32, b: f32) -> f32 {
+    f32::from_bits(select_bits(c, a.to_bits(), b.to_bits()))
+}
+
+/// [`select`] on raw bits.
+#[inline(always)]
+pub(crate) fn select_bits(c: bool, a: u32, b: u32) -> u32 {
+    let m = (c as u32).wrapping_neg();
+    (a & m) | (b & !m)
+}
