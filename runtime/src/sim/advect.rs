@@ -151,61 +151,109 @@ fn v_face(
     if hbar <= DRY { vv } else { advected }
 }
 
+/// What the momentum advection of one face row reads: the face velocities `u`, `v`, the depths
+/// and the last step's limited discharges `qx`, `qy` (m³/s).
+#[derive(Clone, Copy)]
+pub(crate) struct Momentum<'a> {
+    pub grid: PassGrid,
+    pub u: &'a [f32],
+    pub v: &'a [f32],
+    pub depth: &'a [f32],
+    pub qx: &'a [f32],
+    pub qy: &'a [f32],
+}
+
+impl<'a> Momentum<'a> {
+    /// The row of x-faces `j` (`out[1..nx]`; the border faces are left as they are).
+    #[inline(always)]
+    fn x_faces(&self, j: usize) -> URow<'a> {
+        let PassGrid { nx, ny, dt, dx } = self.grid;
+        let w = nx + 1;
+        let urow = |j: usize| &self.u[j * w..(j + 1) * w];
+        URow {
+            inv: 1.0 / dx,
+            dt,
+            u: urow(j),
+            up: urow(j.max(1) - 1),
+            down: urow((j + 1).min(ny - 1)),
+            d: &self.depth[j * nx..(j + 1) * nx],
+            qx: &self.qx[j * w..(j + 1) * w],
+            top: &self.qy[j * nx..(j + 1) * nx],
+            bottom: &self.qy[(j + 1) * nx..(j + 2) * nx],
+        }
+    }
+
+    /// The interior row of y-faces `j` (`0 < j < ny`).
+    #[inline(always)]
+    fn y_faces(&self, j: usize) -> VRow<'a> {
+        let PassGrid { nx, dt, dx, .. } = self.grid;
+        let w = nx + 1;
+        let vrow = |j: usize| &self.v[j * nx..(j + 1) * nx];
+        let cells = |j: usize| &self.depth[j * nx..(j + 1) * nx];
+        let yrow = |j: usize| &self.qy[j * nx..(j + 1) * nx];
+        let xrow = |j: usize| &self.qx[j * w..(j + 1) * w];
+        VRow {
+            inv: 1.0 / dx,
+            dt,
+            v: vrow(j),
+            v_up: vrow(j - 1),
+            v_down: vrow(j + 1),
+            d_up: cells(j - 1),
+            d_down: cells(j),
+            q_up: yrow(j - 1),
+            q: yrow(j),
+            q_down: yrow(j + 1),
+            x_up: xrow(j - 1),
+            x_down: xrow(j),
+        }
+    }
+
+    /// The advected velocities of the interior x-faces of row `j` into `out[1..nx]`, in the
+    /// caller's vector width (the caller is compiled for it).
+    #[inline(always)]
+    pub fn x_row(&self, j: usize, out: &mut [f32]) {
+        self.x_faces(j).run(out);
+    }
+
+    /// The advected velocities of the interior y-face row `j` (`0 < j < ny`) into `out`.
+    #[inline(always)]
+    pub fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.y_faces(j).run(out);
+    }
+}
+
 impl Velocities {
     /// Advects both velocity components over `g.dt` using the last step's limited discharges
     /// `qx`, `qy` (m³/s) and the current depths.
     pub fn advect_conservative(&mut self, g: PassGrid, depth: &[f32], qx: &[f32], qy: &[f32]) {
-        let PassGrid { nx, ny, dt, dx } = g;
+        let PassGrid { nx, ny, .. } = g;
         let w = nx + 1;
-        let inv = 1.0 / dx;
         let (u, v) = (&self.u, &self.v);
-        let urow = |j: usize| &u[j * w..(j + 1) * w];
-        let cells = |j: usize| &depth[j * nx..(j + 1) * nx];
-        let yrow = |j: usize| &qy[j * nx..(j + 1) * nx];
+        let m = Momentum {
+            grid: g,
+            u,
+            v,
+            depth,
+            qx,
+            qy,
+        };
         self.u_adv
             .par_chunks_mut(w)
             .enumerate()
             .for_each(|(j, row)| {
                 row[0] = u[j * w];
                 row[nx] = u[j * w + nx];
-                let faces = URow {
-                    inv,
-                    dt,
-                    u: urow(j),
-                    up: urow(j.max(1) - 1),
-                    down: urow((j + 1).min(ny - 1)),
-                    d: cells(j),
-                    qx: &qx[j * w..(j + 1) * w],
-                    top: yrow(j),
-                    bottom: yrow(j + 1),
-                };
-                wide(&faces, row);
+                wide(&m.x_faces(j), row);
             });
-        let vrow = |j: usize| &v[j * nx..(j + 1) * nx];
-        let xrow = |j: usize| &qx[j * w..(j + 1) * w];
         self.v_adv
             .par_chunks_mut(nx)
             .enumerate()
             .for_each(|(j, row)| {
                 if j == 0 || j == ny {
-                    row.copy_from_slice(vrow(j));
+                    row.copy_from_slice(&v[j * nx..(j + 1) * nx]);
                     return;
                 }
-                let faces = VRow {
-                    inv,
-                    dt,
-                    v: vrow(j),
-                    v_up: vrow(j - 1),
-                    v_down: vrow(j + 1),
-                    d_up: cells(j - 1),
-                    d_down: cells(j),
-                    q_up: yrow(j - 1),
-                    q: yrow(j),
-                    q_down: yrow(j + 1),
-                    x_up: xrow(j - 1),
-                    x_down: xrow(j),
-                };
-                wide(&faces, row);
+                wide(&m.y_faces(j), row);
             });
     }
 }

@@ -4,9 +4,12 @@
 
 use crate::level::CrossSection;
 
+use super::advect::Momentum;
 use super::boundary::Edges;
 use super::friction::BedFriction;
 use super::kernel::FaceAccel;
+use super::swe::UpwindRow;
+use super::wide::Row;
 
 /// Pipe cross-section per metre of face width for surfaces `hl`, `hr`, depths `dl`, `dr` and
 /// terrain `bl`, `br` on the two sides of a face.
@@ -110,15 +113,15 @@ impl PipesAccel<'_> {
     }
 }
 
-impl FaceAccel for PipesAccel<'_> {
+impl PipesAccel<'_> {
+    /// The x-faces of row `j` from the old discharges `q` of that row (`nx + 1`).
     #[inline(always)]
-    fn x_row(&self, j: usize, out: &mut [f32]) {
+    fn x_row_from(&self, j: usize, q: &[f32], out: &mut [f32]) {
         let nx = self.nx;
         let (b, d) = (
             &self.terrain[j * nx..(j + 1) * nx],
             &self.depth[j * nx..(j + 1) * nx],
         );
-        let q = &self.qx[j * (nx + 1)..(j + 1) * (nx + 1)];
         out[0] = self.edges.faces[0][j];
         out[nx] = self.edges.faces[1][j];
         self.faces(
@@ -132,6 +135,31 @@ impl FaceAccel for PipesAccel<'_> {
         );
     }
 
+    /// The interior y-face row `j` (`0 < j < ny`) from its old discharges `q` (`nx`).
+    #[inline(always)]
+    fn y_row_from(&self, j: usize, q: &[f32], out: &mut [f32]) {
+        let nx = self.nx;
+        let (up, down) = ((j - 1) * nx..j * nx, j * nx..(j + 1) * nx);
+        let (t, d) = (self.terrain, self.depth);
+        self.faces(
+            (up.start, down.start),
+            &t[up.clone()],
+            &d[up],
+            &t[down.clone()],
+            &d[down],
+            q,
+            &mut out[..nx],
+        );
+    }
+}
+
+impl FaceAccel for PipesAccel<'_> {
+    #[inline(always)]
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        let nx = self.nx;
+        self.x_row_from(j, &self.qx[j * (nx + 1)..(j + 1) * (nx + 1)], out);
+    }
+
     #[inline(always)]
     fn y_row(&self, j: usize, out: &mut [f32]) {
         let nx = self.nx;
@@ -140,18 +168,68 @@ impl FaceAccel for PipesAccel<'_> {
         } else if j == self.ny {
             out.copy_from_slice(&self.edges.faces[3]);
         } else {
-            let (up, down) = ((j - 1) * nx..j * nx, j * nx..(j + 1) * nx);
-            let q = &self.qy[j * nx..(j + 1) * nx];
-            let (t, d) = (self.terrain, self.depth);
-            self.faces(
-                (up.start, down.start),
-                &t[up.clone()],
-                &d[up],
-                &t[down.clone()],
-                &d[down],
-                q,
-                &mut out[..nx],
-            );
+            self.y_row_from(j, &self.qy[j * nx..(j + 1) * nx], out);
         }
+    }
+}
+
+/// The pipes faces with momentum advection done row by row as the flow pass asks for each face
+/// row: the advected velocities and their upwind discharges stay in a per-thread row instead
+/// of going through two grids (the same expressions in the same order, so the same results).
+/// `inner`'s `qx`, `qy` are the last step's limited discharges, which the advection reads.
+pub(crate) struct AdvectedPipes<'a> {
+    pub inner: PipesAccel<'a>,
+    pub momentum: Momentum<'a>,
+}
+
+impl FaceAccel for AdvectedPipes<'_> {
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.inner.nx + 1)]);
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.inner.nx + 1)]);
+    }
+
+    #[inline(always)]
+    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        let p = &self.inner;
+        let nx = p.nx;
+        let (adv, q) = scratch.split_at_mut(nx + 1);
+        self.momentum.x_row(j, adv);
+        let (b, d) = (
+            &p.terrain[j * nx..(j + 1) * nx],
+            &p.depth[j * nx..(j + 1) * nx],
+        );
+        let faces = UpwindRow {
+            u: &adv[1..nx],
+            b: [&b[..nx - 1], &b[1..]],
+            d: [&d[..nx - 1], &d[1..]],
+            dx: self.momentum.grid.dx,
+        };
+        faces.run(&mut q[1..nx]);
+        // The border faces come from the edges.
+        p.x_row_from(j, q, out);
+    }
+
+    #[inline(always)]
+    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        let p = &self.inner;
+        let nx = p.nx;
+        if j == 0 || j == p.ny {
+            return p.y_row(j, out);
+        }
+        let (adv, q) = scratch.split_at_mut(nx);
+        self.momentum.y_row(j, adv);
+        let (t, d) = (p.terrain, p.depth);
+        let (up, down) = ((j - 1) * nx..j * nx, j * nx..(j + 1) * nx);
+        let faces = UpwindRow {
+            u: adv,
+            b: [&t[up.clone()], &t[down.clone()]],
+            d: [&d[up], &d[down]],
+            dx: self.momentum.grid.dx,
+        };
+        faces.run(&mut q[..nx]);
+        p.y_row_from(j, &q[..nx], out);
     }
 }

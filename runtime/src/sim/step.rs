@@ -4,7 +4,7 @@
 use super::blocking::{BlockedPipes, BlockedSwe};
 use super::kernel::{PassGrid, limit_and_update};
 use super::structures::StepWater;
-use super::{Simulation, StepError, erosion, forcing, friction, pipes, swe};
+use super::{Simulation, StepError, advect, erosion, forcing, friction, pipes, swe};
 
 impl Simulation {
     pub(super) fn substep(&mut self, dt: f32) -> Result<(), StepError> {
@@ -42,13 +42,16 @@ impl Simulation {
                     &fr,
                     p.cross_section,
                 );
-                let (qx, qy) = match self.pipe_momentum.as_mut() {
-                    Some(m) => {
-                        m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
-                        m.advected_discharges(grid, &self.depth, &self.terrain);
-                        (&m.u, &m.v)
-                    }
-                    None => (&self.qx, &self.qy),
+                // Without blockers, the flow pass advects each face row as it needs it;
+                // the blocked faces read whole grids of advected discharges.
+                let fused = self.blocking.is_none();
+                if let (Some(m), false) = (self.pipe_momentum.as_mut(), fused) {
+                    m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
+                    m.advected_discharges(grid, &self.depth, &self.terrain);
+                }
+                let (qx, qy) = match (&self.pipe_momentum, fused) {
+                    (Some(m), false) => (&m.u, &m.v),
+                    _ => (&self.qx, &self.qy),
                 };
                 let acc = pipes::PipesAccel {
                     nx: self.nx,
@@ -62,29 +65,35 @@ impl Simulation {
                     fr,
                     cs: p.cross_section,
                 };
-                let r = match self.blocking.as_deref() {
-                    None => limit_and_update(
-                        &acc,
-                        grid,
-                        &self.depth,
-                        &mut self.qx_next,
-                        &mut self.qy_next,
-                        &mut self.depth_next,
-                        &mut self.carry,
-                    ),
-                    Some(blocking) => limit_and_update(
-                        &BlockedPipes {
+                let out = (&mut self.qx_next, &mut self.qy_next);
+                let (d_new, carry) = (&mut self.depth_next, &mut self.carry);
+                let r = match (self.blocking.as_deref(), self.pipe_momentum.as_ref()) {
+                    (None, None) => {
+                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry)
+                    }
+                    (None, Some(m)) => {
+                        let momentum = advect::Momentum {
+                            grid,
+                            u: &m.u,
+                            v: &m.v,
+                            depth: &self.depth,
+                            qx: &self.qx,
+                            qy: &self.qy,
+                        };
+                        let acc = pipes::AdvectedPipes {
+                            inner: acc,
+                            momentum,
+                        };
+                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry)
+                    }
+                    (Some(blocking), _) => {
+                        let acc = BlockedPipes {
                             inner: acc,
                             blocking,
                             grid,
-                        },
-                        grid,
-                        &self.depth,
-                        &mut self.qx_next,
-                        &mut self.qy_next,
-                        &mut self.depth_next,
-                        &mut self.carry,
-                    ),
+                        };
+                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry)
+                    }
                 };
                 created = self.structures.apply(
                     StepWater {

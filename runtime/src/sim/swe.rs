@@ -303,11 +303,11 @@ impl FaceAccel for SweAccel<'_> {
 
 /// A row of interior faces for their upwind discharges: their velocities `u`, the beds `b` and
 /// depths `d` of the cells on their two sides.
-struct UpwindRow<'a> {
-    u: &'a [f32],
-    b: [&'a [f32]; 2],
-    d: [&'a [f32]; 2],
-    dx: f32,
+pub(crate) struct UpwindRow<'a> {
+    pub u: &'a [f32],
+    pub b: [&'a [f32]; 2],
+    pub d: [&'a [f32]; 2],
+    pub dx: f32,
 }
 
 impl Row for UpwindRow<'_> {
