@@ -10,6 +10,7 @@
 
 use rayon::prelude::*;
 
+use super::swe::StoreRows;
 use super::wide::select;
 
 /// Produces accelerated, unlimited face discharges (m³/s, positive along +x or +y).
@@ -37,7 +38,14 @@ pub(crate) struct PassReport {
     pub max_depth: f32,
     /// Index of a cell whose new depth was not finite (a blow-up), if any.
     pub blow_up: Option<usize>,
+    /// Largest face speed kept, m/s (0 unless the pass keeps the face velocities).
+    pub max_speed: f32,
 }
+
+/// Where the pass keeps the face velocities of the limited faces (the momentum schemes'
+/// store, without front extension): x-face velocities (`(nx+1)·ny`), y-face velocities
+/// (`nx·(ny+1)`), and how.
+pub(crate) type Store<'a> = (&'a mut [f32], &'a mut [f32], StoreRows);
 
 /// Grid geometry and time step of one pass.
 #[derive(Clone, Copy)]
@@ -49,7 +57,8 @@ pub(crate) struct PassGrid {
 }
 
 /// Runs the limit-and-update pass, writing `qx_new` (`(nx+1)·ny`), `qy_new` (`nx·(ny+1)`) and
-/// `d_new` (`nx·ny`) from `d_old` and the accelerations.
+/// `d_new` (`nx·ny`) from `d_old` and the accelerations, and with `store` the velocities of the
+/// limited faces.
 ///
 /// `carry` holds, per cell, the part of past depth changes that `f32` could not represent
 /// (compensated summation): a lake that rises by less than half an ulp per step still fills,
@@ -62,6 +71,7 @@ pub(crate) fn limit_and_update(
     qy_new: &mut [f32],
     d_new: &mut [f32],
     carry: &mut [f32],
+    store: Option<Store>,
 ) -> PassReport {
     let PassGrid { nx, ny, .. } = g;
     let threads = rayon::current_num_threads().max(1);
@@ -69,6 +79,11 @@ pub(crate) fn limit_and_update(
     // Split the outputs into bands of rows; the last band also owns the south border face row.
     let mut bands = Vec::new();
     let (mut qx_rest, mut qy_rest, mut d_rest, mut c_rest) = (qx_new, qy_new, d_new, carry);
+    let store_rows = store.as_ref().map(|s| s.2);
+    let (mut u_rest, mut v_rest): (&mut [f32], &mut [f32]) = match store {
+        Some((u, v, _)) => (u, v),
+        None => (&mut [], &mut []),
+    };
     let mut j0 = 0;
     while j0 < ny {
         let j1 = (j0 + band).min(ny);
@@ -78,6 +93,15 @@ pub(crate) fn limit_and_update(
         let (qy_b, qy_r) = std::mem::take(&mut qy_rest).split_at_mut(face_rows * nx);
         let (d_b, d_r) = std::mem::take(&mut d_rest).split_at_mut(rows * nx);
         let (c_b, c_r) = std::mem::take(&mut c_rest).split_at_mut(rows * nx);
+        let vel = match store_rows {
+            Some(_) => {
+                let (u_b, u_r) = std::mem::take(&mut u_rest).split_at_mut(rows * (nx + 1));
+                let (v_b, v_r) = std::mem::take(&mut v_rest).split_at_mut(face_rows * nx);
+                (u_rest, v_rest) = (u_r, v_r);
+                Some((u_b, v_b))
+            }
+            None => None,
+        };
         bands.push((
             j0,
             j1,
@@ -87,19 +111,21 @@ pub(crate) fn limit_and_update(
                 depth: d_b,
                 carry: c_b,
             },
+            vel,
         ));
         (qx_rest, qy_rest, d_rest, c_rest) = (qx_r, qy_r, d_r, c_r);
         j0 = j1;
     }
     let reports: Vec<PassReport> = bands
         .into_par_iter()
-        .map(|(j0, j1, qx_b, qy_b, d_b)| {
+        .map(|(j0, j1, qx_b, qy_b, d_b, vel)| {
             let band = Band {
                 j0,
                 j1,
                 qx_b,
                 qy_b,
                 d_b,
+                vel: vel.zip(store_rows),
             };
             #[cfg(target_arch = "x86_64")]
             if std::is_x86_feature_detected!("avx2") {
@@ -114,6 +140,7 @@ pub(crate) fn limit_and_update(
         .fold(PassReport::default(), |a, r| PassReport {
             max_depth: a.max_depth.max(r.max_depth),
             blow_up: a.blow_up.or(r.blow_up),
+            max_speed: a.max_speed.max(r.max_speed),
         })
 }
 
@@ -144,6 +171,8 @@ struct Band<'a> {
     qx_b: &'a mut [f32],
     qy_b: &'a mut [f32],
     d_b: Rows<'a>,
+    /// The band's x- and y-face velocities to keep, and how.
+    vel: Option<((&'a mut [f32], &'a mut [f32]), StoreRows)>,
 }
 
 /// [`run_band`] compiled for AVX2: the same element-wise IEEE operations in wider registers
@@ -162,6 +191,7 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
         qx_b,
         qy_b,
         mut d_b,
+        mut vel,
     } = band;
     let PassGrid { nx, ny, dt, dx } = g;
     let vol_rate = dx * dx / dt;
@@ -198,6 +228,16 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
             // From the row above (or from outside the map at j = 0), else from this row.
             *out = q * select(q > 0.0, kp.max(top_k), kc);
         }
+        if let (Some(((_, vb), st)), true) = (vel.as_mut(), j < j1) {
+            let (q, out) = (&rest[..nx], &mut vb[local * nx..(local + 1) * nx]);
+            let speed = if j == 0 {
+                st.border_row(q, &d_old[..nx], out)
+            } else {
+                let (up, down) = (&d_old[(j - 1) * nx..j * nx], &d_old[j * nx..(j + 1) * nx]);
+                st.y_row(q, up, down, out)
+            };
+            report.max_speed = report.max_speed.max(speed);
+        }
         if j < j1 {
             let qx_row = &mut qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
             // Border faces: outflow limited by the edge cell, inflow from outside unlimited.
@@ -210,6 +250,11 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
             let faces = qx_row[1..nx].iter_mut().zip(&ax[1..nx]);
             for ((out, &q), (&kl, &kr)) in faces.zip(k_cur.iter().zip(&k_cur[1..])) {
                 *out = q * select(q > 0.0, kl, kr);
+            }
+            if let Some(((ub, _), st)) = vel.as_mut() {
+                let out = &mut ub[local * (nx + 1)..(local + 1) * (nx + 1)];
+                let speed = st.x_row(qx_row, d_row, out);
+                report.max_speed = report.max_speed.max(speed);
             }
         }
         if j > j0 {
@@ -233,6 +278,11 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
             let (row, south) = rest.split_at_mut(nx);
             for ((out, &q), &k) in south.iter_mut().zip(&ay_bot).zip(&k_cur) {
                 *out = if q > 0.0 { q * k } else { q };
+            }
+            if let Some(((_, vb), st)) = vel.as_mut() {
+                let out = &mut vb[(local + 1) * nx..(local + 2) * nx];
+                let speed = st.border_row(south, d_row, out);
+                report.max_speed = report.max_speed.max(speed);
             }
             update_row(j, j0, nx, c, d_old, qx_b, row, south, &mut d_b, &mut report);
         }

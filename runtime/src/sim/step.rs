@@ -49,50 +49,64 @@ impl Simulation {
                     m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
                     m.advected_discharges(grid, &self.depth, &self.terrain);
                 }
-                let (qx, qy) = match (&self.pipe_momentum, fused) {
-                    (Some(m), false) => (&m.u, &m.v),
-                    _ => (&self.qx, &self.qy),
-                };
-                let acc = pipes::PipesAccel {
+                let (terrain, depth, edges) = (&self.terrain, &self.depth, &self.edges);
+                let accel = |qx, qy| pipes::PipesAccel {
                     nx: self.nx,
                     ny: self.ny,
-                    terrain: &self.terrain,
-                    depth: &self.depth,
+                    terrain,
+                    depth,
                     qx,
                     qy,
-                    edges: &self.edges,
+                    edges,
                     g_dt,
                     fr,
                     cs: p.cross_section,
                 };
                 let out = (&mut self.qx_next, &mut self.qy_next);
                 let (d_new, carry) = (&mut self.depth_next, &mut self.carry);
-                let r = match (self.blocking.as_deref(), self.pipe_momentum.as_ref()) {
+                // Where nothing changes the faces after the flow pass, it keeps their
+                // velocities too.
+                let kept = fused && self.structures.is_empty();
+                let rows = swe::StoreRows {
+                    dx: self.dx,
+                    film_cap: self.film_cap,
+                };
+                let r = match (self.blocking.as_deref(), self.pipe_momentum.as_mut()) {
                     (None, None) => {
-                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry)
+                        let acc = accel(&self.qx, &self.qy);
+                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry, None)
                     }
                     (None, Some(m)) => {
+                        let swe::Velocities {
+                            u, v, u_adv, v_adv, ..
+                        } = m;
                         let momentum = advect::Momentum {
                             grid,
-                            u: &m.u,
-                            v: &m.v,
+                            u,
+                            v,
                             depth: &self.depth,
                             qx: &self.qx,
                             qy: &self.qy,
                         };
                         let acc = pipes::AdvectedPipes {
-                            inner: acc,
+                            inner: accel(&self.qx, &self.qy),
                             momentum,
                         };
-                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry)
+                        let store =
+                            kept.then_some((u_adv.as_mut_slice(), v_adv.as_mut_slice(), rows));
+                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry, store)
                     }
-                    (Some(blocking), _) => {
+                    (Some(blocking), m) => {
+                        let (qx, qy) = match m {
+                            Some(m) => (&m.u, &m.v),
+                            None => (&self.qx, &self.qy),
+                        };
                         let acc = BlockedPipes {
-                            inner: acc,
+                            inner: accel(qx, qy),
                             blocking,
                             grid,
                         };
-                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry)
+                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry, None)
                     }
                 };
                 created = self.structures.apply(
@@ -108,8 +122,12 @@ impl Simulation {
                     p.gravity,
                 );
                 if let Some(m) = self.pipe_momentum.as_mut() {
-                    let q = (self.qx_next.as_slice(), self.qy_next.as_slice());
-                    m.store(grid, &self.depth, q, false, self.film_cap);
+                    if kept {
+                        m.keep_stored(r.max_speed);
+                    } else {
+                        let q = (self.qx_next.as_slice(), self.qy_next.as_slice());
+                        m.store(grid, &self.depth, q, false, self.film_cap);
+                    }
                 }
                 r
             }
@@ -149,6 +167,7 @@ impl Simulation {
                         out.1,
                         &mut self.depth_next,
                         &mut self.carry,
+                        None,
                     ),
                     Some(blocking) => limit_and_update(
                         &BlockedSwe {
@@ -162,6 +181,7 @@ impl Simulation {
                         out.1,
                         &mut self.depth_next,
                         &mut self.carry,
+                        None,
                     ),
                 };
                 created = self.structures.apply(

@@ -84,6 +84,14 @@ impl Velocities {
             });
     }
 
+    /// Takes the velocities the flow pass kept in the advected buffers (see
+    /// [`StoreRows`]) as the current ones, with their largest speed.
+    pub(crate) fn keep_stored(&mut self, max_speed: f32) {
+        std::mem::swap(&mut self.u, &mut self.u_adv);
+        std::mem::swap(&mut self.v, &mut self.v_adv);
+        self.max_speed = max_speed;
+    }
+
     /// Keeps the velocities implied by the limited discharges `qx`, `qy` and the depths
     /// `d_old` they were computed from. With `extend_fronts` (for semi-Lagrangian advection)
     /// they are extended one face into the dry side of each wet front, so a front carries its
@@ -99,15 +107,7 @@ impl Velocities {
     ) {
         let PassGrid { nx, ny, dx, .. } = g;
         let w = nx + 1;
-        // A border face's outside depth is unknown here: take the edge cell's, and no speed
-        // at all over a film thinner than `BORDER_FILM`.
-        let border = |out: &mut f32, m: &mut f32, q: f32, d: f32| {
-            *out = 0.0;
-            if d > BORDER_FILM {
-                *out = q / (d * dx);
-                *m = m.max(out.abs());
-            }
-        };
+        let border = |out: &mut f32, m: &mut f32, q: f32, d: f32| border_velocity(out, m, q, d, dx);
         let cells = |j: usize| &d_old[j * nx..(j + 1) * nx];
         let mu = self
             .u_adv
@@ -195,6 +195,67 @@ impl Velocities {
                 };
             }
         });
+    }
+}
+
+/// A border face's velocity: its outside depth is unknown here, so it takes the edge cell's
+/// depth `d`, and has no speed at all over a film thinner than `BORDER_FILM`. Raises `m` to
+/// its speed.
+#[inline(always)]
+fn border_velocity(out: &mut f32, m: &mut f32, q: f32, d: f32, dx: f32) {
+    *out = 0.0;
+    if d > BORDER_FILM {
+        *out = q / (d * dx);
+        *m = m.max(out.abs());
+    }
+}
+
+/// What the flow pass needs to keep each face's velocity as it limits the face (the store of
+/// [`Velocities::store`] without front extension, done in the caller's vector width).
+#[derive(Clone, Copy)]
+pub(crate) struct StoreRows {
+    pub dx: f32,
+    pub film_cap: f32,
+}
+
+impl StoreRows {
+    /// The velocities of x-face row `q` (`nx + 1` limited discharges) over the cells `d`
+    /// (`nx`) into `out`; returns the row's largest speed.
+    #[inline(always)]
+    pub fn x_row(&self, q: &[f32], d: &[f32], out: &mut [f32]) -> f32 {
+        let nx = d.len();
+        let mut m = 0.0f32;
+        border_velocity(&mut out[0], &mut m, q[0], d[0], self.dx);
+        border_velocity(&mut out[nx], &mut m, q[nx], d[nx - 1], self.dx);
+        let faces = FaceRow {
+            q: &q[1..nx],
+            d: [&d[..nx - 1], &d[1..]],
+            dx: self.dx,
+            film_cap: self.film_cap,
+        };
+        m.max(faces.run(&mut out[1..nx]))
+    }
+
+    /// The velocities of an interior y-face row `q` between the cells `up` and `down`.
+    #[inline(always)]
+    pub fn y_row(&self, q: &[f32], up: &[f32], down: &[f32], out: &mut [f32]) -> f32 {
+        let faces = FaceRow {
+            q,
+            d: [up, down],
+            dx: self.dx,
+            film_cap: self.film_cap,
+        };
+        0.0f32.max(faces.run(out))
+    }
+
+    /// The velocities of a border y-face row `q` beside the cells `d`.
+    #[inline(always)]
+    pub fn border_row(&self, q: &[f32], d: &[f32], out: &mut [f32]) -> f32 {
+        let mut m = 0.0f32;
+        for ((out, &q), &d) in out.iter_mut().zip(q).zip(d) {
+            border_velocity(out, &mut m, q, d, self.dx);
+        }
+        m
     }
 }
 
