@@ -142,47 +142,68 @@ impl Simulation {
                     &fr,
                     crate::level::CrossSection::Upwind,
                 );
+                // Without blockers, the flow pass advects each face row of the conservative
+                // scheme as it needs it, and keeps the velocities where nothing changes the
+                // faces after it.
+                let conservative = p.advection == crate::level::Advection::Conservative;
+                let fused = conservative && self.blocking.is_none();
+                let kept = fused && self.structures.is_empty();
                 match p.advection {
+                    _ if fused => {}
                     crate::level::Advection::Conservative => {
                         vel.advect_conservative(grid, &self.depth, &self.qx, &self.qy)
                     }
                     crate::level::Advection::SemiLagrangian => vel.advect_semi_lagrangian(grid),
                 }
-                let acc = swe::SweAccel {
+                let (terrain, depth, edges) = (&self.terrain, &self.depth, &self.edges);
+                let accel = |adv| swe::SweAccel {
                     grid,
-                    terrain: &self.terrain,
-                    depth: &self.depth,
-                    vel,
-                    edges: &self.edges,
+                    terrain,
+                    depth,
+                    adv,
+                    edges,
                     g_dt,
                     fr,
                 };
                 let out = (&mut self.qx_next, &mut self.qy_next);
+                let (d_new, carry) = (&mut self.depth_next, &mut self.carry);
+                let rows = swe::StoreRows {
+                    dx: self.dx,
+                    film_cap: self.film_cap,
+                };
                 let r = match self.blocking.as_deref() {
-                    None => limit_and_update(
-                        &acc,
-                        grid,
-                        &self.depth,
-                        out.0,
-                        out.1,
-                        &mut self.depth_next,
-                        &mut self.carry,
-                        None,
-                    ),
-                    Some(blocking) => limit_and_update(
-                        &BlockedSwe {
-                            inner: acc,
+                    None if fused => {
+                        let swe::Velocities {
+                            u, v, u_adv, v_adv, ..
+                        } = &mut *vel;
+                        let momentum = advect::Momentum {
+                            grid,
+                            u,
+                            v,
+                            depth,
+                            qx: &self.qx,
+                            qy: &self.qy,
+                        };
+                        let acc = swe::AdvectedSwe {
+                            inner: accel((&[], &[])),
+                            momentum,
+                        };
+                        let store =
+                            kept.then_some((u_adv.as_mut_slice(), v_adv.as_mut_slice(), rows));
+                        limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, store)
+                    }
+                    None => {
+                        let acc = accel((&vel.u_adv, &vel.v_adv));
+                        limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, None)
+                    }
+                    Some(blocking) => {
+                        let acc = BlockedSwe {
+                            inner: accel((&vel.u_adv, &vel.v_adv)),
                             blocking,
                             grid,
-                        },
-                        grid,
-                        &self.depth,
-                        out.0,
-                        out.1,
-                        &mut self.depth_next,
-                        &mut self.carry,
-                        None,
-                    ),
+                        };
+                        limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, None)
+                    }
                 };
                 created = self.structures.apply(
                     StepWater {
@@ -196,13 +217,17 @@ impl Simulation {
                     self.dx,
                     p.gravity,
                 );
-                vel.store(
-                    grid,
-                    &self.depth,
-                    (&self.qx_next, &self.qy_next),
-                    p.advection == crate::level::Advection::SemiLagrangian,
-                    self.film_cap,
-                );
+                if kept {
+                    vel.keep_stored(r.max_speed);
+                } else {
+                    vel.store(
+                        grid,
+                        &self.depth,
+                        (&self.qx_next, &self.qy_next),
+                        !conservative,
+                        self.film_cap,
+                    );
+                }
                 r
             }
         };

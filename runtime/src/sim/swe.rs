@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use crate::grid::bilinear;
 
+use super::advect::Momentum;
 use super::boundary::Edges;
 use super::friction::{BedFriction, FILM};
 use super::kernel::{FaceAccel, PassGrid};
@@ -309,7 +310,8 @@ pub(crate) struct SweAccel<'a> {
     pub grid: PassGrid,
     pub terrain: &'a [f32],
     pub depth: &'a [f32],
-    pub vel: &'a Velocities,
+    /// The advected face velocities: x-faces, y-faces.
+    pub adv: (&'a [f32], &'a [f32]),
     pub edges: &'a Edges,
     pub g_dt: f32,
     pub fr: BedFriction<'a>,
@@ -334,16 +336,33 @@ impl SweAccel<'_> {
     }
 }
 
-impl FaceAccel for SweAccel<'_> {
+impl SweAccel<'_> {
+    /// The x-faces of row `j` from the advected velocities `u` of that row (`nx + 1`).
     #[inline(always)]
-    fn x_row(&self, j: usize, out: &mut [f32]) {
+    fn x_row_from(&self, j: usize, u: &[f32], out: &mut [f32]) {
         let nx = self.grid.nx;
-        let u = &self.vel.u_adv[j * (nx + 1)..(j + 1) * (nx + 1)];
         out[0] = self.edges.faces[0][j];
         out[nx] = self.edges.faces[1][j];
         for i in 1..nx {
             out[i] = self.face(j * nx + i - 1, j * nx + i, u[i]);
         }
+    }
+
+    /// The interior y-face row `j` from its advected velocities `v` (`nx`).
+    #[inline(always)]
+    fn y_row_from(&self, j: usize, v: &[f32], out: &mut [f32]) {
+        let nx = self.grid.nx;
+        for i in 0..nx {
+            out[i] = self.face((j - 1) * nx + i, j * nx + i, v[i]);
+        }
+    }
+}
+
+impl FaceAccel for SweAccel<'_> {
+    #[inline(always)]
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        let nx = self.grid.nx;
+        self.x_row_from(j, &self.adv.0[j * (nx + 1)..(j + 1) * (nx + 1)], out);
     }
 
     #[inline(always)]
@@ -354,11 +373,44 @@ impl FaceAccel for SweAccel<'_> {
         } else if j == self.grid.ny {
             out.copy_from_slice(&self.edges.faces[3]);
         } else {
-            let v = &self.vel.v_adv[j * nx..(j + 1) * nx];
-            for i in 0..nx {
-                out[i] = self.face((j - 1) * nx + i, j * nx + i, v[i]);
-            }
+            self.y_row_from(j, &self.adv.1[j * nx..(j + 1) * nx], out);
         }
+    }
+}
+
+/// The shallow-water faces with momentum-conserving advection done row by row as the flow pass
+/// asks for each face row (the advected velocities stay in a per-band scratch row instead of
+/// going through two grids; the same expressions, so the same results). `inner.adv` is unused.
+pub(crate) struct AdvectedSwe<'a> {
+    pub inner: SweAccel<'a>,
+    pub momentum: Momentum<'a>,
+}
+
+impl FaceAccel for AdvectedSwe<'_> {
+    fn x_row(&self, j: usize, out: &mut [f32]) {
+        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.inner.grid.nx + 1)]);
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.inner.grid.nx + 1)]);
+    }
+
+    #[inline(always)]
+    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        let adv = &mut scratch[..self.inner.grid.nx + 1];
+        self.momentum.x_row(j, adv);
+        self.inner.x_row_from(j, adv, out);
+    }
+
+    #[inline(always)]
+    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        let a = &self.inner;
+        if j == 0 || j == a.grid.ny {
+            return a.y_row(j, out);
+        }
+        let adv = &mut scratch[..a.grid.nx];
+        self.momentum.y_row(j, adv);
+        a.y_row_from(j, adv, out);
     }
 }
 

@@ -144,7 +144,7 @@ impl FaceAccel for BlockedSwe<'_> {
     fn x_row(&self, j: usize, out: &mut [f32]) {
         self.inner.x_row(j, out);
         let nx = self.grid.nx;
-        let u = &self.inner.vel.u_adv[j * (nx + 1)..(j + 1) * (nx + 1)];
+        let u = &self.inner.adv.0[j * (nx + 1)..(j + 1) * (nx + 1)];
         for &i in &self.blocking.rows[j] {
             let i = i as usize;
             for f in [i, i + 1] {
@@ -161,7 +161,7 @@ impl FaceAccel for BlockedSwe<'_> {
         if j == 0 || j >= ny {
             return;
         }
-        let v = &self.inner.vel.v_adv[j * nx..(j + 1) * nx];
+        let v = &self.inner.adv.1[j * nx..(j + 1) * nx];
         for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
             let i = i as usize;
             out[i] = self.face((j - 1) * nx + i, j * nx + i, v[i]);
