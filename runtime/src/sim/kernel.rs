@@ -63,6 +63,7 @@ pub(crate) struct PassGrid {
 /// `carry` holds, per cell, the part of past depth changes that `f32` could not represent
 /// (compensated summation): a lake that rises by less than half an ulp per step still fills,
 /// and volume is conserved to far better than `f32` rounding.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn limit_and_update(
     acc: &impl FaceAccel,
     g: PassGrid,
@@ -164,6 +165,9 @@ fn limits(ax: &[f32], ay_top: &[f32], ay_bot: &[f32], d: &[f32], vol_rate: f32, 
     }
 }
 
+/// A band's x- and y-face velocities to keep, and how.
+type BandVelocities<'a> = ((&'a mut [f32], &'a mut [f32]), StoreRows);
+
 /// The rows `j0..j1` one worker computes, with its slices of the outputs.
 struct Band<'a> {
     j0: usize,
@@ -172,7 +176,7 @@ struct Band<'a> {
     qy_b: &'a mut [f32],
     d_b: Rows<'a>,
     /// The band's x- and y-face velocities to keep, and how.
-    vel: Option<((&'a mut [f32], &'a mut [f32]), StoreRows)>,
+    vel: Option<BandVelocities<'a>>,
 }
 
 /// [`run_band`] compiled for AVX2: the same element-wise IEEE operations in wider registers
