@@ -79,8 +79,9 @@ fn the_fused_pass_matches_three_passes_and_the_cpu() {
     );
 }
 
-/// A 262 × 61 valley (three strips across, three down: the flow pass's strips are 124 columns
-/// and 27 rows) with a dam break running east across the strips' seams, a hump of water
+/// A 262 × 61 valley (three strips across, three down on a software adapter, whose strips are
+/// 124 columns and 27 rows; thirteen down on a GPU, which cuts a grid this small in strips of 5
+/// rows: `gpu::flow::strips_for`) with a dam break running east across the strips' seams, a hump of water
 /// spreading both ways over a seam, rain, a source, an open east edge and an inflow on the north.
 fn wide_scene(solver: SolverKind) -> Level {
     let (nx, ny) = (262, 61);

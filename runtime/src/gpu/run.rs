@@ -12,6 +12,10 @@ use super::state::step_table;
 /// Dispatches recorded per command buffer, so the GPU starts while the CPU records the rest.
 const DISPATCHES_PER_SUBMIT: u32 = 2048;
 
+/// Most dispatches in a batch of steps recorded for a caller's frame ([`GpuSimulation::encode_steps`]):
+/// all but the last batch are submitted as soon as they are recorded.
+const EARLY_DISPATCHES: u32 = 160;
+
 /// Byte offset of `Control.halted` in the `aux` buffer.
 const HALTED_OFFSET: u64 = 16;
 
@@ -104,7 +108,14 @@ impl GpuSimulation {
             b.rebind(&self.ctx.device, &self.bufs);
         }
         let bed = self.bed.as_ref();
-        let chunk = (DISPATCHES_PER_SUBMIT / per_step.max(1)).max(1) as usize;
+        // Steps kept for the caller go to the GPU in small batches as they are recorded, so it
+        // starts on them while the rest are recorded; only the last batch is kept.
+        let most = if keep.is_some() {
+            EARLY_DISPATCHES
+        } else {
+            DISPATCHES_PER_SUBMIT
+        };
+        let chunk = (most / per_step.max(1)).max(1) as usize;
         let mut done = 0;
         loop {
             let steps = chunk.min(n - done);
@@ -138,8 +149,8 @@ impl GpuSimulation {
                 }
             }
             match keep.as_mut() {
-                Some(out) => out.push(encoder.finish()),
-                None => {
+                Some(out) if last => out.push(encoder.finish()),
+                _ => {
                     self.ctx.queue.submit([encoder.finish()]);
                 }
             }
@@ -166,11 +177,12 @@ impl GpuSimulation {
         Ok(())
     }
 
-    /// Records `n` steps of `dt` seconds into command buffers without submitting them, so a
-    /// caller can submit them together with its own work in one submission (the editor submits
-    /// them with the frame's rendering, which then draws the new water). Gates whose time falls
-    /// inside the `n` steps need an upload between steps, so then the steps are submitted at
-    /// once instead and no buffers are returned.
+    /// Records `n` steps of `dt` seconds and returns the last of them as command buffers not yet
+    /// submitted, so a caller can submit them together with its own work (the editor submits
+    /// them with the frame's rendering, which then draws the new water). The steps before them
+    /// are submitted in small batches as they are recorded, so the GPU starts on them while the
+    /// rest are recorded. Gates whose time falls inside the `n` steps need an upload between
+    /// steps, so then the steps are submitted at once instead and no buffers are returned.
     pub fn encode_steps(
         &mut self,
         n: usize,
