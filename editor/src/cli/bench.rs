@@ -47,6 +47,18 @@ pub struct BenchArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+    /// Manning's n for the bed friction, as levels have by default, instead of the peers'
+    /// linear loss.
+    #[arg(long, value_name = "N", value_parser = manning_n)]
+    pub manning: Option<f32>,
+}
+
+/// A Manning coefficient: finite and above 0.
+fn manning_n(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
+        _ => Err(format!("'{s}' is not a Manning coefficient (a number above 0, e.g. 0.03)")),
+    }
 }
 
 /// The solver benchmarked.
@@ -154,6 +166,8 @@ pub struct BenchRow {
     pub substeps_per_step: f64,
     /// The solver (`pipes` or `swe`).
     pub solver: &'static str,
+    /// Manning's n of the bed friction, or none for the peers' linear loss.
+    pub manning: Option<f32>,
     /// Simulated seconds per wall-clock second (25 ms steps).
     pub sim_s_per_s: f64,
 }
@@ -173,6 +187,9 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchEr
     let mut level = scene(n as usize, kind);
     if args.solver == BenchSolver::Swe {
         level.params.solver = spillway::SolverKind::Swe;
+    }
+    if let Some(n) = args.manning {
+        level.params.friction = spillway::level::Friction::Manning { n };
     }
     if args.backend == Backend::Gpu {
         return measure_gpu(&level, n, steps, args);
@@ -207,6 +224,7 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchEr
         volume_rel_error: (stats.volume - stats.volume_initial).abs() / stats.volume_initial,
         substeps_per_step: stats.substeps as f64 / stats.steps as f64,
         solver: args.solver.name(),
+        manning: args.manning,
         sim_s_per_s: DT as f64 / seconds,
     })
 }
@@ -242,6 +260,7 @@ fn measure_gpu(
         volume_rel_error: r.volume_rel_err,
         substeps_per_step: 1.0,
         solver: args.solver.name(),
+        manning: args.manning,
         sim_s_per_s: DT as f64 / (r.ms_per_step / 1e3),
     })
 }
@@ -256,7 +275,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
     let mut rows = Vec::new();
     if !args.json {
         say(&format!(
-            "spillway {} ({}, {}, {} section{}): {:>6} {:>10} {:>12} {:>12} {:>12} {:>9} {:>10}",
+            "spillway {} ({}, {}, {} section{}{}): {:>6} {:>10} {:>12} {:>12} {:>12} {:>9} {:>10}",
             args.backend.name(),
             threads_label(rayon::current_num_threads()),
             args.solver.name(),
@@ -266,6 +285,9 @@ pub fn run(args: &BenchArgs) -> CliResult {
             } else {
                 ""
             },
+            args.manning
+                .map(|n| format!(", Manning n = {n}"))
+                .unwrap_or_default(),
             "n",
             "ms/step",
             "Gcell/s",
