@@ -57,7 +57,9 @@ pub struct BenchArgs {
 fn manning_n(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
-        _ => Err(format!("'{s}' is not a Manning coefficient (a number above 0, e.g. 0.03)")),
+        _ => Err(format!(
+            "'{s}' is not a Manning coefficient (a number above 0, e.g. 0.03)"
+        )),
     }
 }
 

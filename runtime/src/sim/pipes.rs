@@ -9,7 +9,7 @@ use super::boundary::Edges;
 use super::friction::BedFriction;
 use super::kernel::FaceAccel;
 use super::swe::UpwindRow;
-use super::wide::Row;
+use super::wide::{Row, select};
 
 /// Pipe cross-section per metre of face width for surfaces `hl`, `hr`, depths `dl`, `dr` and
 /// terrain `bl`, `br` on the two sides of a face.
@@ -74,12 +74,19 @@ impl PipesAccel<'_> {
         let (bl, dl, br, dr, q) = (&bl[..n], &dl[..n], &br[..n], &dr[..n], &q[..n]);
         let (fric, g_dt) = (self.fr.linear_factor(), self.g_dt);
         if !self.fr.is_linear() {
-            for i in 0..n {
-                let (hl, hr) = (bl[i] + dl[i], br[i] + dr[i]);
-                let a = section(self.cs, hl, hr, dl[i], dr[i], bl[i], br[i]);
-                let h = (hl.max(hr) - bl[i].max(br[i])).max(0.0);
-                let n2 = self.fr.face_n2(l0 + i, r0 + i);
-                out[i] = self.fr.discharge(q[i], g_dt * a * (hl - hr), h, n2);
+            // One loop per friction law and section rule, and with or without a roughness
+            // grid, so no loop chooses per face and each vectorises.
+            let args = (bl, dl, br, dr, q, self.fr.n_rows(l0, r0, n));
+            let manning = self.fr.is_manning();
+            match (manning, self.cs) {
+                (true, CrossSection::Constant) => self.friction_faces::<true, 0>(args, out),
+                (true, CrossSection::Upwind) => self.friction_faces::<true, 1>(args, out),
+                (true, CrossSection::FaceDepth) => self.friction_faces::<true, 2>(args, out),
+                (true, CrossSection::Mean) => self.friction_faces::<true, 3>(args, out),
+                (false, CrossSection::Constant) => self.friction_faces::<false, 0>(args, out),
+                (false, CrossSection::Upwind) => self.friction_faces::<false, 1>(args, out),
+                (false, CrossSection::FaceDepth) => self.friction_faces::<false, 2>(args, out),
+                (false, CrossSection::Mean) => self.friction_faces::<false, 3>(args, out),
             }
             return;
         }
@@ -107,6 +114,60 @@ impl PipesAccel<'_> {
                 for i in 0..n {
                     let (hl, hr) = (bl[i] + dl[i], br[i] + dr[i]);
                     out[i] = q[i] * fric + g_dt * 0.5 * (dl[i] + dr[i]) * (hl - hr);
+                }
+            }
+        }
+    }
+}
+
+impl PipesAccel<'_> {
+    /// [`Self::faces`] under Manning's (`MANNING`) or Chézy's law, with the cross-section rule
+    /// `CS` (0 constant, 1 upwind, 2 face depth, 3 mean): the same expressions as
+    /// [`section`] and [`BedFriction::discharge`], chosen at compile time.
+    #[allow(clippy::type_complexity)]
+    #[inline(always)]
+    fn friction_faces<const MANNING: bool, const CS: u8>(
+        &self,
+        (bl, dl, br, dr, q, rows): (
+            &[f32],
+            &[f32],
+            &[f32],
+            &[f32],
+            &[f32],
+            Option<(&[f32], &[f32])>,
+        ),
+        out: &mut [f32],
+    ) {
+        let n = out.len();
+        let (bl, dl, br, dr, q) = (&bl[..n], &dl[..n], &br[..n], &dr[..n], &q[..n]);
+        let (fr, g_dt) = (&self.fr, self.g_dt);
+        match rows {
+            Some((nl, nr)) => {
+                let (nl, nr) = (&nl[..n], &nr[..n]);
+                for i in 0..n {
+                    let (hl, hr) = (bl[i] + dl[i], br[i] + dr[i]);
+                    let a = match CS {
+                        0 => 1.0,
+                        1 => select(hl > hr, dl[i], dr[i]),
+                        2 => (hl.max(hr) - bl[i].max(br[i])).max(0.0),
+                        _ => 0.5 * (dl[i] + dr[i]),
+                    };
+                    let h = (hl.max(hr) - bl[i].max(br[i])).max(0.0);
+                    let nf = 0.5 * (nl[i] + nr[i]);
+                    out[i] = fr.law_discharge::<MANNING>(q[i], g_dt * a * (hl - hr), h, nf * nf);
+                }
+            }
+            None => {
+                for i in 0..n {
+                    let (hl, hr) = (bl[i] + dl[i], br[i] + dr[i]);
+                    let a = match CS {
+                        0 => 1.0,
+                        1 => select(hl > hr, dl[i], dr[i]),
+                        2 => (hl.max(hr) - bl[i].max(br[i])).max(0.0),
+                        _ => 0.5 * (dl[i] + dr[i]),
+                    };
+                    let h = (hl.max(hr) - bl[i].max(br[i])).max(0.0);
+                    out[i] = fr.law_discharge::<MANNING>(q[i], g_dt * a * (hl - hr), h, 1.0);
                 }
             }
         }

@@ -318,43 +318,83 @@ pub(crate) struct SweAccel<'a> {
 }
 
 impl SweAccel<'_> {
+    /// The faces between the cells `l0..l0 + n` and `r0..r0 + n` (`n = out.len()`) from their
+    /// advected velocities `u`: [`Self::face`] as one loop per friction law, with or without a
+    /// roughness grid, every choice a select, so it vectorises.
     #[inline(always)]
-    fn face(&self, l: usize, r: usize, u_adv: f32) -> f32 {
-        let (bl, br) = (self.terrain[l], self.terrain[r]);
-        let (dl, dr) = (self.depth[l], self.depth[r]);
+    fn faces(&self, (l0, r0): (usize, usize), u: &[f32], out: &mut [f32]) {
+        let n = out.len();
+        let (t, d) = (self.terrain, self.depth);
+        let cells = |k: usize| (&t[k..k + n], &d[k..k + n]);
+        let ((bl, dl), (br, dr)) = (cells(l0), cells(r0));
+        let rows = self.fr.n_rows(l0, r0, n);
+        match (self.fr.law(), rows) {
+            (0, None) => self.law_faces::<0>((bl, dl, br, dr), u, None, out),
+            (1, None) => self.law_faces::<1>((bl, dl, br, dr), u, None, out),
+            (_, None) => self.law_faces::<2>((bl, dl, br, dr), u, None, out),
+            (0, rows) => self.law_faces::<0>((bl, dl, br, dr), u, rows, out),
+            (1, rows) => self.law_faces::<1>((bl, dl, br, dr), u, rows, out),
+            (_, rows) => self.law_faces::<2>((bl, dl, br, dr), u, rows, out),
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    #[inline(always)]
+    fn law_faces<const LAW: u8>(
+        &self,
+        (bl, dl, br, dr): (&[f32], &[f32], &[f32], &[f32]),
+        u: &[f32],
+        rows: Option<(&[f32], &[f32])>,
+        out: &mut [f32],
+    ) {
+        let n = out.len();
+        let (bl, dl, br, dr, u) = (&bl[..n], &dl[..n], &br[..n], &dr[..n], &u[..n]);
+        match rows {
+            Some((nl, nr)) => {
+                let (nl, nr) = (&nl[..n], &nr[..n]);
+                for i in 0..n {
+                    let nf = 0.5 * (nl[i] + nr[i]);
+                    out[i] = self.one_face::<LAW>((bl[i], dl[i], br[i], dr[i]), u[i], nf * nf);
+                }
+            }
+            None => {
+                for i in 0..n {
+                    out[i] = self.one_face::<LAW>((bl[i], dl[i], br[i], dr[i]), u[i], 1.0);
+                }
+            }
+        }
+    }
+
+    /// [`Self::face`] without branches, the friction law `LAW` chosen at compile time.
+    #[inline(always)]
+    fn one_face<const LAW: u8>(
+        &self,
+        (bl, dl, br, dr): (f32, f32, f32, f32),
+        u_adv: f32,
+        n2: f32,
+    ) -> f32 {
         let (hl, hr) = (bl + dl, br + dr);
         let h_face = hl.max(hr) - bl.max(br);
-        if h_face <= DRY {
-            return 0.0;
-        }
         let accel = self.g_dt * (hl - hr) / self.grid.dx;
-        let u = self
-            .fr
-            .velocity(u_adv, accel, h_face, self.fr.face_n2(l, r));
-        let h = if u > 0.0 { dl } else { dr };
-        u * h * self.grid.dx
+        let u = self.fr.law_velocity::<LAW>(u_adv, accel, h_face, n2);
+        let h = select(u > 0.0, dl, dr);
+        select(h_face <= DRY, 0.0, u * h * self.grid.dx)
     }
-}
 
-impl SweAccel<'_> {
     /// The x-faces of row `j` from the advected velocities `u` of that row (`nx + 1`).
     #[inline(always)]
     fn x_row_from(&self, j: usize, u: &[f32], out: &mut [f32]) {
         let nx = self.grid.nx;
         out[0] = self.edges.faces[0][j];
         out[nx] = self.edges.faces[1][j];
-        for i in 1..nx {
-            out[i] = self.face(j * nx + i - 1, j * nx + i, u[i]);
-        }
+        self.faces((j * nx, j * nx + 1), &u[1..nx], &mut out[1..nx]);
     }
 
     /// The interior y-face row `j` from its advected velocities `v` (`nx`).
     #[inline(always)]
     fn y_row_from(&self, j: usize, v: &[f32], out: &mut [f32]) {
         let nx = self.grid.nx;
-        for i in 0..nx {
-            out[i] = self.face((j - 1) * nx + i, j * nx + i, v[i]);
-        }
+        self.faces(((j - 1) * nx, j * nx), v, &mut out[..nx]);
     }
 }
 
