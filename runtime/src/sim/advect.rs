@@ -8,11 +8,9 @@
 //! every choice a select, not a branch, so the compiler vectorises the rows; the expressions are
 //! those of `shaders/momentum.wgsl`, in the same order.
 
-use rayon::prelude::*;
-
 use super::kernel::PassGrid;
-use super::swe::{DRY, Velocities};
-use super::wide::{Row, wide};
+use super::swe::DRY;
+use super::wide::Row;
 
 /// The x-face velocities of one row advected: the faces `1..nx` of row `j`, from the row's
 /// velocities `u` (`nx + 1`), those of the rows above and below (`up`, `down`: the row itself at
@@ -239,10 +237,14 @@ impl<'a> Momentum<'a> {
     }
 }
 
-impl Velocities {
+#[cfg(test)]
+impl super::swe::Velocities {
     /// Advects both velocity components over `g.dt` using the last step's limited discharges
-    /// `qx`, `qy` (m³/s) and the current depths.
+    /// `qx`, `qy` (m³/s) and the current depths (the solver advects row by row inside the flow
+    /// pass, [`Momentum`]; the tests compare the rows with a plain loop through this).
     pub fn advect_conservative(&mut self, g: PassGrid, depth: &[f32], qx: &[f32], qy: &[f32]) {
+        use super::wide::wide;
+        use rayon::prelude::*;
         let PassGrid { nx, ny, .. } = g;
         let w = nx + 1;
         let (u, v) = (&self.u, &self.v);
@@ -365,7 +367,7 @@ mod tests {
             let (qx, qy) = (field((nx + 1) * ny, 6.0), field(nx * (ny + 1), 6.0));
             // Depths from dry (a third of the cells, some exactly 0) to 2 m.
             let d: Vec<f32> = field(nx * ny, 4.0).iter().map(|x| x.max(0.0)).collect();
-            let mut vel = Velocities::zero(nx, ny);
+            let mut vel = super::super::swe::Velocities::zero(nx, ny);
             vel.u.copy_from_slice(&u);
             vel.v.copy_from_slice(&v);
             vel.advect_conservative(g, &d, &qx, &qy);

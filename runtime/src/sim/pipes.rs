@@ -38,6 +38,7 @@ pub(crate) fn section(
 }
 
 /// Accelerates the pipes' discharges from the previous step's limited flows.
+#[derive(Clone, Copy)]
 pub(crate) struct PipesAccel<'a> {
     pub nx: usize,
     pub ny: usize,

@@ -42,21 +42,16 @@ impl Simulation {
                     &fr,
                     p.cross_section,
                 );
-                // Without blockers, the flow pass advects each face row as it needs it;
-                // the blocked faces read whole grids of advected discharges.
-                let fused = self.blocking.is_none();
-                if let (Some(m), false) = (self.pipe_momentum.as_mut(), fused) {
-                    m.advect_conservative(grid, &self.depth, &self.qx, &self.qy);
-                    m.advected_discharges(grid, &self.depth, &self.terrain);
-                }
+                // The flow pass advects each face row as it needs it, and keeps the face
+                // velocities where nothing changes the faces after it.
                 let (terrain, depth, edges) = (&self.terrain, &self.depth, &self.edges);
-                let accel = |qx, qy| pipes::PipesAccel {
+                let accel = pipes::PipesAccel {
                     nx: self.nx,
                     ny: self.ny,
                     terrain,
                     depth,
-                    qx,
-                    qy,
+                    qx: &self.qx,
+                    qy: &self.qy,
                     edges,
                     g_dt,
                     fr,
@@ -64,49 +59,48 @@ impl Simulation {
                 };
                 let out = (&mut self.qx_next, &mut self.qy_next);
                 let (d_new, carry) = (&mut self.depth_next, &mut self.carry);
-                // Where nothing changes the faces after the flow pass, it keeps their
-                // velocities too.
-                let kept = fused && self.structures.is_empty();
+                let kept = self.structures.is_empty();
                 let rows = swe::StoreRows {
                     dx: self.dx,
                     film_cap: self.film_cap,
                 };
-                let r = match (self.blocking.as_deref(), self.pipe_momentum.as_mut()) {
-                    (None, None) => {
-                        let acc = accel(&self.qx, &self.qy);
-                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry, None)
-                    }
-                    (None, Some(m)) => {
-                        let swe::Velocities {
-                            u, v, u_adv, v_adv, ..
-                        } = m;
-                        let momentum = advect::Momentum {
+                let (momentum, store) = match self.pipe_momentum.as_mut() {
+                    Some(swe::Velocities {
+                        u, v, u_adv, v_adv, ..
+                    }) => {
+                        let m = advect::Momentum {
                             grid,
                             u,
                             v,
-                            depth: &self.depth,
+                            depth,
                             qx: &self.qx,
                             qy: &self.qy,
                         };
-                        let acc = pipes::AdvectedPipes {
-                            inner: accel(&self.qx, &self.qy),
-                            momentum,
-                        };
                         let store =
                             kept.then_some((u_adv.as_mut_slice(), v_adv.as_mut_slice(), rows));
-                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry, store)
+                        (Some(m), store)
                     }
-                    (Some(blocking), m) => {
-                        let (qx, qy) = match m {
-                            Some(m) => (&m.u, &m.v),
-                            None => (&self.qx, &self.qy),
+                    None => (None, None),
+                };
+                let r = match (self.blocking.as_deref(), momentum) {
+                    (None, None) => {
+                        limit_and_update(&accel, grid, depth, out.0, out.1, d_new, carry, None)
+                    }
+                    (None, Some(momentum)) => {
+                        let acc = pipes::AdvectedPipes {
+                            inner: accel,
+                            momentum,
                         };
+                        limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, store)
+                    }
+                    (Some(blocking), momentum) => {
                         let acc = BlockedPipes {
-                            inner: accel(qx, qy),
+                            inner: accel,
                             blocking,
                             grid,
+                            momentum,
                         };
-                        limit_and_update(&acc, grid, &self.depth, out.0, out.1, d_new, carry, None)
+                        limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, store)
                     }
                 };
                 created = self.structures.apply(
@@ -146,14 +140,10 @@ impl Simulation {
                 // scheme as it needs it, and keeps the velocities where nothing changes the
                 // faces after it.
                 let conservative = p.advection == crate::level::Advection::Conservative;
-                let fused = conservative && self.blocking.is_none();
+                let fused = conservative;
                 let kept = fused && self.structures.is_empty();
-                match p.advection {
-                    _ if fused => {}
-                    crate::level::Advection::Conservative => {
-                        vel.advect_conservative(grid, &self.depth, &self.qx, &self.qy)
-                    }
-                    crate::level::Advection::SemiLagrangian => vel.advect_semi_lagrangian(grid),
+                if !conservative {
+                    vel.advect_semi_lagrangian(grid);
                 }
                 let (terrain, depth, edges) = (&self.terrain, &self.depth, &self.edges);
                 let accel = |adv| swe::SweAccel {
@@ -171,38 +161,43 @@ impl Simulation {
                     dx: self.dx,
                     film_cap: self.film_cap,
                 };
-                let r = match self.blocking.as_deref() {
-                    None if fused => {
-                        let swe::Velocities {
-                            u, v, u_adv, v_adv, ..
-                        } = &mut *vel;
-                        let momentum = advect::Momentum {
-                            grid,
-                            u,
-                            v,
-                            depth,
-                            qx: &self.qx,
-                            qy: &self.qy,
-                        };
+                let swe::Velocities {
+                    u, v, u_adv, v_adv, ..
+                } = &mut *vel;
+                let (momentum, store, adv) = if fused {
+                    let m = advect::Momentum {
+                        grid,
+                        u,
+                        v,
+                        depth,
+                        qx: &self.qx,
+                        qy: &self.qy,
+                    };
+                    let store = kept.then_some((u_adv.as_mut_slice(), v_adv.as_mut_slice(), rows));
+                    (Some(m), store, (&[][..], &[][..]))
+                } else {
+                    (None, None, (&u_adv[..], &v_adv[..]))
+                };
+                let r = match (self.blocking.as_deref(), momentum) {
+                    (None, Some(momentum)) => {
                         let acc = swe::AdvectedSwe {
                             inner: accel((&[], &[])),
                             momentum,
                         };
-                        let store =
-                            kept.then_some((u_adv.as_mut_slice(), v_adv.as_mut_slice(), rows));
                         limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, store)
                     }
-                    None => {
-                        let acc = accel((&vel.u_adv, &vel.v_adv));
+                    (None, None) => {
+                        let acc = accel(adv);
                         limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, None)
                     }
-                    Some(blocking) => {
+                    (Some(blocking), momentum) => {
                         let acc = BlockedSwe {
-                            inner: accel((&vel.u_adv, &vel.v_adv)),
+                            inner: accel(adv),
                             blocking,
                             grid,
+                            momentum,
                         };
-                        limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, None)
+                        limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, store)
                     }
                 };
                 created = self.structures.apply(

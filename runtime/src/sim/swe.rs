@@ -260,52 +260,8 @@ impl StoreRows {
     }
 }
 
-impl Velocities {
-    /// Replaces `u`, `v` by the upwind discharges (m³/s) of the advected velocities, for the
-    /// pipes solver with momentum advection. A face with no wet cross-section (the higher bed
-    /// above both surfaces) carries nothing, so momentum never lifts water over a wall or a
-    /// closed gate.
-    pub fn advected_discharges(&mut self, g: PassGrid, depth: &[f32], terrain: &[f32]) {
-        let PassGrid { nx, ny, dx, .. } = g;
-        let w = nx + 1;
-        let (ua, va) = (&self.u_adv, &self.v_adv);
-        let cells = |j: usize| (&terrain[j * nx..(j + 1) * nx], &depth[j * nx..(j + 1) * nx]);
-        self.u.par_chunks_mut(w).enumerate().for_each(|(j, row)| {
-            let u = &ua[j * w..(j + 1) * w];
-            let (b, d) = cells(j);
-            // The border faces take their edge cell's depth.
-            row[0] = u[0] * d[0] * dx;
-            row[nx] = u[nx] * d[nx - 1] * dx;
-            let faces = UpwindRow {
-                u: &u[1..nx],
-                b: [&b[..nx - 1], &b[1..]],
-                d: [&d[..nx - 1], &d[1..]],
-                dx,
-            };
-            wide(&faces, &mut row[1..nx]);
-        });
-        self.v.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-            let v = &va[j * nx..(j + 1) * nx];
-            if j == 0 || j == ny {
-                let d = cells(j.min(ny - 1)).1;
-                for ((out, &v), &d) in row.iter_mut().zip(v).zip(d) {
-                    *out = v * d * dx;
-                }
-                return;
-            }
-            let ((bu, du), (bd, dd)) = (cells(j - 1), cells(j));
-            let faces = UpwindRow {
-                u: v,
-                b: [bu, bd],
-                d: [du, dd],
-                dx,
-            };
-            wide(&faces, row);
-        });
-    }
-}
-
 /// Accelerates advected velocities by the surface gradient and returns upwind discharges.
+#[derive(Clone, Copy)]
 pub(crate) struct SweAccel<'a> {
     pub grid: PassGrid,
     pub terrain: &'a [f32],

@@ -1,10 +1,11 @@
 //! The blocked faces (Kellomäki 2014 §3.4): the rule for a face touching a covered cell, and the
 //! flow updates of the pipes and shallow-water solvers that apply it around the bodies.
 
+use super::super::advect::Momentum;
 use super::super::friction::BedFriction;
 use super::super::kernel::{FaceAccel, PassGrid};
-use super::super::pipes::PipesAccel;
-use super::super::swe::SweAccel;
+use super::super::pipes::{AdvectedPipes, PipesAccel};
+use super::super::swe::{AdvectedSwe, SweAccel};
 use super::{Blocking, Column};
 
 impl Blocking {
@@ -57,11 +58,13 @@ impl Blocking {
 }
 
 /// The pipes flow update with blockers: plain pipes faces, then every interior face touching a
-/// covered cell recomputed with the blocked rule.
+/// covered cell recomputed with the blocked rule. With `momentum`, the old discharges are the
+/// advected ones, computed row by row as [`AdvectedPipes`] does; else `inner`'s.
 pub(crate) struct BlockedPipes<'a> {
     pub inner: PipesAccel<'a>,
     pub blocking: &'a Blocking,
     pub grid: PassGrid,
+    pub momentum: Option<Momentum<'a>>,
 }
 
 impl BlockedPipes<'_> {
@@ -73,24 +76,61 @@ impl BlockedPipes<'_> {
 
 impl FaceAccel for BlockedPipes<'_> {
     fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.inner.x_row(j, out);
+        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
+    }
+
+    #[inline(always)]
+    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let (nx, b, p) = (self.grid.nx, self.blocking, &self.inner);
+        let w = nx + 1;
+        // The row's old discharges: the advected ones the plain faces were made from.
+        let q: &[f32] = match self.momentum {
+            Some(momentum) => {
+                let plain = AdvectedPipes {
+                    inner: *p,
+                    momentum,
+                };
+                plain.x_row_in(j, out, scratch);
+                &scratch[w..2 * w]
+            }
+            None => {
+                p.x_row(j, out);
+                &p.qx[j * w..(j + 1) * w]
+            }
+        };
         let cap = self.cap();
         for &i in &b.rows[j] {
             let i = i as usize;
             for f in [i, i + 1] {
                 if f >= 1 && f < nx {
                     let (l, r) = (j * nx + f - 1, j * nx + f);
-                    let q = p.qx[j * (nx + 1) + f];
-                    out[f] = b.face(l, r, q, p.terrain, p.depth, (p.g_dt, &p.fr, cap));
+                    out[f] = b.face(l, r, q[f], p.terrain, p.depth, (p.g_dt, &p.fr, cap));
                 }
             }
         }
     }
 
-    fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.inner.y_row(j, out);
+    #[inline(always)]
+    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let (nx, ny, b, p) = (self.grid.nx, self.grid.ny, self.blocking, &self.inner);
+        let q: &[f32] = match self.momentum {
+            Some(momentum) => {
+                let plain = AdvectedPipes {
+                    inner: *p,
+                    momentum,
+                };
+                plain.y_row_in(j, out, scratch);
+                &scratch[nx..2 * nx]
+            }
+            None => {
+                p.y_row(j, out);
+                &p.qy[(j * nx).min(p.qy.len())..]
+            }
+        };
         if j == 0 || j >= ny {
             return;
         }
@@ -98,14 +138,7 @@ impl FaceAccel for BlockedPipes<'_> {
         for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
             let i = i as usize;
             let (l, r) = ((j - 1) * nx + i, j * nx + i);
-            out[i] = b.face(
-                l,
-                r,
-                p.qy[j * nx + i],
-                p.terrain,
-                p.depth,
-                (p.g_dt, &p.fr, cap),
-            );
+            out[i] = b.face(l, r, q[i], p.terrain, p.depth, (p.g_dt, &p.fr, cap));
         }
     }
 }
@@ -118,6 +151,8 @@ pub(crate) struct BlockedSwe<'a> {
     pub inner: SweAccel<'a>,
     pub blocking: &'a Blocking,
     pub grid: PassGrid,
+    /// Conservative advection row by row, as [`AdvectedSwe`] does; else `inner.adv`.
+    pub momentum: Option<Momentum<'a>>,
 }
 
 impl BlockedSwe<'_> {
@@ -142,9 +177,32 @@ impl BlockedSwe<'_> {
 
 impl FaceAccel for BlockedSwe<'_> {
     fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.inner.x_row(j, out);
+        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
+    }
+
+    fn y_row(&self, j: usize, out: &mut [f32]) {
+        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
+    }
+
+    #[inline(always)]
+    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let nx = self.grid.nx;
-        let u = &self.inner.adv.0[j * (nx + 1)..(j + 1) * (nx + 1)];
+        let w = nx + 1;
+        // The row's advected velocities, which the plain faces were made from.
+        let u: &[f32] = match self.momentum {
+            Some(momentum) => {
+                let plain = AdvectedSwe {
+                    inner: self.inner,
+                    momentum,
+                };
+                plain.x_row_in(j, out, scratch);
+                &scratch[..w]
+            }
+            None => {
+                self.inner.x_row(j, out);
+                &self.inner.adv.0[j * w..(j + 1) * w]
+            }
+        };
         for &i in &self.blocking.rows[j] {
             let i = i as usize;
             for f in [i, i + 1] {
@@ -155,13 +213,26 @@ impl FaceAccel for BlockedSwe<'_> {
         }
     }
 
-    fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.inner.y_row(j, out);
+    #[inline(always)]
+    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let (nx, ny, b) = (self.grid.nx, self.grid.ny, self.blocking);
         if j == 0 || j >= ny {
-            return;
+            return self.inner.y_row(j, out);
         }
-        let v = &self.inner.adv.1[j * nx..(j + 1) * nx];
+        let v: &[f32] = match self.momentum {
+            Some(momentum) => {
+                let plain = AdvectedSwe {
+                    inner: self.inner,
+                    momentum,
+                };
+                plain.y_row_in(j, out, scratch);
+                &scratch[..nx]
+            }
+            None => {
+                self.inner.y_row(j, out);
+                &self.inner.adv.1[j * nx..(j + 1) * nx]
+            }
+        };
         for &i in b.rows[j - 1].iter().chain(&b.rows[j]) {
             let i = i as usize;
             out[i] = self.face((j - 1) * nx + i, j * nx + i, v[i]);
