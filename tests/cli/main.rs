@@ -1,6 +1,7 @@
 //! The `spillway` command line as a build engineer drives it: the real binary on real files.
 
 mod bad_inputs;
+mod bench;
 mod bodies;
 mod crates;
 mod determinism;
@@ -14,7 +15,7 @@ use spillway::{Grid, Level};
 use spillway_editor::heightmap::npy;
 
 /// Runs the binary with `args` in `dir`; asserts no panic text reaches the user.
-fn spillway(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn spillway(dir: &Path, args: &[&str]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_spillway"))
         .args(args)
         .current_dir(dir)
@@ -29,7 +30,7 @@ fn spillway(dir: &Path, args: &[&str]) -> Output {
     out
 }
 
-fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
@@ -276,44 +277,6 @@ fn check_refuses_a_corrupt_level_with_exit_2() {
     let out = spillway(dir.path(), &["sim", "missing.ron", "--seconds", "1"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("missing.ron"), "{}", stderr(&out));
-}
-
-#[test]
-fn bench_prints_a_json_list() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = spillway(
-        dir.path(),
-        &["bench", "--sizes", "64", "--steps", "5", "--json"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = &json.as_array().expect("a list")[0];
-    assert_eq!(row["n"], 64);
-    assert_eq!(row["backend"], "cpu");
-    assert!(row["gcells"].as_f64().unwrap() > 0.0);
-    assert!(row["ms_per_step"].as_f64().unwrap() > 0.0);
-}
-
-#[test]
-fn bench_times_the_shallow_water_solver_in_simulated_seconds_per_second() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = spillway(
-        dir.path(),
-        &[
-            "bench", "--sizes", "64", "--steps", "5", "--solver", "swe", "--json",
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let row = &json.as_array().expect("a list")[0];
-    assert_eq!(row["solver"], "swe");
-    // 25 ms steps: simulated seconds per wall second is 0.025 s over the time per step.
-    let ms = row["ms_per_step"].as_f64().unwrap();
-    let rate = row["sim_s_per_s"].as_f64().unwrap();
-    assert!(
-        (rate - 25.0 / ms).abs() < 1e-6 * rate,
-        "{rate} vs {ms} ms per step"
-    );
 }
 
 #[test]

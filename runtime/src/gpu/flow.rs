@@ -162,3 +162,33 @@ impl FlowPass {
         dispatch(pass, &kernel.pipelines[0], group, grid.groups[SLOT_FLOW]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_grids_get_short_strips_and_large_ones_keep_the_tall_ones() {
+        if tile_from_env().is_some() {
+            return; // A benchmark override is in force.
+        }
+        let strips = |n: usize| strips_for((128, 27), n, n);
+        assert_eq!(strips(8192), (128, 27));
+        assert_eq!(strips(2048), (128, 27));
+        // 1024² in 27-row strips is 342 strips; in 7 rows, 1323.
+        assert_eq!(strips(1024), (128, 7));
+        assert_eq!(strips(512), (128, 5));
+        assert_eq!(strips(16), (128, 5));
+        // Never taller than the device's preferred strips, and each pick reaches FUSE_FROM
+        // unless it is the shortest.
+        for n in [64, 300, 1000, 1500, 3000, 5000] {
+            for tile in [(128, 27), (64, 27), (128, 10)] {
+                let (w, h) = strips_for(tile, n, n / 2 + 1);
+                assert_eq!(w, tile.0);
+                assert!(h <= tile.1.max(5));
+                let count: u32 = groups(n, n / 2 + 1, (w, h))[..2].iter().product();
+                assert!(count >= FUSE_FROM || h == 5, "{n}: {h} rows, {count} strips");
+            }
+        }
+    }
+}
