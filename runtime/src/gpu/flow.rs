@@ -187,7 +187,10 @@ mod tests {
                 assert_eq!(w, tile.0);
                 assert!(h <= tile.1.max(5));
                 let count: u32 = groups(n, n / 2 + 1, (w, h))[..2].iter().product();
-                assert!(count >= FUSE_FROM || h == 5, "{n}: {h} rows, {count} strips");
+                assert!(
+                    count >= FUSE_FROM || h == 5,
+                    "{n}: {h} rows, {count} strips"
+                );
             }
         }
     }
