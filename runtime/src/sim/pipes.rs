@@ -141,37 +141,43 @@ impl PipesAccel<'_> {
     ) {
         let n = out.len();
         let (bl, dl, br, dr, q) = (&bl[..n], &dl[..n], &br[..n], &dr[..n], &q[..n]);
-        let (fr, g_dt) = (&self.fr, self.g_dt);
         match rows {
             Some((nl, nr)) => {
                 let (nl, nr) = (&nl[..n], &nr[..n]);
                 for i in 0..n {
-                    let (hl, hr) = (bl[i] + dl[i], br[i] + dr[i]);
-                    let a = match CS {
-                        0 => 1.0,
-                        1 => select(hl > hr, dl[i], dr[i]),
-                        2 => (hl.max(hr) - bl[i].max(br[i])).max(0.0),
-                        _ => 0.5 * (dl[i] + dr[i]),
-                    };
-                    let h = (hl.max(hr) - bl[i].max(br[i])).max(0.0);
                     let nf = 0.5 * (nl[i] + nr[i]);
-                    out[i] = fr.law_discharge::<MANNING>(q[i], g_dt * a * (hl - hr), h, nf * nf);
+                    let cells = (bl[i], dl[i], br[i], dr[i]);
+                    out[i] = self.friction_face::<MANNING, CS>(cells, q[i], nf * nf);
                 }
             }
             None => {
                 for i in 0..n {
-                    let (hl, hr) = (bl[i] + dl[i], br[i] + dr[i]);
-                    let a = match CS {
-                        0 => 1.0,
-                        1 => select(hl > hr, dl[i], dr[i]),
-                        2 => (hl.max(hr) - bl[i].max(br[i])).max(0.0),
-                        _ => 0.5 * (dl[i] + dr[i]),
-                    };
-                    let h = (hl.max(hr) - bl[i].max(br[i])).max(0.0);
-                    out[i] = fr.law_discharge::<MANNING>(q[i], g_dt * a * (hl - hr), h, 1.0);
+                    let cells = (bl[i], dl[i], br[i], dr[i]);
+                    out[i] = self.friction_face::<MANNING, CS>(cells, q[i], 1.0);
                 }
             }
         }
+    }
+
+    /// One face of [`Self::friction_faces`]: beds and depths `(bl, dl, br, dr)` of its two
+    /// cells, old discharge `q`, Manning's `n²` (1 without a roughness grid).
+    #[inline(always)]
+    fn friction_face<const MANNING: bool, const CS: u8>(
+        &self,
+        (bl, dl, br, dr): (f32, f32, f32, f32),
+        q: f32,
+        n2: f32,
+    ) -> f32 {
+        let (hl, hr) = (bl + dl, br + dr);
+        let a = match CS {
+            0 => 1.0,
+            1 => select(hl > hr, dl, dr),
+            2 => (hl.max(hr) - bl.max(br)).max(0.0),
+            _ => 0.5 * (dl + dr),
+        };
+        let h = (hl.max(hr) - bl.max(br)).max(0.0);
+        self.fr
+            .law_discharge::<MANNING>(q, self.g_dt * a * (hl - hr), h, n2)
     }
 }
 
