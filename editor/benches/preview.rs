@@ -37,7 +37,7 @@ fn gpu(n: usize) -> Option<(wgpu::Device, wgpu::Queue, String)> {
     let name = adapter.get_info().name;
     let wanted = wgpu::Limits {
         max_texture_dimension_2d: 8192,
-        ..spillway::gpu::required_limits(n.max(4096), n.max(4096))
+        ..spillway::gpu::preferred_limits(n.max(4096), n.max(4096))
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("preview bench"),

@@ -15,6 +15,10 @@
 // loads it (momentum.wgsl, from the current halves), and turns each limited face into its
 // velocity as it writes it, into the other half of `vel`, with the largest face speed. The
 // advected velocities never go through memory, and the store pass's reads are saved.
+//
+// MAPS (a fused variant, where the maps of the run are kept and the device grants the four more
+// storage bindings): at a step's last sub-step it also folds each cell's new depth and faces into
+// the maps (fold.wgsl), so the maps pass does not run after the step.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -205,6 +209,8 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         sspd[t] = 0.0;
     }
     let at = Column(ci, c, col_in, writes, y0, y1, cur, sc.dt);
+    // MAPS: whether this is the step's last sub-step, which folds the maps in.
+    let fold_now = MAPS && aux.ctl.k + 1u == aux.ctl.count;
     var ahead = load_row(at, y0 - 2);
 
     for (var s = 0u; s < TH + 4u; s = s + 1u) {
@@ -340,6 +346,13 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             vmax = max(vmax, v);
             if (is_bad(tt)) {
                 atomicMin(&wbad, cell);
+            } else if (fold_now) {
+                // The step's last sub-step: the maps take in the cell as the step leaves it,
+                // at the time the control pass will close the step at.
+                if (fold_depth(cell, v)) {
+                    let t = df_add(vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo), vec2<f32>(sc.dt, 0.0));
+                    fold_flow(cell, v, fl2, fr2, ft2, ft1, t.x + t.y + 1.0);
+                }
             }
         }
 

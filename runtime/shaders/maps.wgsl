@@ -1,9 +1,11 @@
 // Maps pass: folds the current (closed) state into the maps of the run, one invocation per
 // cell: the deepest water, the fastest cell speed (mean discharge of the cell's faces over
 // depth × dx, as Simulation::cell_velocity), the arrival time (first at ARRIVAL deep) and the
-// largest depth × speed. Recorded after the control pass closed a step, so it sees the state a
-// CPU step ends with. Four maps of `grid.cells` (sim::maps::MapKind order); the arrival map
-// holds the time plus one second, so a cleared buffer (0) means "not yet".
+// largest depth × speed (fold.wgsl). Recorded after the control pass closed a step, so it sees
+// the state a CPU step ends with; where the flow pass folds the maps in itself (its fused
+// variant with maps, at a step's last sub-step), only after steps it did not fold. Four maps of
+// `grid.cells` (sim::maps::MapKind order); the arrival map holds the time plus one second, so a
+// cleared buffer (0) means "not yet".
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -14,9 +16,6 @@
 @group(0) @binding(6) var<storage, read_write> max_speed: array<f32>;
 @group(0) @binding(7) var<storage, read_write> arrival: array<f32>;
 @group(0) @binding(8) var<storage, read_write> hazard: array<f32>;
-
-// sim::maps::ARRIVAL_DEPTH
-const ARRIVAL: f32 = 0.01;
 
 @compute @workgroup_size(256)
 fn update(
@@ -33,32 +32,12 @@ fn update(
     let i = c % nx;
     let j = c / nx;
     let d = depth[p * grid.half_d + c];
-    // The maps only grow, from 0, and each is written only where it changes: a dry cell reads
-    // its depth alone, and once the water has peaked a wet one reads the maps and writes
-    // nothing.
-    if (d <= 0.0) {
-        return;
-    }
-    if (d > max_depth[c]) {
-        max_depth[c] = d;
-    }
-    // A film this thin has no speed, and has not arrived.
-    if (d <= 1e-3) {
+    // Once the water has peaked a wet cell reads the maps and writes nothing.
+    if (!fold_depth(c, d)) {
         return;
     }
     let bx = p * grid.half_qx + j * (nx + 1u) + i;
     let by = p * grid.half_qy + j * nx + i;
-    let u = 0.5 * (qx[bx] + qx[bx + 1u]) / (d * grid.dx);
-    let v = 0.5 * (qy[by] + qy[by + nx]) / (d * grid.dx);
-    let speed = sqrt(u * u + v * v);
-    if (speed > max_speed[c]) {
-        max_speed[c] = speed;
-    }
-    if (d >= ARRIVAL && arrival[c] == 0.0) {
-        arrival[c] = aux.ctl.time_hi + aux.ctl.time_lo + 1.0;
-    }
-    let h = d * speed;
-    if (h > hazard[c]) {
-        hazard[c] = h;
-    }
+    let arrive = aux.ctl.time_hi + aux.ctl.time_lo + 1.0;
+    fold_flow(c, d, qx[bx], qx[bx + 1u], qy[by], qy[by + nx], arrive);
 }

@@ -56,3 +56,69 @@ fn the_gpu_keeps_the_maps_of_a_dam_break_as_the_cpu_does() {
     assert!(at(25) >= 0.5 && at(25) < at(30), "{} {}", at(25), at(30));
     assert!(c.max_depth[10 * nx + 10] >= 1.9);
 }
+
+/// The fused flow pass folds the maps in at each step's last sub-step (where the device grants
+/// the bindings) and the maps pass after the steps it did not fold: the same maps either way,
+/// with one sub-step a step and with several.
+#[test]
+fn the_fused_pass_folds_the_maps_as_the_maps_pass_does() {
+    use spillway::gpu::Fusion;
+    for dt in [0.02, 0.15] {
+        let mut level = gated_reservoir(Some(0.5));
+        level.params.dt = dt;
+        let steps = (4.0 / dt) as usize;
+        let run = |fusion: Fusion| {
+            let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+            gpu.set_fusion(fusion);
+            gpu.record_maps().expect("maps");
+            // Batches of uneven length: each batch ends with its state folded in.
+            for n in [1, steps / 3, steps - steps / 3 - 1] {
+                gpu.step_n(n, dt).expect("steps");
+            }
+            let substeps = gpu.stats().expect("stats").substeps;
+            (gpu.read_maps().expect("read").expect("kept"), substeps)
+        };
+        let ((fused, fs), (apart, sa)) = (run(Fusion::Always), run(Fusion::Never));
+        let mut cpu = Simulation::new(&level).expect("a valid level");
+        cpu.record_maps();
+        for _ in 0..steps {
+            cpu.step(dt).expect("a step");
+        }
+        let c = cpu.maps().expect("kept");
+        let c_substeps = cpu.stats().substeps;
+        let pairs = [
+            (
+                "max depth",
+                &fused.max_depth,
+                &apart.max_depth,
+                &c.max_depth,
+            ),
+            (
+                "max speed",
+                &fused.max_speed,
+                &apart.max_speed,
+                &c.max_speed,
+            ),
+            ("arrival", &fused.arrival, &apart.arrival, &c.arrival),
+            ("hazard", &fused.hazard, &apart.hazard, &c.hazard),
+        ];
+        for (name, f, a, c) in pairs {
+            let (apart, cpu) = (worst(f, a), worst(f, c));
+            println!(
+                "dt {dt}: {name}: fused against the maps pass {apart:.2e}, against the CPU \
+                 {cpu:.2e}; sub-steps {fs}/{sa}/{}",
+                c_substeps
+            );
+            assert!(apart <= 1e-5, "dt {dt}: {name} differs by {apart}");
+        }
+        assert_eq!(fs, sa, "dt {dt}: sub-steps");
+        assert_eq!(fs, c_substeps, "dt {dt}: sub-steps against the CPU");
+        assert!(fs > steps as u64 || dt < 0.1, "dt {dt}: {fs} sub-steps");
+        let reached = |m: &RunMaps| m.arrival.iter().filter(|&&t| t != NEVER).count();
+        assert_eq!(reached(&fused), reached(&apart), "dt {dt}: cells reached");
+        assert!(
+            reached(&fused) > level.nx() * 10,
+            "dt {dt}: the flood went through"
+        );
+    }
+}

@@ -544,7 +544,7 @@ fn wgpu_options() -> eframe::egui_wgpu::WgpuConfiguration {
     setup.device_descriptor = std::sync::Arc::new(|adapter| {
         let wanted = wgpu::Limits {
             max_texture_dimension_2d: 8192,
-            ..spillway::gpu::required_limits(8192, 8192)
+            ..spillway::gpu::preferred_limits(8192, 8192)
         };
         wgpu::DeviceDescriptor {
             label: Some("spillway editor device"),

@@ -2,7 +2,7 @@
 //! given device against them.
 
 use super::GpuError;
-use super::flow::{pick_tile, smallest_tile};
+use super::flow::{FOLD_STORAGE_BUFFERS, pick_tile, smallest_tile};
 use super::kernel::ErrorSink;
 use super::state::{CONTROL_BYTES, TABLE_BYTES, tile_bytes};
 
@@ -51,6 +51,17 @@ pub fn required_limits(nx: usize, ny: usize) -> wgpu::Limits {
         max_compute_workgroup_storage_size: tile_bytes(tw, th)
             .max(base.max_compute_workgroup_storage_size),
         ..base
+    }
+}
+
+/// The limits to ask of an adapter for an `nx × ny` level, as
+/// `preferred_limits(nx, ny).or_worse_values_from(&adapter.limits())`: [`required_limits`], and
+/// the storage bindings that let the flow pass fold the maps of the run in (the editor keeps
+/// them; a device without them runs the maps as a pass of their own).
+pub fn preferred_limits(nx: usize, ny: usize) -> wgpu::Limits {
+    wgpu::Limits {
+        max_storage_buffers_per_shader_stage: FOLD_STORAGE_BUFFERS,
+        ..required_limits(nx, ny)
     }
 }
 
@@ -184,6 +195,10 @@ pub(crate) fn headless(
         let mut limits = required_limits(nx, ny);
         limits.max_compute_workgroup_storage_size =
             tile_bytes(tile.0, tile.1).max(limits.max_compute_workgroup_storage_size);
+        limits.max_storage_buffers_per_shader_stage = have
+            .max_storage_buffers_per_shader_stage
+            .min(FOLD_STORAGE_BUFFERS)
+            .max(limits.max_storage_buffers_per_shader_stage);
         let desc = wgpu::DeviceDescriptor {
             label: Some("spillway water"),
             required_features: features & adapter.features(),

@@ -141,6 +141,7 @@ impl GpuSimulation {
         }
         if config != self.passes.config {
             self.passes = Passes::new(&device, config, &self.bufs)?;
+            self.fold_maps()?;
         } else if advection_changed {
             self.passes.rebind(&device, &self.bufs);
         }
@@ -190,6 +191,7 @@ impl GpuSimulation {
         if config != self.passes.config {
             let device = self.ctx.device.clone();
             self.passes = Passes::new(&device, config, &self.bufs)?;
+            self.fold_maps()?;
             self.rebuild_bed()?;
         }
         let table = step_table(&self.params, self.dx, self.table_dt, self.rough);

@@ -9,6 +9,27 @@ const SOURCE: &str = concat!(
     include_str!("../../shaders/flow.wgsl")
 );
 
+/// The variants that keep no maps: `fold_depth` and `fold_flow` do nothing.
+const NO_MAPS: &str = "const MAPS: bool = false;
+fn fold_depth(c: u32, d: f32) -> bool { return false; }
+fn fold_flow(c: u32, d: f32, left: f32, right: f32, top: f32, bottom: f32, arrive: f32) {}
+";
+
+/// The variant that folds the maps of the run in (`fold.wgsl`), bound after the nine others.
+const MAPS: &str = concat!(
+    "const MAPS: bool = true;
+@group(0) @binding(9) var<storage, read_write> max_depth: array<f32>;
+@group(0) @binding(10) var<storage, read_write> max_speed: array<f32>;
+@group(0) @binding(11) var<storage, read_write> arrival: array<f32>;
+@group(0) @binding(12) var<storage, read_write> hazard: array<f32>;
+",
+    include_str!("../../shaders/fold.wgsl")
+);
+
+/// Storage buffers the variant that folds the maps in binds: the flow pass's eight and the four
+/// maps. A device granting fewer keeps the maps pass.
+pub(crate) const FOLD_STORAGE_BUFFERS: u32 = 12;
+
 /// Strips tried in order of preference (threads per workgroup, rows per strip); the first
 /// that fits the device's workgroup memory wins.
 const TILES: [(u32, u32); 2] = [(128, 27), (64, 27)];
@@ -75,7 +96,8 @@ pub enum Fusion {
     /// so with fewer strips it leaves the GPU idle.
     #[default]
     Auto,
-    /// Whenever the sub-step allows it.
+    /// Whenever the sub-step allows it (and where the maps of the run are kept, the fused pass
+    /// folds them in at any size).
     Always,
     /// Never: three passes, as before fusion.
     Never,
@@ -85,31 +107,57 @@ pub enum Fusion {
 /// Gcell/s fused against 13.195 in three passes; 2048² makes 1292: 24.698 against 22.296.
 pub const FUSE_FROM: u32 = 1024;
 
+/// Flow strips from which the fused pass folds the maps of the run in rather than leave them
+/// to the maps pass. On an H100, with the maps of the editor bench's valley (ms per step; the
+/// fold, the maps pass): 2048² (1292 strips) 0.2182 against 0.1929, 2896² (2484) 0.3378
+/// against 0.3314, 4096² (5016) 0.5855 against 0.6369, 8192² 2.0682 against 2.2319. Where the
+/// strips fill the GPU once, the fold's reads lengthen every strip's march; where they queue,
+/// other strips hide them.
+pub const FOLD_FROM: u32 = 4096;
+
 /// The flow pass: its plain variant, and where the advection is momentum-conserving, the fused
-/// one that also does the advection and store passes' work.
+/// one that also does the advection and store passes' work, and once the maps of the run are
+/// kept, the fused one that also folds them in.
 pub(crate) struct FlowPass {
     plain: (Kernel, wgpu::BindGroup),
     fused: Option<(Kernel, wgpu::BindGroup)>,
+    folding: Option<Folding>,
+}
+
+/// The fused variant that folds the maps of the run in, and the maps it folds into.
+struct Folding {
+    kernel: Kernel,
+    group: wgpu::BindGroup,
+    maps: [wgpu::Buffer; 4],
+}
+
+/// The flow pass's bindings: the state's, and with `maps` the four maps of the run.
+fn binds(maps: bool) -> Vec<Bind> {
+    let rw = Bind::ReadWrite;
+    let mut binds = vec![
+        Bind::Uniform,
+        rw,
+        Bind::Read,
+        rw,
+        rw,
+        rw,
+        rw,
+        Bind::Read,
+        rw,
+    ];
+    if maps {
+        binds.extend([rw; 4]);
+    }
+    binds
 }
 
 impl FlowPass {
     /// Compiles the pass for `config` and binds it to `bufs`.
     pub fn new(device: &wgpu::Device, config: &Config, bufs: &Buffers) -> Result<Self, GpuError> {
         let compile = |config: &Config| -> Result<(Kernel, wgpu::BindGroup), GpuError> {
-            let rw = Bind::ReadWrite;
-            let binds = [
-                Bind::Uniform,
-                rw,
-                Bind::Read,
-                rw,
-                rw,
-                rw,
-                rw,
-                Bind::Read,
-                rw,
-            ];
-            let kernel = Kernel::new(device, "flow", SOURCE, config, &binds, &["main"])?;
-            let group = Self::bind(&kernel, device, bufs);
+            let source = format!("{NO_MAPS}{SOURCE}");
+            let kernel = Kernel::new(device, "flow", &source, config, &binds(false), &["main"])?;
+            let group = Self::bind(&kernel, device, bufs, None);
             Ok((kernel, group))
         };
         let fused = Config {
@@ -119,23 +167,70 @@ impl FlowPass {
         Ok(Self {
             plain: compile(config)?,
             fused: config.fusable().then(|| compile(&fused)).transpose()?,
+            folding: None,
         })
     }
 
-    fn bind(kernel: &Kernel, device: &wgpu::Device, b: &Buffers) -> wgpu::BindGroup {
-        kernel.bind(
-            device,
-            "flow",
-            &[
-                &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, &b.adv, &b.vel,
-            ],
-        )
+    fn bind(
+        kernel: &Kernel,
+        device: &wgpu::Device,
+        b: &Buffers,
+        maps: Option<&[wgpu::Buffer; 4]>,
+    ) -> wgpu::BindGroup {
+        let mut buffers = vec![
+            &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, &b.adv, &b.vel,
+        ];
+        buffers.extend(maps.into_iter().flatten());
+        kernel.bind(device, "flow", &buffers)
+    }
+
+    /// Makes the fused variant fold the maps of the run into `maps` (max depth, max speed,
+    /// arrival, hazard) at each step's last sub-step, where there is a fused variant and the
+    /// device grants [`FOLD_STORAGE_BUFFERS`] storage bindings; else the maps pass keeps doing
+    /// it. Whether it does is [`Self::folds`].
+    pub fn fold_into(
+        &mut self,
+        device: &wgpu::Device,
+        config: &Config,
+        bufs: &Buffers,
+        maps: &[wgpu::Buffer; 4],
+    ) -> Result<(), GpuError> {
+        self.folding = None;
+        if !config.fusable()
+            || device.limits().max_storage_buffers_per_shader_stage < FOLD_STORAGE_BUFFERS
+        {
+            return Ok(());
+        }
+        let config = Config {
+            fused: true,
+            ..*config
+        };
+        let source = format!("{MAPS}{SOURCE}");
+        let kernel = Kernel::new(device, "flow", &source, &config, &binds(true), &["main"])?;
+        let group = Self::bind(&kernel, device, bufs, Some(maps));
+        self.folding = Some(Folding {
+            kernel,
+            group,
+            maps: maps.clone(),
+        });
+        Ok(())
+    }
+
+    /// Whether a fused sub-step of `grid` folds the maps of the run in: where there is the
+    /// variant ([`Self::fold_into`]), under [`Fusion::Always`] or where the grid has at least
+    /// [`FOLD_FROM`] flow strips.
+    pub fn folds(&self, grid: &GridUniform, fusion: Fusion) -> bool {
+        let strips = grid.groups[SLOT_FLOW][0] * grid.groups[SLOT_FLOW][1];
+        self.folding.is_some() && (fusion == Fusion::Always || strips >= FOLD_FROM)
     }
 
     /// Rebinds after buffers were replaced.
     pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
         for (kernel, group) in std::iter::once(&mut self.plain).chain(self.fused.as_mut()) {
-            *group = Self::bind(kernel, device, bufs);
+            *group = Self::bind(kernel, device, bufs, None);
+        }
+        if let Some(f) = self.folding.as_mut() {
+            f.group = Self::bind(&f.kernel, device, bufs, Some(&f.maps));
         }
     }
 
@@ -153,13 +248,21 @@ impl FlowPass {
     }
 
     /// Records the pass (runs only while a sub-step is open); `fused` picks the fused variant,
-    /// where there is one.
-    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>, grid: &GridUniform, fused: bool) {
-        let (kernel, group) = match &self.fused {
-            Some(f) if fused => f,
-            _ => &self.plain,
+    /// where there is one, and with `fold` the one that folds the maps in (where
+    /// [`Self::folds`]).
+    pub fn encode(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        grid: &GridUniform,
+        fused: bool,
+        fold: bool,
+    ) {
+        let (pipeline, group) = match (&self.fused, &self.folding) {
+            (Some(_), Some(f)) if fused && fold => (&f.kernel.pipelines[0], &f.group),
+            (Some((k, g)), _) if fused => (&k.pipelines[0], g),
+            _ => (&self.plain.0.pipelines[0], &self.plain.1),
         };
-        dispatch(pass, &kernel.pipelines[0], group, grid.groups[SLOT_FLOW]);
+        dispatch(pass, pipeline, group, grid.groups[SLOT_FLOW]);
     }
 }
 

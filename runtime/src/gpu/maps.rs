@@ -6,7 +6,10 @@ use super::kernel::{Bind, Kernel, captured};
 use super::state::{Buffers, Config};
 use crate::sim::maps::NEVER;
 
-const SOURCE: &str = include_str!("../../shaders/maps.wgsl");
+const SOURCE: &str = concat!(
+    include_str!("../../shaders/fold.wgsl"),
+    include_str!("../../shaders/maps.wgsl")
+);
 
 /// Cells per workgroup (`@workgroup_size` of maps.wgsl).
 const GROUP: usize = 256;

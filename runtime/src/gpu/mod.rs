@@ -72,7 +72,9 @@ pub const BLOCKERS_WGSL: &str = include_str!("../../shaders/blockers.wgsl");
 
 pub use bench::{BenchOptions, BenchResult, bench, bench_level, bench_with};
 pub use capture::StateCopy;
-pub use device::{ADAPTER_ENV, adapter_name, hardware_adapter, largest_buffer, required_limits};
+pub use device::{
+    ADAPTER_ENV, adapter_name, hardware_adapter, largest_buffer, preferred_limits, required_limits,
+};
 pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
 pub use gather::{CellWater, GATHERED, Gathered};
 pub use probe::ProbeReading;

@@ -90,7 +90,11 @@ impl Passes {
     /// With `blocking` (blockers set), the blocked pass brackets the flow pass; the structures
     /// pass follows them. With `maps`,
     /// the maps of the run take in the state the last step ended with, once the control pass
-    /// closed it. With `bed` (a level with sediment), the bed moves at each sub-step's end.
+    /// closed it, unless the fused flow pass folds them in at the step's last sub-step
+    /// (`FlowPass::folds`: large grids without sediment). `unfolded` says whether the state the
+    /// last step left is still to be folded in (the maps pass then runs first); it is set for the
+    /// step recorded here. With `bed` (a level with sediment), the bed moves at each sub-step's
+    /// end.
     pub fn encode_step(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
@@ -101,11 +105,15 @@ impl Passes {
             Option<&MapsPass>,
             Option<&ErosionPass>,
         ),
+        unfolded: &mut bool,
     ) {
+        // Without blockers or structures, the fused flow pass advects and stores too.
+        let fused = blocking.is_none() && !plan.structures && self.flow.fuses(grid, plan.fusion);
+        let fold = maps.is_some() && fused && bed.is_none() && self.flow.folds(grid, plan.fusion);
         for k in 0..grid.k_max {
             if k == 0 {
                 self.control.begin_step(pass);
-                if let Some(m) = maps {
+                if let Some(m) = maps.filter(|_| *unfolded) {
                     m.encode(pass);
                 }
             } else {
@@ -120,16 +128,13 @@ impl Passes {
             if plan.edges {
                 self.edges.encode_accelerate(pass, grid);
             }
-            // Without blockers or structures, the fused flow pass advects and stores too.
-            let fused =
-                blocking.is_none() && !plan.structures && self.flow.fuses(grid, plan.fusion);
             if let Some(a) = self.advect.as_ref().filter(|_| !fused) {
                 a.encode(pass, grid);
             }
             if let Some(b) = blocking {
                 b.encode_before(pass);
             }
-            self.flow.encode(pass, grid, fused);
+            self.flow.encode(pass, grid, fused, fold);
             if let Some(b) = blocking {
                 b.encode_after(pass);
             }
@@ -146,5 +151,6 @@ impl Passes {
                 b.encode(pass);
             }
         }
+        *unfolded = maps.is_some() && !fold;
     }
 }

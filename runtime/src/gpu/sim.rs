@@ -507,6 +507,16 @@ impl GpuSimulation {
         }
         self.ctx.queue.submit([encoder.finish()]);
         self.maps = Some(maps);
+        self.fold_maps()
+    }
+
+    /// Lets the fused flow pass fold the maps of the run in, where they are kept (again after
+    /// the passes were made anew).
+    pub(crate) fn fold_maps(&mut self) -> Result<(), GpuError> {
+        if let Some(m) = &self.maps {
+            let device = self.ctx.device.clone();
+            (self.passes.flow).fold_into(&device, &self.passes.config, &self.bufs, &m.maps)?;
+        }
         Ok(())
     }
 
