@@ -109,8 +109,8 @@ pub const FUSE_FROM: u32 = 1024;
 
 /// Flow strips from which the fused pass folds the maps of the run in rather than leave them
 /// to the maps pass. On an H100, with the maps of the editor bench's valley (ms per step; the
-/// fold, the maps pass): 2048² (1292 strips) 0.2182 against 0.1929, 2896² (2484) 0.3378
-/// against 0.3314, 4096² (5016) 0.5855 against 0.6369, 8192² 2.0682 against 2.2319. Where the
+/// fold, the maps pass): 2048² (1292 strips) 0.2182 against 0.1929, 2896² (2592) 0.3378
+/// against 0.3314, 4096² (5168) 0.5855 against 0.6369, 8192² 2.0682 against 2.2319. Where the
 /// strips fill the GPU once, the fold's reads lengthen every strip's march; where they queue,
 /// other strips hide them.
 pub const FOLD_FROM: u32 = 4096;
