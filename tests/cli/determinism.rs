@@ -140,3 +140,59 @@ fn steps_and_seconds_conflict() {
     let out = spillway(dir.path(), &["sim", lv]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+/// `spillway sim LEVEL --steps 80 --hash --json --cpu-vectors WIDTH [extra]`: the vectors the
+/// report says it used, and the hash.
+fn hash_with_vectors(dir: &Path, level: &Path, width: &str, extra: &[&str]) -> (String, String) {
+    let out = spillway(
+        dir,
+        &[
+            &[
+                "sim",
+                level.to_str().unwrap(),
+                "--backend",
+                "cpu",
+                "--json",
+                "--hash",
+                "--steps",
+                "80",
+                "--cpu-vectors",
+                width,
+            ],
+            extra,
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let used = report["vectors"]
+        .as_str()
+        .expect("a vectors field")
+        .to_string();
+    (
+        used,
+        report["hash"].as_str().expect("a hash field").to_string(),
+    )
+}
+
+#[test]
+fn hash_is_identical_at_every_vector_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let level = valley(dir.path());
+    for extra in [
+        &[][..],
+        &["--solver", "swe"][..],
+        &["--manning", "0.03"][..],
+    ] {
+        let (widest, hash) = hash_with_vectors(dir.path(), &level, "auto", extra);
+        for width in ["avx512", "avx2", "baseline"] {
+            let (used, other) = hash_with_vectors(dir.path(), &level, width, extra);
+            // Never wider than asked, nor than the CPU has.
+            assert!(
+                used == width || used == widest || used == "baseline",
+                "{width}: {used}"
+            );
+            assert_eq!(hash, other, "{extra:?}: {widest} against {used}");
+        }
+    }
+}

@@ -15,7 +15,7 @@ use spillway::sim::{SimError, StepError};
 use spillway::{Level, Simulation};
 use thiserror::Error;
 
-use super::options::Backend;
+use super::options::{Backend, CpuVectors};
 use super::{CliError, CliResult, init_threads, note, say, threads_label};
 
 /// Arguments of `spillway bench`.
@@ -51,6 +51,10 @@ pub struct BenchArgs {
     /// linear loss.
     #[arg(long, value_name = "N", value_parser = manning_n)]
     pub manning: Option<f32>,
+    /// The widest vectors the CPU solver may use (auto: the widest the CPU has); results are
+    /// the same at every width.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub cpu_vectors: CpuVectors,
 }
 
 /// A Manning coefficient: finite and above 0.
@@ -274,12 +278,17 @@ pub fn run(args: &BenchArgs) -> CliResult {
         ..args.clone()
     };
     init_threads(args.threads.map(usize::from))?;
+    let vectors = args.cpu_vectors.apply();
     let mut rows = Vec::new();
     if !args.json {
+        let workers = match args.backend {
+            Backend::Cpu => format!("{}, {vectors}", threads_label(rayon::current_num_threads())),
+            _ => threads_label(rayon::current_num_threads()),
+        };
         say(&format!(
             "spillway {} ({}, {}, {} section{}{}): {:>6} {:>10} {:>12} {:>12} {:>12} {:>9} {:>10}",
             args.backend.name(),
-            threads_label(rayon::current_num_threads()),
+            workers,
             args.solver.name(),
             args.section.name(),
             if args.pipe_advection {

@@ -20,6 +20,36 @@ pub enum Backend {
     Gpu,
 }
 
+/// The widest vectors the CPU solver may use (`--cpu-vectors`); results are bit-identical at
+/// every width, only the speed changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum CpuVectors {
+    /// The widest the CPU has.
+    #[default]
+    Auto,
+    /// AVX-512, where the CPU has it.
+    Avx512,
+    /// AVX2, where the CPU has it.
+    Avx2,
+    /// The target's baseline (SSE2 on x86-64).
+    Baseline,
+}
+
+impl CpuVectors {
+    /// Caps the CPU solver's vectors for the rest of the process; returns what it will use
+    /// (`avx512`, `avx2` or `baseline`).
+    pub fn apply(self) -> &'static str {
+        use spillway::sim::{Vectors, cap_vectors, vectors};
+        cap_vectors(match self {
+            CpuVectors::Auto => None,
+            CpuVectors::Avx512 => Some(Vectors::Avx512),
+            CpuVectors::Avx2 => Some(Vectors::Avx2),
+            CpuVectors::Baseline => Some(Vectors::Baseline),
+        });
+        vectors().name()
+    }
+}
+
 impl Backend {
     /// The lower-case name used on the command line and in JSON (`auto` is resolved first).
     pub fn name(self) -> &'static str {

@@ -11,7 +11,7 @@ use spillway::Grid;
 use spillway::level::file;
 
 use super::bake::{BakeError, Coupled, Settling};
-use super::options::{Backend, SolverOverrides, parse_seconds, simulation};
+use super::options::{Backend, CpuVectors, SolverOverrides, parse_seconds, simulation};
 use super::{CliError, CliResult, init_threads, level_folder, say, threads_label};
 use crate::heightmap::npy;
 
@@ -50,6 +50,10 @@ pub struct SimArgs {
     /// Leave the level's bodies out (by default they move with the water, as in the editor).
     #[arg(long)]
     pub no_bodies: bool,
+    /// The widest vectors the CPU solver may use (auto: the widest the CPU has); results are
+    /// the same at every width.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub cpu_vectors: CpuVectors,
 }
 
 /// What `spillway sim --json` prints.
@@ -81,6 +85,8 @@ pub struct SimReport {
     pub backend: &'static str,
     /// Worker threads used.
     pub threads: usize,
+    /// The vectors the CPU solver's loops used (`avx512`, `avx2`, `baseline`; null on the GPU).
+    pub vectors: Option<&'static str>,
     /// Whether any depth was NaN or infinite at any check (every 1/50 of the run and the end).
     pub nan_seen: bool,
     /// Whether any depth was negative at any check.
@@ -178,6 +184,7 @@ impl SimReport {
             },
             backend: args.backend.name(),
             threads: rayon::current_num_threads(),
+            vectors: (args.backend != Backend::Gpu).then(|| spillway::sim::vectors().name()),
             nan_seen: watch.nan,
             negative_seen: watch.negative,
             min_depth: watch.min,
@@ -195,6 +202,7 @@ pub fn run(args: &SimArgs) -> CliResult {
         ..args.clone()
     };
     init_threads(args.threads.map(usize::from))?;
+    args.cpu_vectors.apply();
     let path = &args.level;
     let mut level = file::load(path).map_err(|e| CliError::failure(e.to_string()))?;
     args.solver.apply(&mut level.params);
@@ -247,7 +255,10 @@ pub fn run(args: &SimArgs) -> CliResult {
         report.substeps,
         report.ms_per_step,
         report.backend.to_uppercase(),
-        threads_label(report.threads),
+        match report.vectors {
+            Some(v) => format!("{}, {v}", threads_label(report.threads)),
+            None => threads_label(report.threads),
+        },
         report.volume,
         report.volume_initial,
         report.inflow,

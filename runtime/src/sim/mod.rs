@@ -26,6 +26,7 @@ mod step;
 pub(crate) mod structures;
 mod swe;
 mod wide;
+pub use wide::{Vectors, cap_vectors, vectors};
 
 use thiserror::Error;
 
