@@ -40,9 +40,8 @@ const W: u32 = TW - 4u;
 var<workgroup> sb: array<f32, 2u * TW>;
 var<workgroup> sd: array<f32, 2u * TW>;
 var<workgroup> sk: array<f32, 2u * TW>;
-// FUSED: the advected velocity of each thread's left x-face in the newest row (its left
-// neighbour's right face).
-var<workgroup> sv: array<f32, 2u * TW>;
+// Each thread's accelerated left x-face of the newest row: its left neighbour's right face.
+var<workgroup> sa: array<f32, 2u * TW>;
 // FUSED: each thread's largest face speed so far (kept here, not in a register the plain pass
 // would carry from row to row: one such value cost it 11.6 % at 4096² on an H100).
 var<workgroup> sspd: array<f32, TW>;
@@ -127,23 +126,19 @@ struct RowLoad {
     b: f32,
     d: f32,
     vl: f32,
-    vr: f32,
     vy: f32,
     cin: f32,
 }
 
 fn load_row(at: Column, r: i32) -> RowLoad {
     let nx = grid.nx;
-    var l = RowLoad(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    var l = RowLoad(0.0, 0.0, 0.0, 0.0, 0.0);
     if (r >= 0 && r < i32(grid.ny) && at.col_in) {
         let ru = u32(r);
         l.b = terrain[ru * nx + at.c];
         l.d = depth[at.cur.d + ru * nx + at.c];
         if (at.ci > 0) {
             l.vl = x_input(ru, at.c, at);
-        }
-        if (at.ci + 1 < i32(nx) && !FUSED) {
-            l.vr = x_input(ru, at.c + 1u, at);
         }
         if (r > 0) {
             l.vy = y_input(ru, at.c, at);
@@ -228,23 +223,18 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let b = row.b;
         let d = row.d;
         let vl = row.vl;
-        var vr = row.vr;
         let vy = row.vy;
         let cin = row.cin;
         let r2 = r - 2;
         let row2_out = writes && r2 >= y0 && r2 < y1;
         sb[slot + t] = b;
         sd[slot + t] = d;
-        if (FUSED) {
-            sv[slot + t] = vl;
-        }
         workgroupBarrier();
         // FUSED: the left neighbour's old depth in row r-1, read from the other slot before
         // the next barrier (not carried from row to row, as `sspd`).
         var dl1 = 0.0;
         if (FUSED) {
             dl1 = sd[(TW - slot) + max(t, 1u) - 1u];
-            vr = sv[slot + min(t + 1u, TW - 1u)];
         }
 
         // Accelerated faces: x-faces c and c+1 of row r, and the y-face between rows r-1, r.
@@ -257,11 +247,10 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 let l = ru * nx + c - 1u;
                 axl = accelerate(vl, sb[slot + t - 1u], b, sd[slot + t - 1u], d, face_n2(l, l + 1u), sc);
             }
+            // The right face is the right neighbour's left face (taken after the next
+            // barrier), except at the map's east border.
             if (ci + 1 == inx) {
                 axr = aux.faces[ny + ru];
-            } else if (t + 1u < TW) {
-                let l = ru * nx + c;
-                axr = accelerate(vr, b, sb[slot + t + 1u], d, sd[slot + t + 1u], face_n2(l, l + 1u), sc);
             }
         }
         var ay = 0.0;
@@ -284,7 +273,13 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             k1 = select(1.0, vol / out, out > vol);
         }
         sk[slot + t] = k1;
+        sa[slot + t] = axl;
         workgroupBarrier();
+        // The right x-face of row r, accelerated once, by the thread to the right (the last
+        // thread's is never used: its cell is halo, and so is its left neighbour's).
+        if (row_in && col_in && ci + 1 < inx && t + 1u < TW) {
+            axr = sa[slot + t + 1u];
+        }
 
         // Limited faces of row r-1 (x-faces c, c+1; the y-face above it).
         let kl = sk[slot + max(t, 1u) - 1u];

@@ -206,9 +206,9 @@ impl Config {
     }
 }
 
-/// Bytes of workgroup memory the flow pass needs for strips of `tw` threads (three
-/// double-buffered rows, a fourth and a single one for the fused variant, three atomics and a
-/// flag).
+/// Bytes of workgroup memory the flow pass needs for strips of `tw` threads (four
+/// double-buffered rows: terrain, depth, limiting factors and accelerated left faces; a single
+/// one for the fused variant's speeds; three atomics and a flag).
 pub(crate) fn tile_bytes(tw: u32, _th: u32) -> u32 {
     4 * 9 * tw + 16
 }

@@ -15,20 +15,12 @@ use super::wide::{Vectors, select, vectors};
 
 /// Produces accelerated, unlimited face discharges (m³/s, positive along +x or +y).
 pub(crate) trait FaceAccel: Sync {
-    /// Fills `out[0..=nx]` with the x-faces of row `j` (faces 0 and nx are the borders).
-    fn x_row(&self, j: usize, out: &mut [f32]);
-    /// Fills `out[0..nx]` with the y-faces of face row `j` (0..=ny; 0 and ny are the borders).
-    fn y_row(&self, j: usize, out: &mut [f32]);
-    /// [`Self::x_row`] with `scratch` (at least `2·(nx + 1)` values) to work in.
-    #[inline(always)]
-    fn x_row_in(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
-        self.x_row(j, out)
-    }
-    /// [`Self::y_row`] with `scratch` (at least `2·(nx + 1)` values) to work in.
-    #[inline(always)]
-    fn y_row_in(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
-        self.y_row(j, out)
-    }
+    /// Fills `out[0..=nx]` with the x-faces of row `j` (faces 0 and nx are the borders), with
+    /// `scratch` (at least `2·(nx + 1)` values, the band's) to work in.
+    fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]);
+    /// Fills `out[0..nx]` with the y-faces of face row `j` (0..=ny; 0 and ny are the borders),
+    /// with `scratch` as [`Self::x_row`].
+    fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]);
 }
 
 /// What the pass saw: the deepest cell, and the first cell that went non-finite.
@@ -219,18 +211,18 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
     let mut scratch = vec![0.0f32; 2 * (nx + 1)];
     let mut report = PassReport::default();
 
-    acc.y_row_in(j0, &mut ay_top, &mut scratch);
+    acc.y_row(j0, &mut ay_top, &mut scratch);
     if j0 > 0 {
         // Halo: limiting factors of the row above the band.
-        acc.x_row_in(j0 - 1, &mut ax, &mut scratch);
-        acc.y_row_in(j0 - 1, &mut ay_bot, &mut scratch);
+        acc.x_row(j0 - 1, &mut ax, &mut scratch);
+        acc.y_row(j0 - 1, &mut ay_bot, &mut scratch);
         let row = &d_old[(j0 - 1) * nx..j0 * nx];
         limits(&ax, &ay_bot, &ay_top, row, vol_rate, &mut k_prev);
     }
     let last = if j1 < ny { j1 } else { ny - 1 };
     for j in j0..=last {
-        acc.x_row_in(j, &mut ax, &mut scratch);
-        acc.y_row_in(j + 1, &mut ay_bot, &mut scratch);
+        acc.x_row(j, &mut ax, &mut scratch);
+        acc.y_row(j + 1, &mut ay_bot, &mut scratch);
         let d_row = &d_old[j * nx..(j + 1) * nx];
         limits(&ax, &ay_top, &ay_bot, d_row, vol_rate, &mut k_cur);
         let top_k = if j == 0 { 1.0 } else { 0.0 };

@@ -223,13 +223,13 @@ impl PipesAccel<'_> {
 
 impl FaceAccel for PipesAccel<'_> {
     #[inline(always)]
-    fn x_row(&self, j: usize, out: &mut [f32]) {
+    fn x_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.nx;
         self.x_row_from(j, &self.qx[j * (nx + 1)..(j + 1) * (nx + 1)], out);
     }
 
     #[inline(always)]
-    fn y_row(&self, j: usize, out: &mut [f32]) {
+    fn y_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.nx;
         if j == 0 {
             out.copy_from_slice(&self.edges.faces[2]);
@@ -251,16 +251,8 @@ pub(crate) struct AdvectedPipes<'a> {
 }
 
 impl FaceAccel for AdvectedPipes<'_> {
-    fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.inner.nx + 1)]);
-    }
-
-    fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.inner.nx + 1)]);
-    }
-
     #[inline(always)]
-    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let p = &self.inner;
         let nx = p.nx;
         let (adv, q) = scratch.split_at_mut(nx + 1);
@@ -281,11 +273,11 @@ impl FaceAccel for AdvectedPipes<'_> {
     }
 
     #[inline(always)]
-    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let p = &self.inner;
         let nx = p.nx;
         if j == 0 || j == p.ny {
-            return p.y_row(j, out);
+            return p.y_row(j, out, scratch);
         }
         let (adv, q) = scratch.split_at_mut(nx);
         self.momentum.y_row(j, adv);

@@ -356,13 +356,13 @@ impl SweAccel<'_> {
 
 impl FaceAccel for SweAccel<'_> {
     #[inline(always)]
-    fn x_row(&self, j: usize, out: &mut [f32]) {
+    fn x_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.grid.nx;
         self.x_row_from(j, &self.adv.0[j * (nx + 1)..(j + 1) * (nx + 1)], out);
     }
 
     #[inline(always)]
-    fn y_row(&self, j: usize, out: &mut [f32]) {
+    fn y_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.grid.nx;
         if j == 0 {
             out.copy_from_slice(&self.edges.faces[2]);
@@ -383,26 +383,18 @@ pub(crate) struct AdvectedSwe<'a> {
 }
 
 impl FaceAccel for AdvectedSwe<'_> {
-    fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.inner.grid.nx + 1)]);
-    }
-
-    fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.inner.grid.nx + 1)]);
-    }
-
     #[inline(always)]
-    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let adv = &mut scratch[..self.inner.grid.nx + 1];
         self.momentum.x_row(j, adv);
         self.inner.x_row_from(j, adv, out);
     }
 
     #[inline(always)]
-    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let a = &self.inner;
         if j == 0 || j == a.grid.ny {
-            return a.y_row(j, out);
+            return a.y_row(j, out, scratch);
         }
         let adv = &mut scratch[..a.grid.nx];
         self.momentum.y_row(j, adv);

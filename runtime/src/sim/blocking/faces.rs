@@ -75,16 +75,8 @@ impl BlockedPipes<'_> {
 }
 
 impl FaceAccel for BlockedPipes<'_> {
-    fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
-    }
-
-    fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
-    }
-
     #[inline(always)]
-    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let (nx, b, p) = (self.grid.nx, self.blocking, &self.inner);
         let w = nx + 1;
         // The row's old discharges: the advected ones the plain faces were made from.
@@ -94,11 +86,11 @@ impl FaceAccel for BlockedPipes<'_> {
                     inner: *p,
                     momentum,
                 };
-                plain.x_row_in(j, out, scratch);
+                plain.x_row(j, out, scratch);
                 &scratch[w..2 * w]
             }
             None => {
-                p.x_row(j, out);
+                p.x_row(j, out, scratch);
                 &p.qx[j * w..(j + 1) * w]
             }
         };
@@ -115,7 +107,7 @@ impl FaceAccel for BlockedPipes<'_> {
     }
 
     #[inline(always)]
-    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let (nx, ny, b, p) = (self.grid.nx, self.grid.ny, self.blocking, &self.inner);
         let q: &[f32] = match self.momentum {
             Some(momentum) => {
@@ -123,11 +115,11 @@ impl FaceAccel for BlockedPipes<'_> {
                     inner: *p,
                     momentum,
                 };
-                plain.y_row_in(j, out, scratch);
+                plain.y_row(j, out, scratch);
                 &scratch[nx..2 * nx]
             }
             None => {
-                p.y_row(j, out);
+                p.y_row(j, out, scratch);
                 &p.qy[(j * nx).min(p.qy.len())..]
             }
         };
@@ -176,16 +168,8 @@ impl BlockedSwe<'_> {
 }
 
 impl FaceAccel for BlockedSwe<'_> {
-    fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.x_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
-    }
-
-    fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.y_row_in(j, out, &mut vec![0.0; 2 * (self.grid.nx + 1)]);
-    }
-
     #[inline(always)]
-    fn x_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let nx = self.grid.nx;
         let w = nx + 1;
         // The row's advected velocities, which the plain faces were made from.
@@ -195,11 +179,11 @@ impl FaceAccel for BlockedSwe<'_> {
                     inner: self.inner,
                     momentum,
                 };
-                plain.x_row_in(j, out, scratch);
+                plain.x_row(j, out, scratch);
                 &scratch[..w]
             }
             None => {
-                self.inner.x_row(j, out);
+                self.inner.x_row(j, out, scratch);
                 &self.inner.adv.0[j * w..(j + 1) * w]
             }
         };
@@ -214,10 +198,10 @@ impl FaceAccel for BlockedSwe<'_> {
     }
 
     #[inline(always)]
-    fn y_row_in(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
         let (nx, ny, b) = (self.grid.nx, self.grid.ny, self.blocking);
         if j == 0 || j >= ny {
-            return self.inner.y_row(j, out);
+            return self.inner.y_row(j, out, scratch);
         }
         let v: &[f32] = match self.momentum {
             Some(momentum) => {
@@ -225,11 +209,11 @@ impl FaceAccel for BlockedSwe<'_> {
                     inner: self.inner,
                     momentum,
                 };
-                plain.y_row_in(j, out, scratch);
+                plain.y_row(j, out, scratch);
                 &scratch[..nx]
             }
             None => {
-                self.inner.y_row(j, out);
+                self.inner.y_row(j, out, scratch);
                 &self.inner.adv.1[j * nx..(j + 1) * nx]
             }
         };
