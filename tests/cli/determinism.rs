@@ -40,8 +40,15 @@ fn valley(dir: &Path) -> PathBuf {
     path
 }
 
-/// `spillway sim LEVEL --steps N --hash --json` with `RAYON_NUM_THREADS=threads`; the hash.
-fn hash_of(dir: &Path, level: &Path, steps: u64, threads: usize) -> String {
+/// `spillway sim LEVEL --backend cpu --steps N --hash --json [extra]` with
+/// `RAYON_NUM_THREADS=threads`: the report, checked for a clean run with a 16-digit hash.
+fn sim_report(
+    dir: &Path,
+    level: &Path,
+    steps: u64,
+    threads: usize,
+    extra: &[&str],
+) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_spillway"))
         .args([
             "sim",
@@ -52,6 +59,7 @@ fn hash_of(dir: &Path, level: &Path, steps: u64, threads: usize) -> String {
             "--hash",
         ])
         .args(["--steps", &steps.to_string()])
+        .args(extra)
         .env("RAYON_NUM_THREADS", threads.to_string())
         .current_dir(dir)
         .output()
@@ -62,9 +70,17 @@ fn hash_of(dir: &Path, level: &Path, steps: u64, threads: usize) -> String {
     assert_eq!(report["steps"], steps, "{report}");
     assert_eq!(report["nan_seen"], false, "{report}");
     assert_eq!(report["negative_seen"], false, "{report}");
-    let hash = report["hash"].as_str().expect("a hash field").to_string();
+    let hash = report["hash"].as_str().expect("a hash field");
     assert_eq!(hash.len(), 16, "{hash}");
-    hash
+    report
+}
+
+/// The hash of [`sim_report`] with no extra arguments.
+fn hash_of(dir: &Path, level: &Path, steps: u64, threads: usize) -> String {
+    sim_report(dir, level, steps, threads, &[])["hash"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -141,38 +157,18 @@ fn steps_and_seconds_conflict() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
-/// `spillway sim LEVEL --steps 80 --hash --json --cpu-vectors WIDTH [extra]`: the vectors the
-/// report says it used, and the hash.
+/// [`sim_report`] of 80 steps with `--cpu-vectors WIDTH [extra]`: the vectors the report says
+/// it used, and the hash.
 fn hash_with_vectors(dir: &Path, level: &Path, width: &str, extra: &[&str]) -> (String, String) {
-    let out = spillway(
+    let report = sim_report(
         dir,
-        &[
-            &[
-                "sim",
-                level.to_str().unwrap(),
-                "--backend",
-                "cpu",
-                "--json",
-                "--hash",
-                "--steps",
-                "80",
-                "--cpu-vectors",
-                width,
-            ],
-            extra,
-        ]
-        .concat(),
+        level,
+        80,
+        2,
+        &[&["--cpu-vectors", width], extra].concat(),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let used = report["vectors"]
-        .as_str()
-        .expect("a vectors field")
-        .to_string();
-    (
-        used,
-        report["hash"].as_str().expect("a hash field").to_string(),
-    )
+    let field = |k: &str| report[k].as_str().expect(k).to_string();
+    (field("vectors"), field("hash"))
 }
 
 #[test]

@@ -16,10 +16,6 @@ const DISPATCHES_PER_SUBMIT: u32 = 2048;
 /// all but the last batch are submitted as soon as they are recorded.
 const EARLY_DISPATCHES: u32 = 160;
 
-/// Most dispatches in the first such batch: the GPU starts on a frame's steps as soon as a
-/// few are recorded.
-const FIRST_DISPATCHES: u32 = 24;
-
 /// Byte offset of `Control.halted` in the `aux` buffer.
 const HALTED_OFFSET: u64 = 16;
 
@@ -120,17 +116,11 @@ impl GpuSimulation {
             DISPATCHES_PER_SUBMIT
         };
         let chunk = (most / per_step.max(1)).max(1) as usize;
-        // The first batch of kept steps goes as soon as a few steps are recorded.
-        let first = if keep.is_some() {
-            (FIRST_DISPATCHES / per_step.max(1)).max(1) as usize
-        } else {
-            chunk
-        };
         let mut done = 0;
         // Every batch ends with the maps holding the state it left.
         let mut unfolded = false;
         loop {
-            let steps = if done == 0 { first } else { chunk }.min(n - done);
+            let steps = chunk.min(n - done);
             let last = done + steps == n;
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
             {
