@@ -187,37 +187,62 @@ impl Pose {
 
     /// Rotates `v` by the (normalised) rotation; a zero quaternion leaves `v` as it is.
     pub fn rotate(&self, v: [f32; 3]) -> [f32; 3] {
-        let [x, y, z, w] = self.rotation;
-        let n = (x * x + y * y + z * z + w * w).sqrt();
-        if !(n > 0.0 && n.is_finite()) {
-            return v;
+        match self.unit_rotation() {
+            Some(q) => rotate_by(q, v),
+            None => v,
         }
-        let (qx, qy, qz, qw) = (x / n, y / n, z / n, w / n);
-        // v' = v + 2w (q × v) + 2 q × (q × v)
-        let t = [
-            2.0 * (qy * v[2] - qz * v[1]),
-            2.0 * (qz * v[0] - qx * v[2]),
-            2.0 * (qx * v[1] - qy * v[0]),
-        ];
-        [
-            v[0] + qw * t[0] + (qy * t[2] - qz * t[1]),
-            v[1] + qw * t[1] + (qz * t[0] - qx * t[2]),
-            v[2] + qw * t[2] + (qx * t[1] - qy * t[0]),
-        ]
     }
 
-    /// Maps a point of the body's frame to the world.
-    pub fn apply(&self, p: [f32; 3]) -> [f32; 3] {
+    /// The rotation normalised, `None` for a zero or non-finite quaternion (no rotation).
+    fn unit_rotation(&self) -> Option<[f32; 4]> {
+        let [x, y, z, w] = self.rotation;
+        let n = (x * x + y * y + z * z + w * w).sqrt();
+        (n > 0.0 && n.is_finite()).then(|| [x / n, y / n, z / n, w / n])
+    }
+
+    /// Maps every point of `points` (the body's frame) to the world into `out`, as
+    /// [`Pose::apply`] does one by one (the same values, bit for bit), normalising the
+    /// rotation once.
+    pub fn apply_all(&self, points: &[[f32; 3]], out: &mut Vec<[f32; 3]>) {
+        let unit = self.unit_rotation();
+        out.clear();
+        out.extend(points.iter().map(|p| self.place(unit, *p)));
+    }
+
+    fn place(&self, unit: Option<[f32; 4]>, p: [f32; 3]) -> [f32; 3] {
         let s = [
             p[0] * self.scale[0],
             p[1] * self.scale[1],
             p[2] * self.scale[2],
         ];
-        let r = self.rotate(s);
+        let r = match unit {
+            Some(q) => rotate_by(q, s),
+            None => s,
+        };
         [
             r[0] + self.translation[0],
             r[1] + self.translation[1],
             r[2] + self.translation[2],
         ]
     }
+
+    /// Maps a point of the body's frame to the world.
+    pub fn apply(&self, p: [f32; 3]) -> [f32; 3] {
+        self.place(self.unit_rotation(), p)
+    }
+}
+
+/// `v` rotated by the unit quaternion `q`: v' = v + 2w (q × v) + 2 q × (q × v).
+fn rotate_by(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
+    let [qx, qy, qz, qw] = q;
+    let t = [
+        2.0 * (qy * v[2] - qz * v[1]),
+        2.0 * (qz * v[0] - qx * v[2]),
+        2.0 * (qx * v[1] - qy * v[0]),
+    ];
+    [
+        v[0] + qw * t[0] + (qy * t[2] - qz * t[1]),
+        v[1] + qw * t[1] + (qz * t[0] - qx * t[2]),
+        v[2] + qw * t[2] + (qx * t[1] - qy * t[0]),
+    ]
 }

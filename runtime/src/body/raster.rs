@@ -56,28 +56,42 @@ impl Coverage {
     /// (clamped to `1..=MAX_SAMPLES`). Parts outside the grid are cut off; a body entirely
     /// outside covers nothing.
     pub fn rasterise(mesh: &TriMesh, pose: &Pose, grid: CellGrid, samples: u32) -> Coverage {
-        // The posed corners only: the triangles are the mesh's own.
-        let posed = TriMesh {
-            positions: mesh.positions.iter().map(|&p| pose.apply(p)).collect(),
-            ..TriMesh::default()
-        };
-        let mut s = samples.clamp(1, MAX_SAMPLES) as usize;
+        let mut out = Coverage::default();
+        out.rasterise_into(mesh, pose, grid, samples);
+        out
+    }
+
+    /// [`Coverage::rasterise`] into this coverage, reusing its buffers (a body rasterised
+    /// every step allocates nothing once its buffers are big enough).
+    pub fn rasterise_into(&mut self, mesh: &TriMesh, pose: &Pose, grid: CellGrid, samples: u32) {
+        SCRATCH.with_borrow_mut(|scratch| self.rasterise_with(scratch, mesh, pose, grid, samples))
+    }
+
+    fn rasterise_with(
+        &mut self,
+        scratch: &mut Scratch,
+        mesh: &TriMesh,
+        pose: &Pose,
+        grid: CellGrid,
+        samples: u32,
+    ) {
         let dx = grid.cell_size;
-        let empty = Coverage {
-            cell_size: dx,
-            ..Coverage::default()
-        };
-        let Some((lo, hi)) = posed.bounds() else {
-            return empty;
+        self.clear(dx);
+        // The posed corners only: the triangles are the mesh's own.
+        let local = &mut scratch.local;
+        pose.apply_all(&mesh.positions, local);
+        let mut s = samples.clamp(1, MAX_SAMPLES) as usize;
+        let Some((lo, hi)) = bounds(local) else {
+            return;
         };
         if dx.is_nan() || dx <= 0.0 || lo.iter().chain(&hi).any(|v| !v.is_finite()) {
-            return empty;
+            return;
         }
         let cell = |v: f32, n: usize| ((v / dx).floor().max(0.0) as usize).min(n);
         let (i0, i1) = (cell(lo[0], grid.nx), cell(hi[0], grid.nx - 1) + 1);
         let (j0, j1) = (cell(lo[1], grid.ny), cell(hi[1], grid.ny - 1) + 1);
         if hi[0] < 0.0 || hi[1] < 0.0 || i0 >= grid.nx || j0 >= grid.ny || i1 <= i0 || j1 <= j0 {
-            return empty;
+            return;
         }
         let (w, h) = (i1 - i0, j1 - j0);
         // A body over a large part of a large map: fewer samples, at most 2^24 of them.
@@ -85,24 +99,24 @@ impl Coverage {
             s -= 1;
         }
         let (sw, sh) = (w * s, h * s);
-        let mut low = vec![f32::INFINITY; sw * sh];
-        let mut high = vec![f32::NEG_INFINITY; sw * sh];
+        let (low, high) = (&mut scratch.low, &mut scratch.high);
+        low.clear();
+        low.resize(sw * sh, f32::INFINITY);
+        high.clear();
+        high.resize(sw * sh, f32::NEG_INFINITY);
         // Corners in sample units of the window: sample (a, b), at world x = (i0·s + a + ½)·step,
         // sits at (a, b). Barycentric weights do not change under this scaling and shift.
         let per_metre = s as f32 / dx;
         let (ox, oy) = ((i0 * s) as f32 + 0.5, (j0 * s) as f32 + 0.5);
-        let local = TriMesh {
-            positions: posed
-                .positions
-                .iter()
-                .map(|p| [p[0] * per_metre - ox, p[1] * per_metre - oy, p[2]])
-                .collect(),
-            ..TriMesh::default()
-        };
+        let mut finite = true;
+        for p in local.iter_mut() {
+            *p = [p[0] * per_metre - ox, p[1] * per_metre - oy, p[2]];
+            finite &= p.iter().all(|v| v.is_finite());
+        }
         let flat = 1e-12 * per_metre * per_metre;
         let (top_a, top_b) = (sw as f32, sh as f32);
         for t in &mesh.triangles {
-            let Some([p, q, r]) = corners(&local, t) else {
+            let Some([p, q, r]) = corners(local, t, finite) else {
                 continue;
             };
             let (x_lo, x_hi) = (p[0].min(q[0]).min(r[0]), p[0].max(q[0]).max(r[0]));
@@ -121,7 +135,9 @@ impl Coverage {
             let inv = 1.0 / area;
             for b in b0..b1 {
                 let y = b as f32;
-                for a in a0..a1 {
+                let row = b * sw;
+                let (low, high) = (&mut low[row + a0..row + a1], &mut high[row + a0..row + a1]);
+                for (a, (lo, hi)) in (a0..a1).zip(low.iter_mut().zip(high.iter_mut())) {
                     let x = a as f32;
                     // Barycentric weights; a point on an edge counts for both triangles.
                     let wq = ((x - p[0]) * (r[1] - p[1]) - (y - p[1]) * (r[0] - p[0])) * inv;
@@ -131,47 +147,60 @@ impl Coverage {
                         continue;
                     }
                     let z = wp * p[2] + wq * q[2] + wr * r[2];
-                    let k = b * sw + a;
-                    low[k] = low[k].min(z);
-                    high[k] = high[k].max(z);
+                    *lo = lo.min(z);
+                    *hi = hi.max(z);
                 }
             }
         }
-        let mut out = Coverage {
-            i0,
-            j0,
-            width: w,
-            height: h,
-            cell_size: dx,
-            bottom: vec![f32::INFINITY; w * h],
-            top: vec![f32::NEG_INFINITY; w * h],
-            cover: vec![0.0; w * h],
-            mean_bottom: vec![0.0; w * h],
-            thickness: vec![0.0; w * h],
-        };
+        self.i0 = i0;
+        self.j0 = j0;
+        self.width = w;
+        self.height = h;
+        let cells = w * h;
+        self.bottom.resize(cells, f32::INFINITY);
+        self.top.resize(cells, f32::NEG_INFINITY);
+        self.cover.resize(cells, 0.0);
+        self.mean_bottom.resize(cells, 0.0);
+        self.thickness.resize(cells, 0.0);
         let per_cell = (s * s) as f32;
-        for b in 0..sh {
-            for a in 0..sw {
-                let k = b * sw + a;
-                if low[k] > high[k] {
-                    continue;
+        // Cell by cell, each cell's samples row by row (the order the sums are taken in).
+        for cb in 0..h {
+            for ca in 0..w {
+                let c = cb * w + ca;
+                for b in cb * s..cb * s + s {
+                    let row = b * sw + ca * s;
+                    for k in row..row + s {
+                        if low[k] > high[k] {
+                            continue;
+                        }
+                        self.bottom[c] = self.bottom[c].min(low[k]);
+                        self.top[c] = self.top[c].max(high[k]);
+                        self.cover[c] += 1.0 / per_cell;
+                        self.mean_bottom[c] += low[k];
+                        self.thickness[c] += high[k] - low[k];
+                    }
                 }
-                let c = (b / s) * w + a / s;
-                out.bottom[c] = out.bottom[c].min(low[k]);
-                out.top[c] = out.top[c].max(high[k]);
-                out.cover[c] += 1.0 / per_cell;
-                out.mean_bottom[c] += low[k];
-                out.thickness[c] += high[k] - low[k];
+                let hits = (self.cover[c] * per_cell).round();
+                if hits > 0.0 {
+                    self.mean_bottom[c] /= hits;
+                    self.thickness[c] /= hits;
+                }
             }
         }
-        for c in 0..w * h {
-            let hits = (out.cover[c] * per_cell).round();
-            if hits > 0.0 {
-                out.mean_bottom[c] /= hits;
-                out.thickness[c] /= hits;
-            }
-        }
-        out
+    }
+
+    /// No cells, buffers kept.
+    fn clear(&mut self, cell_size: f32) {
+        self.i0 = 0;
+        self.j0 = 0;
+        self.width = 0;
+        self.height = 0;
+        self.cell_size = cell_size;
+        self.bottom.clear();
+        self.top.clear();
+        self.cover.clear();
+        self.mean_bottom.clear();
+        self.thickness.clear();
     }
 
     /// Whether the body covers no cell.
@@ -246,8 +275,34 @@ fn ceil(v: f32) -> i32 {
     if (t as f32) < v { t + 1 } else { t }
 }
 
-fn corners(mesh: &TriMesh, t: &[u32; 3]) -> Option<[[f32; 3]; 3]> {
-    let get = |i: u32| mesh.positions.get(i as usize).copied();
+/// The corners of triangle `t`, `None` where an index is out of range or (unless every
+/// position is known to be `finite`) a corner is not finite.
+fn corners(positions: &[[f32; 3]], t: &[u32; 3], finite: bool) -> Option<[[f32; 3]; 3]> {
+    let get = |i: u32| positions.get(i as usize).copied();
     let c = [get(t[0])?, get(t[1])?, get(t[2])?];
-    c.iter().flatten().all(|v| v.is_finite()).then_some(c)
+    (finite || c.iter().flatten().all(|v| v.is_finite())).then_some(c)
+}
+
+/// Lowest and highest corner of `points` per axis, as [`TriMesh::bounds`].
+fn bounds(points: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
+    let first = *points.first()?;
+    Some(points.iter().fold((first, first), |(lo, hi), p| {
+        (
+            [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
+            [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
+        )
+    }))
+}
+
+/// Per-thread buffers of the rasteriser: the corners in sample units and each sample's
+/// lowest and highest hit.
+#[derive(Default)]
+struct Scratch {
+    local: Vec<[f32; 3]>,
+    low: Vec<f32>,
+    high: Vec<f32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use rapier3d::prelude::{
     ColliderBuilder, ColliderHandle, PhysicsWorld, Pose as RapierPose, RigidBodyBuilder,
-    RigidBodyHandle, Rotation, Vector,
+    RigidBodyHandle, RigidBodySet, Rotation, Vector,
 };
 use rayon::prelude::*;
 
@@ -395,11 +395,18 @@ impl BodyWorld {
             clock = now;
         };
         let mut t = self.times;
-        self.rasterise();
+        // The bodies rasterised at their poses while the water the last step read ahead comes
+        // back (neither touches what the other does).
+        let (grid, bodies) = (self.grid, &self.physics.bodies);
+        let (slots, water) = (&mut self.slots, &mut self.water);
+        let taken = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| rasterise(slots, bodies, grid));
+            sim.take_cells(water)
+        })?;
         lap(&mut t.rasterise);
         // The water as the last step left it (with the blockers it ran with), then the new
         // blockers: read now or read ahead, the bodies see the same water.
-        t.read_now += self.read_water(sim)? as u64;
+        t.read_now += self.read_water(sim, taken)? as u64;
         lap(&mut t.read);
         self.apply_forces();
         self.foresee(dt);
@@ -410,7 +417,6 @@ impl BodyWorld {
             .filter_map(|id| Some((id, self.state(id)?)))
             .collect();
         self.physics.integration_parameters.dt = dt;
-        let mut physics_time = 0.0;
         let Self {
             physics,
             slots,
@@ -422,12 +428,19 @@ impl BodyWorld {
             ..
         } = self;
         let started = std::time::Instant::now();
-        let water_side = std::thread::scope(|scope| {
-            let rapier = scope.spawn(move || {
+        // Rapier's time and its lateness, seconds.
+        let mut rapier = (0.0, 0.0);
+        // Rapier on a worker of the thread pool (no thread started per step; a panic there
+        // comes back here at the scope's end) while this thread gives the water its step.
+        let water_side = rayon::in_place_scope(|scope| {
+            let rapier = &mut rapier;
+            scope.spawn(move |_| {
                 let start = std::time::Instant::now();
-                let late = (start - started).as_secs_f64();
                 physics.step();
-                (start.elapsed().as_secs_f64(), late)
+                *rapier = (
+                    start.elapsed().as_secs_f64(),
+                    (start - started).as_secs_f64(),
+                );
             });
             let mut run = || -> Result<(), WorldError> {
                 block(slots, blockers, sim)?;
@@ -443,18 +456,11 @@ impl BodyWorld {
                 lap(&mut t.advance);
                 Ok(())
             };
-            let result = run();
-            match rapier.join() {
-                Ok((time, late)) => {
-                    physics_time = time;
-                    t.started += late;
-                }
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-            result
+            run()
         });
         lap(&mut t.waited);
-        t.physics += physics_time;
+        t.physics += rapier.0;
+        t.started += rapier.1;
         if let Err(e) = water_side {
             for (id, state) in &before {
                 self.set_state(*id, state);
@@ -473,32 +479,6 @@ impl BodyWorld {
 
     fn slot(&self, id: BodyId) -> Option<&Slot> {
         self.slots.get(id.0)?.as_ref()
-    }
-
-    /// Rasterises every body at its current pose, in parallel; a body that has not moved (at
-    /// rest or asleep) keeps its coverage without being rasterised again.
-    fn rasterise(&mut self) {
-        let grid = self.grid;
-        let bodies = &self.physics.bodies;
-        self.slots.par_iter_mut().flatten().for_each(|slot| {
-            let Some(rb) = bodies.get(slot.handle) else {
-                return;
-            };
-            let p = rb.position();
-            let (t, r) = (p.translation, p.rotation);
-            let pose = Pose {
-                translation: [t.x, t.y, t.z],
-                rotation: [r.x, r.y, r.z, r.w],
-                scale: slot.scale,
-            };
-            let now = if slot.rasterised_at == Some(pose) {
-                slot.coverage.clone()
-            } else {
-                Coverage::rasterise(&slot.mesh, &pose, grid, SAMPLES)
-            };
-            slot.rasterised_at = Some(pose);
-            slot.previous = std::mem::replace(&mut slot.coverage, now);
-        });
     }
 
     /// Buoyancy, drag and damping on every dynamic body, from the water after its step.
@@ -554,4 +534,30 @@ fn rapier_pose(pose: &Pose) -> RapierPose {
     };
     let [tx, ty, tz] = pose.translation;
     RapierPose::from_parts(Vector::new(tx, ty, tz), q)
+}
+
+/// Rasterises every body at its current pose, in parallel; a body that has not moved (at rest
+/// or asleep) keeps its coverage without being rasterised again. The coverage of the step
+/// before becomes `previous`, and the buffers of the one before that are reused.
+fn rasterise(slots: &mut [Option<Slot>], bodies: &RigidBodySet, grid: CellGrid) {
+    slots.par_iter_mut().flatten().for_each(|slot| {
+        let Some(rb) = bodies.get(slot.handle) else {
+            return;
+        };
+        let p = rb.position();
+        let (t, r) = (p.translation, p.rotation);
+        let pose = Pose {
+            translation: [t.x, t.y, t.z],
+            rotation: [r.x, r.y, r.z, r.w],
+            scale: slot.scale,
+        };
+        let mut now = std::mem::take(&mut slot.previous);
+        if slot.rasterised_at == Some(pose) {
+            now.clone_from(&slot.coverage);
+        } else {
+            now.rasterise_into(&slot.mesh, &pose, grid, SAMPLES);
+        }
+        slot.rasterised_at = Some(pose);
+        slot.previous = std::mem::replace(&mut slot.coverage, now);
+    });
 }

@@ -10,14 +10,15 @@ use crate::sim::blocking::{BlockerError, Blockers};
 impl BodyWorld {
     /// Reads the water under and around every body (each body's window grown by one cell, now
     /// and at the last step), and gives each floater the surface as if it were not there
-    /// ([`see_through`]). What the last step's read-ahead holds is taken; what it did not
-    /// foresee is read now; returns whether some was.
+    /// ([`see_through`]). `taken` says whether the last step's read-ahead was taken into the
+    /// copy ([`WaterSolver::take_cells`]); what it did not foresee is read now; returns
+    /// whether some was.
     pub(super) fn read_water<S: WaterSolver + ?Sized>(
         &mut self,
         sim: &mut S,
+        taken: bool,
     ) -> Result<bool, SolverError> {
         let grid = self.grid;
-        let taken = sim.take_cells(&mut self.water)?;
         let mut missing = Vec::new();
         for slot in self.slots.iter_mut().flatten() {
             let need = Window::union(
