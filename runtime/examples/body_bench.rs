@@ -135,9 +135,10 @@ fn measure<S: WaterSolver>(
     let after = world.step_times();
     let per = |a: f64, b: f64| (a - b) * 1e3 / steps as f64;
     let phases = format!(
-        "{{\"rasterise\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
+        "{{\"rasterise\": {:.3}, \"take\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
          \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}",
         per(after.rasterise, before.rasterise),
+        per(after.take, before.take),
         per(after.block, before.block),
         per(after.read, before.read),
         per(after.forces, before.forces),

@@ -232,13 +232,9 @@ impl WaterSolver for crate::gpu::GpuSimulation {
     }
 
     fn take_cells(&mut self, into: &mut WaterCopy) -> Result<bool, SolverError> {
-        let taken = crate::gpu::GpuSimulation::take_cells(self)?;
-        let Some(crate::gpu::Gathered { cells, water }) = taken else {
-            return Ok(false);
-        };
-        for (&k, w) in cells.iter().zip(&water) {
+        let taken = self.take_cells_with(|k, w| {
             into.set(k as usize, w.surface, w.depth, w.qx, w.qy);
-        }
-        Ok(true)
+        })?;
+        Ok(taken.is_some())
     }
 }

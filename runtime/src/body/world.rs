@@ -160,6 +160,9 @@ pub struct StepTimes {
     pub block: f64,
     /// Reading the water under the bodies.
     pub read: f64,
+    /// Taking the water the last step read ahead (while the bodies are rasterised: part of
+    /// `rasterise`, not of `read`).
+    pub take: f64,
     /// Buoyancy, drag and damping.
     pub forces: f64,
     /// Floaters' displacement of the water.
@@ -399,11 +402,16 @@ impl BodyWorld {
         // back (neither touches what the other does).
         let (grid, bodies) = (self.grid, &self.physics.bodies);
         let (slots, water) = (&mut self.slots, &mut self.water);
+        let mut took = 0.0;
         let taken = rayon::in_place_scope(|scope| {
             scope.spawn(|_| rasterise(slots, bodies, grid));
-            sim.take_cells(water)
+            let start = std::time::Instant::now();
+            let taken = sim.take_cells(water);
+            took = start.elapsed().as_secs_f64();
+            taken
         })?;
         lap(&mut t.rasterise);
+        t.take += took;
         // The water as the last step left it (with the blockers it ran with), then the new
         // blockers: read now or read ahead, the bodies see the same water.
         t.read_now += self.read_water(sim, taken)? as u64;

@@ -177,6 +177,20 @@ impl GpuSimulation {
     /// steps recorded before the request. Waits only until the GPU has done that much (steps
     /// recorded later go on running). `None` when nothing is pending.
     pub fn take_cells(&mut self) -> Result<Option<Gathered>, GpuError> {
+        let mut water = Vec::new();
+        let Some(cells) = self.take_cells_with(|_, w| water.push(w))? else {
+            return Ok(None);
+        };
+        Ok(Some(Gathered { cells, water }))
+    }
+
+    /// [`Self::take_cells`] without building the list of cells' water: `each` gets every cell
+    /// and its water straight from the read-back buffer. Returns the cells, `None` when nothing
+    /// is pending.
+    pub(crate) fn take_cells_with(
+        &mut self,
+        mut each: impl FnMut(u32, CellWater),
+    ) -> Result<Option<Vec<u32>>, GpuError> {
         self.check_device()?;
         let Some(p) = self.gather.as_mut().and_then(|g| g.pending.take()) else {
             return Ok(None);
@@ -194,15 +208,16 @@ impl GpuSimulation {
             Err(e) => return Err(GpuError::Readback(e.to_string())),
         }
         let size = (4 * GATHERED * p.cells.len()) as u64;
-        let words: Vec<f32> = {
+        {
             let view = p
                 .staging
                 .get_mapped_range(..size)
                 .map_err(|e| GpuError::Readback(e.to_string()))?;
-            view.chunks_exact(4)
-                .map(bytemuck::pod_read_unaligned)
-                .collect()
-        };
+            for (&k, w) in p.cells.iter().zip(view.chunks_exact(4 * GATHERED)) {
+                let w: [f32; GATHERED] = bytemuck::pod_read_unaligned(w);
+                each(k, cell_water(&w));
+            }
+        }
         p.staging.unmap();
         if let Some(g) = self.gather.as_mut()
             && g.spare.len() < 4
@@ -210,10 +225,7 @@ impl GpuSimulation {
             g.spare.push(p.staging);
         }
         self.check_device()?;
-        Ok(Some(Gathered {
-            cells: p.cells,
-            water: unpack(&words),
-        }))
+        Ok(Some(p.cells))
     }
 
     /// Forgets a requested gather: the water changed since (steps, edits, displacement).
@@ -362,15 +374,17 @@ impl GpuSimulation {
 
 /// The gathered words as cells' water.
 fn unpack(words: &[f32]) -> Vec<CellWater> {
-    words
-        .chunks_exact(GATHERED)
-        .map(|w| CellWater {
-            surface: w[0],
-            depth: w[1],
-            qx: [w[2], w[3]],
-            qy: [w[4], w[5]],
-        })
-        .collect()
+    words.chunks_exact(GATHERED).map(cell_water).collect()
+}
+
+/// One cell's gathered words as its water.
+fn cell_water(w: &[f32]) -> CellWater {
+    CellWater {
+        surface: w[0],
+        depth: w[1],
+        qx: [w[2], w[3]],
+        qy: [w[4], w[5]],
+    }
 }
 
 impl GpuSimulation {
