@@ -57,3 +57,31 @@ fn bodies_off_the_map_are_clipped_or_ignored() {
     assert_eq!(edge.cells().count(), 2 * 4, "the half inside the map");
     assert!((edge.volume() - 0.5).abs() < 1e-6);
 }
+
+/// A moving body is rasterised every step into the buffers of an older coverage: what it held
+/// before (a bigger body, a body half off the map, nothing) must leave no trace.
+#[test]
+fn rasterising_into_a_used_coverage_gives_the_fresh_result() {
+    let log = asset("log");
+    let crate_mesh = asset("crate");
+    let tilted = Pose {
+        translation: [4.0, 4.0, 1.5],
+        rotation: [0.1, 0.2, 0.3, 0.9],
+        scale: [1.0; 3],
+    };
+    let earlier = [
+        Coverage::rasterise(&log, &Pose::at([3.0, 5.0, 1.0]), GRID, 8),
+        Coverage::rasterise(&crate_mesh, &Pose::at([0.0, 4.0, 0.5]), GRID, 4),
+        Coverage::rasterise(&crate_mesh, &Pose::at([-5.0, 4.0, 0.5]), GRID, 4),
+        Coverage::default(),
+    ];
+    for (mesh, pose) in [(&crate_mesh, &tilted), (&log, &Pose::at([2.0, 2.0, 0.5]))] {
+        let fresh = Coverage::rasterise(mesh, pose, GRID, 4);
+        assert!(!fresh.is_empty());
+        for old in &earlier {
+            let mut reused = old.clone();
+            reused.rasterise_into(mesh, pose, GRID, 4);
+            assert_eq!(reused, fresh);
+        }
+    }
+}
