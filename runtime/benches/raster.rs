@@ -9,6 +9,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
 use spillway::body::Pose;
 use spillway::body::import::{ImportLimits, import_body};
 use spillway::body::raster::{CellGrid, Coverage};
@@ -19,7 +21,11 @@ const RUNS: usize = 9;
 fn main() {
     // `cargo bench` passes `--bench`; under `cargo test --all-targets` it is absent: run once.
     let quick = !std::env::args().any(|a| a == "--bench");
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    // The working tree's assets, also when the binary runs from a copy of the tree elsewhere.
+    let root = match PathBuf::from("assets") {
+        here if here.join("crate.glb").is_file() => here,
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets"),
+    };
     let meshes: Vec<_> = spillway::bench::BODY_KINDS
         .iter()
         .map(|(k, _)| import_body(&root, &format!("{k}.glb"), &ImportLimits::default()))
@@ -72,5 +78,31 @@ fn main() {
         median.as_secs_f64() * 1e6 / bodies as f64,
         bodies,
         meshes.len()
+    );
+    // As a coupled step does it: 200 bodies at once on the thread pool, into their coverages
+    // of an earlier step.
+    let mut world: Vec<(usize, Pose, Coverage)> = (0..200)
+        .map(|b| {
+            (
+                b % meshes.len(),
+                poses[b % poses.len()],
+                Coverage::default(),
+            )
+        })
+        .collect();
+    let mut times = Vec::new();
+    for _ in 0..if quick { 1 } else { 200 } {
+        let t = Instant::now();
+        world.par_iter_mut().for_each(|(k, pose, c)| {
+            c.rasterise_into(&meshes[*k], pose, grid, 4);
+        });
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!(
+        "200 bodies on {} threads: {:.1} µs (median), {:.1} µs (fastest)",
+        rayon::current_num_threads(),
+        times[times.len() / 2].as_secs_f64() * 1e6,
+        times[0].as_secs_f64() * 1e6
     );
 }
