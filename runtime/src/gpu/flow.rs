@@ -15,15 +15,16 @@ fn fold_depth(c: u32, d: f32) -> bool { return false; }
 fn fold_flow(c: u32, d: f32, left: f32, right: f32, top: f32, bottom: f32, arrive: f32) {}
 ";
 
-/// The variant that folds the maps of the run in (`fold.wgsl`), bound after the nine others.
+/// The variant that folds the maps of the run in (`fold_atomic.wgsl`: the maps pass's fold
+/// written with atomics, so no thread waits on a map), bound after the nine others.
 const MAPS: &str = concat!(
     "const MAPS: bool = true;
-@group(0) @binding(9) var<storage, read_write> max_depth: array<f32>;
-@group(0) @binding(10) var<storage, read_write> max_speed: array<f32>;
-@group(0) @binding(11) var<storage, read_write> arrival: array<f32>;
-@group(0) @binding(12) var<storage, read_write> hazard: array<f32>;
+@group(0) @binding(9) var<storage, read_write> max_depth: array<atomic<u32>>;
+@group(0) @binding(10) var<storage, read_write> max_speed: array<atomic<u32>>;
+@group(0) @binding(11) var<storage, read_write> arrival: array<atomic<u32>>;
+@group(0) @binding(12) var<storage, read_write> hazard: array<atomic<u32>>;
 ",
-    include_str!("../../shaders/fold.wgsl")
+    include_str!("../../shaders/fold_atomic.wgsl")
 );
 
 /// Storage buffers the variant that folds the maps in binds: the flow pass's eight and the four
@@ -108,12 +109,14 @@ pub enum Fusion {
 pub const FUSE_FROM: u32 = 1024;
 
 /// Flow strips from which the fused pass folds the maps of the run in rather than leave them
-/// to the maps pass. On an H100, with the maps of the editor bench's valley (ms per step; the
-/// fold, the maps pass): 2048² (1292 strips) 0.2182 against 0.1929, 2896² (2592) 0.3378
-/// against 0.3314, 4096² (5168) 0.5855 against 0.6369, 8192² 2.0682 against 2.2319. Where the
-/// strips fill the GPU once, the fold's reads lengthen every strip's march; where they queue,
-/// other strips hide them.
-pub const FOLD_FROM: u32 = 4096;
+/// to the maps pass. With the fold written with atomics (`fold_atomic.wgsl`), on an H200 with
+/// the maps of the editor bench's valley (ms per step; the fold, the maps pass): 2048² (1292
+/// strips) 0.1820 against 0.1811, 2896² (2592) 0.2986 against 0.3101, 4096² (5168) 0.5290
+/// against the earlier fold's 0.5615, 8192² 1.9140 against 1.9618. Where the strips fill the GPU
+/// once, the fold lengthens every strip's march as much as the pass costs; where they queue,
+/// other strips hide it. (The fold that read the maps, on an H100: 2048² 0.2182 against
+/// 0.1929, 2896² 0.3378 against 0.3314, 4096² 0.5855 against 0.6369.)
+pub const FOLD_FROM: u32 = 2048;
 
 /// The flow pass: its plain variant, and where the advection is momentum-conserving, the fused
 /// one that also does the advection and store passes' work, and once the maps of the run are
