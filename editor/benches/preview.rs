@@ -5,7 +5,9 @@
 //! speed factors, and the fastest real-time multiple that still fits a 60 Hz frame.
 //!
 //! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
-//! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--bodies N] [--frames-png DIR]` (`--bodies` drops N bodies into the reservoir; `--frames-png` writes screenshot series of
+//! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--in-flight 1|2|3] [--bodies N]
+//! [--frames-png DIR]` (`--in-flight 2` lets the next frame start while the GPU finishes the one
+//! before, as the editor's window does with its swapchain's two frames of latency); (`--bodies` drops N bodies into the reservoir; `--frames-png` writes screenshot series of
 //! the `dam_break_valley` and `river_valley` samples at 1920 × 1080 instead; `--no-maps` runs
 //! the water without keeping the maps of the run, and `--no-keyframes` without the timeline's
 //! keyframes, which the editor both keeps; `--quality` the water's look, High by default). The
@@ -93,7 +95,36 @@ fn scatter(level: &mut Level, count: usize) {
     }
 }
 
-/// One editor frame: simulation, then render, then a GPU wait.
+/// Frames the GPU may still be working on when the next one starts: 1 waits for each frame's
+/// GPU work before the next (the default), 2 lets the CPU prepare a frame while the GPU finishes
+/// the one before, as a window's swapchain does (eframe asks wgpu for its default, two frames
+/// of latency).
+#[derive(Default)]
+struct InFlight {
+    most: usize,
+    marks: std::collections::VecDeque<wgpu::SubmissionIndex>,
+}
+
+impl InFlight {
+    /// Marks the end of a frame's GPU work and waits until at most `most - 1` frames are left
+    /// unfinished.
+    fn end_frame(&mut self, dev: (&wgpu::Device, &wgpu::Queue)) {
+        self.marks.push_back(dev.1.submit([]));
+        while self.marks.len() >= self.most.max(1) {
+            let Some(oldest) = self.marks.pop_front() else {
+                break;
+            };
+            let _ = dev.0.poll(wgpu::PollType::Wait {
+                submission_index: Some(oldest),
+                timeout: None,
+            });
+        }
+    }
+}
+
+/// One editor frame: simulation, then render, then a GPU wait (for this frame's work, or with
+/// frames in flight for an earlier frame's).
+#[allow(clippy::too_many_arguments)]
 fn frame(
     preview: &mut Preview,
     renderer: &mut TerrainRenderer,
@@ -102,6 +133,7 @@ fn frame(
     dev: (&wgpu::Device, &wgpu::Queue),
     time: f32,
     phases: &mut Phases,
+    in_flight: &mut InFlight,
 ) {
     let mut clock = Instant::now();
     let mut lap = |k: usize| {
@@ -139,7 +171,7 @@ fn frame(
     renderer.submit_with_frame(preview.take_commands());
     renderer.render(level, scene);
     lap(2);
-    renderer.wait_idle();
+    in_flight.end_frame(dev);
     lap(3);
 }
 
@@ -166,10 +198,19 @@ fn main() {
     }
     let maps = !std::env::args().any(|a| a == "--no-maps");
     let keyframes = !std::env::args().any(|a| a == "--no-keyframes");
+    let in_flight_frames: usize = arg("--in-flight")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+        .clamp(1, 3);
     let slow = name.contains("llvmpipe");
     println!(
-        "GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, GPU wait each frame, water \
-         quality {}, maps of the run {}, keyframes {}",
+        "GPU: {name}; level {n} × {n} cells, frames 1920 × 1080, {}, water quality {}, maps of \
+         the run {}, keyframes {}",
+        if in_flight_frames == 1 {
+            "GPU wait each frame".to_string()
+        } else {
+            format!("{in_flight_frames} frames in flight")
+        },
         quality().name(),
         if maps { "kept" } else { "not kept" },
         if keyframes { "kept" } else { "not kept" }
@@ -215,10 +256,15 @@ fn main() {
                 (&device, &queue),
                 time,
                 &mut Phases::default(),
+                &mut InFlight::default(),
             );
             start.push(format!("{:.3}", one.elapsed().as_secs_f64() * 1000.0));
         }
         let mut phases = Phases::default();
+        let mut in_flight = InFlight {
+            most: in_flight_frames,
+            ..InFlight::default()
+        };
         let t = Instant::now();
         let mut steps = 0;
         let mut worst = 0.0f64;
@@ -235,6 +281,7 @@ fn main() {
                 (&device, &queue),
                 time,
                 &mut phases,
+                &mut in_flight,
             );
             let took = one.elapsed().as_secs_f64() * 1000.0;
             if took > worst {
@@ -243,6 +290,8 @@ fn main() {
             }
             steps += preview.last_steps;
         }
+        // The last frames' GPU work counts too.
+        renderer.wait_idle();
         let ms = t.elapsed().as_secs_f64() * 1000.0 / frames as f64;
         let per = steps as f64 / frames as f64;
         let keys = preview.timeline.branch().keys.len();
@@ -293,7 +342,16 @@ fn costs(
     preview.step_once();
     let settle = |preview: &mut Preview, renderer: &mut TerrainRenderer| {
         let phases = &mut Phases::default();
-        frame(preview, renderer, level, scene, dev, 0.0, phases);
+        frame(
+            preview,
+            renderer,
+            level,
+            scene,
+            dev,
+            0.0,
+            phases,
+            &mut InFlight::default(),
+        );
     };
     settle(&mut preview, renderer);
     let timed = |f: &mut dyn FnMut()| {
@@ -360,6 +418,7 @@ fn sample_series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str, name: &s
             (device, queue),
             k as f32 / 60.0,
             &mut Phases::default(),
+            &mut InFlight::default(),
         );
         if k % 10 == 0 {
             let (w, h, px) = renderer.read_pixels().expect("pixels");
