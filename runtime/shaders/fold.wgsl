@@ -1,8 +1,8 @@
-// The maps of the run (sim::maps) take in one cell: shared by the maps pass and the flow pass's
-// variant that folds each cell in as it writes a step's last depth. Each includer declares
-// `grid` and the four maps `max_depth`, `max_speed`, `arrival` and `hazard` (f32 per cell,
-// read_write; sim::maps::MapKind order). The maps only grow, from 0, and each is written only
-// where it changes.
+// The maps of the run (sim::maps) take in one cell: included by the maps pass (the flow pass's
+// variant that folds the maps in does the same with atomics: fold_atomic.wgsl). The includer
+// declares `grid` and the four maps `max_depth`, `max_speed`, `arrival` and `hazard` (f32 per
+// cell, read_write; sim::maps::MapKind order). The maps only grow, from 0, and each is written
+// only where it changes.
 
 // sim::maps::ARRIVAL_DEPTH
 const ARRIVAL: f32 = 0.01;
