@@ -139,10 +139,9 @@ impl TriMesh {
 
     /// The mesh with every vertex mapped by `pose` (its world placement).
     pub fn posed(&self, pose: &Pose) -> TriMesh {
-        TriMesh::new(
-            self.positions.iter().map(|&p| pose.apply(p)).collect(),
-            self.triangles.clone(),
-        )
+        let mut positions = Vec::with_capacity(self.positions.len());
+        pose.apply_all(&self.positions, &mut positions);
+        TriMesh::new(positions, self.triangles.clone())
     }
 }
 
