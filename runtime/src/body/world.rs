@@ -57,7 +57,7 @@ const SAMPLES: u32 = 4;
 /// moving body gets the cells its speed may take it across too (at least one on each side it
 /// moves toward); a cell it reaches beyond them is read when needed, waiting for the GPU. (Two,
 /// room to move one cell whatever the speed, read 17 488 cells a step for `body_bench`'s 200
-/// bodies, and took 0.26–0.30 ms of each step on an H100 against 0.21–0.23 ms with one, for
+/// bodies, and took 0.258–0.300 ms of each step on an H100 against 0.210–0.231 ms with one, for
 /// one step in 630 more read at once, 7 against 6; the read-ahead test's bodies read at once in
 /// 4 steps of 150 against 2.)
 const MARGIN: usize = 1;
