@@ -32,6 +32,9 @@ fn fold_flow(c: u32, d: f32, left: f32, right: f32, top: f32, bottom: f32, arriv
     if (speed > 0.0) {
         atomicMax(&max_speed[c], bitcast<u32>(speed));
     }
+    // WGSL lets a weak compare-exchange fail spuriously; Vulkan's (SPIR-V's
+    // OpAtomicCompareExchange) and D3D12's never do. Where one did, the arrival would be set at
+    // the next step the cell is that deep.
     if (d >= ARRIVAL) {
         atomicCompareExchangeWeak(&arrival[c], 0u, bitcast<u32>(arrive));
     }
