@@ -1,8 +1,10 @@
 // The maps of the run (sim::maps) take in one cell: included by the maps pass (the flow pass's
 // variant that folds the maps in does the same with atomics: fold_atomic.wgsl). The includer
 // declares `grid` and the four maps `max_depth`, `max_speed`, `arrival` and `hazard` (f32 per
-// cell, read_write; sim::maps::MapKind order). The maps only grow, from 0, and each is written
-// only where it changes.
+// cell but the arrival, u32; read_write; sim::maps::MapKind order). The maps only grow, from 0,
+// and each is written only where it changes. The arrival (the time plus one second) is stored as
+// the complement of its f32 bits: 0 (a cleared map) is "not yet", and a later time is a smaller
+// word, so fold_atomic.wgsl keeps the first arrival with atomicMax.
 
 // sim::maps::ARRIVAL_DEPTH
 const ARRIVAL: f32 = 0.01;
@@ -30,8 +32,8 @@ fn fold_flow(c: u32, d: f32, left: f32, right: f32, top: f32, bottom: f32, arriv
     if (speed > max_speed[c]) {
         max_speed[c] = speed;
     }
-    if (d >= ARRIVAL && arrival[c] == 0.0) {
-        arrival[c] = arrive;
+    if (d >= ARRIVAL && arrival[c] == 0u) {
+        arrival[c] = ~bitcast<u32>(arrive);
     }
     let h = d * speed;
     if (h > hazard[c]) {

@@ -3,7 +3,7 @@
 // without reading: the includer declares the four maps `max_depth`, `max_speed`, `arrival` and
 // `hazard` as array<atomic<u32>> over the f32 bits the maps pass and the CPU read, and `grid`.
 // The largest of non-negative floats is the largest of their bits, so atomicMax keeps each
-// map's maximum, and the arrival is set where it is still 0. A thread waits on none of these
+// map's maximum, and the arrival (complemented bits) its first time. A thread waits on none of these
 // (their results are not used), so the strip's march goes on at once: the plain loads and
 // compares of fold.wgsl stalled it where the strips fill the GPU once.
 
@@ -32,11 +32,11 @@ fn fold_flow(c: u32, d: f32, left: f32, right: f32, top: f32, bottom: f32, arriv
     if (speed > 0.0) {
         atomicMax(&max_speed[c], bitcast<u32>(speed));
     }
-    // WGSL lets a weak compare-exchange fail spuriously; Vulkan's (SPIR-V's
-    // OpAtomicCompareExchange) and D3D12's never do. Where one did, the arrival would be set at
-    // the next step the cell is that deep.
+    // The arrival is stored as the complement of its bits (see fold.wgsl): the largest word is
+    // the earliest time, and any time beats a cleared 0, so atomicMax keeps the first arrival
+    // without waiting for a result (a compare-exchange returns one, and stalled the march).
     if (d >= ARRIVAL) {
-        atomicCompareExchangeWeak(&arrival[c], 0u, bitcast<u32>(arrive));
+        atomicMax(&arrival[c], ~bitcast<u32>(arrive));
     }
     let h = d * speed;
     if (h > 0.0) {

@@ -4,8 +4,8 @@
 // largest depth × speed (fold.wgsl). Recorded after the control pass closed a step, so it sees
 // the state a CPU step ends with; where the flow pass folds the maps in itself (its fused
 // variant with maps, at a step's last sub-step), only after steps it did not fold. Four maps of
-// `grid.cells` (sim::maps::MapKind order); the arrival map holds the time plus one second, so a
-// cleared buffer (0) means "not yet".
+// `grid.cells` (sim::maps::MapKind order); the arrival map holds the time plus one second as the
+// complement of its bits, so a cleared buffer (0) means "not yet" (fold.wgsl).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -14,7 +14,7 @@
 @group(0) @binding(4) var<storage, read> qy: array<f32>;
 @group(0) @binding(5) var<storage, read_write> max_depth: array<f32>;
 @group(0) @binding(6) var<storage, read_write> max_speed: array<f32>;
-@group(0) @binding(7) var<storage, read_write> arrival: array<f32>;
+@group(0) @binding(7) var<storage, read_write> arrival: array<u32>;
 @group(0) @binding(8) var<storage, read_write> hazard: array<f32>;
 
 @compute @workgroup_size(256)

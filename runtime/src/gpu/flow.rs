@@ -97,8 +97,7 @@ pub enum Fusion {
     /// so with fewer strips it leaves the GPU idle.
     #[default]
     Auto,
-    /// Whenever the sub-step allows it (and where the maps of the run are kept, the fused pass
-    /// folds them in at any size).
+    /// Whenever the sub-step allows it.
     Always,
     /// Never: three passes, as before fusion.
     Never,
@@ -107,16 +106,6 @@ pub enum Fusion {
 /// Flow strips from which [`Fusion::Auto`] fuses. On an H100, 1024² makes 342 strips: 8.410
 /// Gcell/s fused against 13.195 in three passes; 2048² makes 1292: 24.698 against 22.296.
 pub const FUSE_FROM: u32 = 1024;
-
-/// Flow strips from which the fused pass folds the maps of the run in rather than leave them
-/// to the maps pass. With the fold written with atomics (`fold_atomic.wgsl`), on an H200 with
-/// the maps of the editor bench's valley (ms per step; the fold, the maps pass): 2048² (1292
-/// strips) 0.1820 against 0.1811, 2896² (2592) 0.2986 against 0.3101, 4096² (5168) 0.5290
-/// against the earlier fold's 0.5615, 8192² 1.9140 against 1.9618. Where the strips fill the GPU
-/// once, the fold lengthens every strip's march as much as the pass costs; where they queue,
-/// other strips hide it. (The fold that read the maps, on an H100: 2048² 0.2182 against
-/// 0.1929, 2896² 0.3378 against 0.3314, 4096² 0.5855 against 0.6369.)
-pub const FOLD_FROM: u32 = 2048;
 
 /// The flow pass: its plain variant, and where the advection is momentum-conserving, the fused
 /// one that also does the advection and store passes' work, and once the maps of the run are
@@ -219,12 +208,14 @@ impl FlowPass {
         Ok(())
     }
 
-    /// Whether a fused sub-step of `grid` folds the maps of the run in: where there is the
-    /// variant ([`Self::fold_into`]), under [`Fusion::Always`] or where the grid has at least
-    /// [`FOLD_FROM`] flow strips.
-    pub fn folds(&self, grid: &GridUniform, fusion: Fusion) -> bool {
-        let strips = grid.groups[SLOT_FLOW][0] * grid.groups[SLOT_FLOW][1];
-        self.folding.is_some() && (fusion == Fusion::Always || strips >= FOLD_FROM)
+    /// Whether a fused sub-step folds the maps of the run in: wherever there is the variant
+    /// ([`Self::fold_into`]). Since the fold waits on none of its atomics, it costs less than
+    /// the maps pass at every size measured: on an H100 with the maps of the editor bench's
+    /// valley (`gpu_bench N --physics valley --headroom 1 --maps --fusion always|auto`, ms per
+    /// step, the fold against the maps pass), 512² 0.0398 against 0.0455 (there `Auto` does not
+    /// fuse), 1024² 0.0687 against 0.0729, 2048² 0.1813 and 0.1816 against 0.1900.
+    pub fn folds(&self) -> bool {
+        self.folding.is_some()
     }
 
     /// Rebinds after buffers were replaced.

@@ -97,9 +97,15 @@ impl MapsPass {
     }
 }
 
-/// The arrival map as read back (time + 1 s, 0: not yet) in the CPU's form.
+/// The arrival map as read back (the complement of the bits of time + 1 s, 0: not yet; see
+/// `shaders/fold.wgsl`) in the CPU's form.
 pub(crate) fn arrival_from_gpu(stored: &mut [f32]) {
     for v in stored {
-        *v = if *v > 0.0 { *v - 1.0 } else { NEVER };
+        let bits = v.to_bits();
+        *v = if bits == 0 {
+            NEVER
+        } else {
+            f32::from_bits(!bits) - 1.0
+        };
     }
 }

@@ -109,7 +109,7 @@ impl Passes {
     ) {
         // Without blockers or structures, the fused flow pass advects and stores too.
         let fused = blocking.is_none() && !plan.structures && self.flow.fuses(grid, plan.fusion);
-        let fold = maps.is_some() && fused && bed.is_none() && self.flow.folds(grid, plan.fusion);
+        let fold = maps.is_some() && fused && bed.is_none() && self.flow.folds();
         for k in 0..grid.k_max {
             if k == 0 {
                 self.control.begin_step(pass);
