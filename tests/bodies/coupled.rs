@@ -439,3 +439,43 @@ fn a_failed_water_step_leaves_the_bodies_where_they_were() {
     // The crate was falling: rapier had moved it when the water failed.
     assert_eq!(state(&world), before, "the crate was put back");
 }
+
+#[test]
+fn a_body_above_the_water_leaves_it_alone_until_it_comes_down() {
+    // A boulder (a blocking body: denser than water) dropped from 4 m over a 1 m deep lake:
+    // while it is in the air the lake steps exactly as the lake without it does, with no
+    // blockers set; once it is down it blocks.
+    let mut plain = lake(64, 0.25, 1.0);
+    let mut sim = lake(64, 0.25, 1.0);
+    let mut world = BodyWorld::new(&sim);
+    let id = world.add(&body("boulder", [8.0, 8.0, 4.0], 2600.0), mesh("boulder"));
+    let dt = sim.params().dt;
+    let (mut aloft, mut steps) = (0, 0);
+    while steps < (3.0 / dt).round() as usize {
+        world.step(&mut sim, dt).expect("stable");
+        plain.step(dt).expect("stable");
+        steps += 1;
+        let z = world.pose(id).unwrap().translation[2];
+        // The boulder is under 1 m across, so at 2.5 m its lowest point is well above the
+        // water and its clearance.
+        if z > 2.5 {
+            aloft += 1;
+            assert!(!sim.has_blockers(), "blockers set at step {steps}, z = {z}");
+            assert_eq!(
+                sim.depth(),
+                plain.depth(),
+                "the water moved at step {steps}, z = {z}"
+            );
+        }
+    }
+    let z = world.pose(id).unwrap().translation[2];
+    println!("{aloft} steps aloft of {steps}; the boulder came to z = {z:.3} m");
+    assert!(aloft > 10, "the boulder was aloft {aloft} steps");
+    assert!(z < 1.0, "the boulder sank: z = {z}");
+    assert!(
+        sim.has_blockers(),
+        "the boulder blocks once it is in the water"
+    );
+    assert_ne!(sim.depth(), plain.depth(), "the boulder moved the water");
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+}

@@ -33,6 +33,7 @@ mod cells;
 mod motion;
 mod water;
 pub use motion::BodyState;
+pub use water::CLEARANCE;
 use water::{block, displace, request};
 pub mod collider;
 use cells::Window;
@@ -455,7 +456,7 @@ impl BodyWorld {
                 );
             });
             let mut run = || -> Result<(), WorldError> {
-                block(slots, blockers, sim)?;
+                block(slots, blockers, water, sim)?;
                 lap(&mut t.block);
                 displace(slots, *grid, water, scratch, sim)?;
                 lap(&mut t.displace);
