@@ -3,9 +3,9 @@
 // without reading: the includer declares the four maps `max_depth`, `max_speed`, `arrival` and
 // `hazard` as array<atomic<u32>> over the f32 bits the maps pass and the CPU read, and `grid`.
 // The largest of non-negative floats is the largest of their bits, so atomicMax keeps each
-// map's maximum, and the arrival (complemented bits) its first time. A thread waits on none of these
-// (their results are not used), so the strip's march goes on at once: the plain loads and
-// compares of fold.wgsl stalled it where the strips fill the GPU once.
+// map's maximum, and of the arrival's complemented bits its first time. A thread waits on none
+// of these (their results are not used), so the strip's march goes on at once: the plain loads
+// and compares of fold.wgsl stalled it where the strips fill the GPU once.
 
 // sim::maps::ARRIVAL_DEPTH
 const ARRIVAL: f32 = 0.01;
