@@ -309,6 +309,12 @@ fn main() {
             phases.0[3] / f
         );
         println!("{:>10} warm-up frames {} ms", "", start.join(", "));
+        if bodies > 0 {
+            println!(
+                "{:>10} bodies: 1 step per {} water steps at the end",
+                "", preview.body_stride.steps
+            );
+        }
         let [sync, step, render, wait] = worst_phases;
         println!(
             "{:>10} worst frame: sync {sync:.3}, preview frame {step:.3}, render {render:.3}, \

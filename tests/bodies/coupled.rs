@@ -148,16 +148,72 @@ fn dammed_channel() -> (Simulation, BodyWorld, Vec<BodyId>) {
 
 /// Mean and peak discharge 5 m below the dam over `seconds`.
 fn discharge(world: &mut BodyWorld, sim: &mut Simulation, seconds: f32) -> (f64, f64) {
+    discharge_coarse(world, sim, seconds, 1)
+}
+
+/// [`discharge`] with the bodies stepping once per `stride` water steps (`step_coarse`).
+fn discharge_coarse(
+    world: &mut BodyWorld,
+    sim: &mut Simulation,
+    seconds: f32,
+    stride: usize,
+) -> (f64, f64) {
     let dt = sim.params().dt;
-    let steps = (seconds / dt).round() as usize;
+    let steps = (seconds / (dt * stride as f32)).round() as usize;
     let (mut sum, mut peak) = (0.0, 0.0f64);
     for _ in 0..steps {
-        world.step(sim, dt).unwrap();
+        world.step_coarse(sim, dt, stride).unwrap();
         let q = discharge_at(sim, 42);
         sum += q;
         peak = peak.max(q);
     }
     (sum / steps as f64, peak)
+}
+
+#[test]
+fn coarse_body_steps_keep_the_dam_and_the_floaters_and_lose_no_water() {
+    // One water step per body step is the coupled step itself, bit for bit.
+    let (mut a, mut wa, _) = dammed_channel();
+    let (mut b, mut wb, _) = dammed_channel();
+    let dt = a.params().dt;
+    for _ in 0..40 {
+        wa.step(&mut a, dt).unwrap();
+        wb.step_coarse(&mut b, dt, 1).unwrap();
+    }
+    assert!(a.depth() == b.depth(), "step_coarse(.., 1) is step");
+    // Five water steps per body step (the preview's stride at 30× on 20 ms steps): the crates
+    // still hold the river back, and the water keeps its balance.
+    let (mut sim, mut world, ids) = dammed_channel();
+    let (held, _) = discharge_coarse(&mut world, &mut sim, 4.0, 5);
+    for id in ids {
+        assert!(world.remove(id));
+    }
+    let (_, released) = discharge_coarse(&mut world, &mut sim, 8.0, 5);
+    println!("coarse steps: dammed {held:.4} m³/s, released peak {released:.4} m³/s");
+    assert!(held < 0.04, "the crates hold the water back: {held}");
+    assert!(released > 0.4, "the flood follows: {released}");
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+    // A crate of density 500 floats half under, as with every step coupled.
+    let mut sim = lake(96, 0.25, 2.0);
+    let mut world = BodyWorld::new(&sim);
+    let id = world.add(&body("crate", [12.0, 12.0, 2.6], 500.0), mesh("crate"));
+    let dt = sim.params().dt;
+    let stride = ((0.1 / dt).floor() as usize).max(2);
+    let (mut sum, mut n) = (0.0, 0);
+    for k in 0..(20.0 / (dt * stride as f32)) as usize {
+        world.step_coarse(&mut sim, dt, stride).unwrap();
+        if k as f32 * dt * stride as f32 > 15.0 {
+            sum += world.water_forces(id).unwrap().submerged_fraction;
+            n += 1;
+        }
+    }
+    let fraction = sum / n as f32;
+    println!("coarse steps ({stride} water steps each): crate submerged {fraction:.3} of 0.5");
+    assert!(
+        (fraction - 0.5).abs() < 0.05,
+        "submerged fraction {fraction}"
+    );
+    assert!(sim.stats().balance_error.abs() < 1e-6);
 }
 
 #[test]

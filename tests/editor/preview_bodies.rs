@@ -207,3 +207,41 @@ fn orbit(ed: &mut Editor, dx: f32) {
     h.event(button(end, false));
     h.run_steps(2);
 }
+
+#[test]
+fn fast_forward_steps_the_bodies_more_coarsely_unless_the_designer_turns_it_off() {
+    use egui_kittest::kittest::Queryable;
+    let mut ed = dam_editor();
+    // Frames with room for one coupled step each (hundreds of bodies, or a slow machine): at
+    // 20× the water would fall far behind the clock.
+    ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::ZERO;
+    ed.harness.state_mut().preview_mut().speed = 20.0;
+    ed.click("Play");
+    ed.frames(20);
+    let dt = ed.harness.state().document().level().params.dt;
+    let (stride, steps) = {
+        let p = ed.harness.state().preview();
+        (p.body_stride.steps, p.last_steps)
+    };
+    let most = ((0.1 / dt).floor() as usize).max(1);
+    println!("dt {dt} s: {steps} water steps in one body step of {stride} (at most {most})");
+    assert!(most > 1, "the scene's steps leave room to stride: dt {dt}");
+    assert_eq!(stride, most, "the stride grew to keep up");
+    assert_eq!(steps, stride, "one body step ran the stride's water steps");
+    ed.harness.get_by_label_contains("bodies: 1 step per");
+    // Turned off: every water step is coupled again, and fast-forward is held back.
+    ed.click("Coarser body steps at fast-forward");
+    ed.frames(5);
+    let p = ed.harness.state().preview();
+    assert!(!p.body_stride.allowed);
+    assert_eq!((p.body_stride.steps, p.last_steps), (1, 1));
+    ed.harness.get_by_label_contains("held back: bodies move");
+    ed.click("Pause");
+    // The crates held the river back throughout.
+    let held = downstream(&mut ed);
+    println!("{held:.4} m³ below the dam");
+    assert!(
+        held < 0.2,
+        "the crates hold the water back: {held} m³ downstream"
+    );
+}

@@ -90,13 +90,15 @@ impl PreviewBodies {
         }
     }
 
-    /// One coupled step of `dt` seconds of the bodies and the water.
+    /// One coupled step of the bodies and the water: `water_steps` water steps of `dt` seconds
+    /// under one rigid-body step as long (1: an exact coupled step; see [`super::stride`]).
     pub fn step<S: WaterSolver + ?Sized>(
         &mut self,
         sim: &mut S,
         dt: f32,
+        water_steps: usize,
     ) -> Result<(), WorldError> {
-        self.world.step(sim, dt)
+        self.world.step_coarse(sim, dt, water_steps)
     }
 
     /// Where each document body is now (its placement, for one outside the physics).

@@ -73,7 +73,7 @@ impl CpuWater {
         let mut done = 0;
         while done < steps && (done == 0 || start.elapsed() < budget) {
             match bodies.as_deref_mut().filter(|b| !b.is_empty()) {
-                Some(b) => b.step(&mut self.sim, dt)?,
+                Some(b) => b.step(&mut self.sim, dt, 1)?,
                 None => self
                     .sim
                     .step(dt)

@@ -14,6 +14,7 @@ mod gauges;
 mod maps;
 mod pace;
 mod rewind;
+pub mod stride;
 pub mod timeline;
 
 use spillway::Level;
@@ -128,6 +129,8 @@ pub struct Preview {
     bodies: Option<PreviewBodies>,
     /// Fast-forward was held back this frame because bodies move.
     pub bodies_capped: bool,
+    /// Water steps per rigid-body step at fast-forward ([`stride`]).
+    pub body_stride: stride::BodyStride,
     /// Fewer steps per frame while frames are slow ([`pace::Pace`]).
     pub pace: pace::Pace,
     /// GPU steps since the reset that needed more CFL sub-steps than were encoded: they ran
@@ -182,6 +185,11 @@ impl Preview {
         self.sim.is_some() || self.cpu.is_some()
     }
 
+    /// Whether bodies move with the running water.
+    pub fn has_bodies(&self) -> bool {
+        self.bodies.as_ref().is_some_and(|b| !b.is_empty())
+    }
+
     /// Whether the water runs on the CPU solver (chosen, or the GPU device was lost).
     pub fn on_cpu(&self) -> bool {
         self.gpu_lost.is_some() || self.cpu_chosen
@@ -234,6 +242,7 @@ impl Preview {
         self.gates_changed = false;
         self.bodies = None;
         self.bodies_capped = false;
+        self.body_stride.steps = 1;
         self.clamped_steps = 0;
         self.seen_open.clear();
     }
@@ -374,32 +383,6 @@ impl Preview {
         self.sim = None;
         self.bodies = None;
         self.playing = false;
-    }
-
-    /// Runs `steps` steps coupled with the bodies (at most [`MAX_BODY_STEPS_PER_FRAME`], and no
-    /// more than fit in [`Self::step_budget`] after the first); returns how many ran.
-    fn step_bodies(&mut self, steps: usize, dt: f32) -> usize {
-        let (Some(sim), Some(bodies)) = (self.sim.as_mut(), self.bodies.as_mut()) else {
-            return 0;
-        };
-        let run = steps.min(MAX_BODY_STEPS_PER_FRAME);
-        let start = std::time::Instant::now();
-        let mut failed = None;
-        let mut done = 0;
-        while done < run && failed.is_none() && (done == 0 || start.elapsed() < self.step_budget) {
-            match bodies.step(sim, dt) {
-                Ok(()) => done += 1,
-                Err(e) => failed = Some(e),
-            }
-        }
-        self.bodies_capped = done < steps;
-        if let Some(e) = failed
-            && self.pause_or_fail(e)
-            && let Some(sim) = self.sim.as_mut()
-        {
-            sim.clear_halt();
-        }
-        done
     }
 
     /// Runs one frame of `real_dt` seconds: steps the solver by `speed × real_dt` simulated

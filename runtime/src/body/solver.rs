@@ -79,6 +79,12 @@ pub trait WaterSolver {
         let _ = into;
         Ok(false)
     }
+    /// Whether [`Self::request_cells`] reads ahead (the water comes back while the caller does
+    /// other work): a [`BodyWorld`](crate::body::world::BodyWorld) then reads ahead by
+    /// default. `false` for a solver that reads at once.
+    fn reads_ahead(&self) -> bool {
+        false
+    }
 }
 
 /// A copy of the water at the cells the bodies need, in full-size grids (other cells hold
@@ -236,5 +242,9 @@ impl WaterSolver for crate::gpu::GpuSimulation {
             into.set(k as usize, w.surface, w.depth, w.qx, w.qy);
         })?;
         Ok(taken.is_some())
+    }
+
+    fn reads_ahead(&self) -> bool {
+        true
     }
 }

@@ -125,11 +125,10 @@ pub struct BodyWorld {
     /// Water-to-body constants (density, drag, damping).
     pub fluid: Fluid,
     /// Whether each step asks the solver to read the water around the bodies back while the
-    /// rigid bodies step, instead of waiting for it at the next step (off by default). The
-    /// bodies see the same water either way (bit for bit). Measured with `body_bench` on an
-    /// H100 at 1024², the rest of the coupling is CPU work and rapier runs alongside the wait,
-    /// so reading ahead changes little: 200 bodies 1.787 ms a step ahead against 1.859 ms
-    /// waiting (2026-11-25).
+    /// rigid bodies step, for the next step to take, instead of waiting for it then: on by
+    /// default where the solver reads ahead ([`WaterSolver::reads_ahead`]: the GPU). The bodies
+    /// see the same water either way, bit for bit, also when the water is edited between
+    /// steps (`tests/bodies/gpu_coupled.rs`).
     pub read_ahead: bool,
     blockers: Blockers,
     /// The water under and around the bodies, read once per step.
@@ -203,7 +202,7 @@ impl BodyWorld {
                 linear_damping: DAMPING,
                 ..Fluid::default()
             },
-            read_ahead: false,
+            read_ahead: sim.reads_ahead(),
             blockers: Blockers::new(grid.nx, grid.ny),
             water: WaterCopy::new(grid),
             times: StepTimes::default(),
@@ -396,6 +395,25 @@ impl BodyWorld {
         sim: &mut S,
         dt: f32,
     ) -> Result<(), WorldError> {
+        self.step_coarse(sim, dt, 1)
+    }
+
+    /// A coarser coupled step for fast-forward: the water takes `water_steps` steps of `dt`
+    /// under the same blockers while the rigid bodies take one step of `water_steps × dt` (the
+    /// forces and the floaters' displacement once, from the water before the first of them).
+    /// `step_coarse(sim, dt, 1)` is [`Self::step`] exactly. The water loses nothing (every water
+    /// step runs and the volume balance holds); the bodies move as rapier moves them over the
+    /// longer step, so a run differs from one coupled at every step. The editor's preview uses
+    /// it when the speed asked needs more steps a frame than fit coupled one by one; the bake,
+    /// `spillway sim` and `spillway bake` always couple every step. `water_steps` 0 counts as 1.
+    pub fn step_coarse<S: WaterSolver + ?Sized>(
+        &mut self,
+        sim: &mut S,
+        dt: f32,
+        water_steps: usize,
+    ) -> Result<(), WorldError> {
+        let water_steps = water_steps.max(1);
+        let body_dt = dt * water_steps as f32;
         let mut clock = std::time::Instant::now();
         let mut lap = |field: &mut f64| {
             let now = std::time::Instant::now();
@@ -422,14 +440,14 @@ impl BodyWorld {
         t.read_now += self.read_water(sim, taken)? as u64;
         lap(&mut t.read);
         self.apply_forces();
-        self.foresee(dt);
+        self.foresee(body_dt);
         lap(&mut t.forces);
         let before: Vec<(BodyId, BodyState)> = self
             .ids()
             .into_iter()
             .filter_map(|id| Some((id, self.state(id)?)))
             .collect();
-        self.physics.integration_parameters.dt = dt;
+        self.physics.integration_parameters.dt = body_dt;
         let Self {
             physics,
             slots,
@@ -460,7 +478,9 @@ impl BodyWorld {
                 lap(&mut t.block);
                 displace(slots, *grid, water, scratch, sim)?;
                 lap(&mut t.displace);
-                sim.advance(dt)?;
+                for _ in 0..water_steps {
+                    sim.advance(dt)?;
+                }
                 // The water around the bodies after this step, read back while the rigid
                 // bodies step and rasterise (the GPU does not wait): the next step takes it.
                 if *read_ahead {
