@@ -230,6 +230,10 @@ fn fast_forward_steps_the_bodies_more_coarsely_unless_the_designer_turns_it_off(
     assert_eq!(steps, stride, "one body step ran the stride's water steps");
     ed.harness.get_by_label_contains("bodies: 1 step per");
     // Turned off: every water step is coupled again, and fast-forward is held back.
+    (ed.harness)
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Water")
+        .click();
+    ed.harness.run_steps(3);
     ed.click("Coarser body steps at fast-forward");
     ed.frames(5);
     let p = ed.harness.state().preview();

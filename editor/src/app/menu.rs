@@ -63,6 +63,17 @@ fn water_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
         app.request(Action::FindLeaks);
     }
     ui.separator();
+    ui.checkbox(
+        &mut app.preview.body_stride.allowed,
+        "Coarser body steps at fast-forward",
+    )
+    .on_hover_text(
+        "When the speed asks for more steps than fit in a frame coupled one by one with the \
+         bodies, step the bodies once per several water steps so the water keeps up (every \
+         water step still runs). Off: every step is coupled and fast-forward is held back \
+         instead, as the Bake runs it",
+    );
+    ui.separator();
     super::erode_menu::submenu(app, ui);
 }
 

@@ -132,26 +132,16 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
                 preview.step_budget.as_millis()
             ));
         }
-        if preview.has_bodies() {
-            let stride = &mut preview.body_stride;
-            if stride.steps > 1 && preview.playing {
-                ui.label(format!("(bodies: 1 step per {})", stride.steps))
-                    .on_hover_text(format!(
-                        "To keep up with this speed the bodies step once per {} water steps \
-                         (rapier steps of up to {} s); every water step still runs. At speeds \
-                         where every step fits, and in Bake and `spillway bake`, every step is \
-                         coupled.",
-                        stride.steps,
-                        crate::preview::stride::LONGEST_BODY_STEP
-                    ));
-            }
-            ui.checkbox(&mut stride.allowed, "Coarser body steps at fast-forward")
-                .on_hover_text(
-                    "When the speed asks for more steps than fit in a frame coupled one by one \
-                     with the bodies, step the bodies once per several water steps so the water \
-                     keeps up. Off: every step is coupled and fast-forward is held back instead \
-                     (the water then runs as the Bake runs it).",
-                );
+        let stride = preview.body_stride.steps;
+        if preview.has_bodies() && stride > 1 && preview.playing {
+            ui.label(format!("(bodies: 1 step per {stride})"))
+                .on_hover_text(format!(
+                    "To keep up with this speed the bodies step once per {stride} water steps \
+                     (rapier steps of up to {} s); every water step still runs. At speeds where \
+                     every step fits, and in Bake and `spillway bake`, every step is coupled \
+                     (Water ▸ Coarser body steps at fast-forward).",
+                    crate::preview::stride::LONGEST_BODY_STEP
+                ));
         }
         if preview.pace.held() && !preview.bodies_capped {
             ui.label("(held back: slow frames)").on_hover_text(

@@ -8,7 +8,7 @@
 //! rigid bodies take rapier steps that long (at most [`LONGEST_BODY_STEP`]). When the frame
 //! has time to spare the stride comes back down, and at speeds where every step fits it is 1:
 //! the preview then couples exactly as the Bake and `spillway bake` do, which never stride.
-//! The designer can turn it off (Preview ▸ Coarser body steps at fast-forward).
+//! The designer can turn it off (Water ▸ Coarser body steps at fast-forward).
 
 use std::time::Duration;
 

@@ -60,6 +60,14 @@ pub trait WaterSolver {
     fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), SolverError>;
     /// Advances the water by `dt` seconds (the solver sub-steps as its CFL limit needs).
     fn advance(&mut self, dt: f32) -> Result<(), SolverError>;
+    /// Advances the water by `n` steps of `dt` seconds: [`Self::advance`] `n` times (the GPU
+    /// records them together, with the same passes).
+    fn advance_steps(&mut self, dt: f32, n: usize) -> Result<(), SolverError> {
+        for _ in 0..n {
+            self.advance(dt)?;
+        }
+        Ok(())
+    }
     /// Copies the water at `cells` (row-major, any order, repeats allowed) into `into`:
     /// surface (the effective surface where the solver knows it), depth and the cells' four
     /// face discharges.
@@ -221,6 +229,10 @@ impl WaterSolver for crate::gpu::GpuSimulation {
 
     fn advance(&mut self, dt: f32) -> Result<(), SolverError> {
         Ok(self.step(dt)?)
+    }
+
+    fn advance_steps(&mut self, dt: f32, n: usize) -> Result<(), SolverError> {
+        Ok(self.step_n(n, dt)?)
     }
 
     fn read_cells(&mut self, cells: &[usize], into: &mut WaterCopy) -> Result<(), SolverError> {

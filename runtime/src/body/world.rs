@@ -478,9 +478,7 @@ impl BodyWorld {
                 lap(&mut t.block);
                 displace(slots, *grid, water, scratch, sim)?;
                 lap(&mut t.displace);
-                for _ in 0..water_steps {
-                    sim.advance(dt)?;
-                }
+                sim.advance_steps(dt, water_steps)?;
                 // The water around the bodies after this step, read back while the rigid
                 // bodies step and rasterise (the GPU does not wait): the next step takes it.
                 if *read_ahead {
