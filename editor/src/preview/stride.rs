@@ -66,9 +66,7 @@ impl BodyStride {
         let most = self.most(dt);
         if done < wanted && done > 0 {
             let grown = (self.steps * wanted).div_ceil(done);
-            self.steps = grown
-                .clamp(self.steps + 1, most.max(self.steps + 1))
-                .min(most);
+            self.steps = grown.max(self.steps + 1).min(most);
         } else if self.steps > 1 && body_steps > 0 {
             // The frame with one water step fewer per body step, at this frame's cost per
             // body step (each would carry less water, so this errs on the long side).
