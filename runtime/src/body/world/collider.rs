@@ -34,6 +34,9 @@ pub(super) fn collider(
             return bounds_box(mesh, scale).density(density);
         };
         let corners = full.as_convex_polyhedron().map_or(&[][..], |c| c.points());
+        if let Some(slab) = thin_box(corners) {
+            return slab.density(density);
+        }
         if corners.len() <= HULL_CORNERS {
             return ColliderBuilder::new(full).density(density);
         }
@@ -64,6 +67,38 @@ pub(super) fn collider(
         }
         _ => hull(),
     }
+}
+
+/// Thinnest side of a box, as a share of its longest, below which it collides as a rapier
+/// cuboid instead of a hull (see [`thin_box`]).
+const THIN: f32 = 0.25;
+
+/// A hull whose corners are the eight of its bounds, with its thinnest side under [`THIN`] of
+/// its longest (a plank), as a cuboid: the same solid, but rapier's continuous collision
+/// detection, which sweeps every body moving more than half its thinnest side in a step (thin
+/// ones often), asks a hull for its mass properties and a hull triangulates itself to answer,
+/// while a cuboid answers at once. (Crates stay hulls: as cuboids they slid where they tumbled,
+/// `docs/gpu.md`.)
+fn thin_box(corners: &[Vector]) -> Option<ColliderBuilder> {
+    if corners.len() != 8 {
+        return None;
+    }
+    let (mut lo, mut hi) = (corners[0], corners[0]);
+    for p in corners {
+        lo = lo.min(*p);
+        hi = hi.max(*p);
+    }
+    let on_bounds = |v: f32, a: f32, b: f32| v == a || v == b;
+    let boxed = corners.iter().all(|p| {
+        on_bounds(p.x, lo.x, hi.x) && on_bounds(p.y, lo.y, hi.y) && on_bounds(p.z, lo.z, hi.z)
+    });
+    let size = hi - lo;
+    let (thin, long) = (size.min_element(), size.max_element());
+    if !(boxed && thin > 0.0 && thin < THIN * long) {
+        return None;
+    }
+    let half = size * 0.5;
+    Some(ColliderBuilder::cuboid(half.x, half.y, half.z).translation((lo + hi) * 0.5))
 }
 
 /// The points of `points` farthest out along `count` directions spread evenly over the sphere
@@ -121,4 +156,38 @@ pub(super) fn bounds_box(mesh: &TriMesh, scale: [f32; 3]) -> ColliderBuilder {
         mid(1),
         mid(2),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corners(size: [f32; 3], turn: f32) -> Vec<Vector> {
+        let (s, c) = turn.sin_cos();
+        (0..8)
+            .map(|k| {
+                let p = [0, 1, 2].map(|a| if k >> a & 1 == 1 { 0.5 } else { -0.5 } * size[a]);
+                Vector::new(c * p[0] - s * p[1], s * p[0] + c * p[1], p[2])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_plank_collides_as_a_cuboid_and_a_crate_as_its_hull() {
+        let plank = thin_box(&corners([2.0, 0.3, 0.05], 0.0)).expect("a plank is a thin box");
+        let half = plank.shape.as_cuboid().expect("a cuboid").half_extents;
+        assert_eq!([half.x, half.y, half.z], [1.0, 0.15, 0.025]);
+        assert!(
+            thin_box(&corners([1.0, 1.0, 1.0], 0.0)).is_none(),
+            "a crate"
+        );
+        assert!(
+            thin_box(&corners([2.0, 0.3, 0.05], 0.3)).is_none(),
+            "not along the axes"
+        );
+        assert!(
+            thin_box(&corners([2.0, 0.3, 0.05], 0.0)[..7]).is_none(),
+            "seven corners"
+        );
+    }
 }
