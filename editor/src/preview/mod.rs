@@ -444,7 +444,7 @@ impl Preview {
         self.restore_bodies();
         self.keyframe(level);
         self.bodies_capped = false;
-        if steps > 0 && self.bodies.as_ref().is_some_and(|b| !b.is_empty()) {
+        if steps > 0 && self.has_bodies() {
             // Coupled steps go to the GPU one by one (each reads the water under the bodies).
             steps = self.step_bodies(steps, level.params.dt);
         } else if steps > 0

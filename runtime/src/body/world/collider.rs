@@ -34,8 +34,9 @@ pub(super) fn collider(
             return bounds_box(mesh, scale).density(density);
         };
         let corners = full.as_convex_polyhedron().map_or(&[][..], |c| c.points());
-        if let Some(slab) = thin_box(corners) {
-            return slab.density(density);
+        if thin_box(corners) {
+            // The hull is the box of the mesh's bounds.
+            return bounds_box(mesh, scale).density(density);
         }
         if corners.len() <= HULL_CORNERS {
             return ColliderBuilder::new(full).density(density);
@@ -73,17 +74,17 @@ pub(super) fn collider(
 /// cuboid instead of a hull (see [`thin_box`]).
 const THIN: f32 = 0.25;
 
-/// A hull whose corners are the eight of its bounds, with its thinnest side under [`THIN`] of
-/// its longest (a plank), as a cuboid: the same solid, but rapier's continuous collision
-/// detection, which sweeps every body moving more than half its thinnest side in a step (thin
-/// ones often), asks a hull for its mass properties and a hull triangulates itself to answer,
-/// while a cuboid answers at once. (Crates stay hulls: as cuboids they slid where they tumbled,
-/// `docs/gpu.md`.)
-fn thin_box(corners: &[Vector]) -> Option<ColliderBuilder> {
-    if corners.len() != 8 {
-        return None;
-    }
-    let (mut lo, mut hi) = (corners[0], corners[0]);
+/// Whether a hull's corners are the eight of its bounds, with its thinnest side under [`THIN`]
+/// of its longest (a plank): such a hull collides as a cuboid ([`bounds_box`]), the same solid,
+/// because rapier's continuous collision detection, which sweeps every body moving more than
+/// half its thinnest side in a step (thin ones often), asks a hull for its mass properties and
+/// a hull triangulates itself to answer, while a cuboid answers at once. (Crates stay hulls: as
+/// cuboids they slid where they tumbled, `docs/gpu.md`.)
+fn thin_box(corners: &[Vector]) -> bool {
+    let Some(&first) = corners.first() else {
+        return false;
+    };
+    let (mut lo, mut hi) = (first, first);
     for p in corners {
         lo = lo.min(*p);
         hi = hi.max(*p);
@@ -94,11 +95,7 @@ fn thin_box(corners: &[Vector]) -> Option<ColliderBuilder> {
     });
     let size = hi - lo;
     let (thin, long) = (size.min_element(), size.max_element());
-    if !(boxed && thin > 0.0 && thin < THIN * long) {
-        return None;
-    }
-    let half = size * 0.5;
-    Some(ColliderBuilder::cuboid(half.x, half.y, half.z).translation((lo + hi) * 0.5))
+    corners.len() == 8 && boxed && thin > 0.0 && thin < THIN * long
 }
 
 /// The points of `points` farthest out along `count` directions spread evenly over the sphere
@@ -174,20 +171,28 @@ mod tests {
 
     #[test]
     fn a_plank_collides_as_a_cuboid_and_a_crate_as_its_hull() {
-        let plank = thin_box(&corners([2.0, 0.3, 0.05], 0.0)).expect("a plank is a thin box");
-        let half = plank.shape.as_cuboid().expect("a cuboid").half_extents;
+        let plank = corners([2.0, 0.3, 0.05], 0.0);
+        assert!(thin_box(&plank), "a plank is a thin box");
+        let positions = plank.iter().map(|p| [p.x, p.y, p.z]).collect();
+        let body = crate::level::Body {
+            name: "plank".into(),
+            gltf: "plank.glb".into(),
+            translation: [0.0; 3],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+            density: 500.0,
+            dynamic: true,
+            coupling: Default::default(),
+            collider: Default::default(),
+        };
+        let built = collider(&body, &TriMesh::new(positions, Vec::new()), [1.0; 3], 500.0);
+        let half = built.shape.as_cuboid().expect("a cuboid").half_extents;
         assert_eq!([half.x, half.y, half.z], [1.0, 0.15, 0.025]);
+        assert!(!thin_box(&corners([1.0, 1.0, 1.0], 0.0)), "a crate");
         assert!(
-            thin_box(&corners([1.0, 1.0, 1.0], 0.0)).is_none(),
-            "a crate"
-        );
-        assert!(
-            thin_box(&corners([2.0, 0.3, 0.05], 0.3)).is_none(),
+            !thin_box(&corners([2.0, 0.3, 0.05], 0.3)),
             "not along the axes"
         );
-        assert!(
-            thin_box(&corners([2.0, 0.3, 0.05], 0.0)[..7]).is_none(),
-            "seven corners"
-        );
+        assert!(!thin_box(&plank[..7]), "seven corners");
     }
 }
