@@ -7,11 +7,13 @@
 //!
 //! ```text
 //! cargo run --release -p spillway --example body_bench --features gpu,rapier -- \
-//!     [--backend gpu|cpu] [--size 1024] [--bodies 0,50,200] [--steps 300] [--sync]
+//!     [--backend gpu|cpu] [--size 1024] [--bodies 0,50,200] [--steps 300] [--sync] \
+//!     [--physics-threads N]
 //! ```
 //!
 //! `--sync` turns the read-ahead of the water under the bodies off (`BodyWorld::read_ahead`):
-//! each step then waits for the GPU's copy.
+//! each step then waits for the GPU's copy. `--physics-threads` sets the workers of the pool
+//! rapier steps on (`BodyWorld::set_physics_threads`; by default the cores, from 2 to 8).
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -35,6 +37,7 @@ struct Options {
     bodies: Vec<usize>,
     steps: usize,
     sync: bool,
+    threads: Option<usize>,
 }
 
 fn options() -> Result<Options, Box<dyn Error>> {
@@ -44,6 +47,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
         bodies: vec![0, 50, 200],
         steps: 300,
         sync: false,
+        threads: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -59,6 +63,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
             }
             "--steps" => o.steps = value()?.parse()?,
             "--sync" => o.sync = true,
+            "--physics-threads" => o.threads = Some(value()?.parse()?),
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -116,10 +121,14 @@ fn measure<S: WaterSolver>(
     count: usize,
     steps: usize,
     sync: bool,
+    threads: Option<usize>,
     finish: &mut dyn FnMut(&mut S),
 ) -> Result<(f64, f64, String), Box<dyn Error>> {
     let mut world = BodyWorld::new(sim);
     world.read_ahead = !sync;
+    if let Some(threads) = threads {
+        world.set_physics_threads(threads);
+    }
     scatter(&mut world, n, count)?;
     for _ in 0..30 {
         world.step(sim, DT)?;
@@ -172,13 +181,22 @@ fn main() -> Result<(), Box<dyn Error>> {
                 count,
                 o.steps,
                 o.sync,
+                o.threads,
                 &mut |s: &mut GpuSimulation| {
                     let _ = s.stats();
                 },
             )?
         } else {
             let mut sim = Simulation::new(&level)?;
-            measure(&mut sim, o.size, count, o.steps, o.sync, &mut |_| {})?
+            measure(
+                &mut sim,
+                o.size,
+                count,
+                o.steps,
+                o.sync,
+                o.threads,
+                &mut |_| {},
+            )?
         };
         println!(
             "{{\"backend\": \"{backend}\", \"size\": {}, \"bodies\": {count}, \"coupled_ms_per_step\": {coupled:.3}, \"water_ms_per_step\": {water:.3}, \"fits_60hz\": {}, \"read_ahead\": {}, \"phases_ms\": {phases}}}",

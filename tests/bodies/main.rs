@@ -12,6 +12,8 @@ mod coupled;
 mod gpu_coupled;
 mod import;
 mod raster;
+#[cfg(feature = "rapier")]
+mod threads;
 
 use std::path::PathBuf;
 

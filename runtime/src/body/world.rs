@@ -31,8 +31,12 @@ use rayon::prelude::*;
 
 mod cells;
 mod motion;
+mod threads;
+mod times;
 mod water;
 pub use motion::BodyState;
+pub use threads::MIN_PHYSICS_THREADS;
+pub use times::StepTimes;
 pub use water::CLEARANCE;
 use water::{block, displace, request};
 pub mod collider;
@@ -137,6 +141,10 @@ pub struct BodyWorld {
     times: StepTimes,
     /// Buffers the coupling reuses from step to step.
     scratch: Scratch,
+    /// Workers of the pool rapier steps on ([`Self::set_physics_threads`]).
+    physics_threads: usize,
+    /// The world's own pool for rapier, started at its first step.
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 /// Buffers the coupling reuses from step to step.
@@ -148,41 +156,6 @@ struct Scratch {
     delta: Vec<f32>,
     /// The water all floaters move, per cell.
     moved: Vec<(usize, f32)>,
-}
-
-/// Time spent in each phase of [`BodyWorld::step`], summed over steps (seconds). On the GPU,
-/// `read` includes any wait for the water and `advance` only records the step. `physics` runs
-/// at the same time as `block`, `displace` and `advance`, so a step's wall time is the sum of
-/// every phase but `physics`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StepTimes {
-    /// Coupled steps counted.
-    pub steps: u64,
-    /// Rasterising the bodies into columns.
-    pub rasterise: f64,
-    /// Handing the blockers to the solver.
-    pub block: f64,
-    /// Reading the water under the bodies.
-    pub read: f64,
-    /// Taking the water the last step read ahead (while the bodies are rasterised: part of
-    /// `rasterise`, not of `read`).
-    pub take: f64,
-    /// Buoyancy, drag and damping.
-    pub forces: f64,
-    /// Floaters' displacement of the water.
-    pub displace: f64,
-    /// The water's step and the read-back request for the next step.
-    pub advance: f64,
-    /// The rigid-body step (rapier), on its own thread alongside `block`, `displace` and
-    /// `advance`.
-    pub physics: f64,
-    /// Waiting for rapier after the water's side of the step was done.
-    pub waited: f64,
-    /// From asking for rapier's thread to its start.
-    pub started: f64,
-    /// Steps that read some of the water at once (the read-ahead had not foreseen where a
-    /// body went, or was off), waiting for the GPU.
-    pub read_now: u64,
 }
 
 impl BodyWorld {
@@ -207,6 +180,8 @@ impl BodyWorld {
             water: WaterCopy::new(grid),
             times: StepTimes::default(),
             scratch: Scratch::default(),
+            physics_threads: threads::default_physics_threads(),
+            pool: None,
         };
         if let Ok(terrain) = sim.read_terrain() {
             world.set_terrain(&terrain);
@@ -448,6 +423,7 @@ impl BodyWorld {
             .filter_map(|id| Some((id, self.state(id)?)))
             .collect();
         self.physics.integration_parameters.dt = body_dt;
+        let pool = self.physics_pool();
         let Self {
             physics,
             slots,
@@ -461,34 +437,42 @@ impl BodyWorld {
         let started = std::time::Instant::now();
         // Rapier's time and its lateness, seconds.
         let mut rapier = (0.0, 0.0);
-        // Rapier on a worker of the thread pool (no thread started per step; a panic there
-        // comes back here at the scope's end) while this thread gives the water its step.
-        let water_side = rayon::in_place_scope(|scope| {
-            let rapier = &mut rapier;
-            scope.spawn(move |_| {
-                let start = std::time::Instant::now();
-                physics.step();
-                *rapier = (
-                    start.elapsed().as_secs_f64(),
-                    (start - started).as_secs_f64(),
-                );
-            });
-            let mut run = || -> Result<(), WorldError> {
-                block(slots, blockers, water, sim)?;
-                lap(&mut t.block);
-                displace(slots, *grid, water, scratch, sim)?;
-                lap(&mut t.displace);
-                sim.advance_steps(dt, water_steps)?;
-                // The water around the bodies after this step, read back while the rigid
-                // bodies step and rasterise (the GPU does not wait): the next step takes it.
-                if *read_ahead {
-                    request(slots, *grid, sim)?;
-                }
-                lap(&mut t.advance);
-                Ok(())
-            };
-            run()
-        });
+        let mut rapier_step = move |rapier: &mut (f64, f64)| {
+            let start = std::time::Instant::now();
+            physics.step();
+            *rapier = (
+                start.elapsed().as_secs_f64(),
+                (start - started).as_secs_f64(),
+            );
+        };
+        let mut water_step = || -> Result<(), WorldError> {
+            block(slots, blockers, water, sim)?;
+            lap(&mut t.block);
+            displace(slots, *grid, water, scratch, sim)?;
+            lap(&mut t.displace);
+            sim.advance_steps(dt, water_steps)?;
+            // The water around the bodies after this step, read back while the rigid bodies
+            // step and rasterise (the GPU does not wait): the next step takes it.
+            if *read_ahead {
+                request(slots, *grid, sim)?;
+            }
+            lap(&mut t.advance);
+            Ok(())
+        };
+        // Rapier on a worker of the world's own pool (no thread started per step; a panic
+        // there comes back here at the scope's end) while this thread gives the water its step.
+        let water_side = match pool {
+            Some(pool) => pool.in_place_scope(|scope| {
+                let rapier = &mut rapier;
+                scope.spawn(move |_| rapier_step(rapier));
+                water_step()
+            }),
+            None => {
+                let water_side = water_step();
+                rapier_step(&mut rapier);
+                water_side
+            }
+        };
         lap(&mut t.waited);
         t.physics += rapier.0;
         t.started += rapier.1;
@@ -501,6 +485,29 @@ impl BodyWorld {
         t.steps += 1;
         self.times = t;
         Ok(())
+    }
+
+    /// Sets how many workers the pool that steps this world's rigid bodies has (at least
+    /// [`MIN_PHYSICS_THREADS`]; by default the machine's cores, from 2 to 8). Each world has a
+    /// pool of its own, started at its first step, so worlds stepped at once never wait on
+    /// each other's work.
+    pub fn set_physics_threads(&mut self, threads: usize) {
+        let threads = threads.max(MIN_PHYSICS_THREADS);
+        if threads != self.physics_threads {
+            self.physics_threads = threads;
+            self.pool = None;
+            self.physics.set_thread_pool(None);
+        }
+    }
+
+    /// The world's pool for rapier, started (and handed to rapier) on first use; `None` where
+    /// no thread could be started.
+    fn physics_pool(&mut self) -> Option<Arc<rayon::ThreadPool>> {
+        if self.pool.is_none() {
+            self.pool = threads::physics_pool(self.physics_threads);
+            self.physics.set_thread_pool(self.pool.clone());
+        }
+        self.pool.clone()
     }
 
     /// Where the coupled steps' time went since the world was made.
