@@ -8,12 +8,14 @@
 //! ```text
 //! cargo run --release -p spillway --example body_bench --features gpu,rapier -- \
 //!     [--backend gpu|cpu] [--size 1024] [--bodies 0,50,200] [--steps 300] [--sync] \
-//!     [--physics-threads N]
+//!     [--physics-threads N] [--stride N]
 //! ```
 //!
 //! `--sync` turns the read-ahead of the water under the bodies off (`BodyWorld::read_ahead`):
 //! each step then waits for the GPU's copy. `--physics-threads` sets the workers of the pool
-//! rapier steps on (`BodyWorld::set_physics_threads`; by default the cores, from 2 to 8).
+//! rapier steps on (`BodyWorld::set_physics_threads`; by default the cores, from 2 to 8). `--stride N` times
+//! the preview's coarser body steps at fast-forward (`BodyWorld::step_coarse`): N water steps of
+//! 1/60 s under one rigid-body step of N/60 s; the coupled figures are then per body step.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -38,6 +40,7 @@ struct Options {
     steps: usize,
     sync: bool,
     threads: Option<usize>,
+    stride: usize,
 }
 
 fn options() -> Result<Options, Box<dyn Error>> {
@@ -48,6 +51,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
         steps: 300,
         sync: false,
         threads: None,
+        stride: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -64,6 +68,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
             "--steps" => o.steps = value()?.parse()?,
             "--sync" => o.sync = true,
             "--physics-threads" => o.threads = Some(value()?.parse()?),
+            "--stride" => o.stride = value()?.parse::<usize>()?.max(1),
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -117,35 +122,40 @@ fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn 
 /// coupled steps' time went (ms per step, by phase).
 fn measure<S: WaterSolver>(
     sim: &mut S,
-    n: usize,
+    o: &Options,
     count: usize,
-    steps: usize,
-    sync: bool,
-    threads: Option<usize>,
     finish: &mut dyn FnMut(&mut S),
 ) -> Result<(f64, f64, String), Box<dyn Error>> {
+    let (n, steps) = (o.size, o.steps);
     let mut world = BodyWorld::new(sim);
-    world.read_ahead = !sync;
-    if let Some(threads) = threads {
+    world.read_ahead = !o.sync;
+    if let Some(threads) = o.threads {
         world.set_physics_threads(threads);
     }
     scatter(&mut world, n, count)?;
     for _ in 0..30 {
-        world.step(sim, DT)?;
+        world.step_coarse(sim, DT, o.stride)?;
     }
     finish(sim);
     let before = world.step_times();
     let t = Instant::now();
     for _ in 0..steps {
-        world.step(sim, DT)?;
+        world.step_coarse(sim, DT, o.stride)?;
     }
     finish(sim);
     let coupled = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
     let after = world.step_times();
+    // The fastest body at the end (a blow-up of the coupling shows here).
+    let fastest = world
+        .ids()
+        .into_iter()
+        .filter_map(|id| world.velocity(id))
+        .map(|v| v.iter().map(|c| c * c).sum::<f32>().sqrt())
+        .fold(0.0f32, f32::max);
     let per = |a: f64, b: f64| (a - b) * 1e3 / steps as f64;
     let phases = format!(
         "{{\"rasterise\": {:.3}, \"take\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
-         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}",
+         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}, \"fastest_body_m_per_s\": {:.2}",
         per(after.rasterise, before.rasterise),
         per(after.take, before.take),
         per(after.block, before.block),
@@ -157,6 +167,7 @@ fn measure<S: WaterSolver>(
         per(after.waited, before.waited),
         per(after.started, before.started),
         after.read_now - before.read_now,
+        fastest,
     );
     let t = Instant::now();
     for _ in 0..steps {
@@ -175,34 +186,19 @@ fn main() -> Result<(), Box<dyn Error>> {
         let (coupled, water, phases) = if o.gpu {
             let mut sim = GpuSimulation::headless(&level)?;
             println!("adapter: {}", sim.adapter_name());
-            measure(
-                &mut sim,
-                o.size,
-                count,
-                o.steps,
-                o.sync,
-                o.threads,
-                &mut |s: &mut GpuSimulation| {
-                    let _ = s.stats();
-                },
-            )?
+            measure(&mut sim, &o, count, &mut |s: &mut GpuSimulation| {
+                let _ = s.stats();
+            })?
         } else {
             let mut sim = Simulation::new(&level)?;
-            measure(
-                &mut sim,
-                o.size,
-                count,
-                o.steps,
-                o.sync,
-                o.threads,
-                &mut |_| {},
-            )?
+            measure(&mut sim, &o, count, &mut |_| {})?
         };
         println!(
-            "{{\"backend\": \"{backend}\", \"size\": {}, \"bodies\": {count}, \"coupled_ms_per_step\": {coupled:.3}, \"water_ms_per_step\": {water:.3}, \"fits_60hz\": {}, \"read_ahead\": {}, \"phases_ms\": {phases}}}",
+            "{{\"backend\": \"{backend}\", \"size\": {}, \"bodies\": {count}, \"coupled_ms_per_step\": {coupled:.3}, \"water_ms_per_step\": {water:.3}, \"fits_60hz\": {}, \"read_ahead\": {}, \"stride\": {}, \"phases_ms\": {phases}}}",
             o.size,
             coupled < 1000.0 / 60.0,
-            !o.sync
+            !o.sync,
+            o.stride
         );
     }
     Ok(())

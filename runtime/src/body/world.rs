@@ -414,7 +414,7 @@ impl BodyWorld {
         // blockers: read now or read ahead, the bodies see the same water.
         t.read_now += self.read_water(sim, taken)? as u64;
         lap(&mut t.read);
-        self.apply_forces();
+        self.apply_forces(body_dt);
         self.foresee(body_dt);
         lap(&mut t.forces);
         let before: Vec<(BodyId, BodyState)> = self
@@ -519,8 +519,9 @@ impl BodyWorld {
         self.slots.get(id.0)?.as_ref()
     }
 
-    /// Buoyancy, drag and damping on every dynamic body, from the water after its step.
-    fn apply_forces(&mut self) {
+    /// Buoyancy, drag and damping on every dynamic body for a step of `dt`, from the water
+    /// after its step (drag no more than stops a body relative to the water within `dt`).
+    fn apply_forces(&mut self, dt: f32) {
         let water = self.water.water();
         for slot in self.slots.iter_mut().flatten() {
             let Some(rb) = self.physics.bodies.get_mut(slot.handle) else {
@@ -535,7 +536,12 @@ impl BodyWorld {
                 linear_velocity: [v.x, v.y, v.z],
                 angular_velocity: [w.x, w.y, w.z],
             };
-            let f = water_forces(&slot.coverage, &motion, &water, &self.fluid);
+            let inertia = rb.mass_properties().local_mprops.principal_inertia();
+            let f = water_forces(&slot.coverage, &motion, &water, &self.fluid).limited(
+                rb.mass(),
+                inertia.x.min(inertia.y).min(inertia.z),
+                dt,
+            );
             // Damping toward rest, as the paper does (§4): it takes out the energy of the
             // bobbing and spinning that forces sampled on a grid add. The current carries a body
             // through drag alone.
