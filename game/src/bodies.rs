@@ -48,8 +48,6 @@ pub struct Bodies {
     crates: VecDeque<BodyId>,
     /// Edge length of a crate, metres.
     crate_size: f32,
-    /// Below this height a body has fallen off the map and is removed.
-    floor: f32,
     dropped: usize,
 }
 
@@ -65,7 +63,6 @@ impl Bodies {
     ) -> Result<Self, Box<dyn Error>> {
         let limits = ImportLimits::default();
         let crate_mesh = import(&assets_root.join(CRATE_FILE), assets_root, &limits)?;
-        let lowest = level.terrain.data.iter().fold(f32::MAX, |a, &b| a.min(b));
         let mut out = Self {
             world: BodyWorld::new(sim),
             meshes: vec![Arc::new(crate_mesh)],
@@ -73,9 +70,10 @@ impl Bodies {
             bodies: Vec::new(),
             crates: VecDeque::new(),
             crate_size,
-            floor: lowest - 50.0,
             dropped: 0,
         };
+        // Bodies stay in where the water meets a wall, and leave where it flows out.
+        out.world.set_edges(&level.boundaries);
         let mut by_file: HashMap<&str, usize> = HashMap::new();
         for (i, body) in level.bodies.iter().enumerate() {
             let mesh = match by_file.get(body.gltf.as_str()) {
@@ -170,10 +168,10 @@ impl Bodies {
         for _ in 0..steps {
             self.world.step(sim, dt)?;
         }
-        let floor = self.floor;
+        // Bodies carried over an open edge fall and are set aside by the world: gone.
         let fallen: Vec<BodyId> = (self.bodies.iter())
             .map(|b| b.0)
-            .filter(|&id| self.world.pose(id).is_none_or(|p| p.translation[2] < floor))
+            .filter(|&id| self.world.has_left(id) != Some(false))
             .collect();
         for id in fallen {
             self.remove(id);

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use spillway::body::solver::WaterSolver;
 use spillway::body::world::{BodyId, BodyState, BodyWorld, WorldError};
 use spillway::body::{Pose, TriMesh};
-use spillway::level::Body;
+use spillway::level::{Body, Boundary};
 
 /// The document's bodies as the preview last saw them, with their meshes (`None`: the file
 /// does not load; such a body stays out of the physics).
@@ -54,8 +54,10 @@ impl PreviewBodies {
     }
 
     /// Brings the world in line with the document's bodies: deleted bodies leave it, new or
-    /// edited ones enter at their placement, unchanged ones keep moving.
-    pub fn sync(&mut self, wanted: &WantedBodies) {
+    /// edited ones enter at their placement, unchanged ones keep moving; the map's edges wall
+    /// the bodies in where the level's `boundaries` wall the water in.
+    pub fn sync(&mut self, wanted: &WantedBodies, boundaries: &[Boundary]) {
+        self.world.set_edges(boundaries);
         if self.placed.len() == wanted.bodies.len()
             && self
                 .placed

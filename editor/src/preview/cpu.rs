@@ -224,7 +224,7 @@ impl Preview {
             let bodies = self
                 .bodies
                 .get_or_insert_with(|| PreviewBodies::new(cpu.sim()));
-            bodies.sync(&self.wanted);
+            bodies.sync(&self.wanted, &level.boundaries);
         }
         self.restore_bodies();
         self.keyframe(level);

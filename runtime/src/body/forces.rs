@@ -18,8 +18,10 @@
 //! Drag is applied for a whole step, from the velocities at its start. On a light, flat body
 //! (a plank: 15 kg over two cells) entering the water fast, that impulse can exceed what
 //! stops the body relative to the water, and the next step's drag, the other way, is larger
-//! still: the body is flung off at hundreds of m/s. [`WaterForces::limited`] caps the drag of
-//! a step at what brings the body to the water's velocity, as an implicit step would.
+//! still: the body is flung off at hundreds of m/s. Buoyancy on a body far lighter than water
+//! does the same upward. [`WaterForces::limited`] caps the drag of a step at what brings the
+//! body to the water's velocity, as an implicit step would, and the lift at what carries it up
+//! by its submersion.
 
 use super::raster::Coverage;
 use crate::sim::Simulation;
@@ -141,6 +143,8 @@ pub struct WaterForces {
     /// The same for spin: the sum of `|drag| / |Δv| · r²` over the cells, `r` the distance from
     /// the centre of mass, N·m·s.
     pub drag_spin_rate: f32,
+    /// How deep the body's deepest column reaches under the surface, metres.
+    pub deepest: f32,
     /// Volume of the body below the effective surface, m³.
     pub submerged_volume: f32,
     /// `submerged_volume` over the body's volume from its coverage, 0..1.
@@ -185,6 +189,7 @@ pub fn water_forces(
             continue;
         }
         submerged += (c * u * area) as f64;
+        out.deepest = out.deepest.max(u);
         let at = [(i as f32 + 0.5) * l, (j as f32 + 0.5) * l, bottom + 0.5 * u];
         let arm = sub(at, com);
         let lift = [0.0, 0.0, fluid.density * fluid.gravity * c * u * area];
@@ -220,11 +225,18 @@ pub fn water_forces(
 
 impl WaterForces {
     /// These forces for a step of `dt` seconds on a body of `mass` (kg) whose smallest
-    /// principal moment of inertia is `inertia` (kg·m²): drag (and its torque) scaled down
-    /// where, applied for the whole step, it would more than stop the body relative to the
-    /// water (`drag_rate·dt > mass`, or `drag_spin_rate·dt > inertia` for spin). Drag below
-    /// that is unchanged. Non-finite or non-positive arguments change nothing.
-    pub fn limited(mut self, mass: f32, inertia: f32, dt: f32) -> Self {
+    /// principal moment of inertia is `inertia` (kg·m²), under `gravity` (m/s²), kept within
+    /// what an explicit step can take:
+    /// - drag (and its torque) scaled down where, applied for the whole step, it would more
+    ///   than stop the body relative to the water (`drag_rate·dt > mass`, or
+    ///   `drag_spin_rate·dt > inertia` for spin);
+    /// - buoyancy (and its torque) scaled down where its lift beyond the body's weight would
+    ///   carry the body up by more than its deepest submersion in one step (a body much
+    ///   lighter than water, pushed under: a cork log would otherwise leave the water at
+    ///   15 m/s after a step of 1/12 s).
+    ///
+    /// Forces within both are unchanged. Non-finite or non-positive arguments change nothing.
+    pub fn limited(mut self, mass: f32, inertia: f32, gravity: f32, dt: f32) -> Self {
         let share = |rate: f32, of: f32| {
             let impulse = rate * dt;
             if of > 0.0 && of.is_finite() && impulse > of && impulse.is_finite() {
@@ -235,13 +247,23 @@ impl WaterForces {
         };
         let linear = share(self.drag_rate, mass);
         let turning = linear.min(share(self.drag_spin_rate, inertia));
-        if linear == 1.0 && turning == 1.0 {
+        // The most lift beyond the weight: Δv·dt ≤ deepest, Δv = lift·dt / mass.
+        let weight = mass * gravity;
+        let most = weight + mass * self.deepest / (dt * dt);
+        let lifting = if self.buoyancy[2] > most && most.is_finite() && weight >= 0.0 {
+            most / self.buoyancy[2]
+        } else {
+            1.0
+        };
+        if linear == 1.0 && turning == 1.0 && lifting == 1.0 {
             return self;
         }
+        let lift_torque = sub(self.torque, self.drag_torque);
         let kept = self.drag_torque.map(|t| t * turning);
-        self.torque = add(sub(self.torque, self.drag_torque), kept);
+        self.torque = add(lift_torque.map(|t| t * lifting), kept);
         self.drag_torque = kept;
         self.drag = self.drag.map(|d| d * linear);
+        self.buoyancy = self.buoyancy.map(|b| b * lifting);
         self.force = add(self.buoyancy, self.drag);
         self
     }

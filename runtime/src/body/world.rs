@@ -24,17 +24,18 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rapier3d::prelude::{
-    ColliderBuilder, ColliderHandle, PhysicsWorld, Pose as RapierPose, RigidBodyBuilder,
-    RigidBodyHandle, RigidBodySet, Rotation, Vector,
+    ColliderHandle, PhysicsWorld, Pose as RapierPose, RigidBodyBuilder, RigidBodyHandle,
+    RigidBodySet, Rotation, Vector,
 };
 use rayon::prelude::*;
 
 mod cells;
+mod ground;
 mod motion;
 mod threads;
 mod times;
 mod water;
-pub use motion::BodyState;
+pub use motion::{BodyState, FALL_BELOW};
 pub use threads::MIN_PHYSICS_THREADS;
 pub use times::StepTimes;
 pub use water::CLEARANCE;
@@ -48,7 +49,7 @@ use super::import::{ImportError, ImportLimits, import_body};
 use super::raster::{CellGrid, Coverage};
 use super::solver::{SolverError, WaterCopy, WaterSolver};
 use super::{Pose, TriMesh, blocks_water};
-use crate::level::{Body, Level};
+use crate::level::{Body, Boundary, Level};
 use crate::sim::blocking::{BlockerError, Blockers};
 
 /// Linear damping toward rest of a fully submerged body in a world, 1/s: enough to settle a
@@ -117,6 +118,8 @@ struct Slot {
     /// it (from its velocity and spin), with its ring.
     reach: [usize; 4],
     forces: WaterForces,
+    /// Whether the body fell over the map's edge and was set aside ([`BodyWorld::has_left`]).
+    left: bool,
 }
 
 /// The level's rigid bodies in a rapier3d world, coupled both ways with a water
@@ -145,6 +148,14 @@ pub struct BodyWorld {
     physics_threads: usize,
     /// The world's own pool for rapier, started at its first step.
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The lowest ground of the terrain collider, metres (−∞ without one).
+    floor: f32,
+    /// The highest ground of the terrain collider, metres (−∞ without one).
+    ceiling: f32,
+    /// The walls along the map's edges where the water meets a wall ([`Self::set_edges`]).
+    walls: Vec<ColliderHandle>,
+    /// The boundaries the walls were made for.
+    edges: Option<Vec<Boundary>>,
 }
 
 /// Buffers the coupling reuses from step to step.
@@ -182,6 +193,10 @@ impl BodyWorld {
             scratch: Scratch::default(),
             physics_threads: threads::default_physics_threads(),
             pool: None,
+            floor: f32::NEG_INFINITY,
+            ceiling: f32::NEG_INFINITY,
+            walls: Vec::new(),
+            edges: None,
         };
         if let Ok(terrain) = sim.read_terrain() {
             world.set_terrain(&terrain);
@@ -190,13 +205,14 @@ impl BodyWorld {
     }
 
     /// A world with every body of `level`, meshes imported from `root` (the level's folder;
-    /// each file parsed once).
+    /// each file parsed once), walled where the level's water meets a wall ([`Self::set_edges`]).
     pub fn from_level<S: WaterSolver + ?Sized>(
         level: &Level,
         sim: &S,
         root: &Path,
     ) -> Result<Self, WorldError> {
         let mut world = Self::new(sim);
+        world.set_edges(&level.boundaries);
         let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
         let limits = ImportLimits::default();
         for (index, body) in level.bodies.iter().enumerate() {
@@ -218,44 +234,6 @@ impl BodyWorld {
             world.add(body, mesh);
         }
         Ok(world)
-    }
-
-    /// Replaces the terrain collider (after sculpting): `terrain` is row-major, one height per
-    /// cell centre of the world's grid.
-    pub fn set_terrain(&mut self, terrain: &[f32]) {
-        if let Some(h) = self.terrain.take() {
-            self.physics.remove_collider(h);
-        }
-        let CellGrid { nx, ny, cell_size } = self.grid;
-        if nx < 2 || ny < 2 || terrain.len() != nx * ny {
-            return;
-        }
-        // parry's heightfield lies in its x–z plane, rows along z: turned +90° about x its
-        // height axis is our z and its rows run along −y, so row `r` is our row `ny − 1 − r`.
-        let mut heights = Vec::with_capacity(nx * ny);
-        for i in 0..nx {
-            for r in 0..ny {
-                heights.push(terrain[(ny - 1 - r) * nx + i]);
-            }
-        }
-        let field = rapier3d::parry::utils::Array2::new(ny, nx, heights);
-        let scale = Vector::new(
-            (nx - 1) as f32 * cell_size,
-            1.0,
-            (ny - 1) as f32 * cell_size,
-        );
-        let at = RapierPose::from_parts(
-            Vector::new(
-                nx as f32 * cell_size / 2.0,
-                ny as f32 * cell_size / 2.0,
-                0.0,
-            ),
-            Rotation::from_rotation_x(std::f32::consts::FRAC_PI_2),
-        );
-        let collider = ColliderBuilder::heightfield(field, scale)
-            .position(at)
-            .friction(0.8);
-        self.terrain = Some(self.physics.insert_collider(collider, None));
     }
 
     /// Adds `body` (its placement, density, motion type and coupling) with its `mesh`; returns
@@ -288,6 +266,7 @@ impl BodyWorld {
             requested: None,
             reach: [MARGIN; 4],
             forces: WaterForces::default(),
+            left: false,
         }));
         BodyId(self.slots.len() - 1)
     }
@@ -483,6 +462,7 @@ impl BodyWorld {
             return Err(e);
         }
         t.steps += 1;
+        self.set_aside_fallen();
         self.times = t;
         Ok(())
     }
@@ -540,6 +520,7 @@ impl BodyWorld {
             let f = water_forces(&slot.coverage, &motion, &water, &self.fluid).limited(
                 rb.mass(),
                 inertia.x.min(inertia.y).min(inertia.z),
+                self.fluid.gravity,
                 dt,
             );
             // Damping toward rest, as the paper does (§4): it takes out the energy of the
@@ -596,7 +577,10 @@ fn rasterise(slots: &mut [Option<Slot>], bodies: &RigidBodySet, grid: CellGrid) 
             scale: slot.scale,
         };
         let mut now = std::mem::take(&mut slot.previous);
-        if slot.rasterised_at == Some(pose) {
+        if slot.left {
+            // Set aside under the ground: out of the coupling.
+            now = Coverage::default();
+        } else if slot.rasterised_at == Some(pose) {
             now.clone_from(&slot.coverage);
         } else {
             now.rasterise_into(&slot.mesh, &pose, grid, SAMPLES);

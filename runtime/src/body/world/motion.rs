@@ -1,10 +1,15 @@
 //! Saving and restoring how each body of a [`BodyWorld`] sits and moves, so a caller can put the
-//! world back to an earlier moment (the editor's timeline keyframes).
+//! world back to an earlier moment (the editor's timeline keyframes), and setting aside the
+//! bodies that fall over the map's edge.
 
 use rapier3d::prelude::Vector;
 
 use super::{BodyId, BodyWorld, rapier_pose};
 use crate::body::Pose;
+
+/// How far below the lowest ground a body's centre must fall for it to count as gone over the
+/// map's edge (the terrain collider ends at the map's border; nothing else is down there), m.
+pub const FALL_BELOW: f32 = 2.0;
 
 /// Where a body is and how fast it moves: what [`BodyWorld::set_state`] puts back.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,9 +48,40 @@ impl BodyWorld {
             let [x, y, z] = v.map(|c| if c.is_finite() { c } else { 0.0 });
             Vector::new(x, y, z)
         };
+        // A body set aside after falling off the map comes back where the state puts it.
+        rb.set_enabled(true);
         rb.set_position(rapier_pose(&state.pose), true);
         rb.set_linvel(finite(state.linear), true);
         rb.set_angvel(finite(state.angular), true);
+        if let Some(Some(slot)) = self.slots.get_mut(id.0) {
+            slot.left = false;
+        }
         true
+    }
+
+    /// Whether body `id` went over the map's edge and fell [`FALL_BELOW`] below the lowest
+    /// ground: it is then set aside (disabled in rapier, out of the coupling) where it fell,
+    /// instead of falling for ever. [`Self::set_state`] brings it back.
+    pub fn has_left(&self, id: BodyId) -> Option<bool> {
+        Some(self.slot(id)?.left)
+    }
+
+    /// Sets aside the dynamic bodies that fell [`FALL_BELOW`] under the lowest ground.
+    pub(super) fn set_aside_fallen(&mut self) {
+        let below = self.floor - FALL_BELOW;
+        for slot in self.slots.iter_mut().flatten() {
+            if slot.left || !slot.dynamic {
+                continue;
+            }
+            let Some(rb) = self.physics.bodies.get_mut(slot.handle) else {
+                continue;
+            };
+            if rb.translation().z < below {
+                rb.set_linvel(Vector::ZERO, false);
+                rb.set_angvel(Vector::ZERO, false);
+                rb.set_enabled(false);
+                slot.left = true;
+            }
+        }
     }
 }

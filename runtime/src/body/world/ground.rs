@@ -1,0 +1,181 @@
+//! The ground under a world's bodies: the terrain as a heightfield collider, and walls along
+//! the map's edges where the water meets a wall, so that bodies stay in a walled level and
+//! leave only where the water can (an open edge, an outlet, an inflow).
+
+use rapier3d::prelude::{ColliderBuilder, Pose as RapierPose, Rotation, Vector};
+
+use super::BodyWorld;
+use super::motion::FALL_BELOW;
+use crate::body::raster::CellGrid;
+use crate::level::{Boundary, BoundaryKind, Edge};
+
+/// Thickness of a wall along the map's edge, metres.
+const WALL_THICKNESS: f32 = 1.0;
+
+/// How far a wall along the map's edge rises above the highest ground, metres.
+const WALL_ABOVE: f32 = 20.0;
+
+/// Room between the map's edge and its wall, metres: bodies placed flush with the edge (a dam
+/// of crates across a channel, wall to wall) are not pressed together by the walls.
+const WALL_CLEARANCE: f32 = 0.05;
+
+impl BodyWorld {
+    /// Replaces the terrain collider (after sculpting): `terrain` is row-major, one height per
+    /// cell centre of the world's grid.
+    pub fn set_terrain(&mut self, terrain: &[f32]) {
+        if let Some(h) = self.terrain.take() {
+            self.physics.remove_collider(h);
+        }
+        let CellGrid { nx, ny, cell_size } = self.grid;
+        (self.floor, self.ceiling) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+        if nx < 2 || ny < 2 || terrain.len() != nx * ny {
+            self.build_walls();
+            return;
+        }
+        let finite = terrain.iter().copied().filter(|h| h.is_finite());
+        self.floor = finite.clone().fold(f32::INFINITY, f32::min);
+        self.ceiling = finite.fold(f32::NEG_INFINITY, f32::max);
+        // parry's heightfield lies in its x–z plane, rows along z: turned +90° about x its
+        // height axis is our z and its rows run along −y, so row `r` is our row `ny − 1 − r`.
+        // One sample more on every side, at the edge cell's height, so that the ground reaches
+        // half a cell past the map's edge (the samples are the cells' centres) and nothing
+        // falls between the ground and a wall at the edge.
+        let mut heights = Vec::with_capacity((nx + 2) * (ny + 2));
+        for e in 0..nx + 2 {
+            let i = e.saturating_sub(1).min(nx - 1);
+            for r in 0..ny + 2 {
+                let row = ny.saturating_sub(r).min(ny - 1);
+                heights.push(terrain[row * nx + i]);
+            }
+        }
+        let field = rapier3d::parry::utils::Array2::new(ny + 2, nx + 2, heights);
+        let scale = Vector::new(
+            (nx + 1) as f32 * cell_size,
+            1.0,
+            (ny + 1) as f32 * cell_size,
+        );
+        let at = RapierPose::from_parts(
+            Vector::new(
+                nx as f32 * cell_size / 2.0,
+                ny as f32 * cell_size / 2.0,
+                0.0,
+            ),
+            Rotation::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        );
+        let collider = ColliderBuilder::heightfield(field, scale)
+            .position(at)
+            .friction(0.8);
+        self.terrain = Some(self.physics.insert_collider(collider, None));
+        // The walls reach from under the lowest ground to over the highest.
+        self.build_walls();
+    }
+
+    /// Walls for the bodies along the map's edges, from the level's `boundaries`: every stretch
+    /// of an edge that is a wall for the water (no open, fixed-level, inflow, tide or
+    /// hydrograph boundary on it) is a wall for the bodies too, from under the lowest ground to
+    /// 20 m over the highest. Elsewhere a body carried over the edge falls and is set aside
+    /// ([`Self::has_left`]). Without this call (a world made by [`Self::new`]) there are no
+    /// walls. Cheap when the boundaries did not change.
+    pub fn set_edges(&mut self, boundaries: &[Boundary]) {
+        if self.edges.as_deref() == Some(boundaries) {
+            return;
+        }
+        self.edges = Some(boundaries.to_vec());
+        self.build_walls();
+    }
+
+    /// Makes the walls of [`Self::set_edges`] afresh for the boundaries and terrain now.
+    fn build_walls(&mut self) {
+        for h in std::mem::take(&mut self.walls) {
+            self.physics.remove_collider(h);
+        }
+        let Some(boundaries) = &self.edges else {
+            return;
+        };
+        if !(self.floor.is_finite() && self.ceiling.is_finite()) {
+            return;
+        }
+        let CellGrid { nx, ny, cell_size } = self.grid;
+        let (bottom, top) = (self.floor - FALL_BELOW, self.ceiling + WALL_ABOVE);
+        let mut walls = Vec::new();
+        for edge in Edge::ALL {
+            let along = match edge {
+                Edge::West | Edge::East => ny,
+                Edge::North | Edge::South => nx,
+            };
+            for (start, end) in closed_stretches(boundaries, edge, along) {
+                // Each wall's inner face is just past the map's edge, where a designer places
+                // bodies up to; the ground reaches under it.
+                let (a, b) = (start as f32 * cell_size, end as f32 * cell_size);
+                let half = [WALL_THICKNESS / 2.0, (b - a) / 2.0, (top - bottom) / 2.0];
+                let middle = (a + b) / 2.0;
+                let out = WALL_CLEARANCE + WALL_THICKNESS / 2.0;
+                let (x, y, hx, hy) = match edge {
+                    Edge::West => (-out, middle, half[0], half[1]),
+                    Edge::East => (nx as f32 * cell_size + out, middle, half[0], half[1]),
+                    Edge::North => (middle, -out, half[1], half[0]),
+                    Edge::South => (middle, ny as f32 * cell_size + out, half[1], half[0]),
+                };
+                let z = (bottom + top) / 2.0;
+                let wall = ColliderBuilder::cuboid(hx, hy, half[2])
+                    .position(RapierPose::from_parts(
+                        Vector::new(x, y, z),
+                        Rotation::IDENTITY,
+                    ))
+                    .friction(0.0);
+                walls.push(self.physics.insert_collider(wall, None));
+            }
+        }
+        self.walls = walls;
+    }
+}
+
+/// The stretches `[start, end)` of cells along `edge` (of `along` cells) where the water meets
+/// a wall: not under any boundary of another kind.
+fn closed_stretches(boundaries: &[Boundary], edge: Edge, along: usize) -> Vec<(usize, usize)> {
+    let mut open = vec![false; along];
+    for b in boundaries.iter().filter(|b| b.edge == edge) {
+        if b.kind != BoundaryKind::Wall {
+            let (s, e) = ((b.start as usize).min(along), (b.end as usize).min(along));
+            open[s..e.max(s)].fill(true);
+        }
+    }
+    let mut out = Vec::new();
+    let mut start = None;
+    for (k, &o) in open.iter().chain(std::iter::once(&true)).enumerate() {
+        match (o, start) {
+            (false, None) => start = Some(k),
+            (true, Some(s)) => {
+                out.push((s, k));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outlet_opens_its_stretch_of_the_wall() {
+        let outlet = Boundary {
+            edge: Edge::East,
+            start: 3,
+            end: 6,
+            kind: BoundaryKind::Open,
+        };
+        assert_eq!(closed_stretches(&[], Edge::East, 10), vec![(0, 10)]);
+        let b = [outlet];
+        assert_eq!(closed_stretches(&b, Edge::East, 10), vec![(0, 3), (6, 10)]);
+        assert_eq!(closed_stretches(&b, Edge::West, 10), vec![(0, 10)]);
+        let whole = Boundary {
+            start: 0,
+            end: 99,
+            ..b[0].clone()
+        };
+        assert!(closed_stretches(&[whole], Edge::East, 10).is_empty());
+    }
+}
