@@ -13,6 +13,8 @@ mod gpu_coupled;
 mod import;
 mod raster;
 #[cfg(feature = "rapier")]
+mod stability;
+#[cfg(feature = "rapier")]
 mod threads;
 
 use std::path::PathBuf;

@@ -1,0 +1,173 @@
+//! Bodies that stay calm and in the level: dropped into water they slow down rather than fly
+//! off (drag and lift capped per step, at every body step and at the preview's coarser ones),
+//! every asset at densities from cork to steel settles, and the map's edges wall the bodies in
+//! where they wall the water in and let them go over an open edge.
+
+use spillway::body::world::BodyWorld;
+use spillway::level::Level;
+use spillway::{Grid, Simulation};
+
+use super::coupled::{crowded_river, lake, mesh, run};
+use super::{body, crowded_river_level};
+
+/// The fastest body of `world`, m/s.
+pub(super) fn fastest(world: &BodyWorld) -> f32 {
+    world
+        .ids()
+        .into_iter()
+        .filter_map(|id| world.velocity(id))
+        .map(|v| v.iter().map(|c| c * c).sum::<f32>().sqrt())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn bodies_dropped_into_water_are_slowed_not_flung_at_every_body_step() {
+    // The crowd falls from up to 4 m above the water: at most 8.9 m/s when it lands. Light,
+    // flat bodies (planks of 15 kg) took more drag in a step than stops them and were flung
+    // off at 400 m/s, at 1/60 s steps and more so at the preview's coarser ones.
+    for water_steps in [1, 5] {
+        let (mut sim, mut world) = crowded_river();
+        let dt = sim.params().dt;
+        let mut worst = 0.0f32;
+        for _ in 0..(3.0 / dt) as usize / water_steps {
+            world.step_coarse(&mut sim, dt, water_steps).unwrap();
+            worst = worst.max(fastest(&world));
+        }
+        println!("{water_steps} water steps per body step: fastest body {worst:.2} m/s");
+        assert!(
+            worst < 12.0,
+            "{water_steps} water steps per body step: a body reached {worst} m/s"
+        );
+    }
+}
+
+#[test]
+fn a_body_over_the_edge_of_the_map_is_set_aside_not_left_falling() {
+    // The terrain collider ends at the map's border: a crate past it falls with nothing below.
+    let mut sim = lake(32, 0.5, 1.0);
+    let mut world = BodyWorld::new(&sim);
+    let gone = world.add(&body("crate", [-3.0, 8.0, 1.5], 400.0), mesh("crate"));
+    let kept = world.add(&body("crate", [8.0, 8.0, 1.5], 400.0), mesh("crate"));
+    let start = world.state(gone).unwrap();
+    run(&mut world, &mut sim, 5.0);
+    let z = world.pose(gone).unwrap().translation[2];
+    println!("over the edge: left {:?} at z {z:.2}", world.has_left(gone));
+    assert_eq!(world.has_left(gone), Some(true));
+    assert_eq!(world.has_left(kept), Some(false));
+    assert!(
+        (-2.0 - spillway::body::world::FALL_BELOW..-2.0).contains(&z),
+        "set aside where it fell: {z}"
+    );
+    assert_eq!(world.velocity(gone), Some([0.0; 3]));
+    // Five seconds later it is still there (not falling), and the state brings it back.
+    run(&mut world, &mut sim, 5.0);
+    assert_eq!(world.pose(gone).unwrap().translation[2], z);
+    assert!(world.set_state(gone, &start));
+    assert_eq!(world.has_left(gone), Some(false));
+    let dt = sim.params().dt;
+    world.step(&mut sim, dt).unwrap();
+    assert!(
+        world.pose(gone).unwrap().translation[2] < 1.5,
+        "falls again"
+    );
+    assert!(sim.stats().balance_error.abs() < 1e-6);
+}
+
+#[test]
+fn bodies_of_every_kind_and_density_settle_without_blowing_up() {
+    // Every asset at densities from cork to steel, dropped from 0.5 to 3 m above a lake with a
+    // current, coupled at every water step and at the preview's coarser steps.
+    let densities = [50.0f32, 200.0, 600.0, 1000.0, 1500.0, 3000.0, 7800.0];
+    let kinds = ["crate", "log", "barrel", "plank", "boulder", "cart"];
+    for water_steps in [1, 5] {
+        let level = crowded_river_level();
+        let mut sim = Simulation::new(&level).unwrap();
+        let mut world = BodyWorld::new(&sim);
+        world.set_edges(&level.boundaries);
+        let mut k = 0;
+        for (a, kind) in kinds.iter().enumerate() {
+            for (b, &density) in densities.iter().enumerate() {
+                let at = [
+                    4.0 + 5.0 * a as f32,
+                    4.0 + 4.5 * b as f32,
+                    2.0 + 0.5 * (k % 6) as f32,
+                ];
+                world.add(&body(kind, at, density), mesh(kind));
+                k += 1;
+            }
+        }
+        let dt = sim.params().dt;
+        let mut worst = 0.0f32;
+        for _ in 0..(10.0 / dt) as usize / water_steps {
+            world.step_coarse(&mut sim, dt, water_steps).unwrap();
+            worst = worst.max(fastest(&world));
+            for id in world.ids() {
+                let p = world.pose(id).unwrap();
+                assert!(
+                    p.translation
+                        .iter()
+                        .chain(&p.rotation)
+                        .all(|x| x.is_finite())
+                );
+            }
+        }
+        let s = sim.stats();
+        let left = world
+            .ids()
+            .into_iter()
+            .filter(|&id| world.has_left(id) == Some(true));
+        println!(
+            "{water_steps} water steps per body step: fastest {worst:.2} m/s, {} left, balance {:.1e}",
+            left.count(),
+            s.balance_error
+        );
+        assert!(worst < 10.0, "{water_steps}: a body reached {worst} m/s");
+        assert!(s.balance_error.abs() < 1e-6, "balance {}", s.balance_error);
+        assert!(sim.depth().iter().all(|d| d.is_finite() && *d >= 0.0));
+        let left = world
+            .ids()
+            .into_iter()
+            .filter(|&id| world.has_left(id) == Some(true));
+        assert_eq!(left.count(), 0, "no body leaves the walled basin");
+    }
+}
+
+#[test]
+fn bodies_stay_in_at_a_walled_edge_and_leave_over_an_open_one() {
+    use spillway::level::{Boundary, BoundaryKind, Edge};
+    let n = 32;
+    let mut level = Level::flat(n, n, 0.5, 0.0);
+    level.water = Grid::filled(n, n, 0.3);
+    level.boundaries.push(Boundary {
+        edge: Edge::East,
+        start: 0,
+        end: n as u32,
+        kind: BoundaryKind::Open,
+    });
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    world.set_edges(&level.boundaries);
+    // Two crates slid at 6 m/s along the bed, 1 m from the west wall and the open east edge.
+    let west = world.add(&body("crate", [1.5, 8.0, 0.5], 2000.0), mesh("crate"));
+    let east = world.add(&body("crate", [14.5, 8.0, 0.5], 2000.0), mesh("crate"));
+    for (id, v) in [(west, -6.0), (east, 6.0)] {
+        let mut state = world.state(id).unwrap();
+        state.linear = [v, 0.0, 0.0];
+        world.set_state(id, &state);
+    }
+    run(&mut world, &mut sim, 4.0);
+    let at = |id| world.pose(id).unwrap().translation;
+    println!("west crate at {:?}, east crate at {:?}", at(west), at(east));
+    assert_eq!(world.has_left(west), Some(false));
+    assert!(
+        at(west)[0] > 0.45 && at(west)[2] > 0.0,
+        "held by the wall: {:?}",
+        at(west)
+    );
+    assert_eq!(
+        world.has_left(east),
+        Some(true),
+        "over the open edge: {:?}",
+        at(east)
+    );
+}
