@@ -10,7 +10,9 @@ use spillway::body::world::{BodyId, BodyWorld};
 use spillway::level::Level;
 use spillway::{Grid, Simulation};
 
-use super::{asset, body, channel, crowd, crowded_river_level, discharge_at, river};
+use super::{
+    assert_poses_finite, asset, body, channel, crowd, crowded_river_level, discharge_at, river,
+};
 
 /// A walled `n × n` lake of `dx` cells, `depth` deep over a flat bed at 0.
 pub(super) fn lake(n: usize, dx: f32, depth: f32) -> Simulation {
@@ -316,15 +318,7 @@ fn two_hundred_moving_bodies_keep_the_volume_balance_for_100000_steps() {
                 .into_iter()
                 .filter(|&id| world.has_left(id) == Some(true));
             assert_eq!(left.count(), 0, "bodies left the walled basin");
-            for id in world.ids() {
-                let p = world.pose(id).unwrap();
-                assert!(
-                    p.translation
-                        .iter()
-                        .chain(&p.rotation)
-                        .all(|x| x.is_finite())
-                );
-            }
+            assert_poses_finite(&world);
         }
     }
     let s = sim.stats();

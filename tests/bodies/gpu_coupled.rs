@@ -9,7 +9,7 @@ use spillway::gpu::GpuSimulation;
 use spillway::level::Level;
 use spillway::{Grid, Simulation};
 
-use super::{asset, body, channel, crowd, crowded_river_level, river};
+use super::{assert_poses_finite, asset, body, channel, crowd, crowded_river_level, river};
 
 fn gpu(level: &Level) -> GpuSimulation {
     GpuSimulation::headless(level).expect("a GPU adapter (lavapipe in CI)")
@@ -173,16 +173,7 @@ fn two_hundred_moving_bodies_on_the_gpu_keep_the_balance() {
         assert!(s.balance_error.abs() < 1e-5, "balance {}", s.balance_error);
         let depth = sim.read_depth().unwrap();
         assert!(depth.iter().all(|d| d.is_finite() && *d >= 0.0));
-        for id in world.ids() {
-            let p = world.pose(id).unwrap();
-            assert!(
-                p.translation
-                    .iter()
-                    .chain(&p.rotation)
-                    .all(|x| x.is_finite()),
-                "body {id:?} at {p:?}"
-            );
-        }
+        assert_poses_finite(&world);
     }
     assert_eq!(world.ids().len(), 200);
     assert!(moving_min > 20, "the bodies move: at least {moving_min}");

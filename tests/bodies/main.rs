@@ -193,3 +193,18 @@ pub fn body(name: &str, at: [f32; 3], density: f32) -> spillway::level::Body {
         collider: Default::default(),
     }
 }
+
+/// Asserts that every body of `world` has a finite pose (no NaN left a step).
+#[cfg(feature = "rapier")]
+pub fn assert_poses_finite(world: &spillway::body::world::BodyWorld) {
+    for id in world.ids() {
+        let p = world.pose(id).unwrap();
+        assert!(
+            p.translation
+                .iter()
+                .chain(&p.rotation)
+                .all(|x| x.is_finite()),
+            "body {id:?} at {p:?}"
+        );
+    }
+}

@@ -8,7 +8,7 @@ use spillway::level::Level;
 use spillway::{Grid, Simulation};
 
 use super::coupled::{crowded_river, lake, mesh, run};
-use super::{body, crowded_river_level};
+use super::{assert_poses_finite, body, crowded_river_level};
 
 /// The fastest body of `world`, m/s.
 pub(super) fn fastest(world: &BodyWorld) -> f32 {
@@ -101,15 +101,7 @@ fn bodies_of_every_kind_and_density_settle_without_blowing_up() {
         for _ in 0..(10.0 / dt) as usize / water_steps {
             world.step_coarse(&mut sim, dt, water_steps).unwrap();
             worst = worst.max(fastest(&world));
-            for id in world.ids() {
-                let p = world.pose(id).unwrap();
-                assert!(
-                    p.translation
-                        .iter()
-                        .chain(&p.rotation)
-                        .all(|x| x.is_finite())
-                );
-            }
+            assert_poses_finite(&world);
         }
         let s = sim.stats();
         let left = world
