@@ -39,7 +39,7 @@ pub use motion::{BodyState, FALL_BELOW};
 pub use threads::MIN_PHYSICS_THREADS;
 pub use times::StepTimes;
 pub use water::CLEARANCE;
-use water::{block, displace, request};
+use water::{block_beside_floaters, request};
 pub mod collider;
 use cells::Window;
 use thiserror::Error;
@@ -425,9 +425,9 @@ impl BodyWorld {
             );
         };
         let mut water_step = || -> Result<(), WorldError> {
-            block(slots, blockers, water, sim)?;
+            block_beside_floaters(slots, *grid, blockers, water, scratch, sim)?;
             lap(&mut t.block);
-            displace(slots, *grid, water, scratch, sim)?;
+            sim.displace(&scratch.moved)?;
             lap(&mut t.displace);
             sim.advance_steps(dt, water_steps)?;
             // The water around the bodies after this step, read back while the rigid bodies

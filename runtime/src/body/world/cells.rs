@@ -128,15 +128,17 @@ pub(super) fn see_through(
 
 /// The water a floater pushes aside between its last coverage `previous` and its coverage
 /// `now` (Thürey et al.): the change of its submerged volume per cell, both measured against
-/// the water in `water` as it is, is taken from (or given to) the cell, no cell giving more
-/// than it holds, and the net goes to the ring of cells around the body. `water` is updated;
-/// every cell's volume (m³ taken, negative: given) is pushed to `moved`. `delta` is scratch
-/// space.
+/// the water copy's `surface` as it is, is taken from (or given to) the cell, no cell giving
+/// more than it holds, and the net goes to the ring of cells around the body. The copy's
+/// `depth` is updated (its surface is not read for depth, so the blockers may read it at the
+/// same time); every cell's volume (m³ taken, negative: given) is pushed to `moved`. `delta`
+/// is scratch space.
 pub(super) fn push_aside(
     now: &Coverage,
     previous: &Coverage,
     grid: CellGrid,
-    water: &mut WaterCopy,
+    surface: &[f32],
+    depth: &mut [f32],
     moved: &mut Vec<(usize, f32)>,
     delta: &mut Vec<f32>,
 ) {
@@ -156,7 +158,7 @@ pub(super) fn push_aside(
             if c.cover[w] <= 0.0 || !win.has(i, j) {
                 continue;
             }
-            let under = (water.surface[j * grid.nx + i] - c.mean_bottom[w])
+            let under = (surface[j * grid.nx + i] - c.mean_bottom[w])
                 .clamp(0.0, c.thickness[w].max(0.0));
             if under.is_finite() && under > 0.0 {
                 delta[(j - win.j0) * width + (i - win.i0)] += sign * c.cover[w] * under * area;
@@ -170,8 +172,8 @@ pub(super) fn push_aside(
             continue;
         }
         // A cell gives no more than it holds (as the copy knows it).
-        let taken = d.min(water.depth[k] * area);
-        water.depth[k] -= taken / area;
+        let taken = d.min(depth[k] * area);
+        depth[k] -= taken / area;
         net += taken;
         moved.push((k, taken));
     }
@@ -185,7 +187,7 @@ pub(super) fn push_aside(
     }
     let share = net / count as f32;
     ring(now, previous, grid, |k| {
-        water.depth[k] += share / area;
+        depth[k] += share / area;
         moved.push((k, -share));
     });
 }

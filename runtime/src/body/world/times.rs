@@ -10,7 +10,8 @@ pub struct StepTimes {
     pub steps: u64,
     /// Rasterising the bodies into columns.
     pub rasterise: f64,
-    /// Handing the blockers to the solver.
+    /// Handing the blockers to the solver, with the floaters pushing the water aside on
+    /// another thread meanwhile.
     pub block: f64,
     /// Reading the water under the bodies.
     pub read: f64,
@@ -19,7 +20,8 @@ pub struct StepTimes {
     pub take: f64,
     /// Buoyancy, drag and damping.
     pub forces: f64,
-    /// Floaters' displacement of the water.
+    /// Handing the floaters' displacement of the water to the solver (the push itself runs
+    /// beside `block`).
     pub displace: f64,
     /// The water's step and the read-back request for the next step.
     pub advance: f64,

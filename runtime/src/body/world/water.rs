@@ -79,16 +79,39 @@ impl BodyWorld {
     }
 }
 
-/// Blockers to the solver (both solvers block, Kellomäki 2014 §3).
-pub(super) fn block<S: WaterSolver + ?Sized>(
+/// Blockers to the solver (both solvers block, Kellomäki 2014 §3), while the floaters push
+/// the water aside on another thread ([`push_aside`], summed into `scratch.moved` for
+/// [`WaterSolver::displace`]): the blockers read only the copy's surface, the floaters write
+/// only its depth, so the water is the same as with one after the other, and the water's side
+/// of a coupled step hands its steps to the GPU sooner.
+pub(super) fn block_beside_floaters<S: WaterSolver + ?Sized>(
+    slots: &[Option<Slot>],
+    grid: CellGrid,
+    blockers: &mut Blockers,
+    water: &mut WaterCopy,
+    scratch: &mut Scratch,
+    sim: &mut S,
+) -> Result<(), BlockerError> {
+    let WaterCopy { surface, depth, .. } = water;
+    let (moved, delta) = (&mut scratch.moved, &mut scratch.delta);
+    let surface: &[f32] = surface;
+    rayon::in_place_scope(|scope| {
+        scope.spawn(|_| push_floaters(slots, grid, surface, depth, moved, delta));
+        block(slots, blockers, grid, surface, sim)
+    })
+}
+
+/// The blocking bodies that are not wholly above the water, as the solver's blockers.
+fn block<S: WaterSolver + ?Sized>(
     slots: &[Option<Slot>],
     blockers: &mut Blockers,
-    water: &WaterCopy,
+    grid: CellGrid,
+    surface: &[f32],
     sim: &mut S,
 ) -> Result<(), BlockerError> {
     blockers.clear();
     for slot in slots.iter().flatten().filter(|s| s.blocks) {
-        if !above_water(slot, water) {
+        if !above_water(slot, grid, surface) {
             slot.coverage.add_to(blockers);
         }
     }
@@ -104,46 +127,38 @@ pub const CLEARANCE: f32 = 0.1;
 /// above the highest surface over its cells and the ring around them (dry ground counts as a
 /// surface, so a body resting on the ground always takes part). Such a body is left out of the
 /// blockers, so the water steps as if it were not there, with no blocked faces to compute.
-fn above_water(slot: &Slot, water: &WaterCopy) -> bool {
+fn above_water(slot: &Slot, grid: CellGrid, surface: &[f32]) -> bool {
     let bottom = slot
         .coverage
         .cells()
         .map(|(_, _, bottom, _, _)| bottom)
         .fold(f32::INFINITY, f32::min);
-    let Some(window) = Window::around(&slot.coverage, water.grid, 1) else {
+    let Some(window) = Window::around(&slot.coverage, grid, 1) else {
         return false;
     };
     let highest = window
-        .cells(water.grid.nx)
-        .map(|k| water.surface[k])
+        .cells(grid.nx)
+        .map(|k| surface[k])
         .fold(f32::NEG_INFINITY, f32::max);
     bottom.is_finite() && highest.is_finite() && bottom > highest + CLEARANCE
 }
 
 /// Floaters push the water aside as they move (Thürey et al., [`push_aside`]): a body at rest
-/// moves no water; only motion makes waves. What all floaters move is summed per cell and
-/// handed to the solver at once.
-pub(super) fn displace<S: WaterSolver + ?Sized>(
+/// moves no water; only motion makes waves. What all floaters move is summed per cell into
+/// `moved`, to be handed to the solver at once.
+fn push_floaters(
     slots: &[Option<Slot>],
     grid: CellGrid,
-    water: &mut WaterCopy,
-    scratch: &mut Scratch,
-    sim: &mut S,
-) -> Result<(), SolverError> {
-    let moved = &mut scratch.moved;
+    surface: &[f32],
+    depth: &mut [f32],
+    moved: &mut Vec<(usize, f32)>,
+    delta: &mut Vec<f32>,
+) {
     moved.clear();
     for slot in slots.iter().flatten().filter(|s| !s.blocks) {
-        push_aside(
-            &slot.coverage,
-            &slot.previous,
-            grid,
-            water,
-            moved,
-            &mut scratch.delta,
-        );
+        push_aside(&slot.coverage, &slot.previous, grid, surface, depth, moved, delta);
     }
     merge(moved);
-    sim.displace(moved)
 }
 
 /// Asks the solver to read back, while the rigid bodies step, the water each body will need
