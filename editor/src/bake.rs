@@ -27,7 +27,7 @@ pub const DEFAULT_TOLERANCE: f32 = 1e-3;
 pub const DEFAULT_MAX_SECONDS: f32 = 600.0;
 
 /// How a bake ended.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BakeOutcome {
     /// Simulated seconds run by the bake.
     pub seconds: f64,
@@ -37,6 +37,10 @@ pub struct BakeOutcome {
     pub steady: bool,
     /// Whether the bake was stopped before it ended.
     pub cancelled: bool,
+    /// The bodies that went over an open edge of the map during the bake (a log carried out
+    /// by the river), by name: the baked level keeps them where they were placed, not where
+    /// they fell.
+    pub left_map: Vec<String>,
 }
 
 /// Why a bake could not run or finish.
@@ -72,6 +76,12 @@ pub trait Settling {
     fn depth_now(&mut self) -> Result<Vec<f32>, BakeError>;
     /// The level with the water as it is now (depths and flow state).
     fn baked(&mut self, level: &Level) -> Result<Level, BakeError>;
+    /// The names of `level`'s bodies that went over an open edge of the map and were set
+    /// aside (none without bodies).
+    fn left_map(&self, level: &Level) -> Vec<String> {
+        let _ = level;
+        Vec::new()
+    }
 }
 
 impl Settling for Simulation {
@@ -165,11 +175,15 @@ impl<S: Settling + WaterSolver> Settling for Coupled<S> {
         self.sim.depth_now()
     }
 
-    /// The baked water, and each body where it came to rest.
+    /// The baked water, and each body where it came to rest; a body that went over an open
+    /// edge of the map keeps its placement (it fell, and lies set aside under the map).
     fn baked(&mut self, level: &Level) -> Result<Level, BakeError> {
         let mut out = self.sim.baked(level)?;
         if let Some(world) = &self.world {
             for (body, id) in out.bodies.iter_mut().zip(world.ids()) {
+                if world.has_left(id) == Some(true) {
+                    continue;
+                }
                 if let Some(pose) = world.pose(id) {
                     body.translation = pose.translation;
                     body.rotation = pose.rotation;
@@ -177,6 +191,16 @@ impl<S: Settling + WaterSolver> Settling for Coupled<S> {
             }
         }
         Ok(out)
+    }
+
+    fn left_map(&self, level: &Level) -> Vec<String> {
+        let Some(world) = &self.world else {
+            return Vec::new();
+        };
+        (level.bodies.iter().zip(world.ids()))
+            .filter(|(_, id)| world.has_left(*id) == Some(true))
+            .map(|(body, _)| body.name.clone())
+            .collect()
     }
 }
 
@@ -199,6 +223,7 @@ pub fn settle(
         rate: f32::INFINITY,
         steady: false,
         cancelled: false,
+        left_map: Vec::new(),
     };
     let mut taken = 0;
     while taken < max_steps {
@@ -429,10 +454,11 @@ fn run(
     max_seconds: f64,
     progress: impl FnMut(f64, f32) -> ControlFlow<()>,
 ) -> Result<(BakeOutcome, Box<Level>), BakeError> {
-    let outcome = settle(sim, tolerance, max_seconds, progress)?;
+    let mut outcome = settle(sim, tolerance, max_seconds, progress)?;
     if outcome.cancelled {
         return Ok((outcome, Box::new(Level::flat(1, 1, 1.0, 0.0))));
     }
+    outcome.left_map = sim.left_map(level);
     Ok((outcome, Box::new(sim.baked(level)?)))
 }
 

@@ -1,6 +1,7 @@
 //! The command line runs the level's bodies as the editor does: the crate dam holds the river in
 //! `spillway sim` on both backends and in `spillway bake` (which saves where the bodies came to
-//! rest); `--no-bodies` lets it through; on a shallow-water level the dam holds as well.
+//! rest); `--no-bodies` lets it through; on a shallow-water level the dam holds as well. A body
+//! that goes over an open edge of the map during a bake keeps its placement, and the bake says so.
 
 use std::path::{Path, PathBuf};
 
@@ -159,4 +160,69 @@ fn the_crate_dam_holds_on_a_shallow_water_level_too() {
             "{backend}: the dam let {outflow} of {inflow} m³ out"
         );
     }
+}
+
+#[test]
+fn a_body_gone_over_an_open_edge_in_a_bake_keeps_its_placement() {
+    use spillway::level::{Body, Boundary, BoundaryKind, Coupling, Edge};
+    use spillway::{Grid, Level};
+    let dir = tempfile::tempdir().unwrap();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    std::fs::copy(&assets, dir.path().join("crate.glb")).unwrap();
+    let n = 16;
+    let mut level = Level::flat(n, n, 0.5, 0.0);
+    level.water = Grid::filled(n, n, 0.3);
+    level.boundaries.push(Boundary {
+        edge: Edge::East,
+        start: 0,
+        end: n as u32,
+        kind: BoundaryKind::Open,
+    });
+    let crate_at = |name: &str, x: f32| Body {
+        name: name.into(),
+        gltf: "crate.glb".into(),
+        translation: [x, 4.0, 0.6],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density: 2000.0,
+        dynamic: true,
+        coupling: Coupling::Auto,
+        collider: Default::default(),
+    };
+    // One crate on the ground, one placed mostly past the open east edge (the map ends at
+    // x = 8 m; the ground half a cell further): it falls off.
+    level.bodies = vec![crate_at("inland crate", 3.0), crate_at("edge crate", 8.4)];
+    file::save(&level, &dir.path().join("edge.ron")).unwrap();
+    let out = spillway(
+        dir.path(),
+        &[
+            "bake",
+            "edge.ron",
+            "-o",
+            "baked.ron",
+            "--until-steady",
+            "1e-12",
+            "--max-seconds",
+            "3",
+            "--backend",
+            "cpu",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert!(
+        text.contains("edge crate went over an open edge of the map and keeps its placement"),
+        "{text}"
+    );
+    assert!(!text.contains("inland crate went"), "{text}");
+    let baked = file::load(&dir.path().join("baked.ron")).unwrap();
+    assert_eq!(baked.bodies[1].translation, level.bodies[1].translation);
+    assert_eq!(baked.bodies[1].rotation, level.bodies[1].rotation);
+    // The inland crate settled onto the ground where it stood, saved where it came to rest.
+    let inland = baked.bodies[0].translation;
+    assert!(
+        (inland[0] - 3.0).abs() < 0.2 && inland[2] > 0.3 && inland[2] < 0.6,
+        "{inland:?}"
+    );
 }

@@ -4,6 +4,7 @@
 //! shown come from the physics, not the document.
 
 use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable;
 use spillway::level::{Body, Boundary, BoundaryKind, Coupling, Edge};
 use spillway::{Grid, Level};
 
@@ -248,4 +249,37 @@ fn fast_forward_steps_the_bodies_more_coarsely_unless_the_designer_turns_it_off(
         held < 0.2,
         "the crates hold the water back: {held} m³ downstream"
     );
+}
+
+#[test]
+fn keep_this_state_keeps_a_body_gone_over_the_open_edge_where_it_was_placed() {
+    // A fourth crate placed mostly past the open east edge (the map ends at x = 30 m, the
+    // ground half a cell further): it falls off while the water runs.
+    let mut level = dammed_channel();
+    let mut stray = level.bodies[0].clone();
+    stray.name = "Stray crate".into();
+    stray.translation = [30.4, 3.0, 0.6];
+    level.bodies.push(stray.clone());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = save_level(&level, dir.path());
+    let crate_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
+    let mut ed = editor_in(dir, Some(path));
+    ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::from_secs(1);
+    play(&mut ed, 10.0, 12);
+    ed.click("Keep this state");
+    ed.harness.get_by_label_contains(
+        "Stray crate went over an open edge of the map and keeps its placement",
+    );
+    let kept = &ed.harness.state().document().level().bodies;
+    assert_eq!(kept[3].translation, stray.translation);
+    // The dam's crates are saved where the physics has them (settled onto the bed).
+    for body in &kept[..3] {
+        assert!(
+            (body.translation[0] - 15.5).abs() < 0.3 && body.translation[2] < 0.5,
+            "{}: {:?}",
+            body.name,
+            body.translation
+        );
+    }
 }

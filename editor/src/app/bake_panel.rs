@@ -84,18 +84,24 @@ pub(crate) fn keep_this_state(app: &mut EditorApp) {
     let level = app.document.level();
     match app.preview.capture(level) {
         Some(Ok(mut kept)) => {
-            // The bodies where the water has moved them.
-            if let Some(poses) = app.preview.body_poses() {
+            // The bodies where the water has moved them (those gone over an open edge of the
+            // map where they were placed).
+            let mut left = Vec::new();
+            if let Some((poses, gone)) = app.preview.kept_body_poses() {
                 for (body, pose) in kept.bodies.iter_mut().zip(poses) {
                     body.translation = pose.translation;
                     body.rotation = pose.rotation;
                 }
+                left = gone;
             }
             let time = kept.flow.as_ref().map_or(0.0, |f| f.time);
             app.preview.water_becomes_authored();
             set_state(app, "Keep this state", &kept);
             app.notify(
-                format!("Kept the water at t = {time:.1} s as the level's initial state"),
+                format!(
+                    "Kept the water at t = {time:.1} s as the level's initial state{}",
+                    crate::cli::bake::left_map_note(&left)
+                ),
                 false,
             );
         }
@@ -218,8 +224,10 @@ fn finish(app: &mut EditorApp, end: BakeEnd) {
             };
             app.notify(
                 format!(
-                    "Baked: {verdict} (change {:.1e} m/s); the water is the level's initial state",
-                    outcome.rate
+                    "Baked: {verdict} (change {:.1e} m/s); the water is the level's initial \
+                     state{}",
+                    outcome.rate,
+                    crate::cli::bake::left_map_note(&outcome.left_map)
                 ),
                 !outcome.steady,
             );

@@ -76,7 +76,9 @@ pub fn run(args: &BakeArgs) -> CliResult {
             sim.record_maps().map_err(|e| failed(e.into()))?;
         }
         let mut sim = Coupled::new(sim, &level, &root, with_bodies).map_err(failed)?;
-        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
+        let mut outcome =
+            settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
+        outcome.left_map = sim.left_map(&level);
         let maps = sim.sim.read_maps().map_err(|e| failed(e.into()))?;
         (
             outcome,
@@ -90,7 +92,9 @@ pub fn run(args: &BakeArgs) -> CliResult {
             sim.record_maps();
         }
         let mut sim = Coupled::new(sim, &level, &root, with_bodies).map_err(failed)?;
-        let outcome = settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
+        let mut outcome =
+            settle(&mut sim, args.until_steady, max_seconds, progress).map_err(failed)?;
+        outcome.left_map = sim.left_map(&level);
         let maps = sim.sim.maps().cloned();
         (
             outcome,
@@ -124,7 +128,7 @@ pub fn run(args: &BakeArgs) -> CliResult {
     let bodies = match bodies {
         0 => String::new(),
         n => format!(", {n} bodies coupled (saved where they came to rest)"),
-    };
+    } + &left_map_note(&outcome.left_map);
     say(&format!(
         "baked {} → {}: {:.1} s simulated, final change rate {:.3e} m/s, {verdict}{bodies}",
         path.display(),
@@ -132,4 +136,18 @@ pub fn run(args: &BakeArgs) -> CliResult {
         outcome.seconds,
         outcome.rate
     ))
+}
+
+/// What the bake did with the bodies that went over an open edge of the map (empty when none
+/// did): `; 2 bodies went over an open edge of the map (log 1, log 2) and keep their placement`.
+pub(crate) fn left_map_note(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => format!("; {one} went over an open edge of the map and keeps its placement"),
+        many => format!(
+            "; {} bodies went over an open edge of the map ({}) and keep their placement",
+            many.len(),
+            many.join(", ")
+        ),
+    }
 }

@@ -114,6 +114,25 @@ impl PreviewBodies {
             .collect()
     }
 
+    /// Where each document body is now, to keep as the level's state: as [`Self::poses`], but
+    /// a body that went over an open edge of the map keeps its placement (it lies set aside
+    /// under the map); with the names of those bodies.
+    pub fn kept_poses(&self) -> (Vec<Pose>, Vec<String>) {
+        let mut left = Vec::new();
+        let poses = (self.placed.iter())
+            .map(|(body, id)| match id {
+                Some(id) if self.world.has_left(*id) == Some(true) => {
+                    left.push(body.name.clone());
+                    Pose::of(body)
+                }
+                _ => id
+                    .and_then(|id| self.world.pose(id))
+                    .unwrap_or_else(|| Pose::of(body)),
+            })
+            .collect();
+        (poses, left)
+    }
+
     /// How each document body sits and moves (`None`: outside the physics), for a keyframe.
     pub fn states(&self) -> Vec<Option<BodyState>> {
         (self.placed.iter())

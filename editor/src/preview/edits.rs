@@ -171,6 +171,13 @@ impl Preview {
         self.bodies.as_ref().map(PreviewBodies::poses)
     }
 
+    /// Where the bodies are now, to keep as the level's state, and the names of those that
+    /// went over an open edge of the map (they keep their placement): see
+    /// [`PreviewBodies::kept_poses`]. `None` without running bodies.
+    pub fn kept_body_poses(&self) -> Option<(Vec<Pose>, Vec<String>)> {
+        self.bodies.as_ref().map(PreviewBodies::kept_poses)
+    }
+
     /// Knocks the document's body `index`: an impulse (N·s) at a world point. Returns whether
     /// the body moves in the running physics.
     pub fn push_body(&mut self, index: usize, impulse: [f32; 3], at: [f32; 3]) -> bool {

@@ -158,8 +158,8 @@ pub(super) fn push_aside(
             if c.cover[w] <= 0.0 || !win.has(i, j) {
                 continue;
             }
-            let under = (surface[j * grid.nx + i] - c.mean_bottom[w])
-                .clamp(0.0, c.thickness[w].max(0.0));
+            let under =
+                (surface[j * grid.nx + i] - c.mean_bottom[w]).clamp(0.0, c.thickness[w].max(0.0));
             if under.is_finite() && under > 0.0 {
                 delta[(j - win.j0) * width + (i - win.i0)] += sign * c.cover[w] * under * area;
             }

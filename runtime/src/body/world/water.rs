@@ -156,7 +156,15 @@ fn push_floaters(
 ) {
     moved.clear();
     for slot in slots.iter().flatten().filter(|s| !s.blocks) {
-        push_aside(&slot.coverage, &slot.previous, grid, surface, depth, moved, delta);
+        push_aside(
+            &slot.coverage,
+            &slot.previous,
+            grid,
+            surface,
+            depth,
+            moved,
+            delta,
+        );
     }
     merge(moved);
 }
