@@ -73,7 +73,8 @@ impl Bodies {
             dropped: 0,
         };
         // Bodies stay in where the water meets a wall, and leave where it flows out.
-        out.world.set_edges(&level.boundaries);
+        out.world
+            .set_edges(&level.boundaries, &level.params.default_boundary);
         let mut by_file: HashMap<&str, usize> = HashMap::new();
         for (i, body) in level.bodies.iter().enumerate() {
             let mesh = match by_file.get(body.gltf.as_str()) {

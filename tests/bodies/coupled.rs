@@ -277,7 +277,7 @@ pub(super) fn crowded_river() -> (Simulation, BodyWorld) {
     let level = crowded_river_level();
     let mut sim = Simulation::new(&level).unwrap();
     let mut world = BodyWorld::new(&sim);
-    world.set_edges(&level.boundaries);
+    world.set_edges(&level.boundaries, &level.params.default_boundary);
     crowd(&mut world);
     sim.step(sim.params().dt).unwrap();
     (sim, world)

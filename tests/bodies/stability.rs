@@ -83,7 +83,7 @@ fn bodies_of_every_kind_and_density_settle_without_blowing_up() {
         let level = crowded_river_level();
         let mut sim = Simulation::new(&level).unwrap();
         let mut world = BodyWorld::new(&sim);
-        world.set_edges(&level.boundaries);
+        world.set_edges(&level.boundaries, &level.params.default_boundary);
         let mut k = 0;
         for (a, kind) in kinds.iter().enumerate() {
             for (b, &density) in densities.iter().enumerate() {
@@ -138,7 +138,7 @@ fn bodies_stay_in_at_a_walled_edge_and_leave_over_an_open_one() {
     });
     let mut sim = Simulation::new(&level).unwrap();
     let mut world = BodyWorld::new(&sim);
-    world.set_edges(&level.boundaries);
+    world.set_edges(&level.boundaries, &level.params.default_boundary);
     // Two crates slid at 6 m/s along the bed, 1 m from the west wall and the open east edge.
     let west = world.add(&body("crate", [1.5, 8.0, 0.5], 2000.0), mesh("crate"));
     let east = world.add(&body("crate", [14.5, 8.0, 0.5], 2000.0), mesh("crate"));
@@ -161,5 +161,55 @@ fn bodies_stay_in_at_a_walled_edge_and_leave_over_an_open_one() {
         Some(true),
         "over the open edge: {:?}",
         at(east)
+    );
+}
+
+#[test]
+fn an_open_default_edge_lets_bodies_out_where_no_wall_is_laid_over_it() {
+    // The level's default boundary is open; only the west edge is walled. A crate slid west
+    // stops at the wall, one slid east leaves, and one slid into the south-west corner (walled
+    // on its west side only) leaves over the open south edge.
+    use spillway::level::{Boundary, BoundaryKind, Edge};
+    let n = 32;
+    let mut level = Level::flat(n, n, 0.5, 0.0);
+    level.water = Grid::filled(n, n, 0.3);
+    level.params.default_boundary = BoundaryKind::Open;
+    level.boundaries.push(Boundary {
+        edge: Edge::West,
+        start: 0,
+        end: n as u32,
+        kind: BoundaryKind::Wall,
+    });
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    world.set_edges(&level.boundaries, &level.params.default_boundary);
+    let west = world.add(&body("crate", [1.5, 8.0, 0.5], 2000.0), mesh("crate"));
+    let east = world.add(&body("crate", [14.5, 8.0, 0.5], 2000.0), mesh("crate"));
+    let corner = world.add(&body("crate", [1.5, 15.0, 0.5], 2000.0), mesh("crate"));
+    for (id, v) in [
+        (west, [-6.0, 0.0]),
+        (east, [6.0, 0.0]),
+        (corner, [-4.0, 8.0]),
+    ] {
+        let mut state = world.state(id).unwrap();
+        state.linear = [v[0], v[1], 0.0];
+        world.set_state(id, &state);
+    }
+    run(&mut world, &mut sim, 4.0);
+    let at = |id| world.pose(id).unwrap().translation;
+    println!(
+        "west {:?}, east {:?}, corner {:?}",
+        at(west),
+        at(east),
+        at(corner)
+    );
+    assert_eq!(world.has_left(west), Some(false), "{:?}", at(west));
+    assert!(at(west)[0] > 0.45, "held by the wall: {:?}", at(west));
+    assert_eq!(world.has_left(east), Some(true), "{:?}", at(east));
+    assert_eq!(world.has_left(corner), Some(true), "{:?}", at(corner));
+    assert!(
+        at(corner)[0] > 0.45,
+        "held by the west wall as it left: {:?}",
+        at(corner)
     );
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use spillway::body::solver::WaterSolver;
 use spillway::body::world::{BodyId, BodyState, BodyWorld, WorldError};
 use spillway::body::{Pose, TriMesh};
-use spillway::level::{Body, Boundary};
+use spillway::level::{Body, Boundary, BoundaryKind};
 
 /// The document's bodies as the preview last saw them, with their meshes (`None`: the file
 /// does not load; such a body stays out of the physics).
@@ -55,9 +55,10 @@ impl PreviewBodies {
 
     /// Brings the world in line with the document's bodies: deleted bodies leave it, new or
     /// edited ones enter at their placement, unchanged ones keep moving; the map's edges wall
-    /// the bodies in where the level's `boundaries` wall the water in.
-    pub fn sync(&mut self, wanted: &WantedBodies, boundaries: &[Boundary]) {
-        self.world.set_edges(boundaries);
+    /// the bodies in where the level's `boundaries` (over its `default` boundary) wall the
+    /// water in.
+    pub fn sync(&mut self, wanted: &WantedBodies, boundaries: &[Boundary], default: &BoundaryKind) {
+        self.world.set_edges(boundaries, default);
         if self.placed.len() == wanted.bodies.len()
             && self
                 .placed

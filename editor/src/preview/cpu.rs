@@ -224,7 +224,11 @@ impl Preview {
             let bodies = self
                 .bodies
                 .get_or_insert_with(|| PreviewBodies::new(cpu.sim()));
-            bodies.sync(&self.wanted, &level.boundaries);
+            bodies.sync(
+                &self.wanted,
+                &level.boundaries,
+                &level.params.default_boundary,
+            );
         }
         self.restore_bodies();
         self.keyframe(level);

@@ -433,7 +433,11 @@ impl Preview {
         if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
             let sim = self.sim.as_ref().expect("ensured above");
             let bodies = self.bodies.get_or_insert_with(|| PreviewBodies::new(sim));
-            bodies.sync(&self.wanted, &level.boundaries);
+            bodies.sync(
+                &self.wanted,
+                &level.boundaries,
+                &level.params.default_boundary,
+            );
             if bodies.is_empty()
                 && let Some(sim) = self.sim.as_mut()
             {

@@ -49,7 +49,7 @@ use super::import::{ImportError, ImportLimits, import_body};
 use super::raster::{CellGrid, Coverage};
 use super::solver::{SolverError, WaterCopy, WaterSolver};
 use super::{Pose, TriMesh, blocks_water};
-use crate::level::{Body, Boundary, Level};
+use crate::level::{Body, Boundary, BoundaryKind, Level};
 use crate::sim::blocking::{BlockerError, Blockers};
 
 /// Linear damping toward rest of a fully submerged body in a world, 1/s: enough to settle a
@@ -155,7 +155,7 @@ pub struct BodyWorld {
     /// The walls along the map's edges where the water meets a wall ([`Self::set_edges`]).
     walls: Vec<ColliderHandle>,
     /// The boundaries the walls were made for.
-    edges: Option<Vec<Boundary>>,
+    edges: Option<(Vec<Boundary>, BoundaryKind)>,
 }
 
 /// Buffers the coupling reuses from step to step.
@@ -212,7 +212,7 @@ impl BodyWorld {
         root: &Path,
     ) -> Result<Self, WorldError> {
         let mut world = Self::new(sim);
-        world.set_edges(&level.boundaries);
+        world.set_edges(&level.boundaries, &level.params.default_boundary);
         let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
         let limits = ImportLimits::default();
         for (index, body) in level.bodies.iter().enumerate() {

@@ -70,17 +70,22 @@ impl BodyWorld {
         self.build_walls();
     }
 
-    /// Walls for the bodies along the map's edges, from the level's `boundaries`: every stretch
-    /// of an edge that is a wall for the water (no open, fixed-level, inflow, tide or
-    /// hydrograph boundary on it) is a wall for the bodies too, from under the lowest ground to
-    /// 20 m over the highest. Elsewhere a body carried over the edge falls and is set aside
-    /// ([`Self::has_left`]). Without this call (a world made by [`Self::new`]) there are no
-    /// walls. Cheap when the boundaries did not change.
-    pub fn set_edges(&mut self, boundaries: &[Boundary]) {
-        if self.edges.as_deref() == Some(boundaries) {
+    /// Walls for the bodies along the map's edges, from the level's `boundaries` and its
+    /// `default` boundary (`params.default_boundary`, for the edge cells no boundary covers),
+    /// read as the water reads them (the default, then each boundary in order over it): every
+    /// stretch of an edge that is a wall for the water is a wall for the bodies too, from under
+    /// the lowest ground to 20 m over the highest, and past the map's corners where it reaches
+    /// them. Elsewhere (open, fixed-level, inflow, tide or hydrograph edges) a body carried
+    /// over the edge falls and is set aside ([`Self::has_left`]). Without this call (a world
+    /// made by [`Self::new`]) there are no walls. Cheap when the boundaries did not change.
+    pub fn set_edges(&mut self, boundaries: &[Boundary], default: &BoundaryKind) {
+        if let Some((b, d)) = &self.edges
+            && b.as_slice() == boundaries
+            && d == default
+        {
             return;
         }
-        self.edges = Some(boundaries.to_vec());
+        self.edges = Some((boundaries.to_vec(), default.clone()));
         self.build_walls();
     }
 
@@ -89,7 +94,7 @@ impl BodyWorld {
         for h in std::mem::take(&mut self.walls) {
             self.physics.remove_collider(h);
         }
-        let Some(boundaries) = &self.edges else {
+        let Some((boundaries, default)) = &self.edges else {
             return;
         };
         if !(self.floor.is_finite() && self.ceiling.is_finite()) {
@@ -103,10 +108,14 @@ impl BodyWorld {
                 Edge::West | Edge::East => ny,
                 Edge::North | Edge::South => nx,
             };
-            for (start, end) in closed_stretches(boundaries, edge, along) {
+            for (start, end) in closed_stretches(boundaries, default, edge, along) {
                 // Each wall's inner face is just past the map's edge, where a designer places
-                // bodies up to; the ground reaches under it.
-                let (a, b) = (start as f32 * cell_size, end as f32 * cell_size);
+                // bodies up to; the ground reaches under it. A wall that reaches a corner of the
+                // map goes on past it by its clearance and thickness, so no gap is left where
+                // two walls meet.
+                let past = WALL_CLEARANCE + WALL_THICKNESS;
+                let a = start as f32 * cell_size - if start == 0 { past } else { 0.0 };
+                let b = end as f32 * cell_size + if end == along { past } else { 0.0 };
                 let half = [WALL_THICKNESS / 2.0, (b - a) / 2.0, (top - bottom) / 2.0];
                 let middle = (a + b) / 2.0;
                 let out = WALL_CLEARANCE + WALL_THICKNESS / 2.0;
@@ -131,14 +140,18 @@ impl BodyWorld {
 }
 
 /// The stretches `[start, end)` of cells along `edge` (of `along` cells) where the water meets
-/// a wall: not under any boundary of another kind.
-fn closed_stretches(boundaries: &[Boundary], edge: Edge, along: usize) -> Vec<(usize, usize)> {
-    let mut open = vec![false; along];
+/// a wall: the `default` kind, then each boundary on the edge in order over it, as the solvers
+/// read them (`sim::boundary`).
+fn closed_stretches(
+    boundaries: &[Boundary],
+    default: &BoundaryKind,
+    edge: Edge,
+    along: usize,
+) -> Vec<(usize, usize)> {
+    let mut open = vec![*default != BoundaryKind::Wall; along];
     for b in boundaries.iter().filter(|b| b.edge == edge) {
-        if b.kind != BoundaryKind::Wall {
-            let (s, e) = ((b.start as usize).min(along), (b.end as usize).min(along));
-            open[s..e.max(s)].fill(true);
-        }
+        let (s, e) = ((b.start as usize).min(along), (b.end as usize).min(along));
+        open[s..e.max(s)].fill(b.kind != BoundaryKind::Wall);
     }
     let mut out = Vec::new();
     let mut start = None;
@@ -167,15 +180,42 @@ mod tests {
             end: 6,
             kind: BoundaryKind::Open,
         };
-        assert_eq!(closed_stretches(&[], Edge::East, 10), vec![(0, 10)]);
+        let wall = BoundaryKind::Wall;
+        assert_eq!(closed_stretches(&[], &wall, Edge::East, 10), vec![(0, 10)]);
         let b = [outlet];
-        assert_eq!(closed_stretches(&b, Edge::East, 10), vec![(0, 3), (6, 10)]);
-        assert_eq!(closed_stretches(&b, Edge::West, 10), vec![(0, 10)]);
+        assert_eq!(
+            closed_stretches(&b, &wall, Edge::East, 10),
+            vec![(0, 3), (6, 10)]
+        );
+        assert_eq!(closed_stretches(&b, &wall, Edge::West, 10), vec![(0, 10)]);
         let whole = Boundary {
             start: 0,
             end: 99,
             ..b[0].clone()
         };
-        assert!(closed_stretches(&[whole], Edge::East, 10).is_empty());
+        assert!(closed_stretches(&[whole], &wall, Edge::East, 10).is_empty());
+    }
+
+    #[test]
+    fn an_open_default_leaves_only_the_walls_laid_over_it() {
+        let open = BoundaryKind::Open;
+        assert!(closed_stretches(&[], &open, Edge::North, 10).is_empty());
+        let wall = Boundary {
+            edge: Edge::North,
+            start: 2,
+            end: 5,
+            kind: BoundaryKind::Wall,
+        };
+        let b = [wall.clone()];
+        assert_eq!(closed_stretches(&b, &open, Edge::North, 10), vec![(2, 5)]);
+        // Later boundaries win, as in the solvers: an inflow over part of the wall opens it.
+        let inflow = Boundary {
+            start: 4,
+            end: 8,
+            kind: BoundaryKind::Inflow { m3_per_s: 1.0 },
+            ..wall
+        };
+        let b = [b[0].clone(), inflow];
+        assert_eq!(closed_stretches(&b, &open, Edge::North, 10), vec![(2, 4)]);
     }
 }
