@@ -139,15 +139,44 @@ pub fn run(args: &BakeArgs) -> CliResult {
 }
 
 /// What the bake did with the bodies that went over an open edge of the map (empty when none
-/// did): `; 2 bodies went over an open edge of the map (log 1, log 2) and keep their placement`.
+/// did): `; 2 bodies went over an open edge of the map (log 1, log 2) and keep their placement`,
+/// naming at most [`NAMED`] of them.
 pub(crate) fn left_map_note(names: &[String]) -> String {
     match names {
         [] => String::new(),
         [one] => format!("; {one} went over an open edge of the map and keeps its placement"),
-        many => format!(
-            "; {} bodies went over an open edge of the map ({}) and keep their placement",
-            many.len(),
-            many.join(", ")
-        ),
+        many => {
+            let mut list = many[..many.len().min(NAMED)].join(", ");
+            if many.len() > NAMED {
+                list += &format!(" and {} more", many.len() - NAMED);
+            }
+            format!(
+                "; {} bodies went over an open edge of the map ({list}) and keep their placement",
+                many.len()
+            )
+        }
+    }
+}
+
+/// Most bodies a bake's note names.
+const NAMED: usize = 5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_names_a_few_bodies_gone_over_the_edge_and_counts_the_rest() {
+        let names = |n: usize| (1..=n).map(|k| format!("log {k}")).collect::<Vec<_>>();
+        assert_eq!(left_map_note(&[]), "");
+        assert_eq!(
+            left_map_note(&names(2)),
+            "; 2 bodies went over an open edge of the map (log 1, log 2) and keep their placement"
+        );
+        assert_eq!(
+            left_map_note(&names(7)),
+            "; 7 bodies went over an open edge of the map (log 1, log 2, log 3, log 4, log 5 and 2 \
+             more) and keep their placement"
+        );
     }
 }
