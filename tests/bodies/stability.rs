@@ -3,7 +3,7 @@
 //! every asset at densities from cork to steel settles, and the map's edges wall the bodies in
 //! where they wall the water in and let them go over an open edge.
 
-use spillway::body::world::BodyWorld;
+use spillway::body::world::{BodyId, BodyWorld};
 use spillway::level::Level;
 use spillway::{Grid, Simulation};
 
@@ -124,29 +124,40 @@ fn bodies_of_every_kind_and_density_settle_without_blowing_up() {
     }
 }
 
-#[test]
-fn bodies_stay_in_at_a_walled_edge_and_leave_over_an_open_one() {
-    use spillway::level::{Boundary, BoundaryKind, Edge};
+/// A 16 m square pond (32² cells of 0.5 m, 0.3 m of water) with a boundary of `kind` along the
+/// whole of `edge`.
+fn pond_with_edge(edge: spillway::level::Edge, kind: spillway::level::BoundaryKind) -> Level {
     let n = 32;
     let mut level = Level::flat(n, n, 0.5, 0.0);
     level.water = Grid::filled(n, n, 0.3);
-    level.boundaries.push(Boundary {
-        edge: Edge::East,
+    level.boundaries.push(spillway::level::Boundary {
+        edge,
         start: 0,
         end: n as u32,
-        kind: BoundaryKind::Open,
+        kind,
     });
+    level
+}
+
+/// A 2000 kg/m³ crate at `at` sliding at `v` (m/s, horizontal).
+fn slid_crate(world: &mut BodyWorld, at: [f32; 2], v: [f32; 2]) -> BodyId {
+    let id = world.add(&body("crate", [at[0], at[1], 0.5], 2000.0), mesh("crate"));
+    let mut state = world.state(id).unwrap();
+    state.linear = [v[0], v[1], 0.0];
+    world.set_state(id, &state);
+    id
+}
+
+#[test]
+fn bodies_stay_in_at_a_walled_edge_and_leave_over_an_open_one() {
+    use spillway::level::{BoundaryKind, Edge};
+    let level = pond_with_edge(Edge::East, BoundaryKind::Open);
     let mut sim = Simulation::new(&level).unwrap();
     let mut world = BodyWorld::new(&sim);
     world.set_edges(&level.boundaries, &level.params.default_boundary);
     // Two crates slid at 6 m/s along the bed, 1 m from the west wall and the open east edge.
-    let west = world.add(&body("crate", [1.5, 8.0, 0.5], 2000.0), mesh("crate"));
-    let east = world.add(&body("crate", [14.5, 8.0, 0.5], 2000.0), mesh("crate"));
-    for (id, v) in [(west, -6.0), (east, 6.0)] {
-        let mut state = world.state(id).unwrap();
-        state.linear = [v, 0.0, 0.0];
-        world.set_state(id, &state);
-    }
+    let west = slid_crate(&mut world, [1.5, 8.0], [-6.0, 0.0]);
+    let east = slid_crate(&mut world, [14.5, 8.0], [6.0, 0.0]);
     run(&mut world, &mut sim, 4.0);
     let at = |id| world.pose(id).unwrap().translation;
     println!("west crate at {:?}, east crate at {:?}", at(west), at(east));
@@ -169,32 +180,15 @@ fn an_open_default_edge_lets_bodies_out_where_no_wall_is_laid_over_it() {
     // The level's default boundary is open; only the west edge is walled. A crate slid west
     // stops at the wall, one slid east leaves, and one slid into the south-west corner (walled
     // on its west side only) leaves over the open south edge.
-    use spillway::level::{Boundary, BoundaryKind, Edge};
-    let n = 32;
-    let mut level = Level::flat(n, n, 0.5, 0.0);
-    level.water = Grid::filled(n, n, 0.3);
+    use spillway::level::{BoundaryKind, Edge};
+    let mut level = pond_with_edge(Edge::West, BoundaryKind::Wall);
     level.params.default_boundary = BoundaryKind::Open;
-    level.boundaries.push(Boundary {
-        edge: Edge::West,
-        start: 0,
-        end: n as u32,
-        kind: BoundaryKind::Wall,
-    });
     let mut sim = Simulation::new(&level).unwrap();
     let mut world = BodyWorld::new(&sim);
     world.set_edges(&level.boundaries, &level.params.default_boundary);
-    let west = world.add(&body("crate", [1.5, 8.0, 0.5], 2000.0), mesh("crate"));
-    let east = world.add(&body("crate", [14.5, 8.0, 0.5], 2000.0), mesh("crate"));
-    let corner = world.add(&body("crate", [1.5, 15.0, 0.5], 2000.0), mesh("crate"));
-    for (id, v) in [
-        (west, [-6.0, 0.0]),
-        (east, [6.0, 0.0]),
-        (corner, [-4.0, 8.0]),
-    ] {
-        let mut state = world.state(id).unwrap();
-        state.linear = [v[0], v[1], 0.0];
-        world.set_state(id, &state);
-    }
+    let west = slid_crate(&mut world, [1.5, 8.0], [-6.0, 0.0]);
+    let east = slid_crate(&mut world, [14.5, 8.0], [6.0, 0.0]);
+    let corner = slid_crate(&mut world, [1.5, 15.0], [-4.0, 8.0]);
     run(&mut world, &mut sim, 4.0);
     let at = |id| world.pose(id).unwrap().translation;
     println!(
