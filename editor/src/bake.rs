@@ -181,10 +181,7 @@ impl<S: Settling + WaterSolver> Settling for Coupled<S> {
         let mut out = self.sim.baked(level)?;
         if let Some(world) = &self.world {
             for (body, id) in out.bodies.iter_mut().zip(world.ids()) {
-                if world.has_left(id) == Some(true) {
-                    continue;
-                }
-                if let Some(pose) = world.pose(id) {
+                if let Some(pose) = world.kept_pose(id) {
                     body.translation = pose.translation;
                     body.rotation = pose.rotation;
                 }

@@ -121,14 +121,12 @@ impl PreviewBodies {
     pub fn kept_poses(&self) -> (Vec<Pose>, Vec<String>) {
         let mut left = Vec::new();
         let poses = (self.placed.iter())
-            .map(|(body, id)| match id {
-                Some(id) if self.world.has_left(*id) == Some(true) => {
+            .map(|(body, id)| {
+                if id.is_some_and(|id| self.world.has_left(id) == Some(true)) {
                     left.push(body.name.clone());
-                    Pose::of(body)
                 }
-                _ => id
-                    .and_then(|id| self.world.pose(id))
-                    .unwrap_or_else(|| Pose::of(body)),
+                id.and_then(|id| self.world.kept_pose(id))
+                    .unwrap_or_else(|| Pose::of(body))
             })
             .collect();
         (poses, left)

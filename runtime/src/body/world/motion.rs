@@ -66,6 +66,17 @@ impl BodyWorld {
         Some(self.slot(id)?.left)
     }
 
+    /// Where body `id` is now, to save as the level's state (a bake, the editor's "Keep this
+    /// state"): its pose, or `None` for a body that went over the map's edge
+    /// ([`Self::has_left`]), which keeps its placement instead of the pose under the map where
+    /// it fell. `None` also for an unknown body.
+    pub fn kept_pose(&self, id: BodyId) -> Option<Pose> {
+        if self.has_left(id)? {
+            return None;
+        }
+        self.pose(id)
+    }
+
     /// Sets aside the dynamic bodies that fell [`FALL_BELOW`] under the lowest ground.
     pub(super) fn set_aside_fallen(&mut self) {
         let below = self.floor - FALL_BELOW;
