@@ -8,13 +8,15 @@
 //! `--cfl` replace the scene's step (25 ms) and Courant number (1), for the simulated seconds
 //! per wall second a longer, CFL-controlled step gives (`--headroom K` records K spare
 //! sub-steps a step, 0 by default: the scene at 25 ms never sub-steps); `--maps` keeps the
-//! maps of the run as the editor's preview does.
+//! maps of the run as the editor's preview does; `--pairing` picks when two steps of the plain
+//! pipes run as one pass (`spillway::gpu::Pairing`; the `paired` column is the share of steps
+//! that did, each moving the state once for two steps).
 
 use spillway::bench::{BenchScene, scene};
-use spillway::gpu::{BenchOptions, Fusion};
+use spillway::gpu::{BenchOptions, Fusion, Pairing};
 use spillway::level::{CrossSection, SolverKind};
 
-const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe|valley] [--fusion auto|always|never] [--dt S] [--cfl C] [--headroom K] [--maps]";
+const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe|valley] [--fusion auto|always|never] [--pairing auto|always|never] [--dt S] [--cfl C] [--headroom K] [--maps]";
 
 fn main() {
     let mut sizes = Vec::new();
@@ -53,6 +55,16 @@ fn main() {
                     std::process::exit(2);
                 }
             };
+        } else if a == "--pairing" {
+            options.pairing = match args.next().as_deref() {
+                Some("auto") => Pairing::Auto,
+                Some("always") => Pairing::Always,
+                Some("never") => Pairing::Never,
+                _ => {
+                    eprintln!("{USAGE}");
+                    std::process::exit(2);
+                }
+            };
         } else if let Ok(n) = a.parse::<usize>() {
             sizes.push(n);
         } else {
@@ -84,8 +96,16 @@ fn main() {
     }
     println!("physics: {physics}, {options:?}");
     println!(
-        "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9}",
-        "n", "ms/step", "Gcell/s", "GB/s@36B", "timing", "vol_rel_err", "sub/step", "sim_s/s"
+        "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9} {:>7}",
+        "n",
+        "ms/step",
+        "Gcell/s",
+        "GB/s@36B",
+        "timing",
+        "vol_rel_err",
+        "sub/step",
+        "sim_s/s",
+        "paired"
     );
     for n in sizes {
         let s = steps.unwrap_or(if n >= 4096 { 200 } else { 1000 });
@@ -97,7 +117,7 @@ fn main() {
         level.params.cfl = cfl.unwrap_or(level.params.cfl);
         match spillway::gpu::bench_with(&level, s, options) {
             Ok(r) => println!(
-                "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e} {:>9.3} {:>9.2}",
+                "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e} {:>9.3} {:>9.2} {:>7.3}",
                 r.n,
                 r.ms_per_step,
                 r.gcells_per_s,
@@ -105,7 +125,8 @@ fn main() {
                 if r.gpu_timed { "gpu" } else { "wall" },
                 r.volume_rel_err,
                 r.substeps_per_step,
-                r.sim_seconds_per_step / (r.ms_per_step * 1e-3)
+                r.sim_seconds_per_step / (r.ms_per_step * 1e-3),
+                r.paired_share
             ),
             Err(e) => println!("{n:>6} failed: {e}"),
         }

@@ -61,7 +61,13 @@ struct Control {
     // Sub-steps the step under way runs (n, or k_max when the step needed more: then each is
     // as short as n asks and the step simulates less than dt).
     count: u32,
-    pad: array<u32, 46>,
+    // The open sub-step is a pair: two steps of one sub-step each in one pass (pair.wgsl).
+    pair: u32,
+    // The step about to begin already ran, as the second of a pair.
+    skip: u32,
+    // Steps run in pairs so far.
+    paired: u32,
+    pad: array<u32, 43>,
 }
 
 // Constants of a sub-step of length dt / n, computed on the CPU exactly as the CPU solver does.

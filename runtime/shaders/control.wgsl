@@ -4,7 +4,9 @@
 // Simulation::step), and opens the next sub-step if the step needs it: the heavy passes of the
 // spare sub-steps a step does not need see `running == 0` and return at once. A step that needs
 // more sub-steps than were encoded (k_max) never runs longer ones: it runs k_max stable ones and
-// falls behind, and says so in `clamped`.
+// falls behind, and says so in `clamped`. Where the pair pass may run two steps at once,
+// `begin_pair` plans the first and opens both as one pair when one sub-step twice as long is
+// stable; the second's `begin_step` then only closes the pair.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -17,22 +19,37 @@ fn close_substep() {
     aux.ctl.running = 0u;
     if (atomicLoad(&aux.ctl.blowup_cell) != NONE) {
         aux.ctl.halted = 1u;
+        aux.ctl.pair = 0u;
         return;
     }
     aux.ctl.parity = aux.ctl.parity ^ 1u;
     let c = aux.consts[aux.ctl.n];
-    aux.ctl.substeps = aux.ctl.substeps + 1u;
-    let t = df_add(vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo), vec2<f32>(c.dt, 0.0));
-    aux.ctl.time_hi = t.x;
-    aux.ctl.time_lo = t.y;
-    if (RAIN) {
-        let r = df_add(vec2<f32>(aux.ctl.rain_hi, aux.ctl.rain_lo), vec2<f32>(f32(grid.cells) * c.rain, 0.0));
-        aux.ctl.rain_hi = r.x;
-        aux.ctl.rain_lo = r.y;
+    // A pair ran two steps of one sub-step each.
+    var ran = 1u;
+    if (aux.ctl.pair == 1u) {
+        ran = 2u;
+    }
+    for (var i = 0u; i < ran; i = i + 1u) {
+        aux.ctl.substeps = aux.ctl.substeps + 1u;
+        let t = df_add(vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo), vec2<f32>(c.dt, 0.0));
+        aux.ctl.time_hi = t.x;
+        aux.ctl.time_lo = t.y;
+        if (RAIN) {
+            let r = df_add(vec2<f32>(aux.ctl.rain_hi, aux.ctl.rain_lo), vec2<f32>(f32(grid.cells) * c.rain, 0.0));
+            aux.ctl.rain_hi = r.x;
+            aux.ctl.rain_lo = r.y;
+        }
     }
     aux.ctl.k = aux.ctl.k + 1u;
     if (aux.ctl.k == aux.ctl.count) {
         aux.ctl.steps = aux.ctl.steps + 1u;
+    }
+    if (aux.ctl.pair == 1u) {
+        // The second step is done too: its begin_step plans and opens nothing.
+        aux.ctl.steps = aux.ctl.steps + 1u;
+        aux.ctl.paired = aux.ctl.paired + 2u;
+        aux.ctl.skip = 1u;
+        aux.ctl.pair = 0u;
     }
 }
 
@@ -90,10 +107,54 @@ fn publish() {
 @compute @workgroup_size(1)
 fn begin_step() {
     close_substep();
+    if (aux.ctl.skip == 1u) {
+        // This step ran as the second of a pair.
+        aux.ctl.skip = 0u;
+        publish();
+        return;
+    }
     if (aux.ctl.halted == 0u) {
         plan();
     }
     open_substep();
+    publish();
+}
+
+// Whether a step of one sub-step may run together with the next as a pair (pair.wgsl): one
+// sub-step twice as long would be stable, so the next step, which would be planned from this
+// one's water, needs one sub-step unless the wave speed doubles within a step.
+fn pairable() -> bool {
+    if (aux.ctl.halted != 0u || aux.ctl.n != 1u || aux.ctl.count != 1u) {
+        return false;
+    }
+    let md = bitcast<f32>(atomicLoad(&aux.ctl.max_depth));
+    let ms = bitcast<f32>(atomicLoad(&aux.ctl.max_speed));
+    let speed = sqrt(grid.gravity * md) + ms;
+    if (!(speed > 0.0)) {
+        return speed == 0.0;
+    }
+    let stable = grid.cfl * grid.dx / speed;
+    return ceil(2.0 * grid.dt / stable) <= 1.0;
+}
+
+// begin_step for the first of two steps the pair pass may run at once: it plans this step
+// and, where `pairable`, opens both as one pair (the flow pass then stands aside).
+@compute @workgroup_size(1)
+fn begin_pair() {
+    close_substep();
+    if (aux.ctl.skip == 1u) {
+        aux.ctl.skip = 0u;
+        publish();
+        return;
+    }
+    if (aux.ctl.halted == 0u) {
+        plan();
+    }
+    let pair = pairable();
+    open_substep();
+    if (pair && aux.ctl.running == 1u) {
+        aux.ctl.pair = 1u;
+    }
     publish();
 }
 

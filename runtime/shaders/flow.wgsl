@@ -159,7 +159,8 @@ fn limit(q: f32, k_up_left: f32, k_down_right: f32) -> f32 {
 fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     // Spare sub-steps (not opened by the control pass) do nothing.
     if (t == 0u) {
-        wrun = aux.ctl.running;
+        // A pair (pair.wgsl) runs this sub-step instead.
+        wrun = aux.ctl.running * (1u - aux.ctl.pair);
     }
     if (workgroupUniformLoad(&wrun) == 0u) {
         return;

@@ -17,6 +17,7 @@ mod gauges;
 mod hydrograph;
 mod long_run;
 mod maps;
+mod pairs;
 mod parity;
 mod structures;
 mod support;

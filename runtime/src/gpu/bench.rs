@@ -9,6 +9,7 @@ use crate::level::Level;
 use super::GpuError;
 use super::device;
 use super::flow::Fusion;
+use super::pair::Pairing;
 use super::readback::read_bytes;
 use super::sim::GpuSimulation;
 
@@ -40,6 +41,9 @@ pub struct BenchResult {
     pub sim_seconds_per_step: f64,
     /// CFL sub-steps per step over the timed runs.
     pub substeps_per_step: f64,
+    /// Share of the timed steps that ran two at a time in the pair pass (each moving the
+    /// state once for two steps, so half of [`BYTES_PER_CELL`] a step).
+    pub paired_share: f64,
 }
 
 /// Runs the peers' pipe scene ([`BenchScene::PEERS`]) at `n × n` for `steps` steps per timed
@@ -65,6 +69,8 @@ pub struct BenchOptions {
     pub headroom: u32,
     /// Keep the maps of the run, as the editor's preview does ([`GpuSimulation::record_maps`]).
     pub maps: bool,
+    /// When two steps of the plain pipes run as one pair pass.
+    pub pairing: Pairing,
 }
 
 /// As [`bench_level`], run as `options` say.
@@ -81,6 +87,7 @@ pub fn bench_with(
         .contains(wgpu::Features::TIMESTAMP_QUERY);
     let mut sim = GpuSimulation::build(level, ctx)?;
     sim.set_fusion(options.fusion);
+    sim.set_pairing(options.pairing);
     sim.set_substep_headroom(options.headroom);
     if options.maps {
         sim.record_maps()?;
@@ -88,6 +95,7 @@ pub fn bench_with(
     let dt = level.params.dt;
     sim.step_n(20, dt)?;
     let start = sim.stats()?;
+    let paired_before = sim.status().paired_steps;
     let queries = timed.then(|| {
         sim.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("bench"),
@@ -131,6 +139,7 @@ pub fn bench_with(
         times.push(seconds / steps as f64);
     }
     let end = sim.stats()?;
+    let paired = sim.status().paired_steps - paired_before;
     if let Some(e) = sim.status().halted {
         return Err(GpuError::Step(e));
     }
@@ -149,5 +158,6 @@ pub fn bench_with(
         volume_rel_err: (end.volume - start.volume).abs() / start.volume.max(1e-30),
         sim_seconds_per_step: (end.time - start.time) / timed_steps,
         substeps_per_step: (end.substeps - start.substeps) as f64 / timed_steps,
+        paired_share: f64::from(paired) / timed_steps,
     })
 }

@@ -1,5 +1,6 @@
 //! Owner of the control pass (`shaders/control.wgsl`): closes each sub-step, plans the
-//! sub-steps of each step on the GPU and opens the sub-steps the step needs.
+//! sub-steps of each step on the GPU and opens the sub-steps the step needs (or two steps as one
+//! pair for the pair pass).
 
 use super::GpuError;
 use super::kernel::{Bind, Kernel};
@@ -23,7 +24,7 @@ impl ControlPass {
             SOURCE,
             config,
             &binds,
-            &["begin_step", "next_substep", "finish"],
+            &["begin_step", "next_substep", "finish", "begin_pair"],
         )?;
         let group = kernel.bind(device, "control", &[&bufs.grid, &bufs.aux, &bufs.view]);
         Ok(Self { kernel, group })
@@ -43,6 +44,13 @@ impl ControlPass {
     /// Closes the last sub-step and opens the next one if the step needs it.
     pub fn next_substep(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.run(pass, 1);
+    }
+
+    /// Closes the last sub-step, plans the step and opens its first sub-step, or, where one
+    /// sub-step twice as long is stable, opens it together with the next step's as one pair
+    /// for the pair pass (the next step's [`Self::begin_step`] then only closes the pair).
+    pub fn begin_pair(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.run(pass, 3);
     }
 
     /// Closes the last sub-step of a batch.

@@ -140,7 +140,7 @@ impl GpuSimulation {
             self.ctx.queue.submit([encoder.finish()]);
         }
         if config != self.passes.config {
-            self.passes = Passes::new(&device, config, &self.bufs)?;
+            self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
             self.fold_maps()?;
         } else if advection_changed {
             self.passes.rebind(&device, &self.bufs);
@@ -190,7 +190,7 @@ impl GpuSimulation {
         let config = Config::new(&self.params, self.rough, self.ctx.tile);
         if config != self.passes.config {
             let device = self.ctx.device.clone();
-            self.passes = Passes::new(&device, config, &self.bufs)?;
+            self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
             self.fold_maps()?;
             self.rebuild_bed()?;
         }

@@ -46,6 +46,7 @@ mod gather;
 mod gauges;
 mod kernel;
 mod maps;
+mod pair;
 mod passes;
 mod probe;
 mod readback;
@@ -77,6 +78,7 @@ pub use device::{
 };
 pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
 pub use gather::{CellWater, GATHERED, Gathered};
+pub use pair::Pairing;
 pub use probe::ProbeReading;
 pub use sim::{GpuSimulation, GpuStatus};
 pub use view::WaterView;

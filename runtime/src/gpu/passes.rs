@@ -9,6 +9,7 @@ use super::erosion::ErosionPass;
 use super::flow::{FlowPass, Fusion};
 use super::forcing::ForcingPass;
 use super::maps::MapsPass;
+use super::pair::{PairPass, Pairing};
 use super::region::RegionPass;
 use super::state::{Buffers, Config, GridUniform};
 use super::stats::StatsPass;
@@ -28,6 +29,16 @@ pub(crate) struct Plan {
     pub breaches: bool,
     /// When the flow pass advects and stores too.
     pub fusion: Fusion,
+    /// When two steps may run as one pair pass.
+    pub pairing: Pairing,
+}
+
+impl Plan {
+    /// Whether this plan leaves nothing to run between two steps but the flow pass (no
+    /// sources, no edges but walls, no structures or breaches), so that they may run as a pair.
+    pub fn pairable(&self) -> bool {
+        !(self.forcing || self.edges || self.structures || self.breaches)
+    }
 }
 
 /// The compiled passes.
@@ -35,6 +46,8 @@ pub(crate) struct Passes {
     pub config: Config,
     pub control: ControlPass,
     pub flow: FlowPass,
+    /// Two steps of the plain pipes in one pass, where the level runs them.
+    pub pair: Option<PairPass>,
     pub forcing: ForcingPass,
     pub edges: EdgePass,
     pub advect: Option<AdvectPass>,
@@ -45,12 +58,18 @@ pub(crate) struct Passes {
 }
 
 impl Passes {
-    /// Compiles every pass for `config` and binds it to `bufs`.
-    pub fn new(device: &wgpu::Device, config: Config, bufs: &Buffers) -> Result<Self, GpuError> {
+    /// Compiles every pass for `config` and an `nx × ny` grid, and binds it to `bufs`.
+    pub fn new(
+        device: &wgpu::Device,
+        config: Config,
+        bufs: &Buffers,
+        grid: (usize, usize),
+    ) -> Result<Self, GpuError> {
         let advects = config.advects();
         Ok(Self {
             control: ControlPass::new(device, &config, bufs)?,
             flow: FlowPass::new(device, &config, bufs)?,
+            pair: PairPass::new(device, &config, bufs, grid)?,
             forcing: ForcingPass::new(device, &config, bufs)?,
             edges: EdgePass::new(device, &config, bufs)?,
             advect: if advects {
@@ -73,6 +92,9 @@ impl Passes {
     /// Rebinds every pass after buffers were replaced.
     pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
         self.flow.rebind(device, bufs);
+        if let Some(p) = self.pair.as_mut() {
+            p.rebind(device, bufs);
+        }
         self.forcing.rebind(device, bufs);
         self.edges.rebind(device, bufs);
         if let Some(a) = self.advect.as_mut() {
@@ -94,7 +116,9 @@ impl Passes {
     /// (`FlowPass::folds`: large grids without sediment). `unfolded` says whether the state the
     /// last step left is still to be folded in (the maps pass then runs first); it is set for the
     /// step recorded here. With `bed` (a level with sediment), the bed moves at each sub-step's
-    /// end.
+    /// end. With `pair_first` (the caller checked [`Self::pairs`]), this step and the next may
+    /// run as one pair: the control pass opens a pair where one sub-step twice as long is
+    /// stable, and the pair pass runs it; the next step is recorded as usual and only closes it.
     pub fn encode_step(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
@@ -106,13 +130,20 @@ impl Passes {
             Option<&ErosionPass>,
         ),
         unfolded: &mut bool,
+        pair_first: bool,
     ) {
         // Without blockers or structures, the fused flow pass advects and stores too.
         let fused = blocking.is_none() && !plan.structures && self.flow.fuses(grid, plan.fusion);
         let fold = maps.is_some() && fused && bed.is_none() && self.flow.folds();
         for k in 0..grid.k_max {
             if k == 0 {
-                self.control.begin_step(pass);
+                match self.pair.as_ref().filter(|_| pair_first) {
+                    Some(p) => {
+                        self.control.begin_pair(pass);
+                        p.encode(pass);
+                    }
+                    None => self.control.begin_step(pass),
+                }
                 if let Some(m) = maps.filter(|_| *unfolded) {
                     m.encode(pass);
                 }
@@ -152,5 +183,12 @@ impl Passes {
             }
         }
         *unfolded = maps.is_some() && !fold;
+    }
+
+    /// Whether steps of `plan` run in pairs, with neither blockers, maps nor sediment.
+    pub fn pairs(&self, plan: Plan, (blocking, maps, bed): (bool, bool, bool)) -> bool {
+        plan.pairable()
+            && !(blocking || maps || bed)
+            && self.pair.as_ref().is_some_and(|p| p.pairs(plan.pairing))
     }
 }

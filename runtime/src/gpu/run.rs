@@ -108,6 +108,10 @@ impl GpuSimulation {
             b.rebind(&self.ctx.device, &self.bufs);
         }
         let bed = self.bed.as_ref();
+        let pairs = self.passes.pairs(
+            self.plan,
+            (blocking.is_some(), maps.is_some(), bed.is_some()),
+        );
         // Steps kept for the caller go to the GPU in small batches as they are recorded, so it
         // starts on them while the rest are recorded; only the last batch is kept.
         let most = if keep.is_some() {
@@ -115,7 +119,11 @@ impl GpuSimulation {
         } else {
             DISPATCHES_PER_SUBMIT
         };
-        let chunk = (most / per_step.max(1)).max(1) as usize;
+        let mut chunk = (most / per_step.max(1)).max(1) as usize;
+        if pairs {
+            // Pairs (first and second step) stay within a batch.
+            chunk = (chunk & !1).max(2);
+        }
         let mut done = 0;
         // Every batch ends with the maps holding the state it left.
         let mut unfolded = false;
@@ -123,6 +131,9 @@ impl GpuSimulation {
             let steps = chunk.min(n - done);
             let last = done + steps == n;
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            if let Some(p) = self.passes.pair.as_ref().filter(|_| pairs) {
+                p.copy_consts(&mut encoder, &self.bufs.aux);
+            }
             {
                 let timestamp_writes = timestamps.and_then(|q| {
                     (done == 0 || last).then_some(wgpu::ComputePassTimestampWrites {
@@ -135,13 +146,14 @@ impl GpuSimulation {
                     label: Some("water steps"),
                     timestamp_writes,
                 });
-                for _ in 0..steps {
+                for i in 0..steps {
                     self.passes.encode_step(
                         &mut pass,
                         &self.grid,
                         self.plan,
                         (blocking, maps, bed),
                         &mut unfolded,
+                        pairs && i % 2 == 0 && i + 1 < steps,
                     );
                 }
                 if last {

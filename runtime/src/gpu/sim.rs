@@ -10,6 +10,7 @@ use super::device::{self, Context};
 use super::edges::{EDGE_GROUP, EdgeCell, conditions, perimeter_cell};
 use super::forcing::patch_table;
 use super::kernel::captured;
+use super::pair::Pairing;
 use super::passes::{Passes, Plan};
 use super::readback::{Report, StatsReadback};
 use super::state::{
@@ -253,6 +254,7 @@ impl GpuSimulation {
             breaches: !table.breaches.is_empty(),
             edges: cells.iter().any(|c| c.kind != 0),
             fusion: Fusion::default(),
+            pairing: Pairing::default(),
         };
         let max_depth = start.depth.iter().fold(0.0f32, |a, &b| a.max(b));
         let control = ControlBlock {
@@ -283,7 +285,7 @@ impl GpuSimulation {
                 &params,
             )
         })?;
-        let passes = Passes::new(device, config, &bufs)?;
+        let passes = Passes::new(device, config, &bufs, (nx, ny))?;
         let ground = &gated.as_ref().unwrap_or(level).terrain.data;
         let bed = super::erosion::ErosionPass::new(
             device,
@@ -561,6 +563,12 @@ impl GpuSimulation {
     pub fn set_fusion(&mut self, fusion: Fusion) {
         self.plan.fusion = fusion;
     }
+
+    /// Sets when two steps of the plain pipes run as one pair pass (default [`Pairing::Auto`]);
+    /// the results are the same either way (a benchmark and test knob).
+    pub fn set_pairing(&mut self, pairing: Pairing) {
+        self.plan.pairing = pairing;
+    }
 }
 
 fn params_pipe_advection(p: &Params) -> bool {
@@ -582,4 +590,7 @@ pub struct GpuStatus {
     pub substeps_needed: u32,
     /// Largest face speed after the last sub-step, m/s (SWE and pipes with advection).
     pub max_speed: f32,
+    /// Steps that ran two at a time in the pair pass (plain pipes; see
+    /// [`GpuSimulation::set_pairing`]).
+    pub paired_steps: u32,
 }

@@ -72,7 +72,13 @@ pub(crate) struct ControlBlock {
     /// encoded (each then as short as `n` asks, so it stays stable, and the step simulates less
     /// than `dt`; counted in `clamped`).
     pub count: u32,
-    pub pad: [u32; 46],
+    /// The open sub-step is a pair: two steps of one sub-step each in one pass.
+    pub pair: u32,
+    /// The step about to begin already ran, as the second of a pair.
+    pub skip: u32,
+    /// Steps run in pairs so far.
+    pub paired: u32,
+    pub pad: [u32; 43],
 }
 
 /// `struct StepConsts` of common.wgsl.

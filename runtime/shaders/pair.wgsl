@@ -1,0 +1,352 @@
+// Pair pass: two steps of the plain pipes (no momentum advection) in one march over the state
+// (temporal blocking), where the control pass opened a pair (`begin_pair`: both steps need one
+// sub-step, and no sources, edges other than walls, structures, blockers, maps or sediment run
+// between them). The state is read and written once for two steps: 36 bytes per cell instead of
+// 72.
+//
+// A workgroup of TW threads owns a strip of TW - 8 columns and PH rows. Stage A is the flow
+// pass's march (flow.wgsl, MODE_PIPES) over every cell the workgroup loads, halo included: at the
+// row r it loads it accelerates the faces of row r, limits those of row r-1 and updates the depth
+// of row r-2. Stage B runs the same march three rows behind on stage A's results, kept in
+// registers and workgroup memory: it accelerates the second step's faces of row r-3 (their old
+// discharges are stage A's limited faces), limits those of row r-4 and updates row r-5. Only
+// stage B's faces, depth and carry are written. Stage A's values are right two cells into the
+// halo, which is all stage B reads.
+//
+// The map's border faces are walls (0): pairs run only where every edge is one.
+//
+// The carry (compensated summation) is read and written in place, by the cell's own strip only:
+// stage A leaves it out (a halo cell's carry may already be its own strip's new one) and keeps
+// its own rounding error, which stage B adds with the carry read. So two faces computed by two
+// strips agree and the water balance is kept as in two flow passes; the depth differs from them
+// by the rounding of the carry added one step later (`tests/gpu/pairs.rs`).
+
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> aux: Aux;
+@group(0) @binding(2) var<storage, read> terrain: array<f32>;
+@group(0) @binding(3) var<storage, read_write> depth: array<f32>;
+@group(0) @binding(4) var<storage, read_write> qx: array<f32>;
+@group(0) @binding(5) var<storage, read_write> qy: array<f32>;
+@group(0) @binding(6) var<storage, read_write> carry: array<f32>;
+// The constants of a step of one sub-step (the table's `aux.consts[1]`, copied here before the
+// steps are recorded).
+@group(0) @binding(7) var<uniform> pc: StepConsts;
+
+// Stage A: terrain and depth of row r, factors and accelerated left faces of its rows.
+var<workgroup> sb: array<f32, 2u * TW>;
+var<workgroup> sd: array<f32, 2u * TW>;
+var<workgroup> sk: array<f32, 2u * TW>;
+var<workgroup> sa: array<f32, 2u * TW>;
+// Stage B: terrain and first-step depth of row r-3, second-step factors and left faces.
+var<workgroup> sb3: array<f32, 2u * TW>;
+var<workgroup> sd3: array<f32, 2u * TW>;
+var<workgroup> sk2: array<f32, 2u * TW>;
+var<workgroup> sa2: array<f32, 2u * TW>;
+var<workgroup> wmax: atomic<u32>;
+var<workgroup> wbad: atomic<u32>;
+var<workgroup> wrun: u32;
+
+// Manning's n² of the face between cells l and r (flow.wgsl's face_n2).
+fn face_n2(l: u32, r: u32) -> f32 {
+    if (!ROUGH) {
+        return 1.0;
+    }
+    let nf = 0.5 * (terrain[grid.cells + l] + terrain[grid.cells + r]);
+    return nf * nf;
+}
+
+// Accelerated, unlimited discharge of an interior face from its old discharge `v` (flow.wgsl's
+// accelerate, MODE_PIPES, with common.wgsl's bed friction).
+fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, n2: f32) -> f32 {
+    let hl = bl + dl;
+    let hr = br + dr;
+    let hf = max(max(hl, hr) - max(bl, br), 0.0);
+    let accel = pc.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr);
+    if (FRICTION == 0u) {
+        return v * pc.fric + accel;
+    }
+    let hh = max(hf, DRY);
+    let speed = abs(v) / (grid.dx * hh);
+    var depth_term = 1.0 / hh;
+    if (FRICTION == 1u) {
+        depth_term = 1.0 / (hh * pow(hh, 1.0 / 3.0));
+    }
+    return (v + accel) / (1.0 + pc.fk * n2 * speed * depth_term);
+}
+
+fn limit(q: f32, k_up_left: f32, k_down_right: f32) -> f32 {
+    return q * select(k_down_right, k_up_left, q > 0.0);
+}
+
+// Outflow-limiting factor of a cell holding `d` with accelerated outflows `out`.
+fn factor(out: f32, d: f32) -> f32 {
+    let vol = d * pc.vol_rate;
+    return select(1.0, vol / out, out > vol);
+}
+
+// What a thread reads for row r: terrain, depth and the old discharges of its left x-face and
+// top y-face.
+struct Row {
+    b: f32,
+    d: f32,
+    vl: f32,
+    vy: f32,
+}
+
+fn load_row(ci: i32, r: i32, par: u32) -> Row {
+    let nx = grid.nx;
+    var l = Row(0.0, 0.0, 0.0, 0.0);
+    let c = u32(max(ci, 0));
+    if (r >= 0 && r < i32(grid.ny) && ci >= 0 && ci < i32(nx)) {
+        let ru = u32(r);
+        l.b = terrain[ru * nx + c];
+        l.d = depth[par * grid.half_d + ru * nx + c];
+        if (ci > 0) {
+            l.vl = qx[par * grid.half_qx + ru * (nx + 1u) + c];
+        }
+        if (r > 0) {
+            l.vy = qy[par * grid.half_qy + ru * nx + c];
+        }
+    }
+    return l;
+}
+
+@compute @workgroup_size(TW)
+fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    if (t == 0u) {
+        wrun = aux.ctl.running * aux.ctl.pair;
+    }
+    if (workgroupUniformLoad(&wrun) == 0u) {
+        return;
+    }
+    let nx = grid.nx;
+    let ny = grid.ny;
+    let inx = i32(nx);
+    let iny = i32(ny);
+    let par = aux.ctl.parity;
+    let nxt = par ^ 1u;
+    let ci = i32(wid.x * (TW - 8u) + t) - 4;
+    let c = u32(max(ci, 0));
+    let col_in = ci >= 0 && ci < inx;
+    let writes = col_in && t >= 4u && t < TW - 4u;
+    let y0 = i32(wid.y * PH);
+    let y1 = min(y0 + i32(PH), iny);
+    if (t == 0u) {
+        atomicStore(&wmax, 0u);
+        atomicStore(&wbad, NONE);
+    }
+
+    // Stage A's rolling rows, as flow.wgsl's.
+    var b1 = 0.0;
+    var d1 = 0.0;
+    var axl1 = 0.0;
+    var axr1 = 0.0;
+    var ay1 = 0.0;
+    var d2 = 0.0;
+    var k2 = 1.0;
+    var fl2 = 0.0;
+    var fr2 = 0.0;
+    var ft2 = 0.0;
+    // What stage B takes from stage A: terrain of rows r-2, r-3, r-4; first-step depth and
+    // rounding error of rows r-3, r-4, r-5; the first step's limited left x-face and top y-face of rows
+    // r-2 (`fla`, `fta`) and r-3 (`flb`, `ftb`).
+    var b2 = 0.0;
+    var b3 = 0.0;
+    var b4 = 0.0;
+    var e3 = 0.0;
+    var e4 = 0.0;
+    var e5 = 0.0;
+    var c3 = 0.0;
+    var c4 = 0.0;
+    var c5 = 0.0;
+    var fla = 0.0;
+    var flb = 0.0;
+    var fta = 0.0;
+    var ftb = 0.0;
+    // Stage B's rolling rows: accelerated faces of row r-4, factor and limited faces of r-5.
+    var bxl1 = 0.0;
+    var bxr1 = 0.0;
+    var by1 = 0.0;
+    var kb2 = 1.0;
+    var gl2 = 0.0;
+    var gr2 = 0.0;
+    var gt2 = 0.0;
+    var vmax = 0.0;
+    let rows = PH + 9u;
+    var ahead = load_row(ci, y0 - 4, par);
+
+    for (var s = 0u; s < rows; s = s + 1u) {
+        let r = y0 - 4 + i32(s);
+        let slot = (s & 1u) * TW;
+        let row_in = r >= 0 && r < iny;
+        let ru = u32(max(r, 0));
+        // This row's loads were issued an iteration ago; issue the next row's now.
+        let row = ahead;
+        if (s + 1u < rows) {
+            ahead = load_row(ci, r + 1, par);
+        }
+        let b = row.b;
+        let d = row.d;
+        let r2 = r - 2;
+        let row2_in = col_in && r2 >= 0 && r2 < iny;
+        sb[slot + t] = b;
+        sd[slot + t] = d;
+        sb3[slot + t] = b3;
+        sd3[slot + t] = e3;
+        workgroupBarrier();
+
+        // Stage A: the faces of row r, the factor of row r-1.
+        // The map's border faces are walls (pairs run only where every edge is one): 0.
+        var axl = 0.0;
+        var axr = 0.0;
+        if (row_in && col_in && ci > 0 && t > 0u) {
+            let l = ru * nx + c - 1u;
+            axl = accelerate(row.vl, sb[slot + t - 1u], b, sd[slot + t - 1u], d, face_n2(l, l + 1u));
+        }
+        var ay = 0.0;
+        if (row_in && col_in && r > 0) {
+            let r0 = ru * nx + c;
+            ay = accelerate(row.vy, b1, b, d1, d, face_n2(r0 - nx, r0));
+        }
+        var k1 = 1.0;
+        if (col_in && r - 1 >= 0 && r - 1 < iny) {
+            let out = max(-axl1, 0.0) + max(axr1, 0.0) + max(-ay1, 0.0) + max(ay, 0.0);
+            k1 = factor(out, d1);
+        }
+
+        // Stage B: the second step's faces of row q = r-3, the factor of row r-4.
+        let q = r - 3;
+        let q_in = q >= 0 && q < iny;
+        let qu = u32(max(q, 0));
+        var bxl = 0.0;
+        var bxr = 0.0;
+        if (q_in && col_in && ci > 0 && t > 0u) {
+            let l = qu * nx + c - 1u;
+            bxl = accelerate(flb, sb3[slot + t - 1u], b3, sd3[slot + t - 1u], e3, face_n2(l, l + 1u));
+        }
+        var by = 0.0;
+        if (q_in && col_in && q > 0) {
+            let q0 = qu * nx + c;
+            by = accelerate(ftb, b4, b3, e4, e3, face_n2(q0 - nx, q0));
+        }
+        var kb1 = 1.0;
+        if (col_in && q - 1 >= 0 && q - 1 < iny) {
+            let out = max(-bxl1, 0.0) + max(bxr1, 0.0) + max(-by1, 0.0) + max(by, 0.0);
+            kb1 = factor(out, e4);
+        }
+        sk[slot + t] = k1;
+        sa[slot + t] = axl;
+        sk2[slot + t] = kb1;
+        sa2[slot + t] = bxl;
+        workgroupBarrier();
+
+        // Stage A: limit row r-1, update row r-2 (every cell of it the workgroup loads).
+        if (row_in && col_in && ci + 1 < inx && t + 1u < TW) {
+            axr = sa[slot + t + 1u];
+        }
+        let kl = sk[slot + max(t, 1u) - 1u];
+        let kr = sk[slot + min(t + 1u, TW - 1u)];
+        let fl1 = limit(axl1, kl, k1);
+        let fr1 = limit(axr1, k1, kr);
+        let ft1 = limit(ay1, k2, k1);
+        var e2 = 0.0;
+        var cc = 0.0;
+        if (row2_in) {
+            var cin = 0.0;
+            if (RAIN) {
+                cin = pc.rain;
+            }
+            let tt = (fl2 - fr2 + ft2 - ft1) * pc.c + cin;
+            e2 = max(d2 + tt, 0.0);
+            // A bad value here reaches stage B's check through the rounding kept (`cc`).
+            cc = tt - (e2 - d2);
+        }
+
+        // Stage B: limit row r-4 and write its faces; update and write row r-5.
+        if (q_in && col_in && ci + 1 < inx && t + 1u < TW) {
+            bxr = sa2[slot + t + 1u];
+        }
+        let jl = sk2[slot + max(t, 1u) - 1u];
+        let jr = sk2[slot + min(t + 1u, TW - 1u)];
+        let gl1 = limit(bxl1, jl, kb1);
+        let gr1 = limit(bxr1, kb1, jr);
+        let gt1 = limit(by1, kb2, kb1);
+        if (writes) {
+            let r4 = r - 4;
+            if (r4 >= y0 && r4 < y1) {
+                let fx = u32(r4) * (nx + 1u) + c;
+                qx[nxt * grid.half_qx + fx] = gl1;
+                if (c + 1u == nx) {
+                    qx[nxt * grid.half_qx + fx + 1u] = gr1;
+                }
+            }
+            // Face rows y0 .. y1-1 are the tops of this strip's rows; face ny closes the grid.
+            if ((r4 >= y0 && r4 < y1) || (r4 == iny && y1 == iny)) {
+                qy[nxt * grid.half_qy + u32(r4) * nx + c] = gt1;
+            }
+            let r5 = r - 5;
+            if (r5 >= y0 && r5 < y1) {
+                let cell = u32(r5) * nx + c;
+                // The carry, and stage A's rounding of this cell's first step. Read here: loaded
+                // with the row ahead it held a register across the march, and the pass ran at
+                // 74.0 Gcell/s at 4096² on an H100 instead of 82.2.
+                var cin = carry[cell] + c5;
+                if (RAIN) {
+                    cin = cin + pc.rain;
+                }
+                let tt = (gl2 - gr2 + gt2 - gt1) * pc.c + cin;
+                let v = max(e5 + tt, 0.0);
+                carry[cell] = tt - (v - e5);
+                depth[nxt * grid.half_d + cell] = v;
+                vmax = max(vmax, v);
+                if (is_bad(tt)) {
+                    atomicMin(&wbad, cell);
+                }
+            }
+        }
+
+        // Roll stage B's rows.
+        bxl1 = bxl;
+        bxr1 = bxr;
+        by1 = by;
+        kb2 = kb1;
+        gl2 = gl1;
+        gr2 = gr1;
+        gt2 = gt1;
+        // Roll what stage B takes from stage A.
+        e5 = e4;
+        e4 = e3;
+        e3 = e2;
+        c5 = c4;
+        c4 = c3;
+        c3 = cc;
+        b4 = b3;
+        b3 = b2;
+        b2 = b1;
+        flb = fla;
+        fla = fl1;
+        ftb = fta;
+        fta = ft1;
+        // Roll stage A's rows.
+        d2 = d1;
+        k2 = k1;
+        fl2 = fl1;
+        fr2 = fr1;
+        ft2 = ft1;
+        b1 = b;
+        d1 = d;
+        axl1 = axl;
+        axr1 = axr;
+        ay1 = ay;
+    }
+
+    atomicMax(&wmax, bitcast<u32>(vmax));
+    workgroupBarrier();
+    if (t == 0u) {
+        atomicMax(&aux.ctl.max_depth, atomicLoad(&wmax));
+        let bad = atomicLoad(&wbad);
+        if (bad != NONE) {
+            atomicMin(&aux.ctl.blowup_cell, bad);
+        }
+    }
+}

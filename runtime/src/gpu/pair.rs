@@ -1,0 +1,131 @@
+//! Owner of the pair pass (`shaders/pair.wgsl`): two steps of the plain pipes in one march over
+//! the state (temporal blocking), where the control pass opens a pair.
+
+use super::GpuError;
+use super::flow::FUSE_FROM;
+use super::kernel::{Bind, Kernel, dispatch};
+use super::sim::TABLE_OFFSET;
+use super::state::{Buffers, Config, StepConsts};
+
+const SOURCE: &str = include_str!("../../shaders/pair.wgsl");
+
+/// Rows per strip tried, tallest first: the tallest that still gives [`FUSE_FROM`] strips
+/// wins. One H100, the peers' constant pipe at 4096² (`cargo run --release -p spillway --example
+/// pair_march --features gpu -- 4096 --pair-th H`): 83.95 Gcell/s in 27 rows, 86.61 in 40,
+/// 86.38 in 54; at 8192² 87.98, 93.59 and 95.37.
+const ROWS: [u32; 3] = [54, 40, 27];
+
+/// When pairs are recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pairing {
+    /// Where the grid makes at least [`FUSE_FROM`] strips of 27 rows or more: on fewer, the
+    /// pair's nine halo rows a strip cost more than the second pass they save.
+    #[default]
+    Auto,
+    /// Whenever the steps allow it (in the shortest strips where the grid is small).
+    Always,
+    /// Never: one flow pass a sub-step.
+    Never,
+}
+
+/// Bytes of one entry of the sub-step constant table.
+const CONSTS: u64 = std::mem::size_of::<StepConsts>() as u64;
+
+/// Bytes of workgroup memory the pass needs for `tw` threads: eight double-buffered rows and
+/// three words.
+fn pair_bytes(tw: u32) -> u32 {
+    4 * 16 * tw + 12
+}
+
+/// The pair pass, for an `nx × ny` grid of plain pipes.
+pub(crate) struct PairPass {
+    kernel: Kernel,
+    group: wgpu::BindGroup,
+    /// The constants of a one-sub-step step, copied from the table before each batch.
+    consts: wgpu::Buffer,
+    groups: [u32; 4],
+    /// Whether [`Pairing::Auto`] pairs (the grid makes enough strips).
+    auto: bool,
+}
+
+impl PairPass {
+    /// Compiles the pass where `config` runs the plain pipes (no momentum advection, not the
+    /// shallow-water mode) and the device has the workgroup memory; `None` elsewhere.
+    pub fn new(
+        device: &wgpu::Device,
+        config: &Config,
+        bufs: &Buffers,
+        (nx, ny): (usize, usize),
+    ) -> Result<Option<Self>, GpuError> {
+        let tw = config.tile.0;
+        if config.mode != 0
+            || tw <= 8
+            || device.limits().max_compute_workgroup_storage_size < pair_bytes(tw)
+        {
+            return Ok(None);
+        }
+        let strips = |rows: u32| (nx as u32).div_ceil(tw - 8) * (ny as u32).div_ceil(rows);
+        let tall = ROWS.into_iter().find(|&rows| strips(rows) >= FUSE_FROM);
+        let rows = tall.unwrap_or(ROWS[ROWS.len() - 1]);
+        let source = format!("const PH: u32 = {rows}u;\n{SOURCE}");
+        let rw = Bind::ReadWrite;
+        let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, Bind::Uniform];
+        let kernel = Kernel::new(device, "pair", &source, config, &binds, &["main"])?;
+        let consts = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pair constants"),
+            size: CONSTS,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let group = Self::bind(&kernel, device, bufs, &consts);
+        Ok(Some(Self {
+            kernel,
+            group,
+            consts,
+            groups: [
+                (nx as u32).div_ceil(tw - 8),
+                (ny as u32).div_ceil(rows),
+                1,
+                0,
+            ],
+            auto: tall.is_some(),
+        }))
+    }
+
+    fn bind(
+        kernel: &Kernel,
+        device: &wgpu::Device,
+        b: &Buffers,
+        consts: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        let buffers = [
+            &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, consts,
+        ];
+        kernel.bind(device, "pair", &buffers)
+    }
+
+    /// Rebinds after buffers were replaced.
+    pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
+        self.group = Self::bind(&self.kernel, device, bufs, &self.consts);
+    }
+
+    /// Copies the table's constants of a one-sub-step step (`aux.consts[1]`) to the pass's
+    /// uniform: record before the steps of a batch.
+    pub fn copy_consts(&self, encoder: &mut wgpu::CommandEncoder, aux: &wgpu::Buffer) {
+        encoder.copy_buffer_to_buffer(aux, TABLE_OFFSET + CONSTS, &self.consts, 0, CONSTS);
+    }
+
+    /// Whether steps are recorded in pairs under `pairing`.
+    pub fn pairs(&self, pairing: Pairing) -> bool {
+        match pairing {
+            Pairing::Auto => self.auto,
+            Pairing::Always => true,
+            Pairing::Never => false,
+        }
+    }
+
+    /// Records the pass (runs only while the control pass has a pair open).
+    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+        dispatch(pass, &self.kernel.pipelines[0], &self.group, self.groups);
+    }
+}
