@@ -104,13 +104,21 @@ fn publish() {
     view[3] = p * grid.half_qy;
 }
 
-@compute @workgroup_size(1)
-fn begin_step() {
+// Closes the last sub-step before a step; true where the step already ran, as the second of a
+// pair (then it only publishes).
+fn close_before_step() -> bool {
     close_substep();
     if (aux.ctl.skip == 1u) {
-        // This step ran as the second of a pair.
         aux.ctl.skip = 0u;
         publish();
+        return true;
+    }
+    return false;
+}
+
+@compute @workgroup_size(1)
+fn begin_step() {
+    if (close_before_step()) {
         return;
     }
     if (aux.ctl.halted == 0u) {
@@ -141,10 +149,7 @@ fn pairable() -> bool {
 // and, where `pairable`, opens both as one pair (the flow pass then stands aside).
 @compute @workgroup_size(1)
 fn begin_pair() {
-    close_substep();
-    if (aux.ctl.skip == 1u) {
-        aux.ctl.skip = 0u;
-        publish();
+    if (close_before_step()) {
         return;
     }
     if (aux.ctl.halted == 0u) {

@@ -10,9 +10,9 @@ use super::state::{Buffers, Config, StepConsts};
 const SOURCE: &str = include_str!("../../shaders/pair.wgsl");
 
 /// Rows per strip tried, tallest first: the tallest that still gives [`FUSE_FROM`] strips
-/// wins. One H100, the peers' constant pipe at 4096² (`cargo run --release -p spillway --example
-/// pair_march --features gpu -- 4096 --pair-th H`): 83.95 Gcell/s in 27 rows, 86.61 in 40,
-/// 86.38 in 54; at 8192² 87.98, 93.59 and 95.37.
+/// wins. One H100, the peers' constant pipe in the standalone experiment the pass came from
+/// (`docs/gpu.md`, "Two steps a pass"): 83.95 Gcell/s at 4096² in 27 rows, 86.61 in 40, 86.38 in
+/// 54; at 8192² 87.98, 93.59 and 95.37.
 const ROWS: [u32; 3] = [54, 40, 27];
 
 /// When pairs are recorded.
