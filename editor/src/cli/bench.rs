@@ -176,6 +176,9 @@ pub struct BenchRow {
     pub manning: Option<f32>,
     /// Simulated seconds per wall-clock second (25 ms steps).
     pub sim_s_per_s: f64,
+    /// Share of the timed steps the GPU ran two at a time in its pair pass (the plain pipes:
+    /// the state read and written once for two steps); 0 on the CPU.
+    pub paired: f64,
 }
 
 /// The peers' batch size for `n × n`: `max(5, min(500, 2e8 / n²))` steps.
@@ -232,6 +235,7 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchEr
         solver: args.solver.name(),
         manning: args.manning,
         sim_s_per_s: DT as f64 / seconds,
+        paired: 0.0,
     })
 }
 
@@ -244,8 +248,16 @@ fn measure_gpu(
 ) -> Result<BenchRow, BenchError> {
     let r = spillway::gpu::bench_level(level, steps as usize)
         .map_err(|source| BenchError::Gpu { n, source })?;
+    let paired = if r.paired_share > 0.0 {
+        format!(
+            "; {:.0} % of the steps two at a time in the pair pass",
+            r.paired_share * 100.0
+        )
+    } else {
+        String::new()
+    };
     note(&format!(
-        "{n}×{n} on {} ({})",
+        "{n}×{n} on {} ({}{paired})",
         r.adapter,
         if r.gpu_timed {
             "GPU timestamps"
@@ -268,6 +280,7 @@ fn measure_gpu(
         solver: args.solver.name(),
         manning: args.manning,
         sim_s_per_s: DT as f64 / (r.ms_per_step / 1e3),
+        paired: r.paired_share,
     })
 }
 
