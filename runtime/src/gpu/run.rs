@@ -90,14 +90,6 @@ impl GpuSimulation {
         self.check_device()?;
         let k = self.prepare(dt)?;
         let blocked = self.prepare_blocked()?;
-        let per_step = k
-            * (2 + 2 * self.plan.edges as u32
-                + self.plan.forcing as u32
-                + self.plan.structures as u32
-                + self.plan.breaches as u32
-                + 2 * self.passes.config.advects() as u32
-                + blocking::DISPATCHES * blocked as u32
-                + 5 * self.bed.is_some() as u32);
         let blocking = self.blockers.as_ref().and_then(|b| b.pass());
         if let Some(m) = self.maps.as_mut() {
             // Buffers may have been replaced since the last steps (edits, a solver change).
@@ -112,6 +104,16 @@ impl GpuSimulation {
             self.plan,
             (blocking.is_some(), maps.is_some(), bed.is_some()),
         );
+        // A pair's first step also records the pair pass.
+        let per_step = k
+            * (2 + 2 * self.plan.edges as u32
+                + self.plan.forcing as u32
+                + self.plan.structures as u32
+                + self.plan.breaches as u32
+                + 2 * self.passes.config.advects() as u32
+                + blocking::DISPATCHES * blocked as u32
+                + 5 * self.bed.is_some() as u32)
+            + pairs as u32;
         // Steps kept for the caller go to the GPU in small batches as they are recorded, so it
         // starts on them while the rest are recorded; only the last batch is kept.
         let most = if keep.is_some() {
