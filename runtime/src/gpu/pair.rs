@@ -15,6 +15,12 @@ const SOURCE: &str = include_str!("../../shaders/pair.wgsl");
 /// 54; at 8192² 87.98, 93.59 and 95.37.
 const ROWS: [u32; 3] = [54, 40, 27];
 
+/// Threads of a pair workgroup (its strips are 8 columns narrower). One H100, the peers'
+/// constant pipe (`gpu_bench 2048 4096 8192 --physics peers`, two runs): 75.81 and 76.15
+/// Gcell/s at 2048², 89.26 and 89.41 at 4096², 94.79 and 94.97 at 8192² in 64-thread strips,
+/// against 60.40 and 60.66, 82.30 and 82.53, 93.62 and 93.91 in the flow pass's 128.
+const PAIR_THREADS: u32 = 64;
+
 /// When pairs are recorded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Pairing {
@@ -57,7 +63,11 @@ impl PairPass {
         bufs: &Buffers,
         (nx, ny): (usize, usize),
     ) -> Result<Option<Self>, GpuError> {
-        let tw = config.tile.0;
+        let tw = PAIR_THREADS.min(config.tile.0);
+        let config = &Config {
+            tile: (tw, config.tile.1),
+            ..*config
+        };
         if config.mode != 0
             || tw <= 8
             || device.limits().max_compute_workgroup_storage_size < pair_bytes(tw)
