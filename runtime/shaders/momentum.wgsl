@@ -47,7 +47,6 @@ fn advect_u(i: u32, j: u32, h: StateHalves, dt: f32) -> f32 {
     let qr = 0.5 * (q1 + q2);
     let ul = select(uu, u_at(i - 1u, j, h.v), ql > 0.0);
     let ur = select(u_at(i + 1u, j, h.v), uu, qr > 0.0);
-    let ax = qr * ur - ql * ul - uu * (qr - ql);
     let qt = 0.5 * (qy[h.qy + j * nx + i - 1u] * inv + qy[h.qy + j * nx + i] * inv);
     let qb = 0.5 * (qy[h.qy + (j + 1u) * nx + i - 1u] * inv + qy[h.qy + (j + 1u) * nx + i] * inv);
     var ut = uu;
@@ -58,8 +57,17 @@ fn advect_u(i: u32, j: u32, h: StateHalves, dt: f32) -> f32 {
     if (qb <= 0.0 && j + 1u < ny) {
         ub = u_at(i, j + 1u, h.v);
     }
-    let ay = qb * ub - qt * ut - uu * (qb - qt);
-    return uu - dt * inv * (ax + ay) / hbar;
+    return advected(uu, vec4<f32>(ul, ur, ut, ub), vec4<f32>(ql, qr, qt, qb), hbar, dt);
+}
+
+// A face velocity `w` advected over `dt` from its upwind neighbours `up` along the face's
+// normal (behind, ahead) and across it (before, after), the mean discharges per metre `q` at
+// the same four places and the mean depth `hbar` of its two cells (advect_u, advect_v; the pair
+// pass gives them from registers).
+fn advected(w: f32, up: vec4<f32>, q: vec4<f32>, hbar: f32, dt: f32) -> f32 {
+    let a_along = q.y * up.y - q.x * up.x - w * (q.y - q.x);
+    let a_across = q.w * up.w - q.z * up.z - w * (q.w - q.z);
+    return w - dt * grid.inv_dx * (a_along + a_across) / hbar;
 }
 
 // Velocity of y-face (i, j) advected over `dt` (the border faces keep theirs).
@@ -83,7 +91,6 @@ fn advect_v(i: u32, j: u32, h: StateHalves, dt: f32) -> f32 {
     let qb = 0.5 * (q1 + q2);
     let vt = select(vv, v_at(i, j - 1u, h.v), qt > 0.0);
     let vb = select(v_at(i, j + 1u, h.v), vv, qb > 0.0);
-    let ay = qb * vb - qt * vt - vv * (qb - qt);
     let ql = 0.5 * (qx[h.qx + (j - 1u) * w + i] * inv + qx[h.qx + j * w + i] * inv);
     let qr = 0.5 * (qx[h.qx + (j - 1u) * w + i + 1u] * inv + qx[h.qx + j * w + i + 1u] * inv);
     var vl = vv;
@@ -94,8 +101,7 @@ fn advect_v(i: u32, j: u32, h: StateHalves, dt: f32) -> f32 {
     if (qr <= 0.0 && i + 1u < nx) {
         vr = v_at(i + 1u, j, h.v);
     }
-    let ax = qr * vr - ql * vl - vv * (qr - ql);
-    return vv - dt * inv * (ax + ay) / hbar;
+    return advected(vv, vec4<f32>(vt, vb, vl, vr), vec4<f32>(qt, qb, ql, qr), hbar, dt);
 }
 
 // A face's velocity from its limited discharge `q` and the depths on its two sides (x), and

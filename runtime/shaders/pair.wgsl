@@ -1,8 +1,9 @@
-// Pair pass: two steps of the plain pipes (no momentum advection) in one march over the state
-// (temporal blocking), where the control pass opened a pair (`begin_pair`: both steps need one
-// sub-step, and no sources, edges other than walls, structures, blockers, maps or sediment run
-// between them). The state is read and written once for two steps: 36 bytes per cell instead of
-// 72.
+// Pair pass: two steps in one march over the state (temporal blocking), where the control pass
+// opened a pair (`begin_pair`: both steps need one sub-step, and no sources, edges other than
+// walls, structures, blockers, maps or sediment run between them). The state is read and written
+// once for two steps: 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104
+// with momentum advection (ADV: the pipes with advection and the shallow-water mode, as the
+// fused flow pass runs them).
 //
 // A workgroup of TW threads owns a strip of TW - 8 columns and PH rows. Stage A is the flow
 // pass's march (flow.wgsl, MODE_PIPES) over every cell the workgroup loads, halo included: at the
@@ -14,6 +15,12 @@
 // halo, which is all stage B reads.
 //
 // The map's border faces are walls (0): pairs run only where every edge is one.
+//
+// ADV: stage A advects each face as the fused flow pass does, from memory (momentum.wgsl), and
+// turns each face it limits into its velocity. Stage B advects its faces from stage A's limited
+// faces, velocities and depths, its own column's in registers (three rows of them: row r-3 is
+// advected with the rows above and below) and its neighbours' through workgroup memory; it
+// writes its faces' velocities to the other half of `vel`, with the largest face speed.
 //
 // The carry (compensated summation) is read and written in place, by the cell's own strip only:
 // stage A leaves it out (a halo cell's carry may already be its own strip's new one) and keeps
@@ -31,6 +38,11 @@
 // The constants of a step of one sub-step (the table's `aux.consts[1]`, copied here before the
 // steps are recorded).
 @group(0) @binding(7) var<uniform> pc: StepConsts;
+// Face velocities, two halves (momentum.wgsl; ADV only).
+@group(0) @binding(8) var<storage, read_write> vel: array<f32>;
+
+// Whether the faces carry momentum (advected velocities).
+const ADV: bool = MODE != MODE_PIPES;
 
 // Stage A: terrain and depth of row r, factors and accelerated left faces of its rows.
 var<workgroup> sb: array<f32, 2u * TW>;
@@ -42,7 +54,18 @@ var<workgroup> sb3: array<f32, 2u * TW>;
 var<workgroup> sd3: array<f32, 2u * TW>;
 var<workgroup> sk2: array<f32, 2u * TW>;
 var<workgroup> sa2: array<f32, 2u * TW>;
+// ADV, stage B's advection: stage A's results of row r-3 (x-face, its velocity, top y-face and
+// its velocity) and the top y-face of row r-2, for the neighbours; written before the first
+// barrier and read before the second.
+var<workgroup> sfx: array<f32, TW>;
+var<workgroup> swx: array<f32, TW>;
+var<workgroup> sfy: array<f32, TW>;
+var<workgroup> sfy1: array<f32, TW>;
+var<workgroup> swy: array<f32, TW>;
+// ADV: each thread's largest face speed (flow.wgsl's `sspd`).
+var<workgroup> sspd: array<f32, TW>;
 var<workgroup> wmax: atomic<u32>;
+var<workgroup> wspd: atomic<u32>;
 var<workgroup> wbad: atomic<u32>;
 var<workgroup> wrun: u32;
 
@@ -55,12 +78,25 @@ fn face_n2(l: u32, r: u32) -> f32 {
     return nf * nf;
 }
 
-// Accelerated, unlimited discharge of an interior face from its old discharge `v` (flow.wgsl's
-// accelerate, MODE_PIPES, with common.wgsl's bed friction).
+// Accelerated, unlimited discharge of an interior face from its old discharge `v` (pipes) or
+// its advected velocity (ADV): flow.wgsl's accelerate, with common.wgsl's bed friction.
 fn accelerate(v: f32, bl: f32, br: f32, dl: f32, dr: f32, n2: f32) -> f32 {
     let hl = bl + dl;
     let hr = br + dr;
     let hf = max(max(hl, hr) - max(bl, br), 0.0);
+    if (MODE == MODE_SWE) {
+        if (hf <= DRY) {
+            return 0.0;
+        }
+        let u = bed(v, pc.g_dt * (hl - hr) / grid.dx, abs(v), hf, n2, pc);
+        let h = select(dr, dl, u > 0.0);
+        return u * h * grid.dx;
+    }
+    if (MODE == MODE_PIPES_ADV) {
+        let wet = hf > 0.0;
+        let q = v * select(0.0, select(dr, dl, v > 0.0), wet) * grid.dx;
+        return bed_q(q, pc.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr), hf, n2, pc);
+    }
     let accel = pc.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr);
     if (FRICTION == 0u) {
         return v * pc.fric + accel;
@@ -101,11 +137,22 @@ fn load_row(ci: i32, r: i32, par: u32) -> Row {
         let ru = u32(r);
         l.b = terrain[ru * nx + c];
         l.d = depth[par * grid.half_d + ru * nx + c];
-        if (ci > 0) {
-            l.vl = qx[par * grid.half_qx + ru * (nx + 1u) + c];
-        }
-        if (r > 0) {
-            l.vy = qy[par * grid.half_qy + ru * nx + c];
+        if (ADV) {
+            // The advected velocities, as the fused flow pass advects them.
+            let cur = halves_of(par);
+            if (ci > 0) {
+                l.vl = advect_u(c, ru, cur, pc.dt);
+            }
+            if (r > 0) {
+                l.vy = advect_v(c, ru, cur, pc.dt);
+            }
+        } else {
+            if (ci > 0) {
+                l.vl = qx[par * grid.half_qx + ru * (nx + 1u) + c];
+            }
+            if (r > 0) {
+                l.vy = qy[par * grid.half_qy + ru * nx + c];
+            }
         }
     }
     return l;
@@ -133,7 +180,13 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let y1 = min(y0 + i32(PH), iny);
     if (t == 0u) {
         atomicStore(&wmax, 0u);
+        if (ADV) {
+            atomicStore(&wspd, 0u);
+        }
         atomicStore(&wbad, NONE);
+    }
+    if (ADV) {
+        sspd[t] = 0.0;
     }
 
     // Stage A's rolling rows, as flow.wgsl's.
@@ -163,6 +216,20 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var flb = 0.0;
     var fta = 0.0;
     var ftb = 0.0;
+    // ADV: stage A's limited faces of row r-4 (left, right x-faces, top y-face) and right
+    // x-faces of rows r-2, r-3; its face velocities of rows r-2, r-3, r-4 (x: `wxa`, `wxb`,
+    // `wxc`; y: `wya`, `wyb`, `wyc`).
+    var flc = 0.0;
+    var ftc = 0.0;
+    var fra = 0.0;
+    var frb = 0.0;
+    var frc = 0.0;
+    var wxa = 0.0;
+    var wxb = 0.0;
+    var wxc = 0.0;
+    var wya = 0.0;
+    var wyb = 0.0;
+    var wyc = 0.0;
     // Stage B's rolling rows: accelerated faces of row r-4, factor and limited faces of r-5.
     var bxl1 = 0.0;
     var bxr1 = 0.0;
@@ -193,7 +260,22 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         sd[slot + t] = d;
         sb3[slot + t] = b3;
         sd3[slot + t] = e3;
+        if (ADV) {
+            sfx[t] = flb;
+            swx[t] = wxb;
+            sfy[t] = ftb;
+            sfy1[t] = fta;
+            swy[t] = wyb;
+        }
         workgroupBarrier();
+        // ADV: the left neighbour's old depth of row r-1 (stage A) and first-step depth of row
+        // r-4 (stage B), read from the other slots before the next barrier.
+        var dl1 = 0.0;
+        var el4 = 0.0;
+        if (ADV) {
+            dl1 = sd[(TW - slot) + max(t, 1u) - 1u];
+            el4 = sd3[(TW - slot) + max(t, 1u) - 1u];
+        }
 
         // Stage A: the faces of row r, the factor of row r-1.
         // The map's border faces are walls (pairs run only where every edge is one): 0.
@@ -218,16 +300,52 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let q = r - 3;
         let q_in = q >= 0 && q < iny;
         let qu = u32(max(q, 0));
+        // The faces' old discharges (pipes) or advected velocities (ADV).
+        var bvl = flb;
+        var bvy = ftb;
+        if (ADV) {
+            let inv = grid.inv_dx;
+            let tl = max(t, 1u) - 1u;
+            let tr = min(t + 1u, TW - 1u);
+            // momentum.wgsl's advect_u of x-face (c, q).
+            bvl = wxb;
+            let hx = 0.5 * (sd3[slot + tl] + e3);
+            if (hx > DRY) {
+                let ql = 0.5 * (sfx[tl] * inv + flb * inv);
+                let qr = 0.5 * (flb * inv + frb * inv);
+                let ul = select(wxb, swx[tl], ql > 0.0);
+                let ur = select(swx[tr], wxb, qr > 0.0);
+                let qt = 0.5 * (sfy[tl] * inv + ftb * inv);
+                let qb = 0.5 * (sfy1[tl] * inv + fta * inv);
+                let ut = select(wxb, wxc, qt > 0.0 && q > 0);
+                let ub = select(wxb, wxa, qb <= 0.0 && q + 1 < iny);
+                bvl = advected(wxb, vec4<f32>(ul, ur, ut, ub), vec4<f32>(ql, qr, qt, qb), hx, pc.dt);
+            }
+            // momentum.wgsl's advect_v of the y-face above row q.
+            bvy = wyb;
+            let hy = 0.5 * (e4 + e3);
+            if (hy > DRY) {
+                let qt = 0.5 * (ftc * inv + ftb * inv);
+                let qb = 0.5 * (ftb * inv + fta * inv);
+                let vt = select(wyb, wyc, qt > 0.0);
+                let vb = select(wya, wyb, qb > 0.0);
+                let ql = 0.5 * (flc * inv + flb * inv);
+                let qr = 0.5 * (frc * inv + frb * inv);
+                let vl = select(wyb, swy[tl], ql > 0.0 && ci > 0);
+                let vr = select(wyb, swy[tr], qr <= 0.0 && ci + 1 < inx);
+                bvy = advected(wyb, vec4<f32>(vt, vb, vl, vr), vec4<f32>(qt, qb, ql, qr), hy, pc.dt);
+            }
+        }
         var bxl = 0.0;
         var bxr = 0.0;
         if (q_in && col_in && ci > 0 && t > 0u) {
             let l = qu * nx + c - 1u;
-            bxl = accelerate(flb, sb3[slot + t - 1u], b3, sd3[slot + t - 1u], e3, face_n2(l, l + 1u));
+            bxl = accelerate(bvl, sb3[slot + t - 1u], b3, sd3[slot + t - 1u], e3, face_n2(l, l + 1u));
         }
         var by = 0.0;
         if (q_in && col_in && q > 0) {
             let q0 = qu * nx + c;
-            by = accelerate(ftb, b4, b3, e4, e3, face_n2(q0 - nx, q0));
+            by = accelerate(bvy, b4, b3, e4, e3, face_n2(q0 - nx, q0));
         }
         var kb1 = 1.0;
         if (col_in && q - 1 >= 0 && q - 1 < iny) {
@@ -249,6 +367,17 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let fl1 = limit(axl1, kl, k1);
         let fr1 = limit(axr1, k1, kr);
         let ft1 = limit(ay1, k2, k1);
+        // ADV: their velocities, from the old depths (the border faces are walls: 0).
+        var wx1 = 0.0;
+        var wy1 = 0.0;
+        if (ADV) {
+            if (ci > 0) {
+                wx1 = face_vel(fl1, dl1, d1).x;
+            }
+            if (r - 1 > 0 && r - 1 < iny) {
+                wy1 = face_vel(ft1, d2, d1).x;
+            }
+        }
         var e2 = 0.0;
         var cc = 0.0;
         if (row2_in) {
@@ -276,13 +405,38 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             if (r4 >= y0 && r4 < y1) {
                 let fx = u32(r4) * (nx + 1u) + c;
                 qx[nxt * grid.half_qx + fx] = gl1;
+                if (ADV) {
+                    var u = border_vel(gl1, e4);
+                    if (ci > 0) {
+                        u = face_vel(gl1, el4, e4);
+                    }
+                    vel[nxt * (grid.half_qx + grid.half_qy) + fx] = u.x;
+                    sspd[t] = max(sspd[t], abs(u.x) * u.y);
+                }
                 if (c + 1u == nx) {
                     qx[nxt * grid.half_qx + fx + 1u] = gr1;
+                    if (ADV) {
+                        let u = border_vel(gr1, e4);
+                        vel[nxt * (grid.half_qx + grid.half_qy) + fx + 1u] = u.x;
+                        sspd[t] = max(sspd[t], abs(u.x) * u.y);
+                    }
                 }
             }
             // Face rows y0 .. y1-1 are the tops of this strip's rows; face ny closes the grid.
             if ((r4 >= y0 && r4 < y1) || (r4 == iny && y1 == iny)) {
-                qy[nxt * grid.half_qy + u32(r4) * nx + c] = gt1;
+                let fy = u32(r4) * nx + c;
+                qy[nxt * grid.half_qy + fy] = gt1;
+                if (ADV) {
+                    // The top border's cell is row 0 (e4), the bottom border's row ny-1 (e5).
+                    var v = face_vel(gt1, e5, e4);
+                    if (r4 == 0) {
+                        v = border_vel(gt1, e4);
+                    } else if (r4 == iny) {
+                        v = border_vel(gt1, e5);
+                    }
+                    vel[nxt * (grid.half_qx + grid.half_qy) + grid.half_qx + fy] = v.x;
+                    sspd[t] = max(sspd[t], abs(v.x) * v.y);
+                }
             }
             let r5 = r - 5;
             if (r5 >= y0 && r5 < y1) {
@@ -323,6 +477,19 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         b4 = b3;
         b3 = b2;
         b2 = b1;
+        if (ADV) {
+            flc = flb;
+            ftc = ftb;
+            frc = frb;
+            frb = fra;
+            fra = fr1;
+            wxc = wxb;
+            wxb = wxa;
+            wxa = wx1;
+            wyc = wyb;
+            wyb = wya;
+            wya = wy1;
+        }
         flb = fla;
         fla = fl1;
         ftb = fta;
@@ -341,9 +508,15 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     }
 
     atomicMax(&wmax, bitcast<u32>(vmax));
+    if (ADV) {
+        atomicMax(&wspd, bitcast<u32>(sspd[t]));
+    }
     workgroupBarrier();
     if (t == 0u) {
         atomicMax(&aux.ctl.max_depth, atomicLoad(&wmax));
+        if (ADV) {
+            atomicMax(&aux.ctl.max_speed, atomicLoad(&wspd));
+        }
         let bad = atomicLoad(&wbad);
         if (bad != NONE) {
             atomicMin(&aux.ctl.blowup_cell, bad);

@@ -1,5 +1,6 @@
-//! Owner of the pair pass (`shaders/pair.wgsl`): two steps of the plain pipes in one march over
-//! the state (temporal blocking), where the control pass opens a pair.
+//! Owner of the pair pass (`shaders/pair.wgsl`): two steps in one march over the state (temporal
+//! blocking), where the control pass opens a pair: the plain pipes, and with momentum advection
+//! (the pipes' and the shallow-water mode's) where the flow pass fuses it.
 
 use super::GpuError;
 use super::flow::FUSE_FROM;
@@ -7,7 +8,10 @@ use super::kernel::{Bind, Kernel, dispatch};
 use super::sim::TABLE_OFFSET;
 use super::state::{Buffers, Config, StepConsts};
 
-const SOURCE: &str = include_str!("../../shaders/pair.wgsl");
+const SOURCE: &str = concat!(
+    include_str!("../../shaders/momentum.wgsl"),
+    include_str!("../../shaders/pair.wgsl")
+);
 
 /// Rows per strip tried, tallest first: the tallest that still gives [`FUSE_FROM`] strips
 /// wins. One H100, the peers' constant pipe in the standalone experiment the pass came from
@@ -37,13 +41,13 @@ pub enum Pairing {
 /// Bytes of one entry of the sub-step constant table.
 const CONSTS: u64 = std::mem::size_of::<StepConsts>() as u64;
 
-/// Bytes of workgroup memory the pass needs for `tw` threads: eight double-buffered rows and
-/// three words.
+/// Bytes of workgroup memory the pass needs for `tw` threads: eight double-buffered rows, six
+/// single ones (advection and speeds) and four words.
 fn pair_bytes(tw: u32) -> u32 {
-    4 * 16 * tw + 12
+    4 * 22 * tw + 16
 }
 
-/// The pair pass, for an `nx × ny` grid of plain pipes.
+/// The pair pass, for an `nx × ny` grid.
 pub(crate) struct PairPass {
     kernel: Kernel,
     group: wgpu::BindGroup,
@@ -55,8 +59,9 @@ pub(crate) struct PairPass {
 }
 
 impl PairPass {
-    /// Compiles the pass where `config` runs the plain pipes (no momentum advection, not the
-    /// shallow-water mode) and the device has the workgroup memory; `None` elsewhere.
+    /// Compiles the pass where `config` runs the plain pipes or a momentum advection the flow
+    /// pass can fuse (not the semi-Lagrangian one) and the device has the workgroup memory;
+    /// `None` elsewhere.
     pub fn new(
         device: &wgpu::Device,
         config: &Config,
@@ -68,7 +73,7 @@ impl PairPass {
             tile: (tw, config.tile.1),
             ..*config
         };
-        if config.mode != 0
+        if (config.mode != 0 && !config.fusable())
             || tw <= 8
             || device.limits().max_compute_workgroup_storage_size < pair_bytes(tw)
         {
@@ -79,7 +84,7 @@ impl PairPass {
         let rows = tall.unwrap_or(ROWS[ROWS.len() - 1]);
         let source = format!("const PH: u32 = {rows}u;\n{SOURCE}");
         let rw = Bind::ReadWrite;
-        let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, Bind::Uniform];
+        let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, Bind::Uniform, rw];
         let kernel = Kernel::new(device, "pair", &source, config, &binds, &["main"])?;
         let consts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pair constants"),
@@ -109,7 +114,7 @@ impl PairPass {
         consts: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
         let buffers = [
-            &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, consts,
+            &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, consts, &b.vel,
         ];
         kernel.bind(device, "pair", &buffers)
     }

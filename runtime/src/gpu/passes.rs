@@ -185,10 +185,18 @@ impl Passes {
         *unfolded = maps.is_some() && !fold;
     }
 
-    /// Whether steps of `plan` run in pairs, with neither blockers, maps nor sediment.
-    pub fn pairs(&self, plan: Plan, (blocking, maps, bed): (bool, bool, bool)) -> bool {
+    /// Whether steps of `plan` on `grid` run in pairs, with neither blockers, maps nor
+    /// sediment; with momentum advection, only where the flow pass fuses it (the pair advects
+    /// as the fused pass does).
+    pub fn pairs(
+        &self,
+        grid: &GridUniform,
+        plan: Plan,
+        (blocking, maps, bed): (bool, bool, bool),
+    ) -> bool {
         plan.pairable()
             && !(blocking || maps || bed)
+            && (!self.config.advects() || self.flow.fuses(grid, plan.fusion))
             && self.pair.as_ref().is_some_and(|p| p.pairs(plan.pairing))
     }
 }

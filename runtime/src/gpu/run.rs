@@ -101,6 +101,7 @@ impl GpuSimulation {
         }
         let bed = self.bed.as_ref();
         let pairs = self.passes.pairs(
+            &self.grid,
             self.plan,
             (blocking.is_some(), maps.is_some(), bed.is_some()),
         );
