@@ -41,29 +41,34 @@
 // Face velocities, two halves (momentum.wgsl; ADV only).
 @group(0) @binding(8) var<storage, read_write> vel: array<f32>;
 
-// Whether the faces carry momentum (advected velocities).
+// Whether the faces carry momentum (advected velocities). AW (prepended: TW with ADV, else 1)
+// sizes the workgroup rows only ADV uses.
 const ADV: bool = MODE != MODE_PIPES;
 
+// Workgroup rows. Each is written on one side of a barrier and read on the other before the
+// next, so one slot does (two barriers a row). Every byte counts: six unused rows more (1.5 KiB
+// in 64-thread strips) took the plain pipes' pair from 89.2 to 54.0 Gcell/s at 4096² on an
+// H100, and a second slot for each row (as the flow pass has) made it 89.2 against 94.8.
 // Stage A: terrain and depth of row r, factors and accelerated left faces of its rows.
-var<workgroup> sb: array<f32, 2u * TW>;
-var<workgroup> sd: array<f32, 2u * TW>;
-var<workgroup> sk: array<f32, 2u * TW>;
-var<workgroup> sa: array<f32, 2u * TW>;
+var<workgroup> sb: array<f32, TW>;
+var<workgroup> sd: array<f32, TW>;
+var<workgroup> sk: array<f32, TW>;
+var<workgroup> sa: array<f32, TW>;
 // Stage B: terrain and first-step depth of row r-3, second-step factors and left faces.
-var<workgroup> sb3: array<f32, 2u * TW>;
-var<workgroup> sd3: array<f32, 2u * TW>;
-var<workgroup> sk2: array<f32, 2u * TW>;
-var<workgroup> sa2: array<f32, 2u * TW>;
+var<workgroup> sb3: array<f32, TW>;
+var<workgroup> sd3: array<f32, TW>;
+var<workgroup> sk2: array<f32, TW>;
+var<workgroup> sa2: array<f32, TW>;
 // ADV, stage B's advection: stage A's results of row r-3 (x-face, its velocity, top y-face and
 // its velocity) and the top y-face of row r-2, for the neighbours; written before the first
 // barrier and read before the second.
-var<workgroup> sfx: array<f32, TW>;
-var<workgroup> swx: array<f32, TW>;
-var<workgroup> sfy: array<f32, TW>;
-var<workgroup> sfy1: array<f32, TW>;
-var<workgroup> swy: array<f32, TW>;
+var<workgroup> sfx: array<f32, AW>;
+var<workgroup> swx: array<f32, AW>;
+var<workgroup> sfy: array<f32, AW>;
+var<workgroup> sfy1: array<f32, AW>;
+var<workgroup> swy: array<f32, AW>;
 // ADV: each thread's largest face speed (flow.wgsl's `sspd`).
-var<workgroup> sspd: array<f32, TW>;
+var<workgroup> sspd: array<f32, AW>;
 var<workgroup> wmax: atomic<u32>;
 var<workgroup> wspd: atomic<u32>;
 var<workgroup> wbad: atomic<u32>;
@@ -230,6 +235,9 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var wya = 0.0;
     var wyb = 0.0;
     var wyc = 0.0;
+    // ADV: the left neighbour's old depth of row r-1 and first-step depth of row r-4.
+    var dl1 = 0.0;
+    var el4 = 0.0;
     // Stage B's rolling rows: accelerated faces of row r-4, factor and limited faces of r-5.
     var bxl1 = 0.0;
     var bxr1 = 0.0;
@@ -244,7 +252,6 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
 
     for (var s = 0u; s < rows; s = s + 1u) {
         let r = y0 - 4 + i32(s);
-        let slot = (s & 1u) * TW;
         let row_in = r >= 0 && r < iny;
         let ru = u32(max(r, 0));
         // This row's loads were issued an iteration ago; issue the next row's now.
@@ -256,10 +263,10 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let d = row.d;
         let r2 = r - 2;
         let row2_in = col_in && r2 >= 0 && r2 < iny;
-        sb[slot + t] = b;
-        sd[slot + t] = d;
-        sb3[slot + t] = b3;
-        sd3[slot + t] = e3;
+        sb[t] = b;
+        sd[t] = d;
+        sb3[t] = b3;
+        sd3[t] = e3;
         if (ADV) {
             sfx[t] = flb;
             swx[t] = wxb;
@@ -268,13 +275,14 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             swy[t] = wyb;
         }
         workgroupBarrier();
-        // ADV: the left neighbour's old depth of row r-1 (stage A) and first-step depth of row
-        // r-4 (stage B), read from the other slots before the next barrier.
-        var dl1 = 0.0;
-        var el4 = 0.0;
+        // ADV: the left neighbour's old depth of row r (stage A) and first-step depth of row
+        // r-3 (stage B); those of the rows above came with the last row.
+        let tl = max(t, 1u) - 1u;
+        var dl0 = 0.0;
+        var el3 = 0.0;
         if (ADV) {
-            dl1 = sd[(TW - slot) + max(t, 1u) - 1u];
-            el4 = sd3[(TW - slot) + max(t, 1u) - 1u];
+            dl0 = sd[tl];
+            el3 = sd3[tl];
         }
 
         // Stage A: the faces of row r, the factor of row r-1.
@@ -283,7 +291,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         var axr = 0.0;
         if (row_in && col_in && ci > 0 && t > 0u) {
             let l = ru * nx + c - 1u;
-            axl = accelerate(row.vl, sb[slot + t - 1u], b, sd[slot + t - 1u], d, face_n2(l, l + 1u));
+            axl = accelerate(row.vl, sb[t - 1u], b, sd[t - 1u], d, face_n2(l, l + 1u));
         }
         var ay = 0.0;
         if (row_in && col_in && r > 0) {
@@ -305,11 +313,10 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         var bvy = ftb;
         if (ADV) {
             let inv = grid.inv_dx;
-            let tl = max(t, 1u) - 1u;
             let tr = min(t + 1u, TW - 1u);
             // momentum.wgsl's advect_u of x-face (c, q).
             bvl = wxb;
-            let hx = 0.5 * (sd3[slot + tl] + e3);
+            let hx = 0.5 * (el3 + e3);
             if (hx > DRY) {
                 let ql = 0.5 * (sfx[tl] * inv + flb * inv);
                 let qr = 0.5 * (flb * inv + frb * inv);
@@ -340,7 +347,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         var bxr = 0.0;
         if (q_in && col_in && ci > 0 && t > 0u) {
             let l = qu * nx + c - 1u;
-            bxl = accelerate(bvl, sb3[slot + t - 1u], b3, sd3[slot + t - 1u], e3, face_n2(l, l + 1u));
+            bxl = accelerate(bvl, sb3[t - 1u], b3, sd3[t - 1u], e3, face_n2(l, l + 1u));
         }
         var by = 0.0;
         if (q_in && col_in && q > 0) {
@@ -352,18 +359,18 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             let out = max(-bxl1, 0.0) + max(bxr1, 0.0) + max(-by1, 0.0) + max(by, 0.0);
             kb1 = factor(out, e4);
         }
-        sk[slot + t] = k1;
-        sa[slot + t] = axl;
-        sk2[slot + t] = kb1;
-        sa2[slot + t] = bxl;
+        sk[t] = k1;
+        sa[t] = axl;
+        sk2[t] = kb1;
+        sa2[t] = bxl;
         workgroupBarrier();
 
         // Stage A: limit row r-1, update row r-2 (every cell of it the workgroup loads).
         if (row_in && col_in && ci + 1 < inx && t + 1u < TW) {
-            axr = sa[slot + t + 1u];
+            axr = sa[t + 1u];
         }
-        let kl = sk[slot + max(t, 1u) - 1u];
-        let kr = sk[slot + min(t + 1u, TW - 1u)];
+        let kl = sk[max(t, 1u) - 1u];
+        let kr = sk[min(t + 1u, TW - 1u)];
         let fl1 = limit(axl1, kl, k1);
         let fr1 = limit(axr1, k1, kr);
         let ft1 = limit(ay1, k2, k1);
@@ -393,10 +400,10 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
 
         // Stage B: limit row r-4 and write its faces; update and write row r-5.
         if (q_in && col_in && ci + 1 < inx && t + 1u < TW) {
-            bxr = sa2[slot + t + 1u];
+            bxr = sa2[t + 1u];
         }
-        let jl = sk2[slot + max(t, 1u) - 1u];
-        let jr = sk2[slot + min(t + 1u, TW - 1u)];
+        let jl = sk2[max(t, 1u) - 1u];
+        let jr = sk2[min(t + 1u, TW - 1u)];
         let gl1 = limit(bxl1, jl, kb1);
         let gr1 = limit(bxr1, kb1, jr);
         let gt1 = limit(by1, kb2, kb1);
@@ -478,6 +485,8 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         b3 = b2;
         b2 = b1;
         if (ADV) {
+            dl1 = dl0;
+            el4 = el3;
             flc = flb;
             ftc = ftb;
             frc = frb;

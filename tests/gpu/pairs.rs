@@ -119,7 +119,10 @@ fn momentum_pairs_give_what_two_fused_flow_passes_give() {
     let n = same_either_way(&pipes, "face depth, momentum advection, Manning", steps);
     assert!(n >= 40, "most steps paired ({n})");
 
-    let mut swe = basin(CrossSection::FaceDepth, Friction::Linear { per_second: 0.04 });
+    let mut swe = basin(
+        CrossSection::FaceDepth,
+        Friction::Linear { per_second: 0.04 },
+    );
     swe.params.solver = SolverKind::Swe;
     swe.params.advection = Advection::Conservative;
     swe.params.rain_mm_per_hour = 360.0;

@@ -13,23 +13,34 @@ const SOURCE: &str = concat!(
     include_str!("../../shaders/pair.wgsl")
 );
 
-/// Rows per strip tried, tallest first: the tallest that still gives [`FUSE_FROM`] strips
-/// wins. One H100, the peers' constant pipe in the standalone experiment the pass came from
-/// (`docs/gpu.md`, "Two steps a pass"): 83.95 Gcell/s at 4096² in 27 rows, 86.61 in 40, 86.38 in
-/// 54; at 8192² 87.98, 93.59 and 95.37.
+/// Rows per strip tried for the plain pipes, tallest first: the tallest that still gives
+/// [`PLAIN_FROM`] strips wins. One H100, the peers' constant pipe in 128-thread strips
+/// (`SPILLWAY_PAIR_TILE=128xROWS gpu_bench 2048 4096 --physics peers`): 69.97 Gcell/s at 2048²
+/// in 27 rows, 77.85 in 40; at 4096² 98.28, 97.95 and 97.27 in 27, 40 and 54 rows.
 const ROWS: [u32; 3] = [54, 40, 27];
 
+/// Strips from which [`Pairing::Auto`] pairs the plain pipes: 40 rows at 2048² (936 strips).
+const PLAIN_FROM: u32 = 768;
+
+/// Rows per strip with momentum advection, paired by [`Pairing::Auto`] where they make
+/// [`FUSE_FROM`] strips (4096² and up). One H100, the runtime's default physics in 128-thread
+/// strips: at 4096² 35.23 Gcell/s in 27 rows, 36.04 in 40, 36.56 and 36.71 in 54; at 2048²,
+/// where 54 rows make 684 strips, pairs ran slower than one fused pass a step in every shape
+/// tried (24.92 to 27.46 against 27.16 and 27.08).
+const ADV_ROWS: u32 = 54;
+
 /// Threads of a pair workgroup (its strips are 8 columns narrower). One H100, the peers'
-/// constant pipe (`gpu_bench 2048 4096 8192 --physics peers`, two runs): 75.81 and 76.15
-/// Gcell/s at 2048², 89.26 and 89.41 at 4096², 94.79 and 94.97 at 8192² in 64-thread strips,
-/// against 60.40 and 60.66, 82.30 and 82.53, 93.62 and 93.91 in the flow pass's 128.
-const PAIR_THREADS: u32 = 64;
+/// constant pipe at 4096² in 54 rows (`gpu_bench --physics peers`): 97.27 and 97.40 Gcell/s in
+/// 128-thread strips with one slot per workgroup row, 94.80 in 64 and 95.93 in 96. With two
+/// slots per row (as the flow pass keeps), 64 threads had been the faster: 89.26 against 82.30.
+const PAIR_THREADS: u32 = 128;
 
 /// When pairs are recorded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Pairing {
-    /// Where the grid makes at least [`FUSE_FROM`] strips of 27 rows or more: on fewer, the
-    /// pair's nine halo rows a strip cost more than the second pass they save.
+    /// Where the grid makes enough strips ([`PLAIN_FROM`] of 27 rows or more for the plain
+    /// pipes, [`FUSE_FROM`] of 54 with momentum advection): on fewer, the pair's nine halo rows
+    /// a strip and its longer march cost more than the second pass they save.
     #[default]
     Auto,
     /// Whenever the steps allow it (in the shortest strips where the grid is small).
@@ -41,10 +52,21 @@ pub enum Pairing {
 /// Bytes of one entry of the sub-step constant table.
 const CONSTS: u64 = std::mem::size_of::<StepConsts>() as u64;
 
-/// Bytes of workgroup memory the pass needs for `tw` threads: eight double-buffered rows, six
-/// single ones (advection and speeds) and four words.
-fn pair_bytes(tw: u32) -> u32 {
-    4 * 22 * tw + 16
+/// Bytes of workgroup memory the pass needs for `tw` threads: eight rows and four words, and
+/// with momentum advection (`adv`) six rows more (advection and speeds).
+fn pair_bytes(tw: u32, adv: bool) -> u32 {
+    4 * (8 + if adv { 6 } else { 0 }) * tw + 16
+}
+
+/// Environment variable overriding the pair strips, `THREADSxROWS` (a benchmark tuning knob).
+pub const PAIR_TILE_ENV: &str = "SPILLWAY_PAIR_TILE";
+
+/// The pair strips asked for in `SPILLWAY_PAIR_TILE`, if well-formed.
+fn tile_from_env() -> Option<(u32, u32)> {
+    let v = std::env::var(PAIR_TILE_ENV).ok()?;
+    let (w, h) = v.split_once('x')?;
+    let (w, h) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
+    (matches!(w, 16..=256) && matches!(h, 1..=1024)).then_some((w, h))
 }
 
 /// The pair pass, for an `nx × ny` grid.
@@ -68,23 +90,40 @@ impl PairPass {
         bufs: &Buffers,
         (nx, ny): (usize, usize),
     ) -> Result<Option<Self>, GpuError> {
-        let tw = PAIR_THREADS.min(config.tile.0);
+        let asked = tile_from_env();
+        let tw = asked.map_or(PAIR_THREADS.min(config.tile.0), |t| t.0);
         let config = &Config {
             tile: (tw, config.tile.1),
             ..*config
         };
-        if (config.mode != 0 && !config.fusable())
+        let adv = config.mode != 0;
+        if (adv && !config.fusable())
             || tw <= 8
-            || device.limits().max_compute_workgroup_storage_size < pair_bytes(tw)
+            || device.limits().max_compute_workgroup_storage_size < pair_bytes(tw, adv)
         {
             return Ok(None);
         }
         let strips = |rows: u32| (nx as u32).div_ceil(tw - 8) * (ny as u32).div_ceil(rows);
-        let tall = ROWS.into_iter().find(|&rows| strips(rows) >= FUSE_FROM);
-        let rows = tall.unwrap_or(ROWS[ROWS.len() - 1]);
-        let source = format!("const PH: u32 = {rows}u;\n{SOURCE}");
+        let tall = if adv {
+            Some(ADV_ROWS).filter(|&rows| strips(rows) >= FUSE_FROM)
+        } else {
+            ROWS.into_iter().find(|&rows| strips(rows) >= PLAIN_FROM)
+        };
+        let rows = asked.map_or(tall.unwrap_or(ROWS[ROWS.len() - 1]), |t| t.1);
+        let aw = if adv { tw } else { 1 };
+        let source = format!("const PH: u32 = {rows}u;\nconst AW: u32 = {aw}u;\n{SOURCE}");
         let rw = Bind::ReadWrite;
-        let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, Bind::Uniform, rw];
+        let binds = [
+            Bind::Uniform,
+            rw,
+            Bind::Read,
+            rw,
+            rw,
+            rw,
+            rw,
+            Bind::Uniform,
+            rw,
+        ];
         let kernel = Kernel::new(device, "pair", &source, config, &binds, &["main"])?;
         let consts = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pair constants"),
