@@ -8,9 +8,9 @@
 //! `--cfl` replace the scene's step (25 ms) and Courant number (1), for the simulated seconds
 //! per wall second a longer, CFL-controlled step gives (`--headroom K` records K spare
 //! sub-steps a step, 0 by default: the scene at 25 ms never sub-steps); `--maps` keeps the
-//! maps of the run as the editor's preview does; `--pairing` picks when two steps of the plain
-//! pipes run as one pass (`spillway::gpu::Pairing`; the `paired` column is the share of steps
-//! that did, each moving the state once for two steps).
+//! maps of the run as the editor's preview does; `--pairing` picks when two sub-steps run as one
+//! pass (`spillway::gpu::Pairing`; the `paired` column is the share of sub-steps that did, each
+//! pair moving the state once for two).
 
 use spillway::bench::{BenchScene, scene};
 use spillway::gpu::{BenchOptions, Fusion, Pairing};

@@ -160,7 +160,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     // Spare sub-steps (not opened by the control pass) do nothing.
     if (t == 0u) {
         // A pair (pair.wgsl) runs this sub-step instead.
-        wrun = aux.ctl.running * (1u - aux.ctl.pair);
+        wrun = select(aux.ctl.running, 0u, aux.ctl.pair != 0u);
     }
     if (workgroupUniformLoad(&wrun) == 0u) {
         return;

@@ -1,9 +1,10 @@
-// Pair pass: two steps in one march over the state (temporal blocking), where the control pass
-// opened a pair (`begin_pair`: both steps need one sub-step, and no sources, edges other than
-// walls, structures, blockers, maps or sediment run between them). The state is read and written
-// once for two steps: 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104
-// with momentum advection (ADV: the pipes with advection and the shallow-water mode, as the
-// fused flow pass runs them).
+// Pair pass: two sub-steps in one march over the state (temporal blocking), where the control
+// pass opened a pair: two steps of one sub-step each (`begin_pair`, where one sub-step twice as
+// long is stable), or the first two sub-steps of a step that takes two or more (`begin_pair`,
+// `begin_split`). Pairs run where no sources, edges other than walls, structures, blockers, maps
+// or sediment run between two sub-steps. The state is read and written once for two sub-steps:
+// 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104 with momentum advection
+// (ADV: the pipes with advection and the shallow-water mode, as the fused flow pass runs them).
 //
 // A workgroup of TW threads owns a strip of TW - 8 columns and PH rows. Stage A is the flow
 // pass's march (flow.wgsl, MODE_PIPES) over every cell the workgroup loads, halo included: at the
@@ -35,11 +36,8 @@
 @group(0) @binding(4) var<storage, read_write> qx: array<f32>;
 @group(0) @binding(5) var<storage, read_write> qy: array<f32>;
 @group(0) @binding(6) var<storage, read_write> carry: array<f32>;
-// The constants of a step of one sub-step (the table's `aux.consts[1]`, copied here before the
-// steps are recorded).
-@group(0) @binding(7) var<uniform> pc: StepConsts;
 // Face velocities, two halves (momentum.wgsl; ADV only).
-@group(0) @binding(8) var<storage, read_write> vel: array<f32>;
+@group(0) @binding(7) var<storage, read_write> vel: array<f32>;
 
 // Whether the faces carry momentum (advected velocities). AW (prepended: TW with ADV, else 1)
 // sizes the workgroup rows only ADV uses.
@@ -73,6 +71,9 @@ var<workgroup> wmax: atomic<u32>;
 var<workgroup> wspd: atomic<u32>;
 var<workgroup> wbad: atomic<u32>;
 var<workgroup> wrun: u32;
+var<workgroup> wconsts: StepConsts;
+// The sub-step's constants, as every thread holds them.
+var<private> pc: StepConsts;
 
 // Manning's n² of the face between cells l and r (flow.wgsl's face_n2).
 fn face_n2(l: u32, r: u32) -> f32 {
@@ -166,11 +167,14 @@ fn load_row(ci: i32, r: i32, par: u32) -> Row {
 @compute @workgroup_size(TW)
 fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     if (t == 0u) {
-        wrun = aux.ctl.running * aux.ctl.pair;
+        wrun = select(0u, aux.ctl.running, aux.ctl.pair != 0u);
+        // The sub-step's constants (both sub-steps of a pair have the same).
+        wconsts = aux.consts[aux.ctl.n];
     }
     if (workgroupUniformLoad(&wrun) == 0u) {
         return;
     }
+    pc = wconsts;
     let nx = grid.nx;
     let ny = grid.ny;
     let inx = i32(nx);

@@ -5,7 +5,7 @@
 //! steps and sub-steps, the same water to the last bits (the pair adds each cell's carry one
 //! step later), the volume as exactly; and the control pass pairs only the steps it may (not a
 //! lone step at a batch's end, and none where one sub-step of twice the length would not be
-//! stable).
+//! stable), and there pairs a step's own two sub-steps.
 
 use spillway::gpu::{Fusion, GpuSimulation, Pairing};
 use spillway::level::{Advection, BoundaryKind, CrossSection, Friction, SolverKind};
@@ -46,7 +46,7 @@ fn run(level: &Level, pairing: Pairing, steps: usize) -> GpuSimulation {
     sim
 }
 
-/// Runs `level` paired and not; returns the steps that ran paired.
+/// Runs `level` paired and not; returns the sub-steps that ran paired.
 fn same_either_way(level: &Level, label: &str, steps: usize) -> u32 {
     let mut paired = run(level, Pairing::Always, steps);
     let mut apart = run(level, Pairing::Never, steps);
@@ -57,14 +57,14 @@ fn same_either_way(level: &Level, label: &str, steps: usize) -> u32 {
     let (ax, ay) = apart.read_discharges().unwrap();
     let to_apart_q = max_diff(&ax, &qx).0.max(max_diff(&ay, &qy).0);
     let (to_cpu, _) = max_diff(run_cpu(level, steps).depth(), &depth);
-    let n = paired.status().paired_steps;
+    let n = paired.status().paired_substeps;
     println!(
-        "{label}: {n} of {steps} steps paired; against one pass a step: max |Δdepth| {to_apart:e} \
+        "{label}: {n} sub-steps paired in {steps} steps; against one pass a sub-step: max |Δdepth| {to_apart:e} \
          m at cell {cell}, |Δq| {to_apart_q:e} m³/s; against the CPU {to_cpu:.2e} m; volume \
          {} and {} m³",
         p.volume, a.volume
     );
-    assert_eq!(apart.status().paired_steps, 0, "{label}: Never paired");
+    assert_eq!(apart.status().paired_substeps, 0, "{label}: Never paired");
     assert!(
         to_apart <= 1e-5,
         "{label}: depth {to_apart} m apart at cell {cell}"
@@ -132,17 +132,26 @@ fn momentum_pairs_give_what_two_fused_flow_passes_give() {
 }
 
 #[test]
-fn steps_too_long_for_a_pair_run_one_pass_each() {
-    // 2 × 0.12 s is past the stable sub-step over 2.9 m of water at CFL 0.5 (0.094 s), one
-    // 0.12 s step is not (it takes two sub-steps): nothing pairs, and the water is the same.
+fn steps_of_two_sub_steps_run_them_as_one_pair() {
+    // 2 × 0.12 s is past the stable sub-step over 2.9 m of water at CFL 0.5 (0.094 s), so no
+    // two steps pair; one 0.12 s step takes two sub-steps, and those pair. The water is the
+    // same as one pass a sub-step, to the last bits.
     let mut level = basin(
         CrossSection::Constant,
         Friction::Linear { per_second: 0.04 },
     );
     level.params.dt = 0.12;
-    let n = same_either_way(&level, "long steps", 20);
+    let steps = 20;
+    let n = same_either_way(&level, "long steps", steps);
     assert_eq!(
-        n, 0,
-        "no step pairs when a sub-step twice as long is unstable"
+        n as usize,
+        2 * steps,
+        "each step's two sub-steps as one pair, and no two steps"
     );
+
+    let mut swe = basin(CrossSection::FaceDepth, Friction::Manning { n: 0.03 });
+    swe.params.solver = SolverKind::Swe;
+    swe.params.dt = 0.12;
+    let n = same_either_way(&swe, "shallow water, long steps", steps);
+    assert!(n as usize >= steps, "sub-steps paired ({n})");
 }

@@ -176,8 +176,8 @@ pub struct BenchRow {
     pub manning: Option<f32>,
     /// Simulated seconds per wall-clock second (25 ms steps).
     pub sim_s_per_s: f64,
-    /// Share of the timed steps the GPU ran two at a time in its pair pass (the plain pipes:
-    /// the state read and written once for two steps); 0 on the CPU.
+    /// Share of the timed sub-steps the GPU ran two at a time in its pair pass (the state read
+    /// and written once for two sub-steps); 0 on the CPU.
     pub paired: f64,
 }
 
@@ -250,7 +250,7 @@ fn measure_gpu(
         .map_err(|source| BenchError::Gpu { n, source })?;
     let paired = if r.paired_share > 0.0 {
         format!(
-            "; {:.0} % of the steps two at a time in the pair pass",
+            "; {:.0} % of the sub-steps two at a time in the pair pass",
             r.paired_share * 100.0
         )
     } else {

@@ -41,8 +41,8 @@ pub struct BenchResult {
     pub sim_seconds_per_step: f64,
     /// CFL sub-steps per step over the timed runs.
     pub substeps_per_step: f64,
-    /// Share of the timed steps that ran two at a time in the pair pass (each moving the
-    /// state once for two steps, so half of [`BYTES_PER_CELL`] a step).
+    /// Share of the timed sub-steps that ran two at a time in the pair pass (each pair moving
+    /// the state once for two sub-steps, so half of [`BYTES_PER_CELL`] a sub-step).
     pub paired_share: f64,
 }
 
@@ -95,7 +95,7 @@ pub fn bench_with(
     let dt = level.params.dt;
     sim.step_n(20, dt)?;
     let start = sim.stats()?;
-    let paired_before = sim.status().paired_steps;
+    let paired_before = sim.status().paired_substeps;
     let queries = timed.then(|| {
         sim.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("bench"),
@@ -139,7 +139,7 @@ pub fn bench_with(
         times.push(seconds / steps as f64);
     }
     let end = sim.stats()?;
-    let paired = sim.status().paired_steps - paired_before;
+    let paired = sim.status().paired_substeps - paired_before;
     if let Some(e) = sim.status().halted {
         return Err(GpuError::Step(e));
     }
@@ -158,6 +158,6 @@ pub fn bench_with(
         volume_rel_err: (end.volume - start.volume).abs() / start.volume.max(1e-30),
         sim_seconds_per_step: (end.time - start.time) / timed_steps,
         substeps_per_step: (end.substeps - start.substeps) as f64 / timed_steps,
-        paired_share: f64::from(paired) / timed_steps,
+        paired_share: f64::from(paired) / ((end.substeps - start.substeps) as f64).max(1.0),
     })
 }

@@ -5,8 +5,7 @@
 use super::GpuError;
 use super::flow::FUSE_FROM;
 use super::kernel::{Bind, Kernel, dispatch};
-use super::sim::TABLE_OFFSET;
-use super::state::{Buffers, Config, StepConsts};
+use super::state::{Buffers, Config};
 
 const SOURCE: &str = concat!(
     include_str!("../../shaders/momentum.wgsl"),
@@ -49,9 +48,6 @@ pub enum Pairing {
     Never,
 }
 
-/// Bytes of one entry of the sub-step constant table.
-const CONSTS: u64 = std::mem::size_of::<StepConsts>() as u64;
-
 /// Bytes of workgroup memory the pass needs for `tw` threads: eight rows and four words, and
 /// with momentum advection (`adv`) six rows more (advection and speeds).
 fn pair_bytes(tw: u32, adv: bool) -> u32 {
@@ -73,8 +69,6 @@ fn tile_from_env() -> Option<(u32, u32)> {
 pub(crate) struct PairPass {
     kernel: Kernel,
     group: wgpu::BindGroup,
-    /// The constants of a one-sub-step step, copied from the table before each batch.
-    consts: wgpu::Buffer,
     groups: [u32; 4],
     /// Whether [`Pairing::Auto`] pairs (the grid makes enough strips).
     auto: bool,
@@ -113,29 +107,12 @@ impl PairPass {
         let aw = if adv { tw } else { 1 };
         let source = format!("const PH: u32 = {rows}u;\nconst AW: u32 = {aw}u;\n{SOURCE}");
         let rw = Bind::ReadWrite;
-        let binds = [
-            Bind::Uniform,
-            rw,
-            Bind::Read,
-            rw,
-            rw,
-            rw,
-            rw,
-            Bind::Uniform,
-            rw,
-        ];
+        let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, rw];
         let kernel = Kernel::new(device, "pair", &source, config, &binds, &["main"])?;
-        let consts = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pair constants"),
-            size: CONSTS,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let group = Self::bind(&kernel, device, bufs, &consts);
+        let group = Self::bind(&kernel, device, bufs);
         Ok(Some(Self {
             kernel,
             group,
-            consts,
             groups: [
                 (nx as u32).div_ceil(tw - 8),
                 (ny as u32).div_ceil(rows),
@@ -146,27 +123,16 @@ impl PairPass {
         }))
     }
 
-    fn bind(
-        kernel: &Kernel,
-        device: &wgpu::Device,
-        b: &Buffers,
-        consts: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
+    fn bind(kernel: &Kernel, device: &wgpu::Device, b: &Buffers) -> wgpu::BindGroup {
         let buffers = [
-            &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, consts, &b.vel,
+            &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, &b.vel,
         ];
         kernel.bind(device, "pair", &buffers)
     }
 
     /// Rebinds after buffers were replaced.
     pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
-        self.group = Self::bind(&self.kernel, device, bufs, &self.consts);
-    }
-
-    /// Copies the table's constants of a one-sub-step step (`aux.consts[1]`) to the pass's
-    /// uniform: record before the steps of a batch.
-    pub fn copy_consts(&self, encoder: &mut wgpu::CommandEncoder, aux: &wgpu::Buffer) {
-        encoder.copy_buffer_to_buffer(aux, TABLE_OFFSET + CONSTS, &self.consts, 0, CONSTS);
+        self.group = Self::bind(&self.kernel, device, bufs);
     }
 
     /// Whether steps are recorded in pairs under `pairing`.

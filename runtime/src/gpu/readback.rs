@@ -197,7 +197,7 @@ pub(crate) fn interpret(
         clamped_steps: c.clamped,
         substeps_needed: c.needed,
         max_speed: c.max_speed,
-        paired_steps: c.paired,
+        paired_substeps: c.paired,
     };
     Report { stats, status }
 }

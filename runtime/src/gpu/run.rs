@@ -105,7 +105,7 @@ impl GpuSimulation {
             self.plan,
             (blocking.is_some(), maps.is_some(), bed.is_some()),
         );
-        // A pair's first step also records the pair pass.
+        // Where steps pair, each records the pair pass after its begin.
         let per_step = k
             * (2 + 2 * self.plan.edges as u32
                 + self.plan.forcing as u32
@@ -134,9 +134,6 @@ impl GpuSimulation {
             let steps = chunk.min(n - done);
             let last = done + steps == n;
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-            if let Some(p) = self.passes.pair.as_ref().filter(|_| pairs) {
-                p.copy_consts(&mut encoder, &self.bufs.aux);
-            }
             {
                 let timestamp_writes = timestamps.and_then(|q| {
                     (done == 0 || last).then_some(wgpu::ComputePassTimestampWrites {
@@ -156,7 +153,7 @@ impl GpuSimulation {
                         self.plan,
                         (blocking, maps, bed),
                         &mut unfolded,
-                        pairs && i % 2 == 0 && i + 1 < steps,
+                        pairs.then_some(i % 2 == 0 && i + 1 < steps),
                     );
                 }
                 if last {
