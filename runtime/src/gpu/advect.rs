@@ -6,6 +6,7 @@ use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config, GridUniform, SLOT_ADVECT};
 
 const SOURCE: &str = concat!(
+    "const LATE_SUM: bool = false;\n",
     include_str!("../../shaders/momentum.wgsl"),
     include_str!("../../shaders/advect.wgsl")
 );

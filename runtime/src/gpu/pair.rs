@@ -8,6 +8,7 @@ use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config};
 
 const SOURCE: &str = concat!(
+    "const LATE_SUM: bool = true;\n",
     include_str!("../../shaders/momentum.wgsl"),
     include_str!("../../shaders/pair.wgsl")
 );
