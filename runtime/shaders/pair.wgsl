@@ -1,10 +1,9 @@
-// Pair pass: two sub-steps in one march over the state (temporal blocking), where the control
-// pass opened a pair: two steps of one sub-step each (`begin_pair`, where one sub-step twice as
-// long is stable), or the first two sub-steps of a step that takes two or more (`begin_pair`,
-// `begin_split`). Pairs run where no sources, edges other than walls, structures, blockers, maps
-// or sediment run between two sub-steps. The state is read and written once for two sub-steps:
-// 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104 with momentum advection
-// (ADV: the pipes with advection and the shallow-water mode, as the fused flow pass runs them).
+// Pair pass: two steps in one march over the state (temporal blocking), where the control pass
+// opened a pair (`begin_pair`: both steps need one sub-step, and no sources, edges other than
+// walls, structures, blockers, maps or sediment run between them). The state is read and written
+// once for two steps: 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104
+// with momentum advection (ADV: the pipes with advection and the shallow-water mode, as the
+// fused flow pass runs them).
 //
 // A workgroup of TW threads owns a strip of TW - 8 columns and PH rows. Stage A is the flow
 // pass's march (flow.wgsl, MODE_PIPES) over every cell the workgroup loads, halo included: at the
@@ -168,7 +167,7 @@ fn load_row(ci: i32, r: i32, par: u32) -> Row {
 fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     if (t == 0u) {
         wrun = select(0u, aux.ctl.running, aux.ctl.pair != 0u);
-        // The sub-step's constants (both sub-steps of a pair have the same).
+        // The constants of a step of one sub-step.
         wconsts = aux.consts[aux.ctl.n];
     }
     if (workgroupUniformLoad(&wrun) == 0u) {

@@ -116,10 +116,9 @@ impl Passes {
     /// (`FlowPass::folds`: large grids without sediment). `unfolded` says whether the state the
     /// last step left is still to be folded in (the maps pass then runs first); it is set for the
     /// step recorded here. With `bed` (a level with sediment), the bed moves at each sub-step's
-    /// end. With `pair` (the caller checked [`Self::pairs`]), the pair pass follows the step's
-    /// begin: with `Some(true)` this step and the next may run as one pair (the control pass
-    /// opens one where one sub-step twice as long is stable; the next step's begin only closes
-    /// it), and with either the step's first two sub-steps may, where it takes two or more.
+    /// end. With `pair_first` (the caller checked [`Self::pairs`]), this step and the next may
+    /// run as one pair: the control pass opens a pair where one sub-step twice as long is
+    /// stable, and the pair pass runs it; the next step is recorded as usual and only closes it.
     pub fn encode_step(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
@@ -131,23 +130,19 @@ impl Passes {
             Option<&ErosionPass>,
         ),
         unfolded: &mut bool,
-        pair: Option<bool>,
+        pair_first: bool,
     ) {
         // Without blockers or structures, the fused flow pass advects and stores too.
         let fused = blocking.is_none() && !plan.structures && self.flow.fuses(grid, plan.fusion);
         let fold = maps.is_some() && fused && bed.is_none() && self.flow.folds();
         for k in 0..grid.k_max {
             if k == 0 {
-                match (self.pair.as_ref(), pair) {
-                    (Some(p), Some(steps)) => {
-                        if steps {
-                            self.control.begin_pair(pass);
-                        } else {
-                            self.control.begin_split(pass);
-                        }
+                match self.pair.as_ref().filter(|_| pair_first) {
+                    Some(p) => {
+                        self.control.begin_pair(pass);
                         p.encode(pass);
                     }
-                    _ => self.control.begin_step(pass),
+                    None => self.control.begin_step(pass),
                 }
                 if let Some(m) = maps.filter(|_| *unfolded) {
                     m.encode(pass);

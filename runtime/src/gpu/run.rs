@@ -105,7 +105,7 @@ impl GpuSimulation {
             self.plan,
             (blocking.is_some(), maps.is_some(), bed.is_some()),
         );
-        // Where steps pair, each records the pair pass after its begin.
+        // A pair's first step also records the pair pass.
         let per_step = k
             * (2 + 2 * self.plan.edges as u32
                 + self.plan.forcing as u32
@@ -153,7 +153,7 @@ impl GpuSimulation {
                         self.plan,
                         (blocking, maps, bed),
                         &mut unfolded,
-                        pairs.then_some(i % 2 == 0 && i + 1 < steps),
+                        pairs && i % 2 == 0 && i + 1 < steps,
                     );
                 }
                 if last {
