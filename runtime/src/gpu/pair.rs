@@ -25,8 +25,8 @@ const PLAIN_FROM: u32 = 768;
 /// Rows per strip with momentum advection, paired by [`Pairing::Auto`] where they make
 /// [`FUSE_FROM`] strips (4096² and up). One H100, the runtime's default physics in 128-thread
 /// strips: at 4096² 35.23 Gcell/s in 27 rows, 36.04 in 40, 36.56 and 36.71 in 54; at 2048²,
-/// where 54 rows make 684 strips, pairs ran slower than one fused pass a step in every shape
-/// tried (24.92 to 27.46 against 27.16 and 27.08).
+/// where 54 rows make 684 strips, no shape tried was more than 1.4 % faster than one fused pass
+/// a step (24.92 to 27.46 against 27.16 and 27.08), and the 128-thread ones were slower.
 const ADV_ROWS: u32 = 54;
 
 /// Threads of a pair workgroup (its strips are 8 columns narrower). One H100, the peers'
