@@ -41,10 +41,16 @@ pub const TILE_ENV: &str = "SPILLWAY_GPU_TILE";
 
 /// The strips asked for in `SPILLWAY_GPU_TILE`, if well-formed.
 fn tile_from_env() -> Option<(u32, u32)> {
-    let v = std::env::var(TILE_ENV).ok()?;
+    strips_in_env(TILE_ENV, 8)
+}
+
+/// The strips `THREADSxROWS` in the environment variable `name`, if well-formed: at least
+/// `fewest` and at most 256 threads, 1 to 1024 rows.
+pub(crate) fn strips_in_env(name: &str, fewest: u32) -> Option<(u32, u32)> {
+    let v = std::env::var(name).ok()?;
     let (w, h) = v.split_once('x')?;
-    let (w, h) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
-    (matches!(w, 8..=256) && matches!(h, 1..=1024)).then_some((w, h))
+    let (w, h): (u32, u32) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
+    ((fewest..=256).contains(&w) && matches!(h, 1..=1024)).then_some((w, h))
 }
 
 /// The largest preferred tile whose workgroup memory fits in `limit` bytes.

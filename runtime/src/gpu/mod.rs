@@ -78,7 +78,7 @@ pub use device::{
 };
 pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
 pub use gather::{CellWater, GATHERED, Gathered};
-pub use pair::Pairing;
+pub use pair::{PAIR_TILE_ENV, Pairing};
 pub use probe::ProbeReading;
 pub use sim::{GpuSimulation, GpuStatus};
 pub use view::WaterView;

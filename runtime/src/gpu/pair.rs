@@ -3,7 +3,7 @@
 //! (the pipes' and the shallow-water mode's) where the flow pass fuses it.
 
 use super::GpuError;
-use super::flow::FUSE_FROM;
+use super::flow::{FUSE_FROM, strips_in_env};
 use super::kernel::{Bind, Kernel, dispatch};
 use super::state::{Buffers, Config};
 
@@ -58,12 +58,10 @@ fn pair_bytes(tw: u32, adv: bool) -> u32 {
 /// Environment variable overriding the pair strips, `THREADSxROWS` (a benchmark tuning knob).
 pub const PAIR_TILE_ENV: &str = "SPILLWAY_PAIR_TILE";
 
-/// The pair strips asked for in `SPILLWAY_PAIR_TILE`, if well-formed.
+/// The pair strips asked for in `SPILLWAY_PAIR_TILE`, if well-formed (16 threads or more: the
+/// strips are 8 columns narrower).
 fn tile_from_env() -> Option<(u32, u32)> {
-    let v = std::env::var(PAIR_TILE_ENV).ok()?;
-    let (w, h) = v.split_once('x')?;
-    let (w, h) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
-    (matches!(w, 16..=256) && matches!(h, 1..=1024)).then_some((w, h))
+    strips_in_env(PAIR_TILE_ENV, 16)
 }
 
 /// The pair pass, for an `nx × ny` grid.
