@@ -108,26 +108,42 @@ impl Coverage {
         // sits at (a, b). Barycentric weights do not change under this scaling and shift.
         let per_metre = s as f32 / dx;
         let (ox, oy) = ((i0 * s) as f32 + 0.5, (j0 * s) as f32 + 0.5);
+        let (top_a, top_b) = (sw as f32, sh as f32);
+        // Each corner's sample range along x and y: the first sample column (row) at or after
+        // it and the last at or before it, so a triangle's samples lie between its corners'
+        // (ceil and floor commute with min and max: the same range as from its bounds).
+        let reach = &mut scratch.reach;
+        reach.clear();
         let mut finite = true;
         for p in local.iter_mut() {
             *p = [p[0] * per_metre - ox, p[1] * per_metre - oy, p[2]];
             finite &= p.iter().all(|v| v.is_finite());
+            let (x, y) = (p[0].clamp(-1.0, top_a), p[1].clamp(-1.0, top_b));
+            reach.push([ceil(x), floor(x), ceil(y), floor(y)]);
         }
-        let flat = 1e-12 * per_metre * per_metre;
-        let (top_a, top_b) = (sw as f32, sh as f32);
-        for t in &mesh.triangles {
-            let Some([p, q, r]) = corners(local, t, finite) else {
+        // The triangles that hold a sample, with their sample windows, without a branch per
+        // triangle (most of a fine mesh's triangles lie between the samples).
+        let hits = &mut scratch.hits;
+        hits.clear();
+        hits.resize(mesh.triangles.len(), (0, [0; 4]));
+        let mut n = 0;
+        for (k, t) in mesh.triangles.iter().enumerate() {
+            let [Some(p), Some(q), Some(r)] = t.map(|i| reach.get(i as usize)) else {
                 continue;
             };
-            let (x_lo, x_hi) = (p[0].min(q[0]).min(r[0]), p[0].max(q[0]).max(r[0]));
-            let (y_lo, y_hi) = (p[1].min(q[1]).min(r[1]), p[1].max(q[1]).max(r[1]));
-            let a0 = ceil(x_lo.clamp(-1.0, top_a)).max(0) as usize;
-            let a1 = ((floor(x_hi.clamp(-1.0, top_a)) + 1).max(0) as usize).min(sw);
-            let b0 = ceil(y_lo.clamp(-1.0, top_b)).max(0) as usize;
-            let b1 = ((floor(y_hi.clamp(-1.0, top_b)) + 1).max(0) as usize).min(sh);
-            if a0 >= a1 || b0 >= b1 {
+            let a0 = p[0].min(q[0]).min(r[0]).max(0);
+            let a1 = (p[1].max(q[1]).max(r[1]) + 1).max(0).min(sw as i32);
+            let b0 = p[2].min(q[2]).min(r[2]).max(0);
+            let b1 = (p[3].max(q[3]).max(r[3]) + 1).max(0).min(sh as i32);
+            hits[n] = (k as u32, [a0, a1, b0, b1]);
+            n += usize::from(a0 < a1 && b0 < b1);
+        }
+        let flat = 1e-12 * per_metre * per_metre;
+        for &(k, [a0, a1, b0, b1]) in &hits[..n] {
+            let Some([p, q, r]) = corners(local, &mesh.triangles[k as usize], finite) else {
                 continue;
-            }
+            };
+            let (a0, a1, b0, b1) = (a0 as usize, a1 as usize, b0 as usize, b1 as usize);
             let area = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
             if area.abs() < flat {
                 continue;
@@ -294,13 +310,17 @@ fn bounds(points: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
     }))
 }
 
-/// Per-thread buffers of the rasteriser: the corners in sample units and each sample's
-/// lowest and highest hit.
+/// Per-thread buffers of the rasteriser: the corners in sample units, their sample ranges, the
+/// triangles that hold a sample and each sample's lowest and highest hit.
 #[derive(Default)]
 struct Scratch {
     local: Vec<[f32; 3]>,
     low: Vec<f32>,
     high: Vec<f32>,
+    /// Each corner's first and last sample column and row ([`Coverage::rasterise`]).
+    reach: Vec<[i32; 4]>,
+    /// The triangles holding a sample and their sample windows.
+    hits: Vec<(u32, [i32; 4])>,
 }
 
 thread_local! {
