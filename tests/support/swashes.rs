@@ -188,12 +188,14 @@ impl Case {
         let reference = self.reference()?;
         let (mut level, mut seconds) = (self.setup)(&reference, solver);
         // `SPILLWAY_SWASHES_CFL=C`: steps of C·dx/√(g·h₀), h₀ the deepest water at the start,
-        // sub-stepped at the Courant number C (to weigh accuracy against a longer step).
+        // sub-stepped at the Courant number C (to weigh accuracy against a longer step);
+        // `SPILLWAY_SWASHES_DT=S`: steps of S seconds (another solver's, to compare at equal steps).
         if let Some(c) = crate::env::<f32>("SPILLWAY_SWASHES_CFL") {
             let h0 = level.water.data.iter().copied().fold(0.0f32, f32::max);
             let dt = c * level.cell_size / (level.params.gravity * h0).sqrt();
             (level.params.cfl, level.params.dt) = (c, dt);
         }
+        level.params.dt = crate::env("SPILLWAY_SWASHES_DT").unwrap_or(level.params.dt);
         seconds = crate::env("SPILLWAY_SWASHES_SECONDS").unwrap_or(seconds);
         let (depth, balance, t) = match backend {
             Backend::Cpu => run_cpu(&level, seconds)?,
