@@ -1,9 +1,9 @@
 // Face velocities: reading them, advecting them (momentum-conserving upwind, sim::advect, Stelling
 // and Duinmeijer) and making them from limited discharges (sim::swe::Velocities::store). Shared
-// by the advection pass, the store pass and the fused flow pass, which each declare `grid`,
-// `depth`, `qx`, `qy` and `vel` (read-only or not). `vel` holds two halves of `grid.half_qx +
-// grid.half_qy` velocities, x-faces ((nx+1)·ny) then y-faces (nx·(ny+1)); the state's parity
-// picks the current one, as for depth and discharges.
+// by the advection pass, the store pass, the fused flow pass and the pair pass, which each
+// declare `grid`, `aux`, `depth`, `qx`, `qy` and `vel` (read-only or not). `vel` holds two
+// halves of `grid.half_qx + grid.half_qy` velocities, x-faces ((nx+1)·ny) then y-faces
+// (nx·(ny+1)); the state's parity picks the current one, as for depth and discharges.
 
 // LATE_SUM (declared by the including pass) sums each advection's terms only once every
 // neighbour is loaded (`advected`), as the pair pass's stage B does from registers; the other
@@ -121,8 +121,8 @@ fn advect_v(i: u32, j: u32, h: StateHalves, dt: f32) -> f32 {
 }
 
 // A face's velocity from its limited discharge `q` and the depths on its two sides (x), and
-// whether it counts toward the CFL speed (y: 1 or 0). A film's face is held to the step's stable
-// speed, cfl·dx/dt.
+// whether it counts toward the CFL speed (y: 1 or 0). A film's face is held to one cell a
+// sub-step, dx over the sub-step's length (sim::Simulation's film cap).
 fn face_vel(q: f32, dl: f32, dr: f32) -> vec2<f32> {
     let h = select(dr, dl, q > 0.0);
     if (h <= DRY) {
@@ -130,7 +130,7 @@ fn face_vel(q: f32, dl: f32, dr: f32) -> vec2<f32> {
     }
     let u = q / (h * grid.dx);
     if (h < FILM) {
-        let cap = grid.cfl * grid.dx / grid.dt;
+        let cap = grid.dx / aux.consts[aux.ctl.n].dt;
         return vec2<f32>(clamp(u, -cap, cap), 0.0);
     }
     return vec2<f32>(u, 1.0);

@@ -1,8 +1,8 @@
 // Store pass (sim::swe::Velocities::store): the face velocities implied by the limited
 // discharges and the depths they were computed from, extended one face past wet fronts for
 // semi-Lagrangian advection (EXTEND), and the largest face speed for the CFL limit. A film's
-// face (upwind depth under FILM) is held to the step's stable speed, cfl·dx/dt, and left out of
-// the largest speed (sim::swe::Velocities::store).
+// face (upwind depth under FILM) is held to one cell a sub-step and left out of the largest
+// speed (sim::swe::Velocities::store).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;

@@ -92,3 +92,32 @@ fn lake_at_rest_swe_both_advections() {
         check_lake(&level, 5_000);
     }
 }
+
+/// `tests/physics`' thin dam break on the GPU: every face a film, steps of 0.5·dx/c0 at a
+/// Courant number of 0.25 (two sub-steps each); a film is held to one cell a sub-step there too.
+#[test]
+fn a_thin_dam_break_keeps_its_front_speed_at_a_low_courant_number() {
+    let (h0, dx, x0, t) = (0.004f64, 0.01f32, 4.0, 6.0);
+    let c0 = (G * h0).sqrt();
+    for solver in [SolverKind::Swe, SolverKind::Pipes] {
+        let mut level = channel(800, dx, solver, |x| {
+            if (x as f64) < x0 { h0 as f32 } else { 0.0 }
+        });
+        level.params.cfl = 0.25;
+        level.params.dt = (0.5 * dx as f64 / c0) as f32;
+        let mut sim = gpu(&level);
+        let steps = (t / level.params.dt as f64).round() as usize;
+        run_gpu(&mut sim, steps, 100);
+        let time = sim.stats().unwrap().time;
+        assert!(
+            (time - steps as f64 * level.params.dt as f64).abs() < 1e-3,
+            "time {time}"
+        );
+        let h = gpu_profile(&sim);
+        let err = l1_error(&h, dx as f64, x0 - 1.2 * c0 * t, x0 + 2.2 * c0 * t, |x| {
+            ritter(x, x0, h0, t)
+        });
+        println!("GPU thin Ritter ({solver:?}): L1 {:.2}%", err * 100.0);
+        assert!(err <= 0.05, "{solver:?}: GPU thin Ritter L1 error {err}");
+    }
+}

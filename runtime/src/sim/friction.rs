@@ -11,8 +11,8 @@ use crate::level::{Friction, Params};
 
 use super::swe::DRY;
 
-/// Depth (m) under which a face is a film: its speed is capped at the step's stable speed and
-/// does not set the CFL sub-step of the whole map.
+/// Depth (m) under which a face is a film: its speed is capped at one cell a sub-step and does
+/// not set the CFL sub-step of the whole map.
 pub(crate) const FILM: f32 = 0.005;
 
 /// Cube root of a depth `x` (at least [`DRY`], at most 1e30), without branches or calls, so the
