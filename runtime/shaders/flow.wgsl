@@ -296,7 +296,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 if (FUSED) {
                     var u = border_vel(fl1, d1);
                     if (ci > 0) {
-                        u = face_vel(fl1, dl1, d1);
+                        u = face_vel(fl1, dl1, d1, sc.dt);
                     }
                     vel[nxt.v + fx] = u.x;
                     sspd[t] = max(sspd[t], abs(u.x) * u.y);
@@ -316,7 +316,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 qy[nxt.qy + fy] = ft1;
                 if (FUSED) {
                     // The top border's cell is row 0 (d1), the bottom border's row ny-1 (d2).
-                    var v = face_vel(ft1, d2, d1);
+                    var v = face_vel(ft1, d2, d1, sc.dt);
                     if (r1 == 0) {
                         v = border_vel(ft1, d1);
                     } else if (r1 == iny) {

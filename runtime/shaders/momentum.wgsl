@@ -122,15 +122,15 @@ fn advect_v(i: u32, j: u32, h: StateHalves, dt: f32) -> f32 {
 
 // A face's velocity from its limited discharge `q` and the depths on its two sides (x), and
 // whether it counts toward the CFL speed (y: 1 or 0). A film's face is held to one cell a
-// sub-step, dx over the sub-step's length (sim::Simulation's film cap).
-fn face_vel(q: f32, dl: f32, dr: f32) -> vec2<f32> {
+// sub-step of `dt` seconds, dx / dt (sim::Simulation's film cap).
+fn face_vel(q: f32, dl: f32, dr: f32, dt: f32) -> vec2<f32> {
     let h = select(dr, dl, q > 0.0);
     if (h <= DRY) {
         return vec2<f32>(0.0, 0.0);
     }
     let u = q / (h * grid.dx);
     if (h < FILM) {
-        let cap = grid.dx / aux.consts[aux.ctl.n].dt;
+        let cap = grid.dx / dt;
         return vec2<f32>(clamp(u, -cap, cap), 0.0);
     }
     return vec2<f32>(u, 1.0);

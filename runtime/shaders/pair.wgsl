@@ -377,15 +377,16 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let fl1 = limit(axl1, kl, k1);
         let fr1 = limit(axr1, k1, kr);
         let ft1 = limit(ay1, k2, k1);
-        // ADV: their velocities, from the old depths (the border faces are walls: 0).
+        // ADV: their velocities, from the old depths (the border faces are walls: 0). A pair's
+        // steps are one sub-step each, `grid.dt` long (the uniform: films' cap as before).
         var wx1 = 0.0;
         var wy1 = 0.0;
         if (ADV) {
             if (ci > 0) {
-                wx1 = face_vel(fl1, dl1, d1).x;
+                wx1 = face_vel(fl1, dl1, d1, grid.dt).x;
             }
             if (r - 1 > 0 && r - 1 < iny) {
-                wy1 = face_vel(ft1, d2, d1).x;
+                wy1 = face_vel(ft1, d2, d1, grid.dt).x;
             }
         }
         var e2 = 0.0;
@@ -418,7 +419,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 if (ADV) {
                     var u = border_vel(gl1, e4);
                     if (ci > 0) {
-                        u = face_vel(gl1, el4, e4);
+                        u = face_vel(gl1, el4, e4, grid.dt);
                     }
                     vel[nxt * (grid.half_qx + grid.half_qy) + fx] = u.x;
                     sspd[t] = max(sspd[t], abs(u.x) * u.y);
@@ -438,7 +439,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 qy[nxt * grid.half_qy + fy] = gt1;
                 if (ADV) {
                     // The top border's cell is row 0 (e4), the bottom border's row ny-1 (e5).
-                    var v = face_vel(gt1, e5, e4);
+                    var v = face_vel(gt1, e5, e4, grid.dt);
                     if (r4 == 0) {
                         v = border_vel(gt1, e4);
                     } else if (r4 == iny) {

@@ -15,23 +15,23 @@ var<workgroup> wmax: atomic<u32>;
 var<workgroup> wrun: u32;
 
 // Velocity of x-face (i, j) from the limited discharge, and whether it counts.
-fn src_u(i: u32, j: u32, h: StateHalves) -> vec2<f32> {
+fn src_u(i: u32, j: u32, h: StateHalves, dt: f32) -> vec2<f32> {
     let nx = grid.nx;
     let q = qx[h.qx + j * (nx + 1u) + i];
     if (i == 0u || i == nx) {
         return border_vel(q, depth[h.d + j * nx + min(i, nx - 1u)]);
     }
-    return face_vel(q, depth[h.d + j * nx + i - 1u], depth[h.d + j * nx + i]);
+    return face_vel(q, depth[h.d + j * nx + i - 1u], depth[h.d + j * nx + i], dt);
 }
 
-fn src_v(i: u32, j: u32, h: StateHalves) -> vec2<f32> {
+fn src_v(i: u32, j: u32, h: StateHalves, dt: f32) -> vec2<f32> {
     let nx = grid.nx;
     let ny = grid.ny;
     let q = qy[h.qy + j * nx + i];
     if (j == 0u || j == ny) {
         return border_vel(q, depth[h.d + min(j, ny - 1u) * nx + i]);
     }
-    return face_vel(q, depth[h.d + (j - 1u) * nx + i], depth[h.d + j * nx + i]);
+    return face_vel(q, depth[h.d + (j - 1u) * nx + i], depth[h.d + j * nx + i], dt);
 }
 
 // A still face takes the velocity of the face behind it when that one flows toward it.
@@ -46,8 +46,8 @@ fn extend(here: f32, behind: f32, ahead: f32) -> f32 {
     return 0.0;
 }
 
-// Writes the velocities into the half at element offset `out`.
-fn store(i: u32, j: u32, lid: u32, h: StateHalves, out: u32) {
+// Writes the velocities into the half at element offset `out`, films held to one cell in `dt`.
+fn store(i: u32, j: u32, lid: u32, h: StateHalves, out: u32, dt: f32) {
     let nx = grid.nx;
     let ny = grid.ny;
     if (lid == 0u) {
@@ -56,19 +56,19 @@ fn store(i: u32, j: u32, lid: u32, h: StateHalves, out: u32) {
     workgroupBarrier();
     var m = 0.0;
     if (i <= nx && j < ny) {
-        let here = src_u(i, j, h);
+        let here = src_u(i, j, h, dt);
         var u = here.x;
         if (EXTEND && i > 0u && i < nx && here.x == 0.0) {
-            u = extend(here.x, src_u(i - 1u, j, h).x, src_u(i + 1u, j, h).x);
+            u = extend(here.x, src_u(i - 1u, j, h, dt).x, src_u(i + 1u, j, h, dt).x);
         }
         vel[out + j * (nx + 1u) + i] = u;
         m = abs(here.x) * here.y;
     }
     if (i < nx && j <= ny) {
-        let here = src_v(i, j, h);
+        let here = src_v(i, j, h, dt);
         var v = here.x;
         if (EXTEND && j > 0u && j < ny && here.x == 0.0) {
-            v = extend(here.x, src_v(i, j - 1u, h).x, src_v(i, j + 1u, h).x);
+            v = extend(here.x, src_v(i, j - 1u, h, dt).x, src_v(i, j + 1u, h, dt).x);
         }
         vel[out + grid.half_qx + j * nx + i] = v;
         m = max(m, abs(here.x) * here.y);
@@ -92,12 +92,14 @@ fn after_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invo
     }
     let p = aux.ctl.parity;
     let n = halves_of(p ^ 1u);
-    store(gid.x, gid.y, lid, StateHalves(p * grid.half_d, n.qx, n.qy, n.v), n.v);
+    // The sub-step's length, which holds a film's speed (face_vel).
+    let dt = grid.dt / f32(max(aux.ctl.n, 1u));
+    store(gid.x, gid.y, lid, StateHalves(p * grid.half_d, n.qx, n.qy, n.v), n.v, dt);
 }
 
-// At start-up: the velocities of the current discharges.
+// At start-up: the velocities of the current discharges (films not held, as on the CPU).
 @compute @workgroup_size(16, 16)
 fn initial(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let h = halves_of(aux.ctl.parity);
-    store(gid.x, gid.y, lid, h, h.v);
+    store(gid.x, gid.y, lid, h, h.v, 1e-30);
 }
