@@ -378,7 +378,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let fr1 = limit(axr1, k1, kr);
         let ft1 = limit(ay1, k2, k1);
         // ADV: their velocities, from the old depths (the border faces are walls: 0). A pair's
-        // steps are one sub-step each, `grid.dt` long (the uniform: films' cap as before).
+        // steps are one sub-step each, `grid.dt` long: films are held to dx / grid.dt.
         var wx1 = 0.0;
         var wy1 = 0.0;
         if (ADV) {

@@ -187,11 +187,9 @@ pub struct Simulation {
     blocking: Option<Box<Blocking>>,
     /// Manning's `n` per cell (a Manning level with a roughness grid).
     roughness: Option<Vec<f32>>,
-    /// The speed films are held to in this step: one cell a sub-step, `dx / sub-step`, m/s.
-    /// (It was `cfl·dx / dt` of the whole step, which held a thin front to the Courant number
-    /// asked and slowed it where the step was sub-stepped: SWASHES' Ritter dam break, 5 mm
-    /// deep, all film, had an L1 error of 1.775 % at steps of 0.5·dx/√(g·h₀) at a Courant
-    /// number of 0.5, and has 0.702 % now; `docs/gpu.md`.)
+    /// The speed films are held to in this step: one cell a sub-step, `dx / sub-step`, m/s, not
+    /// the Courant number asked, so a thin front keeps its speed when the step is sub-stepped
+    /// (`docs/gpu.md`, "A film is now held to one cell a sub-step").
     film_cap: f32,
     /// The maps of the run, when kept (`record_maps`).
     maps: Option<Box<maps::RunMaps>>,
