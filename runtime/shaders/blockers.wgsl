@@ -7,7 +7,9 @@
 // The layout of `blk`: a header, a map tile → slot + 1, then per slot: tile x, tile y, active, pad; the
 // blocker columns of its 16 × 16 loaded cells (cover, bottom, top, flags); the effective surface
 // of its 12 × 12 cells (two halves, by state parity); their saved carry; the columns the last
-// sub-step applied to them (cover, bottom, top); their latent water (sim::blocking).
+// sub-step applied to them (cover, bottom, top); their latent water (sim::blocking); their upper
+// water (two halves); the upper flow's discharges through the x-face after each and the y-face
+// below it (two halves, interleaved); the upper flow's depth change of the sub-step.
 const BT: u32 = 16u;
 const BO: u32 = 12u;
 const OUT: u32 = 144u;
@@ -24,7 +26,10 @@ const S_SURF: u32 = 1028u;
 const S_CARRY: u32 = 1316u;
 const S_APPLIED: u32 = 1460u;
 const S_LATENT: u32 = 1892u;
-const SLOT_WORDS: u32 = 2036u;
+const S_UPPER: u32 = 2036u;
+const S_UQ: u32 = 2324u;
+const S_UDELTA: u32 = 2900u;
+const SLOT_WORDS: u32 = 3044u;
 const BLOCKED_COVER: f32 = 0.99;
 const FLAG_INIT: u32 = 1u;
 

@@ -32,12 +32,13 @@
 // Stands for infinity in the band of a face (WGSL has no infinity literal).
 const BIG: f32 = 3.0e38;
 
-var<workgroup> wrun: u32;
 var<workgroup> wb: array<f32, 256>;
 var<workgroup> wd: array<f32, 256>;
 // Depth less latent water: the water that takes part in the flow.
 var<workgroup> ww: array<f32, 256>;
 var<workgroup> ws: array<f32, 256>;
+// Upper water of stored cells.
+var<workgroup> wup: array<f32, 256>;
 var<workgroup> wc: array<f32, 256>;
 var<workgroup> wzb: array<f32, 256>;
 var<workgroup> wzt: array<f32, 256>;
@@ -46,67 +47,6 @@ var<workgroup> way: array<f32, 256>;
 var<workgroup> wk: array<f32, 256>;
 var<workgroup> wm: array<u32, 256>;
 
-// Where a thread works: its slot, its cell and whether it is inside the map.
-struct At {
-    base: u32,
-    lx: u32,
-    ly: u32,
-    gi: i32,
-    gj: i32,
-    inside: bool,
-    cell: u32,
-    // This cell's index in the tile's output (valid for output cells).
-    o: u32,
-    output: bool,
-}
-
-// The thread's place, or base = NONE for an unused slot (the whole workgroup returns).
-fn locate(t: u32, wid: vec3<u32>) -> At {
-    var at: At;
-    let s = wid.x + wid.y * 65535u;
-    at.base = NONE;
-    if (s >= blk[H_CAP]) {
-        return at;
-    }
-    let base = blk[H_SLOT0] + s * SLOT_WORDS;
-    if (blk[base + 2u] == 0u) {
-        return at;
-    }
-    at.base = base;
-    at.lx = t % BT;
-    at.ly = t / BT;
-    at.gi = i32(blk[base] * BO + at.lx) - 2;
-    at.gj = i32(blk[base + 1u] * BO + at.ly) - 2;
-    at.inside = at.gi >= 0 && at.gi < i32(grid.nx) && at.gj >= 0 && at.gj < i32(grid.ny);
-    at.cell = u32(max(at.gj, 0)) * grid.nx + u32(max(at.gi, 0));
-    at.output = at.inside && at.lx >= 2u && at.lx < 14u && at.ly >= 2u && at.ly < 14u;
-    at.o = (at.ly - 2u) * BO + (at.lx - 2u);
-    if (!at.output) {
-        at.o = 0u;
-    }
-    return at;
-}
-
-fn fword(i: u32) -> f32 {
-    return bitcast<f32>(blk[i]);
-}
-
-// Effective surface (half `half`) of stored cell (gi, gj); its tile always has a slot.
-fn surf_at(gi: u32, gj: u32, half: u32) -> f32 {
-    let slot = blk[MAP0 + (gj / BO) * blk[H_TX] + gi / BO] - 1u;
-    let o = (gj % BO) * BO + gi % BO;
-    return fword(blk[H_SLOT0] + slot * SLOT_WORDS + S_SURF + half * OUT + o);
-}
-
-// Latent water (sim::blocking) of map cell (gi, gj): none where its tile has no slot.
-fn latent_at(gi: u32, gj: u32) -> f32 {
-    let slot = blk[MAP0 + (gj / BO) * blk[H_TX] + gi / BO];
-    if (slot == 0u) {
-        return 0.0;
-    }
-    return fword(blk[H_SLOT0] + (slot - 1u) * SLOT_WORDS + S_LATENT + (gj % BO) * BO + gi % BO);
-}
-
 // Depth of water a body over the share `c` of a cell between `zb` and `zt` takes below the
 // surface `h` (sim::blocking::Blocking::taken).
 fn taken(c: f32, zb: f32, zt: f32, h: f32) -> f32 {
@@ -114,14 +54,6 @@ fn taken(c: f32, zb: f32, zt: f32, h: f32) -> f32 {
         return 0.0;
     }
     return min(c, 1.0) * max(min(h, zt) - zb, 0.0);
-}
-
-// Whether the workgroup has work (sub-step open, slot in use).
-fn runs(t: u32, at: At) -> bool {
-    if (t == 0u) {
-        wrun = select(0u, aux.ctl.running, at.base != NONE);
-    }
-    return workgroupUniformLoad(&wrun) != 0u;
 }
 
 @compute @workgroup_size(256)
@@ -165,6 +97,11 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         lat = 0.0;
     }
     blk[lw] = bitcast<u32>(lat);
+    if (c1 >= BLOCKED_COVER) {
+        // Water on top of the body never exceeds the cell's water in the flow.
+        let uw = at.base + S_UPPER + par * OUT + at.o;
+        blk[uw] = bitcast<u32>(min(fword(uw), max(d - lat, 0.0)));
+    }
     if ((blk[w + 3u] & FLAG_INIT) != 0u) {
         // A newly stored cell starts from its surface without the body.
         let s = b + d;
@@ -174,30 +111,33 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
 }
 
 // The water of one cell as the blocked faces see it (sim::blocking::Column).
+// `d` is the water in the flow, `up` the part of it in the upper column.
 struct Col {
     p_low: f32,
     t_low: f32,
     up: f32,
     has_up: bool,
+    open: bool,
 }
 
-fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, s: f32) -> Col {
+fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> Col {
     if (c < BLOCKED_COVER) {
         var h = b + d;
         if (c > 0.0) {
             h = partial_surface(c, zb, zt, b, d);
         }
-        return Col(h, h, h, true);
+        return Col(h, h, h, true, false);
     }
     let gap = zb - b;
-    if (d <= gap) {
-        return Col(b + d, b + d, zt, false);
+    let lower = d - up;
+    if (lower <= gap) {
+        return Col(b + lower, b + lower, zt, false, lower < gap);
     }
     let e = d - gap;
     if (gap > 0.0 && s < zt) {
-        return Col(max(s, zb) + e, zb, zt, false);
+        return Col(max(s, zb) + e, zb, zt, false, false);
     }
-    return Col(max(s, zb), zb, zt + e, e > 0.0);
+    return Col(max(s, zb), zb, zt + e, e > 0.0, false);
 }
 
 fn col_top(c: Col) -> f32 {
@@ -213,15 +153,6 @@ fn face_q(v: f32, bl: f32, br: f32, dl: f32, dr: f32) -> f32 {
         return v * select(0.0, select(dr, dl, v > 0.0), wet) * grid.dx;
     }
     return v;
-}
-
-// Manning's n² of the face between map cells l and r (flow.wgsl's face_n2).
-fn face_n2(l: u32, r: u32) -> f32 {
-    if (!ROUGH) {
-        return 1.0;
-    }
-    let nf = 0.5 * (terrain[grid.cells + l] + terrain[grid.cells + r]);
-    return nf * nf;
 }
 
 // Accelerated discharge of the interior face between workgroup cells l and r, old input v,
@@ -249,14 +180,18 @@ fn accelerate(v: f32, l: u32, r: u32, n2: f32, k: StepConsts) -> f32 {
         return bed_q(q, k.g_dt * section(hl, hr, dl, dr, bl, br) * (hl - hr), hf, n2, k);
     }
     // The blocked rule (sim::blocking::Blocking::face).
-    let a = column(cl, wzb[l], wzt[l], bl, ww[l], ws[l]);
-    let b = column(cr, wzb[r], wzt[r], br, ww[r], ws[r]);
+    let a = column(cl, wzb[l], wzt[l], bl, ww[l], wup[l], ws[l]);
+    let b = column(cr, wzb[r], wzt[r], br, ww[r], wup[r], ws[r]);
     let zb = min(select(BIG, wzb[l], cl > 0.0), select(BIG, wzb[r], cr > 0.0));
     let zt = max(select(-BIG, wzt[l], cl > 0.0), select(-BIG, wzt[r], cr > 0.0));
     let w = min(cl + cr, 1.0);
     let z0 = max(bl, br);
     let a_low = max(min(max(a.t_low, b.t_low), zb) - z0, 0.0);
-    let a_up = max(max(a.up, b.up) - max(zt, z0), 0.0);
+    // Over a stored cell whose gap is not full, the upper interface is upper.wgsl's.
+    var a_up = max(max(a.up, b.up) - max(zt, z0), 0.0);
+    if (a.open || b.open) {
+        a_up = 0.0;
+    }
     let a_open = max(max(col_top(a), col_top(b)) - z0, 0.0);
     let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))
         + (1.0 - w) * a_open * (a.p_low - b.p_low);
@@ -278,6 +213,7 @@ fn load(t: u32, at: At, par: u32) {
     var zt = 0.0;
     var s = 0.0;
     var wet = 0.0;
+    var up = 0.0;
     if (at.inside) {
         let w = at.base + S_CELLS + 4u * t;
         b = terrain[at.cell];
@@ -292,6 +228,7 @@ fn load(t: u32, at: At, par: u32) {
         }
         if (c >= BLOCKED_COVER) {
             s = surf_at(u32(at.gi), u32(at.gj), par);
+            up = upper_at(u32(at.gi), u32(at.gj), par);
         } else if (c > 0.0) {
             s = partial_surface(c, zb, zt, b, wet);
         }
@@ -303,6 +240,7 @@ fn load(t: u32, at: At, par: u32) {
     wzb[t] = zb;
     wzt[t] = zt;
     ws[t] = s;
+    wup[t] = up;
 }
 
 @compute @workgroup_size(256)
@@ -435,10 +373,14 @@ fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: ve
 }
 
 // Top of the topmost water of a stored cell (sim::blocking::Blocking::water_top).
-fn water_top(zb: f32, zt: f32, b: f32, d: f32, s: f32) -> f32 {
+fn water_top(zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> f32 {
     let gap = zb - b;
-    if (d <= gap) {
-        return b + d;
+    let lower = d - up;
+    if (lower <= gap) {
+        if (up > 0.0) {
+            return zt + up;
+        }
+        return b + lower;
     } else if (gap <= 0.0 || s >= zt) {
         return zt + (d - gap);
     }
@@ -507,7 +449,8 @@ fn surface(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: 
     let zt = max(fword(w + 2u), zb);
     // Water standing over the body is the surface itself; only where the body holds the
     // surface down is it interpolated.
-    let top = water_top(zb, zt, b, wet, own);
+    let up = fword(at.base + S_UPPER + (par ^ 1u) * OUT + at.o);
+    let top = water_top(zb, zt, b, wet, up, own);
     var next = max(blur, top);
     if (top > zt) {
         next = top;

@@ -16,6 +16,7 @@ mod raster;
 mod stability;
 #[cfg(feature = "rapier")]
 mod threads;
+mod upper;
 
 use std::path::PathBuf;
 

@@ -1,10 +1,13 @@
-//! Owner of the blocked pass (`shaders/blocking.wgsl`): two-layer blocking bodies in the GPU
-//! solver (pipes and shallow water), as [`crate::sim::blocking`] does it on the CPU.
+//! Owner of the blocked pass (`shaders/blocking.wgsl`) and of the upper flow
+//! (`shaders/upper.wgsl`): two-layer blocking bodies in the GPU solver (pipes and shallow
+//! water), as [`crate::sim::blocking`] does it on the CPU. Both work in the tiles of
+//! `shaders/tiles.wgsl`.
 //!
 //! With no blockers nothing of this runs and the step records exactly the plain passes. With
-//! blockers, each sub-step records three small dispatches over the tiles around the covered
-//! cells (one 16 × 16 workgroup per 12 × 12 tile): `save` before the flow pass, `faces` and
-//! `surface` after it (see the shader for what each does).
+//! blockers, each sub-step records five small dispatches over the tiles around the covered
+//! cells (one 16 × 16 workgroup per 12 × 12 tile): `save` before the flow pass; `faces`, the
+//! upper flow's `flow` and `settle`, and `surface` after it (see the shaders for what each
+//! does).
 
 use crate::sim::blocking::{BLOCKED_COVER, BlockerError, Blockers, partial_surface};
 
@@ -17,14 +20,23 @@ use super::tiles::{H_ALPHA, Tiles, Write};
 
 const SOURCE: &str = concat!(
     include_str!("../../shaders/blockers.wgsl"),
+    include_str!("../../shaders/tiles.wgsl"),
     include_str!("../../shaders/blocking.wgsl")
 );
 
-/// The blocked pass, compiled for one configuration.
+const UPPER_SOURCE: &str = concat!(
+    include_str!("../../shaders/blockers.wgsl"),
+    include_str!("../../shaders/tiles.wgsl"),
+    include_str!("../../shaders/upper.wgsl")
+);
+
+/// The blocked pass and the upper flow, compiled for one configuration.
 pub(crate) struct BlockingPass {
     config: Config,
     kernel: Kernel,
+    upper: Kernel,
     group: Option<wgpu::BindGroup>,
+    upper_group: Option<wgpu::BindGroup>,
     groups: [u32; 3],
 }
 
@@ -50,10 +62,20 @@ impl BlockingPass {
             &binds,
             &["save", "faces", "surface"],
         )?;
+        let upper = Kernel::new(
+            device,
+            "upper",
+            UPPER_SOURCE,
+            config,
+            &[Bind::Uniform, rw, Bind::Read, rw, rw],
+            &["flow", "settle"],
+        )?;
         Ok(Self {
             config: *config,
             kernel,
+            upper,
             group: None,
+            upper_group: None,
             groups: [0, 1, 1],
         })
     }
@@ -64,6 +86,8 @@ impl BlockingPass {
             &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, blk, &b.adv,
         ];
         self.group = Some(self.kernel.bind(device, "blocking", &bufs));
+        let bufs = [&b.grid, &b.aux, &b.terrain, &b.depth, blk];
+        self.upper_group = Some(self.upper.bind(device, "upper", &bufs));
         let cap = capacity.max(1) as u32;
         self.groups = [cap.min(65535), cap.div_ceil(65535), 1];
     }
@@ -76,20 +100,31 @@ impl BlockingPass {
         }
     }
 
+    fn encode_upper(&self, pass: &mut wgpu::ComputePass<'_>, entry: usize) {
+        if let Some(group) = &self.upper_group {
+            pass.set_pipeline(&self.upper.pipelines[entry]);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(self.groups[0], self.groups[1], self.groups[2]);
+        }
+    }
+
     /// Records the part before the flow pass (saves carries, starts new surfaces).
     pub fn encode_before(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.encode(pass, 0);
     }
 
-    /// Records the part after the flow pass (blocked faces, depths, effective surface).
+    /// Records the part after the flow pass (blocked faces, depths, the upper flow, effective
+    /// surface).
     pub fn encode_after(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.encode(pass, 1);
+        self.encode_upper(pass, 0);
+        self.encode_upper(pass, 1);
         self.encode(pass, 2);
     }
 }
 
 /// Dispatches a blocked sub-step adds.
-pub(crate) const DISPATCHES: u32 = 3;
+pub(crate) const DISPATCHES: u32 = 5;
 
 /// The blockers of a GPU simulation: tile bookkeeping, the `blk` buffer and the compiled pass.
 pub(crate) struct GpuBlockers {

@@ -27,9 +27,16 @@ pub(crate) const S_SURF: usize = S_CELLS + 4 * BT * BT;
 const S_APPLIED: usize = S_SURF + 3 * OUT;
 /// Word of the output cells' latent water.
 pub(crate) const S_LATENT: usize = S_APPLIED + 3 * OUT;
+/// Word of the output cells' upper water, two halves by state parity.
+const S_UPPER: usize = S_LATENT + OUT;
+/// Word of the upper flow's discharges, two halves: per output cell its x-face after it and its
+/// y-face below it.
+const S_UQ: usize = S_UPPER + 2 * OUT;
+/// Word of the upper flow's depth change per output cell.
+const S_UDELTA: usize = S_UQ + 4 * OUT;
 /// Words per slot: header, columns, two surface halves, saved carries, applied columns, latent
-/// water.
-pub(crate) const SLOT_WORDS: usize = S_LATENT + OUT;
+/// water, upper water, upper discharges and the upper flow's depth changes.
+pub(crate) const SLOT_WORDS: usize = S_UDELTA + OUT;
 /// Column flag: the cell's effective surface starts from terrain + depth at the next sub-step.
 const FLAG_INIT: u32 = 1;
 
@@ -212,10 +219,11 @@ impl Tiles {
                         word: self.base(s),
                         data: vec![tx as u32, ty as u32, 1, 0],
                     });
-                    // A new slot's cells were uncovered: nothing applied, no latent water.
+                    // A new slot's cells were uncovered: nothing applied, no latent water, no
+                    // upper water or flow.
                     writes.push(Write {
                         word: self.base(s) + S_APPLIED,
-                        data: vec![0; 4 * OUT],
+                        data: vec![0; SLOT_WORDS - S_APPLIED],
                     });
                     s
                 }

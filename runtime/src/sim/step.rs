@@ -1,7 +1,7 @@
 //! One sub-step of the CPU solver: forcing, border faces, momentum, the fused limit-and-depth
 //! pass, structures, then ghost columns and the ledger.
 
-use super::blocking::{BlockedPipes, BlockedSwe};
+use super::blocking::{BlockedPipes, BlockedSwe, UpperStep};
 use super::kernel::{PassGrid, limit_and_update};
 use super::structures::StepWater;
 use super::{Simulation, StepError, advect, erosion, forcing, friction, pipes, swe};
@@ -248,6 +248,16 @@ impl Simulation {
             self.dx,
         );
         if let Some(b) = self.blocking.as_mut() {
+            let friction =
+                friction::BedFriction::new(&self.params, self.roughness.as_deref(), dt, self.dx);
+            let upper = UpperStep {
+                g_dt,
+                dt,
+                dx: self.dx,
+                friction: &friction,
+                rain: rain * dt,
+            };
+            b.flow_upper(&self.terrain, &mut self.depth, &upper);
             b.update_surface(&self.terrain, &self.depth);
         }
         if let Some(bed) = self.bed.as_mut() {

@@ -22,8 +22,8 @@ impl Blocking {
     ) -> f32 {
         let (bl, br) = (t[l], t[r]);
         let (cl, cr) = (self.cover[l], self.cover[r]);
-        let a = self.column(l, bl, self.wet(l, d), self.effective(l, t, d));
-        let b = self.column(r, br, self.wet(r, d), self.effective(r, t, d));
+        let a = self.side(l, t, d);
+        let b = self.side(r, t, d);
         let covered = |k: usize| self.cover[k] > 0.0;
         let side_bottom = |k: usize| {
             if covered(k) {
@@ -44,7 +44,13 @@ impl Blocking {
         let w = (cl + cr).min(1.0);
         let z0 = bl.max(br);
         let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
-        let a_up = (a.up.max(b.up) - zt.max(z0)).max(0.0);
+        // Over a stored cell whose gap is not full, the upper interface is the upper flow's
+        // (`Blocking::flow_upper`), which keeps that water on top of the body.
+        let a_up = if a.open || b.open {
+            0.0
+        } else {
+            (a.up.max(b.up) - zt.max(z0)).max(0.0)
+        };
         let top = |c: &Column| if c.has_up { c.t_low.max(c.up) } else { c.t_low };
         let a_open = (top(&a).max(top(&b)) - z0).max(0.0);
         let drive = w * (a_low * (a.p_low - b.p_low) + a_up * (a.up - b.up))

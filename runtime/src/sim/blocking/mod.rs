@@ -51,8 +51,10 @@
 use thiserror::Error;
 
 mod faces;
+mod upper;
 
 pub(crate) use faces::{BlockedPipes, BlockedSwe};
+pub(crate) use upper::UpperStep;
 
 /// Cover from which a cell stores its water below and above the blocker (the blocker covers the
 /// whole cell, up to the rounding of its samples).
@@ -246,6 +248,17 @@ pub(crate) struct Blocking {
     stored: Vec<u32>,
     /// Effective surface of the `stored` cells (elsewhere it is terrain + depth).
     surface: Vec<f32>,
+    /// Water standing on top of the blocker of each `stored` cell while the gap below it is not
+    /// full (metres of depth, part of the cell's depth): the paper's upper water column (§3.1).
+    /// Once the gap fills it joins the cell's excess.
+    upper: Vec<f32>,
+    /// Discharge (m³/s, positive toward +x or +y) through the upper interfaces the upper flow
+    /// used in the last sub-step, by face (`upper::face_id`), sorted; every other face is at rest.
+    upper_q: Vec<(u64, f32)>,
+    /// Scratch for the upper flow.
+    upper_faces: Vec<upper::UpperFace>,
+    /// Scratch for the upper flow: outflow per source.
+    upper_out: Vec<(u64, f32)>,
     /// Scratch for the surface update.
     next: Vec<f32>,
 }
@@ -261,6 +274,9 @@ struct Column {
     up: f32,
     /// Whether water stands above the blocker (free cells: always).
     has_up: bool,
+    /// A stored cell whose gap is not full: water above its blocker is its upper column, which
+    /// flows through the upper interfaces on its own (`Blocking::flow_upper`).
+    open: bool,
 }
 
 impl Blocking {
@@ -278,6 +294,10 @@ impl Blocking {
             rows: vec![Vec::new(); ny],
             stored: Vec::new(),
             surface: Vec::new(),
+            upper: Vec::new(),
+            upper_q: Vec::new(),
+            upper_faces: Vec::new(),
+            upper_out: Vec::new(),
             next: Vec::new(),
         }
     }
@@ -310,6 +330,7 @@ impl Blocking {
         before.sort_unstable_by_key(|e| e.0);
         let old_stored = std::mem::take(&mut self.stored);
         let old_surface = std::mem::take(&mut self.surface);
+        let old_upper = std::mem::take(&mut self.upper);
         self.kappa = b.kappa;
         self.alpha = b.alpha;
         let mut cells = b.cells.clone();
@@ -348,6 +369,16 @@ impl Blocking {
                 Err(_) => terrain[k as usize] + depth[k as usize],
             })
             .collect();
+        // Water on top of a body that stays stored stays on top (it moves with the body); a
+        // cell the body leaves keeps it as plain water.
+        self.upper = self
+            .stored
+            .iter()
+            .map(|&k| match old_stored.binary_search(&k) {
+                Ok(n) => old_upper[n].min(self.wet(k as usize, depth)),
+                Err(_) => 0.0,
+            })
+            .collect();
         self.next.resize(self.surface.len(), 0.0);
     }
 
@@ -366,11 +397,14 @@ impl Blocking {
         (depth[k] - self.latent[k]).max(0.0)
     }
 
+    /// Index of cell `k` in `stored`.
+    #[inline]
+    fn stored_index(&self, k: usize) -> Option<usize> {
+        self.stored.binary_search(&(k as u32)).ok()
+    }
+
     fn stored_surface(&self, k: usize) -> Option<f32> {
-        self.stored
-            .binary_search(&(k as u32))
-            .ok()
-            .map(|n| self.surface[n])
+        self.stored_index(k).map(|n| self.surface[n])
     }
 
     /// Effective surface of cell `k`: the interpolated surface where a blocker stores water,
@@ -393,9 +427,24 @@ impl Blocking {
         }
     }
 
-    /// The cell's water as the faces see it; `s` is its effective surface.
+    /// The water of cell `k` as the faces see it.
     #[inline]
-    fn column(&self, k: usize, b: f32, d: f32, s: f32) -> Column {
+    fn side(&self, k: usize, t: &[f32], d: &[f32]) -> Column {
+        let wet = self.wet(k, d);
+        if self.cover[k] >= BLOCKED_COVER {
+            let (s, up) = match self.stored_index(k) {
+                Some(n) => (self.surface[n], self.upper[n]),
+                None => (t[k] + wet, 0.0),
+            };
+            return self.column(k, t[k], wet, up, s);
+        }
+        self.column(k, t[k], wet, 0.0, t[k] + wet)
+    }
+
+    /// The cell's water as the faces see it: `d` its water taking part in the flow, `up` the
+    /// part of it in the upper column, `s` its effective surface.
+    #[inline]
+    fn column(&self, k: usize, b: f32, d: f32, up: f32, s: f32) -> Column {
         let c = self.cover[k];
         if c < BLOCKED_COVER {
             let h = if c > 0.0 {
@@ -408,16 +457,19 @@ impl Blocking {
                 t_low: h,
                 up: h,
                 has_up: true,
+                open: false,
             };
         }
         let (zb, zt) = (self.bottom[k], self.top[k]);
         let gap = zb - b;
-        if d <= gap {
+        let lower = d - up;
+        if lower <= gap {
             Column {
-                p_low: b + d,
-                t_low: b + d,
+                p_low: b + lower,
+                t_low: b + lower,
                 up: zt,
                 has_up: false,
+                open: lower < gap,
             }
         } else {
             // A full gap. Where the effective surface is below the blocker's top, the body
@@ -431,6 +483,7 @@ impl Blocking {
                     t_low: zb,
                     up: zt,
                     has_up: false,
+                    open: false,
                 }
             } else {
                 Column {
@@ -438,20 +491,23 @@ impl Blocking {
                     t_low: zb,
                     up: zt + e,
                     has_up: e > 0.0,
+                    open: false,
                 }
             }
         }
     }
 
     /// Top of the topmost water of a stored cell (the paper's `h(A)`): the effective surface
-    /// never drops below it. Excess water counts as standing on top where there is no gap or
+    /// never drops below it. `d` is the cell's water taking part in the flow, `up` the part of it
+    /// in the upper column. Excess water counts as standing on top where there is no gap or
     /// where the surface `s` is already over the blocker.
     #[inline]
-    fn water_top(&self, k: usize, b: f32, d: f32, s: f32) -> f32 {
+    fn water_top(&self, k: usize, b: f32, d: f32, up: f32, s: f32) -> f32 {
         let (zb, zt) = (self.bottom[k], self.top[k]);
         let gap = zb - b;
-        if d <= gap {
-            b + d
+        let lower = d - up;
+        if lower <= gap {
+            if up > 0.0 { zt + up } else { b + lower }
         } else if gap <= 0.0 || s >= zt {
             zt + (d - gap)
         } else {
@@ -476,7 +532,7 @@ impl Blocking {
                 + neighbour(j.checked_sub(1).map(|j| j * nx + i))
                 + neighbour((j + 1 < ny).then_some(k + nx));
             let blur = kappa * own + (1.0 - kappa) * 0.25 * sum;
-            let top = self.water_top(k, terrain[k], self.wet(k, depth), own);
+            let top = self.water_top(k, terrain[k], self.wet(k, depth), self.upper[n], own);
             // Water standing over the body is the surface itself; only where the body holds
             // the surface down is it interpolated.
             self.next[n] = if top > self.top[k] {
