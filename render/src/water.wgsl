@@ -29,7 +29,7 @@ struct Water {
 @group(0) @binding(5) var<storage, read> view: array<u32, 4>;
 @group(0) @binding(6) var<uniform> w: Water;
 @group(0) @binding(7) var authored: texture_2d<f32>;
-// The solver's blockers; `effective_surface` (prepended, spillway::gpu::BLOCKERS_WGSL) reads it.
+// The solver's blockers; `drawn_surface` (prepended, spillway::gpu::BLOCKERS_WGSL) reads it.
 @group(0) @binding(8) var<storage, read> blk: array<u32>;
 // The frame as drawn before the water (terrain and bodies; sRGB-encoded values), for refraction.
 @group(0) @binding(9) var below: texture_2d<f32>;
@@ -77,8 +77,8 @@ fn water_depth(c: vec2<i32>) -> f32 {
     let k = clamp(c, vec2<i32>(0, 0), last_cell());
     let b = terrain[i];
     let half = view[0];
-    let cur = effective_surface(u32(k.x), u32(k.y), half, b, depth[view[1] + i]);
-    let prev = effective_surface(u32(k.x), u32(k.y), half ^ 1u, b, depth[(w.ints.x - view[1]) + i]);
+    let cur = drawn_surface(u32(k.x), u32(k.y), half, b, depth[view[1] + i]);
+    let prev = drawn_surface(u32(k.x), u32(k.y), half ^ 1u, b, depth[(w.ints.x - view[1]) + i]);
     return max(mix(prev, cur, w.floats.x) - b, 0.0);
 }
 

@@ -49,6 +49,13 @@ fn partial_surface(c: f32, zb: f32, zt: f32, b: f32, d: f32) -> f32 {
     return zt + (rest - band);
 }
 
+// Whether a stored cell's blocker, `gap` over the terrain with its top at `zt`, sticks out of the
+// water around it (effective surface `s` below its top): water on top of it is then its upper
+// column, apart from the gap's (sim::blocking::film).
+fn film(gap: f32, s: f32, zt: f32) -> bool {
+    return gap > 0.0 && s < zt;
+}
+
 // The effective surface of cell (i, j) over terrain `b` with depth `d`: the stored surface of a
 // blocked cell whose surface has been started, the surface beside the body in a partly covered
 // cell, else b + d.
@@ -84,4 +91,35 @@ fn effective_surface(i: u32, j: u32, parity: u32, b: f32, d: f32) -> f32 {
         return plain;
     }
     return bitcast<f32>(blk[base + S_SURF + parity * OUT + (j % BO) * BO + i % BO]);
+}
+
+// The surface to draw over cell (i, j) (sim::blocking::Blocking::drawn): the top of the water
+// standing on a raised body that sticks out of the water around it, where there is some; else
+// the effective surface.
+fn drawn_surface(i: u32, j: u32, parity: u32, b: f32, d: f32) -> f32 {
+    let s = effective_surface(i, j, parity, b, d);
+    let tx = blk[H_TX];
+    if (tx == 0u) {
+        return s;
+    }
+    let tile = (j / BO) * tx + i / BO;
+    if (tile >= tx * blk[H_TY]) {
+        return s;
+    }
+    let slot = blk[MAP0 + tile];
+    if (slot == 0u) {
+        return s;
+    }
+    let base = blk[H_SLOT0] + (slot - 1u) * SLOT_WORDS;
+    let w = base + S_CELLS + 4u * ((j % BO + 2u) * BT + i % BO + 2u);
+    if (bitcast<f32>(blk[w]) < BLOCKED_COVER || (blk[w + 3u] & FLAG_INIT) != 0u) {
+        return s;
+    }
+    let up = bitcast<f32>(blk[base + S_UPPER + parity * OUT + (j % BO) * BO + i % BO]);
+    let zb = max(bitcast<f32>(blk[w + 1u]), b);
+    let zt = max(bitcast<f32>(blk[w + 2u]), zb);
+    if (up > 0.0 && film(zb - b, s, zt)) {
+        return zt + up;
+    }
+    return s;
 }

@@ -98,9 +98,14 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     }
     blk[lw] = bitcast<u32>(lat);
     if (c1 >= BLOCKED_COVER) {
-        // Water on top of the body never exceeds the cell's water in the flow.
+        // Water on top of a raised body never exceeds the cell's water in the flow; a body
+        // resting on the terrain keeps none apart (sim::blocking::Blocking::fill).
         let uw = at.base + S_UPPER + par * OUT + at.o;
-        blk[uw] = bitcast<u32>(min(fword(uw), max(d - lat, 0.0)));
+        var up = min(fword(uw), max(d - lat, 0.0));
+        if (zb1 <= b) {
+            up = 0.0;
+        }
+        blk[uw] = bitcast<u32>(up);
     }
     if ((blk[w + 3u] & FLAG_INIT) != 0u) {
         // A newly stored cell starts from its surface without the body.
@@ -111,13 +116,14 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
 }
 
 // The water of one cell as the blocked faces see it (sim::blocking::Column).
-// `d` is the water in the flow, `up` the part of it in the upper column.
+// `d` is the water in the flow, `up` the part of it in the upper column; `raised`: a raised body
+// sticking out of the water around it, whose water on top flows in upper.wgsl.
 struct Col {
     p_low: f32,
     t_low: f32,
     up: f32,
     has_up: bool,
-    open: bool,
+    raised: bool,
 }
 
 fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> Col {
@@ -129,14 +135,18 @@ fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> Col {
         return Col(h, h, h, true, false);
     }
     let gap = zb - b;
-    let lower = d - up;
-    if (lower <= gap) {
-        return Col(b + lower, b + lower, zt, false, lower < gap);
+    if (film(gap, s, zt)) {
+        // Water on top is the upper column's (upper.wgsl); the gap holds the rest.
+        let lower = d - up;
+        if (!gap_full(gap, lower)) {
+            return Col(b + lower, b + lower, zt, false, true);
+        }
+        return Col(max(s, zb) + max(lower - gap, 0.0), zb, zt, false, true);
+    }
+    if (d <= gap) {
+        return Col(b + d, b + d, zt, false, false);
     }
     let e = d - gap;
-    if (gap > 0.0 && s < zt) {
-        return Col(max(s, zb) + e, zb, zt, false, false);
-    }
     return Col(max(s, zb), zb, zt + e, e > 0.0, false);
 }
 
@@ -187,9 +197,9 @@ fn accelerate(v: f32, l: u32, r: u32, n2: f32, k: StepConsts) -> f32 {
     let w = min(cl + cr, 1.0);
     let z0 = max(bl, br);
     let a_low = max(min(max(a.t_low, b.t_low), zb) - z0, 0.0);
-    // Over a stored cell whose gap is not full, the upper interface is upper.wgsl's.
+    // Over a raised body sticking out of the water, the upper interface is upper.wgsl's.
     var a_up = max(max(a.up, b.up) - max(zt, z0), 0.0);
-    if (a.open || b.open) {
+    if (a.raised || b.raised) {
         a_up = 0.0;
     }
     let a_open = max(max(col_top(a), col_top(b)) - z0, 0.0);
@@ -372,19 +382,21 @@ fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: ve
     }
 }
 
-// Top of the topmost water of a stored cell (sim::blocking::Blocking::water_top).
+// Top of the water of a stored cell that bounds its effective surface from below
+// (sim::blocking::Blocking::water_top).
 fn water_top(zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> f32 {
     let gap = zb - b;
-    let lower = d - up;
-    if (lower <= gap) {
-        if (up > 0.0) {
-            return zt + up;
+    if (film(gap, s, zt)) {
+        let lower = d - up;
+        if (gap_full(gap, lower)) {
+            return zb;
         }
         return b + lower;
-    } else if (gap <= 0.0 || s >= zt) {
-        return zt + (d - gap);
     }
-    return zb;
+    if (d <= gap) {
+        return b + d;
+    }
+    return zt + (d - gap);
 }
 
 // Effective surface of map cell (i, j) after the sub-step (sim::blocking::Blocking::effective):

@@ -1,17 +1,17 @@
 // Upper flow (Kellomäki 2014 §3.1, §3.4; sim::blocking::upper, owner runtime/src/gpu/blocking.rs):
-// water standing on top of a raised body whose gap below is not full flows through the upper
-// interfaces on its own, with its own discharges, so it stays on top and runs off the body's
+// water standing on top of a raised body that sticks out of the water around it flows through
+// the upper interfaces on its own, with its own discharges, so it stays on top and runs off the body's
 // edges instead of joining the gap below. Runs after the blocked pass's `faces` and before its
 // `surface`, over the same tiles and workgroups (tiles.wgsl):
 //
-// - `flow`: every face of a cell whose gap is not full (its upper water in the old half, the
-//   rain of the sub-step landing on it) joins that water to the other side's water above the
-//   interface's floor: accelerated by the difference of the two heads with bed friction, at
+// - `flow`: every face of a raised body's cell that sticks out of the water around it (its upper
+//   water in the old half, the rain of the sub-step landing on it) joins that water to the other
+//   side's water above the interface's floor: accelerated by the difference of the two heads with bed friction, at
 //   most its section a step, each side's outflows scaled to the water it has. Writes each
 //   output cell's depth change, its new upper water and the discharges of the faces it owns
 //   (after it along x, below it along y) into the new halves.
-// - `settle`: adds the depth changes; a gap that has filled takes the water on top into its
-//   excess (the blocked faces carry it from then on).
+// - `settle`: adds the depth changes; over a submerged body the gap and the water on top are
+//   one again (the blocked faces carry the water over it).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -71,7 +71,7 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var floor = 0.0;
     var top = 0.0;
     var water = 0.0;
-    var open = 0u;
+    var apart = 0u;
     var up = 0.0;
     if (at.inside) {
         let gi = u32(at.gi);
@@ -90,8 +90,8 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             up = upper_at(gi, gj, par);
             let gap = zb - b;
             floor = zt;
-            if (gap > 0.0 && wet - up < gap) {
-                open = 1u;
+            if (film(gap, surf_at(gi, gj, par), zt)) {
+                apart = 1u;
                 // Rain falls on the body's top, not into the gap under it.
                 if (RAIN) {
                     up = min(up + sc.rain, wet);
@@ -99,12 +99,9 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 top = zt + up;
                 water = up;
             } else {
-                // A full gap: its excess is on top where there is no gap or the surface is over
-                // the blocker, else it is pressure and nothing is on top.
-                var e = max(wet - max(gap, 0.0), 0.0);
-                if (gap > 0.0 && surf_at(gi, gj, par) < zt) {
-                    e = 0.0;
-                }
+                // A submerged body or one resting on the terrain: the water beyond the gap
+                // stands on top (blocking.wgsl's column).
+                let e = max(wet - gap, 0.0);
                 top = zt + e;
                 water = e;
             }
@@ -120,18 +117,18 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     ufl[t] = floor;
     utp[t] = top;
     uwa[t] = water;
-    uop[t] = open;
+    uop[t] = apart;
     workgroupBarrier();
 
     // The faces this cell owns, where a side is an upper column.
     let nx = grid.nx;
     var qx = 0.0;
-    if (at.inside && at.lx + 1u < BT && at.gi + 1 < i32(nx) && (open | uop[t + 1u]) != 0u) {
+    if (at.inside && at.lx + 1u < BT && at.gi + 1 < i32(nx) && (apart | uop[t + 1u]) != 0u) {
         let q = uq_at(u32(at.gi), u32(at.gj), 0u, par);
         qx = upper_face(t, t + 1u, q, face_n2(at.cell, at.cell + 1u), sc);
     }
     var qy = 0.0;
-    if (at.inside && at.ly + 1u < BT && at.gj + 1 < i32(grid.ny) && (open | uop[t + BT]) != 0u) {
+    if (at.inside && at.ly + 1u < BT && at.gj + 1 < i32(grid.ny) && (apart | uop[t + BT]) != 0u) {
         let q = uq_at(u32(at.gi), u32(at.gj), 1u, par);
         qy = upper_face(t, t + BT, q, face_n2(at.cell, at.cell + nx), sc);
     }
@@ -158,7 +155,7 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let fb = upper_limit(qy, k, uk[t + BT]);
     let delta = (fl - fr + ft - fb) * sc.c;
     var next_up = 0.0;
-    if (open != 0u) {
+    if (apart != 0u) {
         next_up = up + delta;
     }
     let half = (par ^ 1u);
@@ -189,14 +186,18 @@ fn settle(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: v
     if (fword(w) < BLOCKED_COVER) {
         return;
     }
-    // A gap that has filled takes the water on top into its excess.
+    // Over a submerged body the gap and the water on top are one: the gap full first, the rest
+    // on top. Elsewhere the two stay apart; a body resting on the terrain keeps none apart.
     let uw = at.base + S_UPPER + (par ^ 1u) * OUT + at.o;
     let b = terrain[at.cell];
     let gap = max(fword(w + 1u), b) - b;
     let wet = max(d - fword(at.base + S_LATENT + at.o), 0.0);
+    let zt = max(fword(w + 2u), b + gap);
     var up = clamp(fword(uw), 0.0, wet);
-    if (!(gap > 0.0 && wet - up < gap)) {
+    if (gap <= 0.0) {
         up = 0.0;
+    } else if (fword(at.base + S_SURF + par * OUT + at.o) >= zt) {
+        up = max(wet - gap, 0.0);
     }
     blk[uw] = bitcast<u32>(up);
 }

@@ -179,8 +179,9 @@ impl CpuWater {
         let at = |half: u64| 4 * half * p as u64;
         queue.write_buffer(&b.terrain, 0, bytemuck::cast_slice(self.sim.terrain()));
         if self.sim.has_blockers() {
-            // Drawn to the effective surface: no dents where bodies hold the water down.
-            let shown: Vec<f32> = (self.sim.effective_surface().iter())
+            // Drawn to the effective surface (no dents where bodies hold the water down) and to
+            // the top of the water standing on raised bodies.
+            let shown: Vec<f32> = (self.sim.drawn_surface().iter())
                 .zip(self.sim.terrain())
                 .map(|(s, t)| (s - t).max(0.0))
                 .collect();

@@ -9,7 +9,7 @@
 //! upper flow's `flow` and `settle`, and `surface` after it (see the shaders for what each
 //! does).
 
-use crate::sim::blocking::{BLOCKED_COVER, BlockerError, Blockers, partial_surface};
+use crate::sim::blocking::{BLOCKED_COVER, BlockerError, Blockers, film, partial_surface};
 
 use super::GpuError;
 use super::kernel::{Bind, Kernel};
@@ -322,9 +322,21 @@ impl GpuSimulation {
 
     /// The effective surface per cell, row-major (metres), waiting for the recorded steps:
     /// terrain + depth, except under blocking bodies, where it estimates the surface the water
-    /// would have without the body, and beside a body in a partly covered cell (as `Simulation::effective_surface`; buoyancy and rendering
-    /// use it).
+    /// would have without the body, and beside a body in a partly covered cell (as
+    /// `Simulation::effective_surface`; buoyancy uses it).
     pub fn effective_surface(&self) -> Result<Vec<f32>, GpuError> {
+        Ok(self.surfaces(false)?)
+    }
+
+    /// The surface to draw per cell, row-major (metres), waiting for the recorded steps: the
+    /// effective surface, except over a body raised off the terrain that sticks out of the
+    /// water around it, where it is the top of the water standing on it (as
+    /// `Simulation::drawn_surface`; the water renderer draws it).
+    pub fn drawn_surface(&self) -> Result<Vec<f32>, GpuError> {
+        self.surfaces(true)
+    }
+
+    fn surfaces(&self, drawn: bool) -> Result<Vec<f32>, GpuError> {
         let depth = self.read_depth()?;
         let terrain = read_f32(
             &self.ctx.device,
@@ -349,6 +361,15 @@ impl GpuSimulation {
             }
             for (k, w) in b.tiles.surface_words(self.parity()? as usize) {
                 out[k] = blk[w];
+            }
+            if drawn {
+                for (k, column, up) in b.tiles.upper_words(self.parity()? as usize) {
+                    let zb = blk[column + 1].max(terrain[k]);
+                    let zt = blk[column + 2].max(zb);
+                    if blk[up] > 0.0 && film(zb - terrain[k], out[k], zt) {
+                        out[k] = zt + blk[up];
+                    }
+                }
             }
         }
         Ok(out)

@@ -348,3 +348,25 @@ impl Tiles {
             .collect()
     }
 }
+
+impl Tiles {
+    /// The stored cells and, for each, the word of its column (cover, bottom, top, flags) and
+    /// of its upper water in half `half`.
+    pub fn upper_words(&self, half: usize) -> Vec<(usize, usize, usize)> {
+        self.stored
+            .iter()
+            .map(|&k| {
+                let (i, j) = (k as usize % self.nx, k as usize / self.nx);
+                let tile = (j / BO) * self.tiles_x + i / BO;
+                let s = self.map[tile] as usize - 1;
+                let (ox, oy) = (i % BO, j % BO);
+                let column = self.base(s) + S_CELLS + 4 * ((oy + 2) * BT + ox + 2);
+                (
+                    k as usize,
+                    column,
+                    self.base(s) + S_UPPER + half * OUT + oy * BO + ox,
+                )
+            })
+            .collect()
+    }
+}

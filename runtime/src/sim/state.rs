@@ -34,7 +34,7 @@ impl Simulation {
 
     /// The effective surface per cell, row-major (metres): terrain + depth, except under
     /// blocking bodies, where it estimates the surface the water would have without the body
-    /// (Kellomäki §3.6). Buoyancy and rendering use it.
+    /// (Kellomäki §3.6). Buoyancy uses it; renderers draw [`Simulation::drawn_surface`].
     pub fn effective_surface(&self) -> Vec<f32> {
         let mut out = Vec::new();
         self.effective_surface_into(&mut out);
@@ -49,6 +49,26 @@ impl Simulation {
             None => out.extend(self.terrain.iter().zip(&self.depth).map(|(b, d)| b + d)),
             Some(b) => out
                 .extend((0..self.depth.len()).map(|k| b.effective(k, &self.terrain, &self.depth))),
+        }
+    }
+
+    /// The surface to draw per cell, row-major (metres): the effective surface, except over a
+    /// body raised off the terrain with water standing on it, where it is the top of that water
+    /// (Kellomäki §3.1: the top of the topmost water column). Renderers use it.
+    pub fn drawn_surface(&self) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.drawn_surface_into(&mut out);
+        out
+    }
+
+    /// [`Simulation::drawn_surface`] into `out` (resized to the grid).
+    pub fn drawn_surface_into(&self, out: &mut Vec<f32>) {
+        out.clear();
+        match self.blocking.as_deref() {
+            None => out.extend(self.terrain.iter().zip(&self.depth).map(|(b, d)| b + d)),
+            Some(b) => {
+                out.extend((0..self.depth.len()).map(|k| b.drawn(k, &self.terrain, &self.depth)))
+            }
         }
     }
 

@@ -44,9 +44,9 @@ impl Blocking {
         let w = (cl + cr).min(1.0);
         let z0 = bl.max(br);
         let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
-        // Over a stored cell whose gap is not full, the upper interface is the upper flow's
+        // Over a body raised off the terrain, the upper interface is the upper flow's
         // (`Blocking::flow_upper`), which keeps that water on top of the body.
-        let a_up = if a.open || b.open {
+        let a_up = if a.raised || b.raised {
             0.0
         } else {
             (a.up.max(b.up) - zt.max(z0)).max(0.0)

@@ -207,6 +207,30 @@ pub enum BlockerError {
     Alpha(f32),
 }
 
+/// How far below its top a raised body's gap still counts as full (metres): the water moved
+/// into the upper column leaves the gap's water a rounding error short of its top.
+pub(crate) const FULL_GAP: f32 = 1e-5;
+
+/// Whether a stored cell's gap of height `gap` is full with `lower` water in it: within
+/// [`FULL_GAP`] under a raised body; over a body resting on the terrain, once it holds water.
+#[inline]
+pub(crate) fn gap_full(gap: f32, lower: f32) -> bool {
+    if gap > 0.0 {
+        lower >= gap - FULL_GAP
+    } else {
+        lower > gap
+    }
+}
+
+/// Whether a stored cell's blocker, `gap` over the terrain with its top at `zt`, sticks out of
+/// the water around it (its effective surface `s` below the top): the water on top of it, if
+/// any, is then its upper column, apart from the gap's. Over a submerged body (or one resting
+/// on the terrain) the cell's water is one column: the gap full first, the rest on top.
+#[inline]
+pub(crate) fn film(gap: f32, s: f32, zt: f32) -> bool {
+    gap > 0.0 && s < zt
+}
+
 /// Surface of the water in a partly covered cell (fractional displacement): the cell holds the
 /// volume `d` per area over terrain `b`, and a body covering the fraction `c < 1` of it between
 /// heights `zb ≥ b` and `zt ≥ zb` takes that share of the cell's section, so the water it
@@ -248,9 +272,10 @@ pub(crate) struct Blocking {
     stored: Vec<u32>,
     /// Effective surface of the `stored` cells (elsewhere it is terrain + depth).
     surface: Vec<f32>,
-    /// Water standing on top of the blocker of each `stored` cell while the gap below it is not
-    /// full (metres of depth, part of the cell's depth): the paper's upper water column (§3.1).
-    /// Once the gap fills it joins the cell's excess.
+    /// Water standing on top of the blocker of each `stored` cell raised off the terrain
+    /// (metres of depth, part of the cell's depth): the paper's upper water column (§3.1). It
+    /// flows through the upper interfaces on its own (`Blocking::flow_upper`); a body resting on
+    /// the terrain keeps none (its water is all on top).
     upper: Vec<f32>,
     /// Discharge (m³/s, positive toward +x or +y) through the upper interfaces the upper flow
     /// used in the last sub-step, by face (`upper::face_id`), sorted; every other face is at rest.
@@ -274,9 +299,9 @@ struct Column {
     up: f32,
     /// Whether water stands above the blocker (free cells: always).
     has_up: bool,
-    /// A stored cell whose gap is not full: water above its blocker is its upper column, which
+    /// A stored cell raised off the terrain: water above its blocker is its upper column, which
     /// flows through the upper interfaces on its own (`Blocking::flow_upper`).
-    open: bool,
+    raised: bool,
 }
 
 impl Blocking {
@@ -369,14 +394,16 @@ impl Blocking {
                 Err(_) => terrain[k as usize] + depth[k as usize],
             })
             .collect();
-        // Water on top of a body that stays stored stays on top (it moves with the body); a
-        // cell the body leaves keeps it as plain water.
+        // Water on top of a raised body that stays stays on top (it moves with the body); a cell
+        // the body leaves, or where it comes to rest on the terrain, keeps it as plain water.
         self.upper = self
             .stored
             .iter()
             .map(|&k| match old_stored.binary_search(&k) {
-                Ok(n) => old_upper[n].min(self.wet(k as usize, depth)),
-                Err(_) => 0.0,
+                Ok(n) if self.is_raised(k as usize, terrain) => {
+                    old_upper[n].min(self.wet(k as usize, depth))
+                }
+                _ => 0.0,
             })
             .collect();
         self.next.resize(self.surface.len(), 0.0);
@@ -457,62 +484,90 @@ impl Blocking {
                 t_low: h,
                 up: h,
                 has_up: true,
-                open: false,
+                raised: false,
             };
         }
         let (zb, zt) = (self.bottom[k], self.top[k]);
         let gap = zb - b;
-        let lower = d - up;
-        if lower <= gap {
-            Column {
-                p_low: b + lower,
-                t_low: b + lower,
-                up: zt,
-                has_up: false,
-                open: lower < gap,
-            }
-        } else {
-            // A full gap. Where the effective surface is below the blocker's top, the body
-            // sticks out of the water: the excess is pressure in the gap. Where it is above (a
-            // submerged body), or where there is no gap (a body resting on the terrain), the
-            // excess is water standing on top of the blocker.
-            let e = d - gap;
-            if gap > 0.0 && s < zt {
-                Column {
-                    p_low: s.max(zb) + e,
-                    t_low: zb,
+        if film(gap, s, zt) {
+            // Water on top is the upper column's; the gap holds the rest.
+            let lower = d - up;
+            if !gap_full(gap, lower) {
+                return Column {
+                    p_low: b + lower,
+                    t_low: b + lower,
                     up: zt,
                     has_up: false,
-                    open: false,
-                }
-            } else {
-                Column {
-                    p_low: s.max(zb),
-                    t_low: zb,
-                    up: zt + e,
-                    has_up: e > 0.0,
-                    open: false,
-                }
+                    raised: true,
+                };
+            }
+            return Column {
+                p_low: s.max(zb) + (lower - gap).max(0.0),
+                t_low: zb,
+                up: zt,
+                has_up: false,
+                raised: true,
+            };
+        }
+        if d <= gap {
+            Column {
+                p_low: b + d,
+                t_low: b + d,
+                up: zt,
+                has_up: false,
+                raised: false,
+            }
+        } else {
+            // A full gap under a submerged body (the effective surface at or over its top), or
+            // a body resting on the terrain: the excess is water standing on top of the blocker.
+            let e = d - gap;
+            Column {
+                p_low: s.max(zb),
+                t_low: zb,
+                up: zt + e,
+                has_up: e > 0.0,
+                raised: false,
             }
         }
     }
 
-    /// Top of the topmost water of a stored cell (the paper's `h(A)`): the effective surface
-    /// never drops below it. `d` is the cell's water taking part in the flow, `up` the part of it
-    /// in the upper column. Excess water counts as standing on top where there is no gap or
-    /// where the surface `s` is already over the blocker.
+    /// Top of the water of a stored cell that bounds its effective surface from below (the
+    /// paper's `h(A)`), `d` the cell's water in the flow, `up` the part of it on top of a raised
+    /// body, `s` its effective surface. Under a raised body that sticks out of the water around
+    /// it (`film`), the water on top is left out: the surface there is the pressure of the water
+    /// around, and the water on top is drawn as itself (`Blocking::drawn`). Over a submerged
+    /// body, or one resting on the terrain, the water over it is the surface.
     #[inline]
     fn water_top(&self, k: usize, b: f32, d: f32, up: f32, s: f32) -> f32 {
         let (zb, zt) = (self.bottom[k], self.top[k]);
         let gap = zb - b;
-        let lower = d - up;
-        if lower <= gap {
-            if up > 0.0 { zt + up } else { b + lower }
-        } else if gap <= 0.0 || s >= zt {
-            zt + (d - gap)
+        if film(gap, s, zt) {
+            let lower = d - up;
+            if gap_full(gap, lower) { zb } else { b + lower }
+        } else if d <= gap {
+            b + d
         } else {
-            zb
+            zt + (d - gap)
         }
+    }
+
+    /// Whether cell `k`'s blocker is raised off the terrain (it has a gap below it).
+    #[inline]
+    fn is_raised(&self, k: usize, terrain: &[f32]) -> bool {
+        self.bottom[k] > terrain[k]
+    }
+
+    /// The surface to draw over cell `k`: the top of the water standing on a raised body that
+    /// sticks out of the water around it, where there is some; else the effective surface.
+    pub fn drawn(&self, k: usize, terrain: &[f32], depth: &[f32]) -> f32 {
+        if self.cover[k] >= BLOCKED_COVER
+            && let Some(n) = self.stored_index(k)
+            && self.upper[n] > 0.0
+            && film(self.bottom[k] - terrain[k], self.surface[n], self.top[k])
+        {
+            return self.top[k] + self.upper[n];
+        }
+        self.effective(k, terrain, depth)
     }
 
     /// Updates the effective surface of stored cells from the new depths (§3.6, eq. 3), and

@@ -1,18 +1,22 @@
-//! The upper water columns (Kellomäki 2014 §3.1, §3.4): water standing on top of a raised body
-//! whose gap below is not full flows through the upper interfaces on its own, with its own
-//! stored discharge, so that it stays on top and runs off the body's edges instead of joining
-//! the gap below. Once a gap fills, the water on top joins the cell's excess and the blocked
-//! faces carry it as before.
+//! The upper water columns (Kellomäki 2014 §3.1, §3.4): water standing on top of a body raised
+//! off the terrain flows through the upper interfaces on its own, with its own stored
+//! discharges, so that it stays on top and runs off the body's edges instead of joining the
+//! water in the gap below (rain on a trough on stilts, a wave over a cart).
 //!
-//! The upper flow runs after each sub-step's depth update, over the faces of stored cells whose
-//! gap is not full (`Column::open`). Each such face joins the upper column of an open side to
-//! the water of the other side above the interface's floor (the higher of the two sides'
-//! floors: a blocker's top, or the terrain of a free cell). It is a pipe like every other:
-//! accelerated by the difference of the two heads, with bed friction, carrying at most its
-//! section a step, and each side's outflows scaled to the water it has (§3.4).
+//! The upper flow runs after each sub-step's depth update, over the faces of raised stored
+//! cells (`Column::raised`). Each such face joins the upper column of a raised side to the water
+//! of the other side above the interface's floor (the higher of the two sides' floors: a
+//! blocker's top, or the terrain of a free cell). It is a pipe like every other: accelerated by
+//! the difference of the two heads, with bed friction, carrying at most its section a step, and
+//! each side's outflows scaled to the water it has (§3.4). Rain on a raised body lands on top.
+//!
+//! The gap's water and the upper column meet only around the body, except where the water
+//! around a raised body stands over its top (its effective surface, the pressure of the gap, is
+//! at or above it: a submerged body). There the two are one body of water: the gap is full and
+//! the rest stands on top.
 
 use super::super::friction::BedFriction;
-use super::{BLOCKED_COVER, Blocking, partial_surface};
+use super::{BLOCKED_COVER, Blocking, film, partial_surface};
 
 /// Where the water of one side of an upper interface is kept.
 #[derive(Clone, Copy, PartialEq)]
@@ -82,10 +86,10 @@ impl Blocking {
         if c >= BLOCKED_COVER
             && let Some(n) = self.stored_index(k)
         {
-            let (zb, zt, b) = (self.bottom[k], self.top[k], t[k]);
-            let gap = zb - b;
-            let up = self.upper[n];
-            if gap > 0.0 && wet - up < gap {
+            let zt = self.top[k];
+            let gap = self.bottom[k] - t[k];
+            if film(gap, self.surface[n], zt) {
+                let up = self.upper[n];
                 return Side {
                     floor: zt,
                     top: zt + up,
@@ -93,11 +97,9 @@ impl Blocking {
                     holder: Holder::Upper(n),
                 };
             }
-            // A full gap: its excess is on top where there is no gap or the surface is over
-            // the blocker (`Blocking::column`), else it is pressure and nothing is on top.
-            let e = (wet - gap.max(0.0)).max(0.0);
-            let on_top = gap <= 0.0 || self.surface[n] >= zt;
-            let e = if on_top { e } else { 0.0 };
+            // A submerged body or one resting on the terrain: the water beyond the gap stands on
+            // top (`Blocking::column`).
+            let e = (wet - gap).max(0.0);
             return Side {
                 floor: zt,
                 top: zt + e,
@@ -118,10 +120,9 @@ impl Blocking {
         }
     }
 
-    /// Whether stored cell `k` (index `n`) keeps an upper column: a gap not full.
-    fn is_open(&self, n: usize, k: usize, t: &[f32], d: &[f32]) -> bool {
-        let gap = self.bottom[k] - t[k];
-        gap > 0.0 && self.wet(k, d) - self.upper[n] < gap
+    /// Whether stored cell `k` (index `n`) keeps its upper column apart (`film`).
+    fn is_film(&self, n: usize, k: usize, t: &[f32]) -> bool {
+        film(self.bottom[k] - t[k], self.surface[n], self.top[k])
     }
 
     /// One sub-step of the upper flow on the depths `d` after the depth update, with the rain
@@ -136,7 +137,7 @@ impl Blocking {
         if step.rain > 0.0 {
             for n in 0..self.stored.len() {
                 let k = self.stored[n] as usize;
-                if self.is_open(n, k, t, d) {
+                if self.is_film(n, k, t) {
                     self.upper[n] = (self.upper[n] + step.rain).min(self.wet(k, d));
                 }
             }
@@ -146,7 +147,7 @@ impl Blocking {
         faces.clear();
         for n in 0..self.stored.len() {
             let k = self.stored[n] as usize;
-            if !self.is_open(n, k, t, d) {
+            if !self.is_film(n, k, t) {
                 continue;
             }
             let (i, j) = (k % nx, k / nx);
@@ -165,11 +166,11 @@ impl Blocking {
             }
             for (l, r, x) in around.into_iter().flatten() {
                 let other = if l == k { r } else { l };
-                // A face between two open cells is done once, by the lower index.
+                // A face between two such cells is done once, by the lower index.
                 if other < k
                     && self.cover[other] >= BLOCKED_COVER
                     && let Some(m) = self.stored_index(other)
-                    && self.is_open(m, other, t, d)
+                    && self.is_film(m, other, t)
                 {
                     continue;
                 }
@@ -256,14 +257,21 @@ impl Blocking {
             }
         }
         self.upper_q.sort_unstable_by_key(|e| e.0);
-        // A gap that has filled takes the water on top into its excess.
+        // Where the water around a raised body stands over its top (its effective surface is
+        // at or over the top: a submerged body), the gap and the water over the body are one:
+        // the gap is full first and the rest stands on top. Elsewhere the two stay apart.
         for n in 0..self.stored.len() {
             let k = self.stored[n] as usize;
-            let wet = self.wet(k, d);
-            self.upper[n] = self.upper[n].clamp(0.0, wet);
-            if !self.is_open(n, k, t, d) {
+            if !self.is_raised(k, t) {
                 self.upper[n] = 0.0;
+                continue;
             }
+            let wet = self.wet(k, d);
+            self.upper[n] = if self.surface[n] >= self.top[k] {
+                (wet - (self.bottom[k] - t[k])).max(0.0)
+            } else {
+                self.upper[n].clamp(0.0, wet)
+            };
         }
         self.upper_faces = faces;
         self.upper_out = out;
