@@ -325,7 +325,7 @@ impl GpuSimulation {
     /// would have without the body, and beside a body in a partly covered cell (as
     /// `Simulation::effective_surface`; buoyancy uses it).
     pub fn effective_surface(&self) -> Result<Vec<f32>, GpuError> {
-        Ok(self.surfaces(false)?)
+        self.surfaces(false)
     }
 
     /// The surface to draw per cell, row-major (metres), waiting for the recorded steps: the

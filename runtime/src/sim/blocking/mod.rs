@@ -15,6 +15,15 @@
 //! mean column of its covered part), so the water stands higher by what the body displaces
 //! (fractional displacement).
 //!
+//! **Two water columns** (§3.1). Under a body raised off the terrain that sticks out of the
+//! water around it (its effective surface `s` below the blocker's top: `film`), the cell's water
+//! is two columns: the gap's, below the body, and the *upper* column standing on the body's top
+//! (rain on a table, a wave over a cart), both counted in the cell's depth. The upper column
+//! flows through the upper interfaces on its own ([`upper`]): it runs off the body's edges
+//! instead of joining the gap, and rain on the body lands on it. Renderers draw its top
+//! (`Simulation::drawn_surface`). Over a submerged raised body (`s` at or over its top) the two
+//! are one column, as over a body resting on the terrain: the gap full first, the rest on top.
+//!
 //! **Displacement** (§3.3). When a body's columns change, the water it now takes in a cell (its
 //! volume below the water's surface, new column less old) is held out of the flow as *latent*
 //! water, still counted in the cell's depth, and a share `alpha` of it rejoins the flow each
@@ -25,9 +34,9 @@
 //!
 //! **Pressure** (§3.6). Each stored cell carries an effective surface `s`, interpolated each
 //! sub-step from the neighbours with `kappa` (`s := max(κ·s + (1−κ)/4·Σ s_neighbour, h)`, `h` the
-//! top of the cell's topmost water); it is what buoyancy and rendering use
-//! (`Simulation::effective_surface`); where water stands over the body, `s` is simply that
-//! water's top. A full gap is pressurised to `s`. Where `s` is below the
+//! top of the cell's water, its upper column left out); it is what buoyancy uses
+//! (`Simulation::effective_surface`) and what rendering draws except over an upper column;
+//! where water stands over a submerged body, `s` is simply that water's top. A full gap is pressurised to `s`. Where `s` is below the
 //! blocker's top (the body sticks out of the water), the excess is more pressure in the gap
 //! (head `s + excess`); where `s` is above it (a submerged body), or where there is no gap (a body
 //! resting on the terrain), the excess is water standing on top of the blocker.
@@ -36,7 +45,8 @@
 //! of the two sides' columns) over a width fraction `w = min(1, cover_l + cover_r)`. In the
 //! blocked width, water flows through a *lower* interface (from the higher terrain up to the
 //! lower water's top, clipped at the band's bottom), driven by the lower pressure heads, and an
-//! *upper* interface above the band, driven by the surfaces on top. The open width `1 − w` is a
+//! *upper* interface above the band, driven by the surfaces on top (the upper flow's where a
+//! side keeps an upper column, with its own stored discharge). The open width `1 − w` is a
 //! plain face-depth pipe. Each face then carries at most its open section per step
 //! (`|Q|·dt ≤ A·dx²`), so a face that becomes blocked stops at once.
 //!
@@ -48,10 +58,11 @@
 //! Limits: the map's border faces keep their edge condition and ignore
 //! blockers; one blocker column per cell (bodies stacked in a cell merge into one column).
 
-use thiserror::Error;
-
+mod blockers;
 mod faces;
 mod upper;
+
+pub use blockers::{BlockerError, Blockers};
 
 pub(crate) use faces::{BlockedPipes, BlockedSwe};
 pub(crate) use upper::UpperStep;
@@ -62,150 +73,6 @@ pub const BLOCKED_COVER: f32 = 0.99;
 
 /// Default share of displaced water released per sub-step (the paper uses 0.01 to 0.1).
 pub const ALPHA: f32 = 0.05;
-
-/// Per-cell blocker columns of all bodies: what a game hands to `Simulation::set_blockers`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Blockers {
-    nx: usize,
-    ny: usize,
-    bottom: Vec<f32>,
-    top: Vec<f32>,
-    cover: Vec<f32>,
-    /// Indices of cells with a positive cover, in insertion order (may repeat).
-    cells: Vec<u32>,
-    /// Spreading rate of the effective surface under bodies (the paper's `kappa`, 0..1).
-    pub kappa: f32,
-    /// Share of the water a body has just displaced that rejoins the flow per sub-step (the
-    /// paper's `alpha`, 0..1; 1: all at once).
-    pub alpha: f32,
-}
-
-impl Blockers {
-    /// No blockers on an `nx × ny` grid, `kappa` = 0.5.
-    pub fn new(nx: usize, ny: usize) -> Self {
-        Self {
-            nx,
-            ny,
-            bottom: vec![f32::INFINITY; nx * ny],
-            top: vec![f32::NEG_INFINITY; nx * ny],
-            cover: vec![0.0; nx * ny],
-            cells: Vec::new(),
-            kappa: 0.5,
-            alpha: ALPHA,
-        }
-    }
-
-    /// Cells along x.
-    pub fn nx(&self) -> usize {
-        self.nx
-    }
-
-    /// Cells along y.
-    pub fn ny(&self) -> usize {
-        self.ny
-    }
-
-    /// Removes every blocker column (keeps the allocation).
-    pub fn clear(&mut self) {
-        for &k in &self.cells {
-            let k = k as usize;
-            self.bottom[k] = f32::INFINITY;
-            self.top[k] = f32::NEG_INFINITY;
-            self.cover[k] = 0.0;
-        }
-        self.cells.clear();
-    }
-
-    /// Whether no cell is covered.
-    pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
-    }
-
-    /// Adds a body column over cell `(i, j)`: the body spans heights `bottom..top` (metres) over
-    /// `cover` (0..1) of the cell. Columns of several bodies in one cell merge: the lowest bottom,
-    /// the highest top, covers added up to 1. Out-of-grid cells, non-finite values, an empty cover
-    /// or `top < bottom` are ignored (returns `false`).
-    pub fn add_column(&mut self, i: usize, j: usize, bottom: f32, top: f32, cover: f32) -> bool {
-        let usable = i < self.nx
-            && j < self.ny
-            && bottom.is_finite()
-            && top.is_finite()
-            && top >= bottom
-            && cover.is_finite()
-            && cover > 0.0;
-        if !usable {
-            return false;
-        }
-        let k = j * self.nx + i;
-        if self.cover[k] == 0.0 {
-            self.cells.push(k as u32);
-        }
-        self.bottom[k] = self.bottom[k].min(bottom);
-        self.top[k] = self.top[k].max(top);
-        self.cover[k] = (self.cover[k] + cover).min(1.0);
-        true
-    }
-
-    /// The column of cell `(i, j)`: `(bottom, top, cover)`, or `None` where nothing covers it.
-    pub fn column(&self, i: usize, j: usize) -> Option<(f32, f32, f32)> {
-        let k = j.checked_mul(self.nx)?.checked_add(i)?;
-        (i < self.nx && j < self.ny && self.cover[k] > 0.0)
-            .then(|| (self.bottom[k], self.top[k], self.cover[k]))
-    }
-
-    /// Number of covered cells.
-    pub fn covered_cells(&self) -> usize {
-        self.cells.len()
-    }
-
-    /// Whether these blockers fit an `nx × ny` solver: the grid size and a kappa in 0..=1.
-    pub fn check(&self, nx: usize, ny: usize) -> Result<(), BlockerError> {
-        if self.nx() != nx || self.ny() != ny {
-            return Err(BlockerError::Size {
-                got_x: self.nx(),
-                got_y: self.ny(),
-                nx,
-                ny,
-            });
-        }
-        if !(0.0..=1.0).contains(&self.kappa) {
-            return Err(BlockerError::Kappa(self.kappa));
-        }
-        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
-            return Err(BlockerError::Alpha(self.alpha));
-        }
-        Ok(())
-    }
-
-    /// Indices (`j·nx + i`) of the covered cells, in insertion order (may repeat).
-    #[cfg(feature = "gpu")]
-    pub(crate) fn covered(&self) -> &[u32] {
-        &self.cells
-    }
-}
-
-/// Why blockers cannot be used.
-#[derive(Clone, Debug, Error, PartialEq)]
-pub enum BlockerError {
-    /// The blockers were made for another grid size.
-    #[error("blockers are {got_x}×{got_y} cells but the simulation is {nx}×{ny}")]
-    Size {
-        /// Blockers along x.
-        got_x: usize,
-        /// Blockers along y.
-        got_y: usize,
-        /// Simulation cells along x.
-        nx: usize,
-        /// Simulation cells along y.
-        ny: usize,
-    },
-    /// `kappa` is not in `0..=1`.
-    #[error("kappa {0} is not between 0 and 1")]
-    Kappa(f32),
-    /// `alpha` is not in `0 < alpha ≤ 1`.
-    #[error("alpha {0} is not above 0 and at most 1")]
-    Alpha(f32),
-}
 
 /// How far below its top a raised body's gap still counts as full (metres): the water moved
 /// into the upper column leaves the gap's water a rounding error short of its top.
