@@ -6,7 +6,7 @@ use super::blocking::{BlockerError, Blockers, Blocking};
 use crate::level::{FlowState, Level};
 
 impl Simulation {
-    /// Sets the blocking bodies for the next steps (Kellomäki 2014 §3, see [`blocking`]); a game
+    /// Sets the blocking bodies for the next steps (Kellomäki 2014 §3, see [`crate::sim::blocking`]); a game
     /// or the editor calls it after moving its bodies. Empty blockers switch blocking off, and
     /// the solver runs exactly its plain code path. Water is never added or removed here.
     pub fn set_blockers(&mut self, blockers: &Blockers) -> Result<(), BlockerError> {

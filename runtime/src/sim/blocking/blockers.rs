@@ -147,4 +147,3 @@ pub enum BlockerError {
     #[error("alpha {0} is not above 0 and at most 1")]
     Alpha(f32),
 }
-

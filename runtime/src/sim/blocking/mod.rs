@@ -19,7 +19,7 @@
 //! water around it (its effective surface `s` below the blocker's top: `film`), the cell's water
 //! is two columns: the gap's, below the body, and the *upper* column standing on the body's top
 //! (rain on a table, a wave over a cart), both counted in the cell's depth. The upper column
-//! flows through the upper interfaces on its own ([`upper`]): it runs off the body's edges
+//! flows through the upper interfaces on its own (the `upper` module): it runs off the body's edges
 //! instead of joining the gap, and rain on the body lands on it. Renderers draw its top
 //! (`Simulation::drawn_surface`). Over a submerged raised body (`s` at or over its top) the two
 //! are one column, as over a body resting on the terrain: the gap full first, the rest on top.
