@@ -168,3 +168,33 @@ fn water_over_a_submerged_raised_body_is_part_of_the_lake() {
         stats.balance_error
     );
 }
+
+#[cfg(feature = "rapier")]
+#[test]
+fn rain_lands_on_a_fixed_table_above_dry_ground_in_a_coupled_run() {
+    // A fixed table top 1 m over dry ground is wholly above the water, which would leave it
+    // out of the water's step; in rain it takes part, and the rain stands on it.
+    use spillway::body::world::BodyWorld;
+    let level = field(36_000.0);
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    let mut table_body = super::body("crate", table().translation, 2400.0);
+    table_body.scale = table().scale;
+    table_body.dynamic = false;
+    let id = world.add(&table_body, std::sync::Arc::new(asset("crate")));
+    let dt = sim.params().dt;
+    for _ in 0..(2.0 / dt).round() as usize {
+        world.step(&mut sim, dt).expect("stable");
+    }
+    let centre = 20 * sim.nx() + 20;
+    let drawn = sim.drawn_surface()[centre];
+    println!(
+        "after 2 s: drawn surface over the table {drawn:.4} m, pose {:?}",
+        world.pose(id).map(|p| p.translation)
+    );
+    assert!(sim.has_blockers(), "the table takes part in the rain");
+    assert!(
+        drawn > 1.2 && drawn < 1.25,
+        "the rain stands on the table: {drawn}"
+    );
+}

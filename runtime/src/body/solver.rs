@@ -51,6 +51,8 @@ pub trait WaterSolver {
     fn grid(&self) -> CellGrid;
     /// Gravitational acceleration, m/s².
     fn gravity(&self) -> f32;
+    /// Whether rain falls on the level (it lands on the bodies too).
+    fn rains(&self) -> bool;
     /// Terrain heights, row-major.
     fn read_terrain(&self) -> Result<Vec<f32>, SolverError>;
     /// Sets the two-layer blocking bodies for the next steps (an empty set removes them).
@@ -164,6 +166,10 @@ impl WaterSolver for Simulation {
         self.params().gravity
     }
 
+    fn rains(&self) -> bool {
+        self.params().rain_mm_per_hour > 0.0
+    }
+
     fn read_terrain(&self) -> Result<Vec<f32>, SolverError> {
         Ok(self.terrain().to_vec())
     }
@@ -213,6 +219,10 @@ impl WaterSolver for crate::gpu::GpuSimulation {
 
     fn gravity(&self) -> f32 {
         self.params().gravity
+    }
+
+    fn rains(&self) -> bool {
+        self.params().rain_mm_per_hour > 0.0
     }
 
     fn read_terrain(&self) -> Result<Vec<f32>, SolverError> {

@@ -101,7 +101,8 @@ pub(super) fn block_beside_floaters<S: WaterSolver + ?Sized>(
     })
 }
 
-/// The blocking bodies that are not wholly above the water, as the solver's blockers.
+/// The blocking bodies that are not wholly above the water, as the solver's blockers; in rain,
+/// every blocking body (the rain lands on it and runs off its edges).
 fn block<S: WaterSolver + ?Sized>(
     slots: &[Option<Slot>],
     blockers: &mut Blockers,
@@ -110,8 +111,9 @@ fn block<S: WaterSolver + ?Sized>(
     sim: &mut S,
 ) -> Result<(), BlockerError> {
     blockers.clear();
+    let rain = sim.rains();
     for slot in slots.iter().flatten().filter(|s| s.blocks) {
-        if !above_water(slot, grid, surface) {
+        if rain || !above_water(slot, grid, surface) {
             slot.coverage.add_to(blockers);
         }
     }
