@@ -117,13 +117,15 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
 
 // The water of one cell as the blocked faces see it (sim::blocking::Column).
 // `d` is the water in the flow, `up` the part of it in the upper column; `raised`: a raised body
-// sticking out of the water around it, whose water on top flows in upper.wgsl.
+// sticking out of the water around it, whose water on top flows in upper.wgsl (except toward a
+// `joined` cell: any other stored cell, whose water is one column).
 struct Col {
     p_low: f32,
     t_low: f32,
     up: f32,
     has_up: bool,
     raised: bool,
+    joined: bool,
 }
 
 fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> Col {
@@ -132,22 +134,22 @@ fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> Col {
         if (c > 0.0) {
             h = partial_surface(c, zb, zt, b, d);
         }
-        return Col(h, h, h, true, false);
+        return Col(h, h, h, true, false, false);
     }
     let gap = zb - b;
     if (film(gap, s, zt)) {
         // Water on top is the upper column's (upper.wgsl); the gap holds the rest.
         let lower = d - up;
         if (!gap_full(gap, lower)) {
-            return Col(b + lower, b + lower, zt, false, true);
+            return Col(b + lower, b + lower, zt, false, true, false);
         }
-        return Col(max(s, zb) + max(lower - gap, 0.0), zb, zt, false, true);
+        return Col(max(s, zb) + max(lower - gap, 0.0), zb, zt, false, true, false);
     }
     if (d <= gap) {
-        return Col(b + d, b + d, zt, false, false);
+        return Col(b + d, b + d, zt, false, false, true);
     }
     let e = d - gap;
-    return Col(max(s, zb), zb, zt + e, e > 0.0, false);
+    return Col(max(s, zb), zb, zt + e, e > 0.0, false, true);
 }
 
 fn col_top(c: Col) -> f32 {
@@ -197,9 +199,10 @@ fn accelerate(v: f32, l: u32, r: u32, n2: f32, k: StepConsts) -> f32 {
     let w = min(cl + cr, 1.0);
     let z0 = max(bl, br);
     let a_low = max(min(max(a.t_low, b.t_low), zb) - z0, 0.0);
-    // Over a raised body sticking out of the water, the upper interface is upper.wgsl's.
+    // Over a raised body sticking out of the water, the upper interface is upper.wgsl's (toward
+    // a stored cell of one column it stays this face's).
     var a_up = max(max(a.up, b.up) - max(zt, z0), 0.0);
-    if (a.raised || b.raised) {
+    if ((a.raised && !b.joined) || (b.raised && !a.joined)) {
         a_up = 0.0;
     }
     let a_open = max(max(col_top(a), col_top(b)) - z0, 0.0);

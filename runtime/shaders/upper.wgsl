@@ -20,7 +20,7 @@
 @group(0) @binding(4) var<storage, read_write> blk: array<u32>;
 
 // Per loaded cell: the bottom of the water that may pass (a blocker's top or the terrain), its
-// top, what it may give in one step, whether it is an upper column; the faces' discharges
+// top, what it may give in one step, its kind (see `flow`); the faces' discharges
 // after and below it; its outflow-limiting factor.
 var<workgroup> ufl: array<f32, 256>;
 var<workgroup> utp: array<f32, 256>;
@@ -55,6 +55,11 @@ fn upper_face(l: u32, r: u32, q: f32, n2: f32, k: StepConsts) -> f32 {
     return select(v, 0.0, is_bad(v));
 }
 
+// Whether the upper flow carries the face between cells of kinds `a` and `b` (see `flow`).
+fn upper_pair(a: u32, b: u32) -> bool {
+    return (a == 1u && b != 2u) || (b == 1u && a != 2u);
+}
+
 fn upper_limit(q: f32, k_left: f32, k_right: f32) -> f32 {
     return q * select(k_right, k_left, q > 0.0);
 }
@@ -71,7 +76,8 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var floor = 0.0;
     var top = 0.0;
     var water = 0.0;
-    var apart = 0u;
+    // 1: an upper column kept apart; 2: any other stored cell (its water one column).
+    var kind = 0u;
     var up = 0.0;
     if (at.inside) {
         let gi = u32(at.gi);
@@ -91,7 +97,7 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             let gap = zb - b;
             floor = zt;
             if (film(gap, surf_at(gi, gj, par), zt)) {
-                apart = 1u;
+                kind = 1u;
                 // Rain falls on the body's top, not into the gap under it.
                 if (RAIN) {
                     up = min(up + sc.rain, wet);
@@ -100,7 +106,8 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 water = up;
             } else {
                 // A submerged body or one resting on the terrain: the water beyond the gap
-                // stands on top (blocking.wgsl's column).
+                // stands on top (blocking.wgsl's column); the blocked faces carry it.
+                kind = 2u;
                 let e = max(wet - gap, 0.0);
                 top = zt + e;
                 water = e;
@@ -117,18 +124,19 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     ufl[t] = floor;
     utp[t] = top;
     uwa[t] = water;
-    uop[t] = apart;
+    uop[t] = kind;
     workgroupBarrier();
 
-    // The faces this cell owns, where a side is an upper column.
+    // The faces this cell owns, where a side is an upper column and the other not a stored cell
+    // of one column.
     let nx = grid.nx;
     var qx = 0.0;
-    if (at.inside && at.lx + 1u < BT && at.gi + 1 < i32(nx) && (apart | uop[t + 1u]) != 0u) {
+    if (at.inside && at.lx + 1u < BT && at.gi + 1 < i32(nx) && upper_pair(kind, uop[t + 1u])) {
         let q = uq_at(u32(at.gi), u32(at.gj), 0u, par);
         qx = upper_face(t, t + 1u, q, face_n2(at.cell, at.cell + 1u), sc);
     }
     var qy = 0.0;
-    if (at.inside && at.ly + 1u < BT && at.gj + 1 < i32(grid.ny) && (apart | uop[t + BT]) != 0u) {
+    if (at.inside && at.ly + 1u < BT && at.gj + 1 < i32(grid.ny) && upper_pair(kind, uop[t + BT])) {
         let q = uq_at(u32(at.gi), u32(at.gj), 1u, par);
         qy = upper_face(t, t + BT, q, face_n2(at.cell, at.cell + nx), sc);
     }
@@ -155,7 +163,7 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let fb = upper_limit(qy, k, uk[t + BT]);
     let delta = (fl - fr + ft - fb) * sc.c;
     var next_up = 0.0;
-    if (apart != 0u) {
+    if (kind == 1u) {
         next_up = up + delta;
     }
     let half = (par ^ 1u);

@@ -44,9 +44,10 @@ impl Blocking {
         let w = (cl + cr).min(1.0);
         let z0 = bl.max(br);
         let a_low = (a.t_low.max(b.t_low).min(zb) - z0).max(0.0);
-        // Over a body raised off the terrain, the upper interface is the upper flow's
-        // (`Blocking::flow_upper`), which keeps that water on top of the body.
-        let a_up = if a.raised || b.raised {
+        // Over a raised body that sticks out of the water, the upper interface is the upper
+        // flow's (`Blocking::flow_upper`), which keeps that water on top of the body; toward
+        // another stored cell of one column it stays this face's.
+        let a_up = if (a.raised && !b.joined) || (b.raised && !a.joined) {
             0.0
         } else {
             (a.up.max(b.up) - zt.max(z0)).max(0.0)

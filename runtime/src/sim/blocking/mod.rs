@@ -166,9 +166,13 @@ struct Column {
     up: f32,
     /// Whether water stands above the blocker (free cells: always).
     has_up: bool,
-    /// A stored cell raised off the terrain: water above its blocker is its upper column, which
-    /// flows through the upper interfaces on its own (`Blocking::flow_upper`).
+    /// A stored cell raised off the terrain that sticks out of the water around it (`film`):
+    /// water above its blocker is its upper column, which flows through the upper interfaces on
+    /// its own (`Blocking::flow_upper`) except toward a `joined` cell.
     raised: bool,
+    /// Any other stored cell (a submerged raised body, a body resting on the terrain): its
+    /// water is one column, the excess beyond the gap on top.
+    joined: bool,
 }
 
 impl Blocking {
@@ -352,6 +356,7 @@ impl Blocking {
                 up: h,
                 has_up: true,
                 raised: false,
+                joined: false,
             };
         }
         let (zb, zt) = (self.bottom[k], self.top[k]);
@@ -366,6 +371,7 @@ impl Blocking {
                     up: zt,
                     has_up: false,
                     raised: true,
+                    joined: false,
                 };
             }
             return Column {
@@ -374,6 +380,7 @@ impl Blocking {
                 up: zt,
                 has_up: false,
                 raised: true,
+                joined: false,
             };
         }
         if d <= gap {
@@ -383,6 +390,7 @@ impl Blocking {
                 up: zt,
                 has_up: false,
                 raised: false,
+                joined: true,
             }
         } else {
             // A full gap under a submerged body (the effective surface at or over its top), or
@@ -394,6 +402,7 @@ impl Blocking {
                 up: zt + e,
                 has_up: e > 0.0,
                 raised: false,
+                joined: true,
             }
         }
     }

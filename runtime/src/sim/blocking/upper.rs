@@ -166,11 +166,11 @@ impl Blocking {
             }
             for (l, r, x) in around.into_iter().flatten() {
                 let other = if l == k { r } else { l };
-                // A face between two such cells is done once, by the lower index.
-                if other < k
-                    && self.cover[other] >= BLOCKED_COVER
+                // A face between two such cells is done once, by the lower index; toward a
+                // stored cell of one column (`Column::joined`) the blocked face carries it.
+                if self.cover[other] >= BLOCKED_COVER
                     && let Some(m) = self.stored_index(other)
-                    && self.is_film(m, other, t)
+                    && (!self.is_film(m, other, t) || other < k)
                 {
                     continue;
                 }
