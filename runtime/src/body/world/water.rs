@@ -128,7 +128,8 @@ pub const CLEARANCE: f32 = 0.1;
 /// Whether a blocking body is wholly above the water: its lowest point more than [`CLEARANCE`]
 /// above the highest surface over its cells and the ring around them (dry ground counts as a
 /// surface, so a body resting on the ground always takes part). Such a body is left out of the
-/// blockers, so the water steps as if it were not there, with no blocked faces to compute.
+/// blockers (except in rain, which lands on it), so the water steps as if it were not there,
+/// with no blocked faces to compute.
 fn above_water(slot: &Slot, grid: CellGrid, surface: &[f32]) -> bool {
     let bottom = slot
         .coverage
