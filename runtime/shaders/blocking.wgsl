@@ -140,7 +140,7 @@ fn column(c: f32, zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> Col {
     if (film(gap, s, zt)) {
         // Water on top is the upper column's (upper.wgsl); the gap holds the rest.
         let lower = d - up;
-        if (!gap_full(gap, lower)) {
+        if (lower <= gap) {
             return Col(b + lower, b + lower, zt, false, true, false);
         }
         return Col(max(s, zb) + max(lower - gap, 0.0), zb, zt, false, true, false);
@@ -391,7 +391,7 @@ fn water_top(zb: f32, zt: f32, b: f32, d: f32, up: f32, s: f32) -> f32 {
     let gap = zb - b;
     if (film(gap, s, zt)) {
         let lower = d - up;
-        if (gap_full(gap, lower)) {
+        if (lower > gap) {
             return zb;
         }
         return b + lower;

@@ -90,16 +90,3 @@ fn face_n2(l: u32, r: u32) -> f32 {
     let nf = 0.5 * (terrain[grid.cells + l] + terrain[grid.cells + r]);
     return nf * nf;
 }
-
-
-// How far below its top a raised body's gap still counts as full (sim::blocking::FULL_GAP).
-const FULL_GAP: f32 = 1e-5;
-
-// Whether a stored cell's gap of height `gap` is full with `lower` water in it
-// (sim::blocking::gap_full).
-fn gap_full(gap: f32, lower: f32) -> bool {
-    if (gap > 0.0) {
-        return lower >= gap - FULL_GAP;
-    }
-    return lower > gap;
-}

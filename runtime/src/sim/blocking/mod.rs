@@ -74,21 +74,6 @@ pub const BLOCKED_COVER: f32 = 0.99;
 /// Default share of displaced water released per sub-step (the paper uses 0.01 to 0.1).
 pub const ALPHA: f32 = 0.05;
 
-/// How far below its top a raised body's gap still counts as full (metres): the water moved
-/// into the upper column leaves the gap's water a rounding error short of its top.
-pub(crate) const FULL_GAP: f32 = 1e-5;
-
-/// Whether a stored cell's gap of height `gap` is full with `lower` water in it: within
-/// [`FULL_GAP`] under a raised body; over a body resting on the terrain, once it holds water.
-#[inline]
-pub(crate) fn gap_full(gap: f32, lower: f32) -> bool {
-    if gap > 0.0 {
-        lower >= gap - FULL_GAP
-    } else {
-        lower > gap
-    }
-}
-
 /// Whether a stored cell's blocker, `gap` over the terrain with its top at `zt`, sticks out of
 /// the water around it (its effective surface `s` below the top): the water on top of it, if
 /// any, is then its upper column, apart from the gap's. Over a submerged body (or one resting
@@ -364,7 +349,7 @@ impl Blocking {
         if film(gap, s, zt) {
             // Water on top is the upper column's; the gap holds the rest.
             let lower = d - up;
-            if !gap_full(gap, lower) {
+            if lower <= gap {
                 return Column {
                     p_low: b + lower,
                     t_low: b + lower,
@@ -419,7 +404,7 @@ impl Blocking {
         let gap = zb - b;
         if film(gap, s, zt) {
             let lower = d - up;
-            if gap_full(gap, lower) { zb } else { b + lower }
+            if lower > gap { zb } else { b + lower }
         } else if d <= gap {
             b + d
         } else {
