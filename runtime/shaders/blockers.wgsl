@@ -56,24 +56,34 @@ fn film(gap: f32, s: f32, zt: f32) -> bool {
     return gap > 0.0 && s < zt;
 }
 
+// The first word of the slot of cell (i, j)'s tile, or NO_SLOT where the tile has none (or
+// there are no blockers).
+const NO_SLOT: u32 = 0xffffffffu;
+fn slot_base(i: u32, j: u32) -> u32 {
+    let tx = blk[H_TX];
+    if (tx == 0u) {
+        return NO_SLOT;
+    }
+    let tile = (j / BO) * tx + i / BO;
+    if (tile >= tx * blk[H_TY]) {
+        return NO_SLOT;
+    }
+    let slot = blk[MAP0 + tile];
+    if (slot == 0u) {
+        return NO_SLOT;
+    }
+    return blk[H_SLOT0] + (slot - 1u) * SLOT_WORDS;
+}
+
 // The effective surface of cell (i, j) over terrain `b` with depth `d`: the stored surface of a
 // blocked cell whose surface has been started, the surface beside the body in a partly covered
 // cell, else b + d.
 fn effective_surface(i: u32, j: u32, parity: u32, b: f32, d: f32) -> f32 {
     let plain = b + d;
-    let tx = blk[H_TX];
-    if (tx == 0u) {
+    let base = slot_base(i, j);
+    if (base == NO_SLOT) {
         return plain;
     }
-    let tile = (j / BO) * tx + i / BO;
-    if (tile >= tx * blk[H_TY]) {
-        return plain;
-    }
-    let slot = blk[MAP0 + tile];
-    if (slot == 0u) {
-        return plain;
-    }
-    let base = blk[H_SLOT0] + (slot - 1u) * SLOT_WORDS;
     let w = base + S_CELLS + 4u * ((j % BO + 2u) * BT + i % BO + 2u);
     let c = bitcast<f32>(blk[w]);
     if (c <= 0.0) {
@@ -98,19 +108,10 @@ fn effective_surface(i: u32, j: u32, parity: u32, b: f32, d: f32) -> f32 {
 // the effective surface.
 fn drawn_surface(i: u32, j: u32, parity: u32, b: f32, d: f32) -> f32 {
     let s = effective_surface(i, j, parity, b, d);
-    let tx = blk[H_TX];
-    if (tx == 0u) {
+    let base = slot_base(i, j);
+    if (base == NO_SLOT) {
         return s;
     }
-    let tile = (j / BO) * tx + i / BO;
-    if (tile >= tx * blk[H_TY]) {
-        return s;
-    }
-    let slot = blk[MAP0 + tile];
-    if (slot == 0u) {
-        return s;
-    }
-    let base = blk[H_SLOT0] + (slot - 1u) * SLOT_WORDS;
     let w = base + S_CELLS + 4u * ((j % BO + 2u) * BT + i % BO + 2u);
     if (bitcast<f32>(blk[w]) < BLOCKED_COVER || (blk[w + 3u] & FLAG_INIT) != 0u) {
         return s;

@@ -7,6 +7,16 @@ use spillway::{Grid, Simulation};
 
 use super::{asset, blockers};
 
+/// The volume ledger holds.
+fn assert_balance(sim: &Simulation) {
+    let stats = sim.stats();
+    assert!(
+        stats.balance_error.abs() < 1e-6,
+        "balance {}",
+        stats.balance_error
+    );
+}
+
 /// A dry 20 m × 20 m walled field of 0.5 m cells under `mm_per_hour` of rain.
 fn field(mm_per_hour: f32) -> Level {
     let mut level = Level::flat(40, 40, 0.5, 0.0);
@@ -64,12 +74,7 @@ fn rain_on_a_table_stands_on_its_top_and_runs_off_its_edges() {
         film > 0.005 && film < 0.05,
         "the film on the table after 10 s: {film} m"
     );
-    let stats = sim.stats();
-    assert!(
-        stats.balance_error.abs() < 1e-6,
-        "balance {}",
-        stats.balance_error
-    );
+    assert_balance(&sim);
 }
 
 #[test]
@@ -112,12 +117,7 @@ fn rain_on_a_low_table_fills_its_gap_and_then_stands_over_it() {
         beside < 0.3,
         "the water around is below the table's top: {beside}"
     );
-    let stats = sim.stats();
-    assert!(
-        stats.balance_error.abs() < 1e-6,
-        "balance {}",
-        stats.balance_error
-    );
+    assert_balance(&sim);
 }
 
 #[test]
@@ -161,12 +161,7 @@ fn water_over_a_submerged_raised_body_is_part_of_the_lake() {
         assert!(hi - lo < 0.2, "the lake stays near level: {lo}..{hi}");
     }
     assert!(largest < 0.1, "the waves stay small: {largest} m³/s");
-    let stats = sim.stats();
-    assert!(
-        stats.balance_error.abs() < 1e-6,
-        "balance {}",
-        stats.balance_error
-    );
+    assert_balance(&sim);
 }
 
 #[cfg(feature = "rapier")]

@@ -334,38 +334,31 @@ impl Tiles {
         out
     }
 
+    /// The stored cells and, for each, the first word of its tile's slot and its place in the
+    /// tile's output (column, row).
+    fn stored_places(&self) -> impl Iterator<Item = (usize, usize, usize, usize)> + '_ {
+        self.stored.iter().map(|&k| {
+            let (i, j) = (k as usize % self.nx, k as usize / self.nx);
+            let tile = (j / BO) * self.tiles_x + i / BO;
+            let s = self.map[tile] as usize - 1;
+            (k as usize, self.base(s), i % BO, j % BO)
+        })
+    }
+
     /// The stored cells and, for each, the word of its effective surface in half `half`.
     pub fn surface_words(&self, half: usize) -> Vec<(usize, usize)> {
-        self.stored
-            .iter()
-            .map(|&k| {
-                let (i, j) = (k as usize % self.nx, k as usize / self.nx);
-                let tile = (j / BO) * self.tiles_x + i / BO;
-                let s = self.map[tile] as usize - 1;
-                let o = (j % BO) * BO + i % BO;
-                (k as usize, self.base(s) + S_SURF + half * OUT + o)
-            })
+        self.stored_places()
+            .map(|(k, base, ox, oy)| (k, base + S_SURF + half * OUT + oy * BO + ox))
             .collect()
     }
-}
 
-impl Tiles {
     /// The stored cells and, for each, the word of its column (cover, bottom, top, flags) and
     /// of its upper water in half `half`.
     pub fn upper_words(&self, half: usize) -> Vec<(usize, usize, usize)> {
-        self.stored
-            .iter()
-            .map(|&k| {
-                let (i, j) = (k as usize % self.nx, k as usize / self.nx);
-                let tile = (j / BO) * self.tiles_x + i / BO;
-                let s = self.map[tile] as usize - 1;
-                let (ox, oy) = (i % BO, j % BO);
-                let column = self.base(s) + S_CELLS + 4 * ((oy + 2) * BT + ox + 2);
-                (
-                    k as usize,
-                    column,
-                    self.base(s) + S_UPPER + half * OUT + oy * BO + ox,
-                )
+        self.stored_places()
+            .map(|(k, base, ox, oy)| {
+                let column = base + S_CELLS + 4 * ((oy + 2) * BT + ox + 2);
+                (k, column, base + S_UPPER + half * OUT + oy * BO + ox)
             })
             .collect()
     }
