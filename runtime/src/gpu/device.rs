@@ -146,10 +146,18 @@ fn ranked_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
 /// The process's wgpu instance, made once and shared by every headless simulation: drivers
 /// cap how many instances a process may create (NVIDIA's found no adapter on about the
 /// thirtieth), so a game or a test run that makes many simulations must not make one each.
+///
+/// It looks for Vulkan, Metal and Direct3D 12 adapters only (`WGPU_BACKEND` overrides): the
+/// solver is tuned and tested on Vulkan, and dropping an OpenGL adapter that was enumerated
+/// beside them crashed a test run once (`BadAccess` from EGL, another thread's context current).
 fn instance() -> wgpu::Instance {
     static INSTANCE: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
     INSTANCE
-        .get_or_init(|| wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle()))
+        .get_or_init(|| {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+            wgpu::Instance::new(desc)
+        })
         .clone()
 }
 
