@@ -126,8 +126,9 @@ impl Blocking {
     }
 
     /// One sub-step of the upper flow on the depths `d` after the depth update, with the rain
-    /// of the sub-step landing on the open tops; then the water on top of a gap that has filled
-    /// joins the cell's excess. Moves water between cells only: the volume is unchanged.
+    /// of the sub-step landing on the upper columns; then, over a submerged body, the gap and
+    /// the water on top are one column again. Moves water between cells only: the volume is
+    /// unchanged.
     pub fn flow_upper(&mut self, t: &[f32], d: &mut [f32], step: &UpperStep) {
         if self.stored.is_empty() {
             return;
