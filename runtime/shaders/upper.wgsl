@@ -105,12 +105,9 @@ fn flow(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 top = zt + up;
                 water = up;
             } else {
-                // A submerged body or one resting on the terrain: the water beyond the gap
-                // stands on top (blocking.wgsl's column); the blocked faces carry it.
+                // A submerged body or one resting on the terrain: its water is one column,
+                // which the blocked faces carry (no upper face joins it).
                 kind = 2u;
-                let e = max(wet - gap, 0.0);
-                top = zt + e;
-                water = e;
             }
         } else {
             floor = b;

@@ -79,34 +79,22 @@ fn key(h: Holder, cell: u32) -> u64 {
 }
 
 impl Blocking {
-    /// One side of an upper interface: cell `k`'s water above its floor.
+    /// One side of an upper interface: cell `k`'s water above its floor. The upper flow's faces
+    /// join an upper column to another or to a free or partly covered cell, never to a stored
+    /// cell of one column.
     fn upper_side(&self, k: usize, t: &[f32], d: &[f32]) -> Side {
-        let wet = self.wet(k, d);
-        let c = self.cover[k];
-        if c >= BLOCKED_COVER
+        if self.cover[k] >= BLOCKED_COVER
             && let Some(n) = self.stored_index(k)
         {
-            let zt = self.top[k];
-            let gap = self.bottom[k] - t[k];
-            if film(gap, self.surface[n], zt) {
-                let up = self.upper[n];
-                return Side {
-                    floor: zt,
-                    top: zt + up,
-                    water: up,
-                    holder: Holder::Upper(n),
-                };
-            }
-            // A submerged body or one resting on the terrain: the water beyond the gap stands on
-            // top (`Blocking::column`).
-            let e = (wet - gap).max(0.0);
+            let (zt, up) = (self.top[k], self.upper[n]);
             return Side {
                 floor: zt,
-                top: zt + e,
-                water: e,
-                holder: Holder::Cell,
+                top: zt + up,
+                water: up,
+                holder: Holder::Upper(n),
             };
         }
+        let (c, wet) = (self.cover[k], self.wet(k, d));
         let h = if c > 0.0 {
             partial_surface(c, self.bottom[k], self.top[k], t[k], wet)
         } else {
