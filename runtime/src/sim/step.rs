@@ -248,13 +248,11 @@ impl Simulation {
             self.dx,
         );
         if let Some(b) = self.blocking.as_mut() {
-            let friction =
-                friction::BedFriction::new(&self.params, self.roughness.as_deref(), dt, self.dx);
             let upper = UpperStep {
                 g_dt,
                 dt,
                 dx: self.dx,
-                friction: &friction,
+                friction: &fr,
                 rain: rain * dt,
             };
             b.flow_upper(&self.terrain, &mut self.depth, &upper);

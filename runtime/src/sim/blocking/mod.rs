@@ -135,7 +135,7 @@ pub(crate) struct Blocking {
     /// Scratch for the upper flow.
     upper_faces: Vec<upper::UpperFace>,
     /// Scratch for the upper flow: outflow per source.
-    upper_out: Vec<(u64, f32)>,
+    upper_out: Vec<(u32, f32)>,
     /// Scratch for the surface update.
     next: Vec<f32>,
 }

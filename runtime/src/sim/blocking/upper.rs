@@ -70,14 +70,6 @@ fn face_id(l: usize, x: bool) -> u64 {
     2 * l as u64 + u64::from(!x)
 }
 
-/// Key of a water holder in the outflow list: stored index or cell index.
-fn key(h: Holder, cell: u32) -> u64 {
-    match h {
-        Holder::Upper(n) => n as u64,
-        Holder::Cell => (1u64 << 40) | u64::from(cell),
-    }
-}
-
 impl Blocking {
     /// One side of an upper interface: cell `k`'s water above its floor. The upper flow's faces
     /// join an upper column to another or to a free or partly covered cell, never to a stored
@@ -192,16 +184,13 @@ impl Blocking {
                 });
             }
         }
-        // Each holder's outflow, then its share: it never gives more than it has (§3.4).
+        // Each side's outflow, then its share: it never gives more than it has (§3.4). A cell
+        // has one holder in the upper flow (its upper column, or its water), so cells key them.
         let mut out = std::mem::take(&mut self.upper_out);
         out.clear();
         for f in &faces {
-            let (h, c) = if f.q > 0.0 {
-                (f.holders.0, f.l)
-            } else {
-                (f.holders.1, f.r)
-            };
-            out.push((key(h, c), f.q.abs()));
+            let c = if f.q > 0.0 { f.l } else { f.r };
+            out.push((c, f.q.abs()));
         }
         out.sort_unstable_by_key(|e| e.0);
         out.dedup_by(|b, a| {
@@ -214,16 +203,16 @@ impl Blocking {
         });
         let area = step.dx * step.dx;
         for f in &mut faces {
-            let (h, c, w) = if f.q > 0.0 {
-                (f.holders.0, f.l, f.water.0)
+            let (c, w) = if f.q > 0.0 {
+                (f.l, f.water.0)
             } else {
-                (f.holders.1, f.r, f.water.1)
+                (f.r, f.water.1)
             };
             if f.q == 0.0 {
                 continue;
             }
             let total = out
-                .binary_search_by_key(&key(h, c), |e| e.0)
+                .binary_search_by_key(&c, |e| e.0)
                 .map_or(0.0, |n| out[n].1);
             // As the GPU's upper pass does it.
             let vol = w * (area / step.dt);
