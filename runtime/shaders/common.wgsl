@@ -61,11 +61,12 @@ struct Control {
     // Sub-steps the step under way runs (n, or k_max when the step needed more: then each is
     // as short as n asks and the step simulates less than dt).
     count: u32,
-    // The open sub-step is a pair: two steps of one sub-step each in one pass (pair.wgsl).
+    // The open sub-step is a pair (pair.wgsl): two steps of one sub-step each (1), or the
+    // step's first two sub-steps (2), in one pass; 0 otherwise.
     pair: u32,
     // The step about to begin already ran, as the second of a pair.
     skip: u32,
-    // Sub-steps run in pairs so far (two for each pair of steps).
+    // Sub-steps run in pairs so far.
     paired: u32,
     pad: array<u32, 43>,
 }

@@ -6,8 +6,9 @@
 // more sub-steps than were encoded (k_max) never runs longer ones: it runs k_max stable ones and
 // falls behind, and says so in `clamped`. Where the pair pass may run two steps at once,
 // `begin_pair` plans the first and opens both as one pair when one sub-step twice as long is
-// stable; the second's begin_step then only closes the pair. (A step's own first two sub-steps
-// as a pair measured no faster than two flow passes: docs/gpu.md.)
+// stable; the second's begin then only closes the pair. Where the plan takes two sub-steps or
+// more, `begin_pair_split` and `begin_split` open the step's first two as one pair (`pair == 2`):
+// the same sub-steps, run by the pair pass; the next `next_substep` closes both.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -25,9 +26,9 @@ fn close_substep() {
     }
     aux.ctl.parity = aux.ctl.parity ^ 1u;
     let c = aux.consts[aux.ctl.n];
-    // A pair ran two steps of one sub-step each.
+    // A pair ran two sub-steps: of two steps (1), or of this step (2).
     var ran = 1u;
-    if (aux.ctl.pair == 1u) {
+    if (aux.ctl.pair != 0u) {
         ran = 2u;
     }
     for (var i = 0u; i < ran; i = i + 1u) {
@@ -42,6 +43,11 @@ fn close_substep() {
         }
     }
     aux.ctl.k = aux.ctl.k + 1u;
+    if (aux.ctl.pair == 2u) {
+        aux.ctl.k = aux.ctl.k + 1u;
+        aux.ctl.paired = aux.ctl.paired + 2u;
+        aux.ctl.pair = 0u;
+    }
     if (aux.ctl.k == aux.ctl.count) {
         aux.ctl.steps = aux.ctl.steps + 1u;
     }
@@ -146,22 +152,45 @@ fn pairable() -> bool {
     return ceil(2.0 * grid.dt / stable) <= 1.0;
 }
 
-// begin_step for the first of two steps the pair pass may run at once: it plans this step
-// and, where `pairable`, opens both as one pair (the flow pass then stands aside).
-@compute @workgroup_size(1)
-fn begin_pair() {
+// begin_step where the pair pass follows: it plans the step and, with `steps` (the first of
+// two steps recorded together) where `pairable`, opens both steps as one pair, or else, with
+// `split` where the step takes two sub-steps or more, its first two (the flow pass then stands
+// aside).
+fn open_pair(steps: bool, split: bool) {
     if (close_before_step()) {
         return;
     }
     if (aux.ctl.halted == 0u) {
         plan();
     }
-    let pair = pairable();
+    let two_steps = steps && pairable();
     open_substep();
-    if (pair && aux.ctl.running == 1u) {
-        aux.ctl.pair = 1u;
+    if (aux.ctl.running == 1u) {
+        if (two_steps) {
+            aux.ctl.pair = 1u;
+        } else if (split && aux.ctl.count >= 2u) {
+            aux.ctl.pair = 2u;
+        }
     }
     publish();
+}
+
+// The first of two steps recorded together, where only steps pair.
+@compute @workgroup_size(1)
+fn begin_pair() {
+    open_pair(true, false);
+}
+
+// The first of two steps recorded together, where a step's own sub-steps pair too.
+@compute @workgroup_size(1)
+fn begin_pair_split() {
+    open_pair(true, true);
+}
+
+// Any other step the pair pass follows: only its own sub-steps pair.
+@compute @workgroup_size(1)
+fn begin_split() {
+    open_pair(false, true);
 }
 
 @compute @workgroup_size(1)

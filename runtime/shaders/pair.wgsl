@@ -1,9 +1,11 @@
-// Pair pass: two steps in one march over the state (temporal blocking), where the control pass
-// opened a pair (`begin_pair`: both steps need one sub-step, and no sources, edges other than
-// walls, structures, blockers, maps or sediment run between them). The state is read and written
-// once for two steps: 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104
-// with momentum advection (ADV: the pipes with advection and the shallow-water mode, as the
-// fused flow pass runs them).
+// Pair pass: two sub-steps in one march over the state (temporal blocking), where the control
+// pass opened a pair: two steps of one sub-step each (`begin_pair`, where one sub-step twice as
+// long is stable), or the first two sub-steps of a step that takes two or more (`begin_pair`,
+// `begin_split`), each kind run by its own build of this pass (`SUB` for a step's sub-steps, see
+// `film_dt`). Pairs run where no sources, edges other than walls, structures, blockers, maps
+// or sediment run between two sub-steps. The state is read and written once for two sub-steps:
+// 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104 with momentum advection
+// (ADV: the pipes with advection and the shallow-water mode, as the fused flow pass runs them).
 //
 // A workgroup of TW threads owns a strip of TW - 8 columns and PH rows. Stage A is the flow
 // pass's march (flow.wgsl, MODE_PIPES) over every cell the workgroup loads, halo included: at the
@@ -163,11 +165,23 @@ fn load_row(ci: i32, r: i32, par: u32) -> Row {
     return l;
 }
 
+// The length of the pair's sub-steps, which holds films to a cell each: a step's (`grid.dt`,
+// the uniform: the step pairs' build reads no table for it, which measured faster), or, in
+// the `SUB` build, the step's sub-steps' (`pc.dt`).
+fn film_dt() -> f32 {
+    if (SUB) {
+        return pc.dt;
+    }
+    return grid.dt;
+}
+
 @compute @workgroup_size(TW)
 fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     if (t == 0u) {
-        wrun = select(0u, aux.ctl.running, aux.ctl.pair != 0u);
-        // The constants of a step of one sub-step.
+        // This build runs the control pass's pairs of its kind: two steps (1), or a step's
+        // first two sub-steps (2, `SUB`).
+        wrun = select(0u, aux.ctl.running, aux.ctl.pair == select(1u, 2u, SUB));
+        // The sub-step's constants (both sub-steps of a pair have the same).
         wconsts = aux.consts[aux.ctl.n];
     }
     if (workgroupUniformLoad(&wrun) == 0u) {
@@ -377,16 +391,16 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         let fl1 = limit(axl1, kl, k1);
         let fr1 = limit(axr1, k1, kr);
         let ft1 = limit(ay1, k2, k1);
-        // ADV: their velocities, from the old depths (the border faces are walls: 0). A pair's
-        // steps are one sub-step each, `grid.dt` long: films are held to dx / grid.dt.
+        // ADV: their velocities, from the old depths (the border faces are walls: 0). Films are
+        // held to dx over the sub-step's length (`film_dt`).
         var wx1 = 0.0;
         var wy1 = 0.0;
         if (ADV) {
             if (ci > 0) {
-                wx1 = face_vel(fl1, dl1, d1, grid.dt).x;
+                wx1 = face_vel(fl1, dl1, d1, film_dt()).x;
             }
             if (r - 1 > 0 && r - 1 < iny) {
-                wy1 = face_vel(ft1, d2, d1, grid.dt).x;
+                wy1 = face_vel(ft1, d2, d1, film_dt()).x;
             }
         }
         var e2 = 0.0;
@@ -419,7 +433,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 if (ADV) {
                     var u = border_vel(gl1, e4);
                     if (ci > 0) {
-                        u = face_vel(gl1, el4, e4, grid.dt);
+                        u = face_vel(gl1, el4, e4, film_dt());
                     }
                     vel[nxt * (grid.half_qx + grid.half_qy) + fx] = u.x;
                     sspd[t] = max(sspd[t], abs(u.x) * u.y);
@@ -439,7 +453,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 qy[nxt * grid.half_qy + fy] = gt1;
                 if (ADV) {
                     // The top border's cell is row 0 (e4), the bottom border's row ny-1 (e5).
-                    var v = face_vel(gt1, e5, e4, grid.dt);
+                    var v = face_vel(gt1, e5, e4, film_dt());
                     if (r4 == 0) {
                         v = border_vel(gt1, e4);
                     } else if (r4 == iny) {

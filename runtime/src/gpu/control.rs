@@ -1,6 +1,6 @@
 //! Owner of the control pass (`shaders/control.wgsl`): closes each sub-step, plans the
-//! sub-steps of each step on the GPU and opens the sub-steps the step needs (or two steps as one
-//! pair for the pair pass).
+//! sub-steps of each step on the GPU and opens the sub-steps the step needs (or two of them as
+//! one pair for the pair pass).
 
 use super::GpuError;
 use super::kernel::{Bind, Kernel};
@@ -24,7 +24,14 @@ impl ControlPass {
             SOURCE,
             config,
             &binds,
-            &["begin_step", "next_substep", "finish", "begin_pair"],
+            &[
+                "begin_step",
+                "next_substep",
+                "finish",
+                "begin_pair",
+                "begin_split",
+                "begin_pair_split",
+            ],
         )?;
         let group = kernel.bind(device, "control", &[&bufs.grid, &bufs.aux, &bufs.view]);
         Ok(Self { kernel, group })
@@ -48,9 +55,21 @@ impl ControlPass {
 
     /// Closes the last sub-step, plans the step and opens its first sub-step, or, where one
     /// sub-step twice as long is stable, opens it together with the next step's as one pair
-    /// for the pair pass (the next step's [`Self::begin_step`] then only closes the pair).
+    /// for the pair pass (the next step's begin then only closes the pair).
     pub fn begin_pair(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.run(pass, 3);
+    }
+
+    /// [`Self::begin_pair`], or, where the step takes two sub-steps or more (and does not pair
+    /// with the next), opens its first two as one pair.
+    pub fn begin_pair_split(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.run(pass, 5);
+    }
+
+    /// [`Self::begin_step`], opening the step's first two sub-steps as one pair for the pair
+    /// pass where it takes two or more.
+    pub fn begin_split(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.run(pass, 4);
     }
 
     /// Closes the last sub-step of a batch.

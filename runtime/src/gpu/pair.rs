@@ -1,6 +1,7 @@
-//! Owner of the pair pass (`shaders/pair.wgsl`): two steps in one march over the state (temporal
-//! blocking), where the control pass opens a pair: the plain pipes, and with momentum advection
-//! (the pipes' and the shallow-water mode's) where the flow pass fuses it.
+//! Owner of the pair pass (`shaders/pair.wgsl`): two sub-steps in one march over the state
+//! (temporal blocking), where the control pass opens a pair (two steps of one sub-step each, or
+//! a step's first two sub-steps): the plain pipes, and with momentum advection (the pipes' and
+//! the shallow-water mode's) where the flow pass fuses it.
 
 use super::GpuError;
 use super::flow::{FUSE_FROM, strips_in_env};
@@ -40,10 +41,12 @@ const PAIR_THREADS: u32 = 128;
 pub enum Pairing {
     /// Where the grid makes enough strips ([`PLAIN_FROM`] of 27 rows or more for the plain
     /// pipes, [`FUSE_FROM`] of 54 with momentum advection): on fewer, the pair's nine halo rows
-    /// a strip and its longer march cost more than the second pass they save.
+    /// a strip and its longer march cost more than the second pass they save. A step's own
+    /// first two sub-steps pair in the shallow-water mode only ([`PairPass::pairs_substeps`]).
     #[default]
     Auto,
-    /// Whenever the steps allow it (in the shortest strips where the grid is small).
+    /// Whenever the steps allow it (in the shortest strips where the grid is small), a step's
+    /// own sub-steps in every mode.
     Always,
     /// Never: one flow pass a sub-step.
     Never,
@@ -64,10 +67,12 @@ fn tile_from_env() -> Option<(u32, u32)> {
     strips_in_env(PAIR_TILE_ENV, 16)
 }
 
-/// The pair pass, for an `nx × ny` grid.
+/// The pair pass, for an `nx × ny` grid, in two builds: one for pairs of two steps, one for a
+/// step's own first two sub-steps (`SUB`: films held over the sub-steps' length, read from the
+/// constants' table, where the steps' build reads the step's from the uniform).
 pub(crate) struct PairPass {
-    kernel: Kernel,
-    group: wgpu::BindGroup,
+    kernels: [Kernel; 2],
+    groups_bound: [wgpu::BindGroup; 2],
     groups: [u32; 4],
     /// Whether [`Pairing::Auto`] pairs (the grid makes enough strips).
     auto: bool,
@@ -104,14 +109,19 @@ impl PairPass {
         };
         let rows = asked.map_or(tall.unwrap_or(ROWS[ROWS.len() - 1]), |t| t.1);
         let aw = if adv { tw } else { 1 };
-        let source = format!("const PH: u32 = {rows}u;\nconst AW: u32 = {aw}u;\n{SOURCE}");
         let rw = Bind::ReadWrite;
         let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, rw];
-        let kernel = Kernel::new(device, "pair", &source, config, &binds, &["main"])?;
-        let group = Self::bind(&kernel, device, bufs);
+        let build = |sub: bool| {
+            let source = format!(
+                "const PH: u32 = {rows}u;\nconst AW: u32 = {aw}u;\nconst SUB: bool = {sub};\n{SOURCE}"
+            );
+            Kernel::new(device, "pair", &source, config, &binds, &["main"])
+        };
+        let kernels = [build(false)?, build(true)?];
+        let groups_bound = kernels.each_ref().map(|k| Self::bind(k, device, bufs));
         Ok(Some(Self {
-            kernel,
-            group,
+            kernels,
+            groups_bound,
             groups: [
                 (nx as u32).div_ceil(tw - 8),
                 (ny as u32).div_ceil(rows),
@@ -131,7 +141,7 @@ impl PairPass {
 
     /// Rebinds after buffers were replaced.
     pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
-        self.group = Self::bind(&self.kernel, device, bufs);
+        self.groups_bound = self.kernels.each_ref().map(|k| Self::bind(k, device, bufs));
     }
 
     /// Whether steps are recorded in pairs under `pairing`.
@@ -143,8 +153,34 @@ impl PairPass {
         }
     }
 
-    /// Records the pass (runs only while the control pass has a pair open).
-    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
-        dispatch(pass, &self.kernel.pipelines[0], &self.group, self.groups);
+    /// Whether a step's own first two sub-steps run as one pair under `pairing`, in `mode`
+    /// (`Config::mode`). [`Pairing::Auto`] pairs them in the shallow-water mode only, where the
+    /// grid pairs steps: one H100 at 4096², steps of 50 ms at a Courant number of 0.5 (2.13
+    /// sub-steps a step) ran 41.41 simulated s a wall second one pass a sub-step and 52.95 in
+    /// pairs, where the default physics' steps of 50 ms at 1 (1.14 sub-steps) ran 93.28 and 92.29
+    /// (docs/gpu.md, "A step's own two sub-steps in one pass").
+    pub fn pairs_substeps(&self, pairing: Pairing, mode: u32) -> bool {
+        match pairing {
+            Pairing::Auto => self.auto && mode == 2,
+            Pairing::Always => true,
+            Pairing::Never => false,
+        }
+    }
+
+    /// Records the pass for a pair of two steps (it runs only where the control pass opened
+    /// one).
+    pub fn encode_steps(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.encode(pass, 0);
+    }
+
+    /// Records the pass for a step's first two sub-steps (it runs only where the control pass
+    /// opened them as a pair).
+    pub fn encode_substeps(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.encode(pass, 1);
+    }
+
+    fn encode(&self, pass: &mut wgpu::ComputePass<'_>, build: usize) {
+        let (kernel, group) = (&self.kernels[build], &self.groups_bound[build]);
+        dispatch(pass, &kernel.pipelines[0], group, self.groups);
     }
 }

@@ -116,9 +116,12 @@ impl Passes {
     /// (`FlowPass::folds`: large grids without sediment). `unfolded` says whether the state the
     /// last step left is still to be folded in (the maps pass then runs first); it is set for the
     /// step recorded here. With `bed` (a level with sediment), the bed moves at each sub-step's
-    /// end. With `pair_first` (the caller checked [`Self::pairs`]), this step and the next may
-    /// run as one pair: the control pass opens a pair where one sub-step twice as long is
-    /// stable, and the pair pass runs it; the next step is recorded as usual and only closes it.
+    /// end. With `pair` (the caller checked [`Self::pairs`]), the pair pass follows the step's
+    /// begin: with `Some(true)` this step and the next may run as one pair (the control pass
+    /// opens one where one sub-step twice as long is stable; the next step's begin only closes
+    /// it), and with either the step's first two sub-steps may, where it takes two or more (where
+    /// `grid.k_max` lets it and [`PairPass::pairs_substeps`]: otherwise neither that build of
+    /// the pass nor the split's begin is recorded).
     pub fn encode_step(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
@@ -130,19 +133,33 @@ impl Passes {
             Option<&ErosionPass>,
         ),
         unfolded: &mut bool,
-        pair_first: bool,
+        pair: Option<bool>,
     ) {
         // Without blockers or structures, the fused flow pass advects and stores too.
         let fused = blocking.is_none() && !plan.structures && self.flow.fuses(grid, plan.fusion);
         let fold = maps.is_some() && fused && bed.is_none() && self.flow.folds();
         for k in 0..grid.k_max {
             if k == 0 {
-                match self.pair.as_ref().filter(|_| pair_first) {
-                    Some(p) => {
-                        self.control.begin_pair(pass);
-                        p.encode(pass);
+                // A step's own sub-steps pair only where it may take two (spare sub-steps).
+                let split = |p: &PairPass| {
+                    grid.k_max >= 2 && p.pairs_substeps(plan.pairing, self.config.mode)
+                };
+                match (self.pair.as_ref(), pair) {
+                    (Some(p), Some(true)) => {
+                        if split(p) {
+                            self.control.begin_pair_split(pass);
+                            p.encode_steps(pass);
+                            p.encode_substeps(pass);
+                        } else {
+                            self.control.begin_pair(pass);
+                            p.encode_steps(pass);
+                        }
                     }
-                    None => self.control.begin_step(pass),
+                    (Some(p), Some(false)) if split(p) => {
+                        self.control.begin_split(pass);
+                        p.encode_substeps(pass);
+                    }
+                    _ => self.control.begin_step(pass),
                 }
                 if let Some(m) = maps.filter(|_| *unfolded) {
                     m.encode(pass);

@@ -105,7 +105,8 @@ impl GpuSimulation {
             self.plan,
             (blocking.is_some(), maps.is_some(), bed.is_some()),
         );
-        // A pair's first step also records the pair pass.
+        // Where steps pair, each records the pair pass after its begin (both builds, where a
+        // step may take two sub-steps).
         let per_step = k
             * (2 + 2 * self.plan.edges as u32
                 + self.plan.forcing as u32
@@ -114,7 +115,7 @@ impl GpuSimulation {
                 + 2 * self.passes.config.advects() as u32
                 + blocking::DISPATCHES * blocked as u32
                 + 5 * self.bed.is_some() as u32)
-            + pairs as u32;
+            + pairs as u32 * (1 + (k >= 2) as u32);
         // Steps kept for the caller go to the GPU in small batches as they are recorded, so it
         // starts on them while the rest are recorded; only the last batch is kept.
         let most = if keep.is_some() {
@@ -153,7 +154,7 @@ impl GpuSimulation {
                         self.plan,
                         (blocking, maps, bed),
                         &mut unfolded,
-                        pairs && i % 2 == 0 && i + 1 < steps,
+                        pairs.then_some(i % 2 == 0 && i + 1 < steps),
                     );
                 }
                 if last {

@@ -590,7 +590,7 @@ pub struct GpuStatus {
     pub substeps_needed: u32,
     /// Largest face speed after the last sub-step, m/s (SWE and pipes with advection).
     pub max_speed: f32,
-    /// Sub-steps that ran two at a time in the pair pass: two for each two steps of one
-    /// sub-step each that ran as one pair (see [`GpuSimulation::set_pairing`]).
+    /// Sub-steps that ran two at a time in the pair pass: two steps of one sub-step each, or
+    /// the first two sub-steps of a step (see [`GpuSimulation::set_pairing`]).
     pub paired_substeps: u32,
 }
