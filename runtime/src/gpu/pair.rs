@@ -156,9 +156,9 @@ impl PairPass {
     /// Whether a step's own first two sub-steps run as one pair under `pairing`, in `mode`
     /// (`Config::mode`). [`Pairing::Auto`] pairs them in the shallow-water mode only, where the
     /// grid pairs steps: one H100 at 4096², steps of 50 ms at a Courant number of 0.5 (2.13
-    /// sub-steps a step) ran 41.41 simulated s a wall second one pass a sub-step and 52.95 in
-    /// pairs, where the default physics' steps of 50 ms at 1 (1.14 sub-steps) ran 93.28 and 92.29
-    /// (docs/gpu.md, "A step's own two sub-steps in one pass").
+    /// sub-steps a step) ran 41.52 simulated s a wall second one pass a sub-step and 53.15 in
+    /// pairs, where the default physics' steps of 50 ms at 1 (1.14 sub-steps) ran 93.28 one pass
+    /// a sub-step and 92.29 in pairs (docs/gpu.md, "A step's own two sub-steps in one pass").
     pub fn pairs_substeps(&self, pairing: Pairing, mode: u32) -> bool {
         match pairing {
             Pairing::Auto => self.auto && mode == 2,
