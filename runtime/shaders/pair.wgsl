@@ -1,8 +1,8 @@
 // Pair pass: two sub-steps in one march over the state (temporal blocking), where the control
-// pass opened a pair: two steps of one sub-step each (`begin_pair`, where one sub-step twice as
-// long is stable), or the first two sub-steps of a step that takes two or more (`begin_pair`,
-// `begin_split`), each kind run by its own build of this pass (`SUB` for a step's sub-steps, see
-// `film_dt`). Pairs run where no sources, edges other than walls, structures, blockers, maps
+// pass opened a pair: two steps of one sub-step each (`begin_pair`, `begin_pair_split`, where one
+// sub-step twice as long is stable), or the first two sub-steps of a step that takes two or more
+// (`begin_pair_split`, `begin_split`), each kind run by its own build of this pass (`SUB` for a
+// step's sub-steps, see `film_dt`). Pairs run where no sources, edges other than walls, structures, blockers, maps
 // or sediment run between two sub-steps. The state is read and written once for two sub-steps:
 // 36 bytes per cell instead of 72 for the plain pipes, 52 instead of 104 with momentum advection
 // (ADV: the pipes with advection and the shallow-water mode, as the fused flow pass runs them).
