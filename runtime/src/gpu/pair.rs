@@ -42,7 +42,7 @@ pub enum Pairing {
     /// Where the grid makes enough strips ([`PLAIN_FROM`] of 27 rows or more for the plain
     /// pipes, [`FUSE_FROM`] of 54 with momentum advection): on fewer, the pair's nine halo rows
     /// a strip and its longer march cost more than the second pass they save. A step's own
-    /// first two sub-steps pair in the shallow-water mode only ([`PairPass::pairs_substeps`]).
+    /// first two sub-steps pair where steps need two or more ([`PairPass::pairs_substeps`]).
     #[default]
     Auto,
     /// Whenever the steps allow it (in the shortest strips where the grid is small), a step's
@@ -153,15 +153,17 @@ impl PairPass {
         }
     }
 
-    /// Whether a step's own first two sub-steps run as one pair under `pairing`, in `mode`
-    /// (`Config::mode`). [`Pairing::Auto`] pairs them in the shallow-water mode only, where the
-    /// grid pairs steps: one H100 at 4096², steps of 50 ms at a Courant number of 0.5 (2.13
-    /// sub-steps a step) ran 41.52 simulated s a wall second one pass a sub-step and 53.15 in
-    /// pairs, where the default physics' steps of 50 ms at 1 (1.14 sub-steps) ran 93.28 one pass
-    /// a sub-step and 92.29 in pairs (docs/gpu.md, "A step's own two sub-steps in one pass").
-    pub fn pairs_substeps(&self, pairing: Pairing, mode: u32) -> bool {
+    /// Whether a step's own first two sub-steps run as one pair under `pairing`, where the last
+    /// read-back state needs two sub-steps a step or more (`splits`). [`Pairing::Auto`] pairs
+    /// them there, where the grid pairs steps: one H100 at 4096², steps of 0.1 s at a Courant
+    /// number of 1 (2.07 sub-steps a step) ran 92.31 simulated s a wall second one pass a
+    /// sub-step and 105.78 in pairs with the default physics, 81.36 and 104.44 with the
+    /// shallow-water mode; steps of 50 ms (1.14 sub-steps, most steps one) ran 1 % slower paired
+    /// in either, so a step's sub-steps do not pair where most steps take one
+    /// (docs/gpu.md, "A step's own two sub-steps in one pass").
+    pub fn pairs_substeps(&self, pairing: Pairing, splits: bool) -> bool {
         match pairing {
-            Pairing::Auto => self.auto && mode == 2,
+            Pairing::Auto => self.auto && splits,
             Pairing::Always => true,
             Pairing::Never => false,
         }

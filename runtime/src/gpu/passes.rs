@@ -31,6 +31,9 @@ pub(crate) struct Plan {
     pub fusion: Fusion,
     /// When two steps may run as one pair pass.
     pub pairing: Pairing,
+    /// The last read-back state needs two sub-steps a step or more (`Pairing::Auto` then pairs
+    /// a step's own first two).
+    pub splits: bool,
 }
 
 impl Plan {
@@ -141,9 +144,8 @@ impl Passes {
         for k in 0..grid.k_max {
             if k == 0 {
                 // A step's own sub-steps pair only where it may take two (spare sub-steps).
-                let split = |p: &PairPass| {
-                    grid.k_max >= 2 && p.pairs_substeps(plan.pairing, self.config.mode)
-                };
+                let split =
+                    |p: &PairPass| grid.k_max >= 2 && p.pairs_substeps(plan.pairing, plan.splits);
                 match (self.pair.as_ref(), pair) {
                     (Some(p), Some(true)) => {
                         if split(p) {

@@ -20,9 +20,9 @@ const EARLY_DISPATCHES: u32 = 160;
 const HALTED_OFFSET: u64 = 16;
 
 impl GpuSimulation {
-    /// Sub-steps to record per step of `dt`: what the last read-back state needs (the CPU's CFL
-    /// rule on the GPU-reported max depth and speed) plus the headroom.
-    fn substeps_to_record(&self, dt: f32) -> u32 {
+    /// Sub-steps a step of `dt` needs by the last read-back state (the CPU's CFL rule on the
+    /// GPU-reported max depth and speed, and the last step's own need).
+    fn substeps_needed(&self, dt: f32) -> u32 {
         let (depth, speed) = match &self.last {
             Some(r) => (r.stats.max_depth, r.status.max_speed),
             None => (self.initial_max_depth(), self.initial_max_speed()),
@@ -38,8 +38,7 @@ impl GpuSimulation {
         } else {
             1
         };
-        let needed = needed.max(self.last.as_ref().map_or(1, |r| r.status.substeps_needed));
-        (needed + self.headroom).min(MAX_SUBSTEPS)
+        needed.max(self.last.as_ref().map_or(1, |r| r.status.substeps_needed))
     }
 
     fn initial_max_depth(&self) -> f32 {
@@ -58,7 +57,11 @@ impl GpuSimulation {
         if let Some(h) = self.last.as_ref().and_then(|r| r.status.halted.clone()) {
             return Err(GpuError::Step(h));
         }
-        let k = self.substeps_to_record(dt);
+        // Sub-steps recorded a step: what the last read-back state needs plus the headroom.
+        let needed = self.substeps_needed(dt);
+        let k = (needed + self.headroom).min(MAX_SUBSTEPS);
+        // Where steps take two sub-steps or more, their first two may run as one pair.
+        self.plan.splits = needed >= 2;
         if dt != self.table_dt {
             let table = step_table(&self.params, self.dx, dt, self.rough);
             self.ctx

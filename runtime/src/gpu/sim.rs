@@ -255,6 +255,7 @@ impl GpuSimulation {
             edges: cells.iter().any(|c| c.kind != 0),
             fusion: Fusion::default(),
             pairing: Pairing::default(),
+            splits: false,
         };
         let max_depth = start.depth.iter().fold(0.0f32, |a, &b| a.max(b));
         let control = ControlBlock {
