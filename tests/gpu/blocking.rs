@@ -13,7 +13,7 @@ use spillway::level::{Boundary, BoundaryKind, Edge, Level, SolverKind};
 use spillway::sim::blocking::{BlockerError, Blockers};
 use spillway::{Grid, Simulation};
 
-use crate::support::{gpu, max_diff, run_gpu};
+use crate::support::{Spread, gpu, max_diff, run_gpu, software};
 
 const STEPS: usize = 1000;
 
@@ -326,16 +326,19 @@ fn a_log_lowered_into_a_lake_and_rolled_matches_the_cpu() {
     }
     let (g, c) = (sim.stats().unwrap(), cpu.stats());
     let depth = sim.read_depth().unwrap();
-    let (diff, _) = max_diff(cpu.depth(), &depth);
-    let (ds, _) = max_diff(&cpu.effective_surface(), &sim.effective_surface().unwrap());
+    let soft = software(&sim);
+    let diff = Spread::of(cpu.depth(), &depth);
+    let ds = Spread::of(&cpu.effective_surface(), &sim.effective_surface().unwrap());
     println!(
-        "log in a lake: max |Δdepth| {diff:.2e} m, max |Δsurface| {ds:.2e} m, balance GPU \
-         {:.1e} CPU {:.1e}",
+        "log in a lake: |Δdepth| {diff}, |Δsurface| {ds}, balance GPU {:.1e} CPU {:.1e}",
         g.balance_error, c.balance_error
     );
     assert!(depth.iter().all(|d| d.is_finite() && *d >= 0.0));
-    assert!(diff <= 1e-3, "depth differs by {diff} m");
-    assert!(ds <= 1e-3, "effective surface differs by {ds} m");
+    // On a hardware GPU (an H100) the last bits differ from step 70; about 130 steps in, a
+    // comparison near the log goes the other way (the largest difference jumps from 3.3e-4 to
+    // 3.2e-2 m within ten steps), and the waves drift apart by millimetres (`support::software`).
+    assert!(diff.agrees(1e-3, soft), "depth differs: {diff}");
+    assert!(ds.agrees(1e-3, soft), "effective surface differs: {ds}");
     assert!(g.balance_error.abs() < 1e-5 && c.balance_error.abs() < 1e-5);
 }
 
