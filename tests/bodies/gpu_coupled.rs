@@ -151,7 +151,10 @@ fn two_hundred_moving_bodies_on_the_gpu_keep_the_balance() {
     crowd(&mut world);
     let steps = crowd_steps(sim.adapter_name());
     let started = std::time::Instant::now();
-    let mut moving_min = usize::MAX;
+    // How many bodies moved at the first check: the crowd comes to rest over a long run (on an
+    // H100, 154 moving after 5000 steps, 49 after 30 000 and 10 after 10⁵; 159 after the 1000
+    // steps lavapipe runs), so it is counted while it still moves.
+    let mut moving_first = None;
     let mut done = 0;
     while done < steps {
         let chunk = (steps - done).min(5000);
@@ -163,7 +166,7 @@ fn two_hundred_moving_bodies_on_the_gpu_keep_the_balance() {
             .into_iter()
             .filter(|&id| world.velocity(id).unwrap().iter().any(|v| v.abs() > 1e-3))
             .count();
-        moving_min = moving_min.min(moving);
+        moving_first.get_or_insert(moving);
         println!(
             "{}: step {done}: balance {:.2e}, {moving} bodies moving, {:.2} ms/step",
             sim.adapter_name(),
@@ -176,7 +179,8 @@ fn two_hundred_moving_bodies_on_the_gpu_keep_the_balance() {
         assert_poses_finite(&world);
     }
     assert_eq!(world.ids().len(), 200);
-    assert!(moving_min > 20, "the bodies move: at least {moving_min}");
+    let moving = moving_first.unwrap_or(0);
+    assert!(moving > 100, "the bodies move: {moving} at the first check");
 }
 
 #[test]
