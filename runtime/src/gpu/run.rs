@@ -9,7 +9,8 @@ use super::readback::{interpret, read_bytes, read_f32};
 use super::sim::{GpuSimulation, GpuStatus, TABLE_OFFSET};
 use super::state::step_table;
 
-/// Dispatches recorded per command buffer, so the GPU starts while the CPU records the rest.
+/// Most dispatches recorded per command buffer (the first batch is one step and each batch after
+/// it twice the one before, up to this), so the GPU starts while the CPU records the rest.
 const DISPATCHES_PER_SUBMIT: u32 = 2048;
 
 /// Most dispatches in a batch of steps recorded for a caller's frame ([`GpuSimulation::encode_steps`]):
@@ -126,11 +127,16 @@ impl GpuSimulation {
         } else {
             DISPATCHES_PER_SUBMIT
         };
-        let mut chunk = (most / per_step.max(1)).max(1) as usize;
+        // Pairs (first and second step) stay within a batch.
+        let least = if pairs { 2 } else { 1 };
+        let mut full = ((most / per_step.max(1)).max(1) as usize).max(least);
         if pairs {
-            // Pairs (first and second step) stay within a batch.
-            chunk = (chunk & !1).max(2);
+            full &= !1;
         }
+        // The first batch is one step (a pair), submitted as soon as it is recorded, and each
+        // batch after it twice the one before, up to `full`: the GPU starts on the steps while
+        // the CPU records the rest (a few steps under bodies: `BodyWorld::step_coarse`).
+        let mut chunk = least;
         let mut done = 0;
         // Every batch ends with the maps holding the state it left.
         let mut unfolded = false;
@@ -177,6 +183,7 @@ impl GpuSimulation {
             if last {
                 break;
             }
+            chunk = (chunk * 2).min(full);
         }
         Ok(())
     }
