@@ -6,7 +6,9 @@
 //!
 //! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
 //! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--in-flight 1|2|3] [--bodies N]
-//! [--frames-png DIR]` (`--in-flight 2` lets the next frame start while the GPU finishes the one
+//! [--budget MS] [--vsync] [--frames-png DIR]` (`--budget` sets the preview's step budget, 12 ms by
+//! default; `--vsync` starts frames on a 60 Hz clock, as a window presents them, and tells the
+//! preview the time that passed; `--in-flight 2` lets the next frame start while the GPU finishes the one
 //! before, as the editor's window does with its swapchain's two frames of latency); (`--bodies` drops N bodies into the reservoir; `--frames-png` writes screenshot series of
 //! the `dam_break_valley` and `river_valley` samples at 1920 × 1080 instead; `--no-maps` runs
 //! the water without keeping the maps of the run, and `--no-keyframes` without the timeline's
@@ -131,7 +133,7 @@ fn frame(
     level: &Level,
     scene: &Scene,
     dev: (&wgpu::Device, &wgpu::Queue),
-    time: f32,
+    (time, real_dt): (f32, f32),
     phases: &mut Phases,
     in_flight: &mut InFlight,
 ) {
@@ -154,7 +156,7 @@ fn frame(
         level,
         dev.0,
         dev.1,
-        1.0 / 60.0,
+        real_dt,
         Some((level.nx() / 2, level.ny() / 2)),
     );
     lap(1);
@@ -197,6 +199,7 @@ fn main() {
         return series(&device, &queue, &dir);
     }
     let maps = !std::env::args().any(|a| a == "--no-maps");
+    let vsync = std::env::args().any(|a| a == "--vsync");
     let keyframes = !std::env::args().any(|a| a == "--no-keyframes");
     let in_flight_frames: usize = arg("--in-flight")
         .and_then(|s| s.parse().ok())
@@ -233,12 +236,15 @@ fn main() {
         .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![1.0, 10.0, 30.0, 100.0, 300.0, 1000.0]);
     println!(
-        "{:>10} {:>12} {:>12} {:>10} {:>10} {:>10}",
-        "speed", "steps/frame", "ms/frame", "frames/s", "worst ms", "keyframes"
+        "{:>10} {:>12} {:>12} {:>10} {:>10} {:>10} {:>12}",
+        "speed", "steps/frame", "ms/frame", "frames/s", "worst ms", "keyframes", "sim s/wall s"
     );
     let mut best = 0.0f32;
     for speed in speeds {
         let mut preview = Preview::new();
+        if let Some(ms) = arg("--budget").and_then(|s| s.parse::<f64>().ok()) {
+            preview.step_budget = std::time::Duration::from_secs_f64(ms.max(0.0) / 1000.0);
+        }
         preview.speed = speed;
         preview.record_maps = maps;
         preview.timeline.recording = keyframes;
@@ -254,7 +260,7 @@ fn main() {
                 &level,
                 &scene,
                 (&device, &queue),
-                time,
+                (time, 1.0 / 60.0),
                 &mut Phases::default(),
                 &mut InFlight::default(),
             );
@@ -269,8 +275,13 @@ fn main() {
         let mut steps = 0;
         let mut worst = 0.0f64;
         let mut worst_phases = [0.0; 4];
+        // With `--vsync`, frames start on a 60 Hz clock as a window's swapchain presents them:
+        // a frame that ends early waits for the next tick, one that ends late for the tick
+        // after, and the next frame is told the time that passed (as the editor's window is).
+        let tick = std::time::Duration::from_secs_f64(1.0 / 60.0);
+        let (mut deadline, mut real_dt, mut missed) = (t + tick, 1.0 / 60.0, 0);
         for _ in 0..frames {
-            time += 1.0 / 60.0;
+            time += real_dt;
             let one = Instant::now();
             let before = phases.0;
             frame(
@@ -279,7 +290,7 @@ fn main() {
                 &level,
                 &scene,
                 (&device, &queue),
-                time,
+                (time, real_dt),
                 &mut phases,
                 &mut in_flight,
             );
@@ -289,14 +300,32 @@ fn main() {
                 worst_phases = std::array::from_fn(|k| phases.0[k] - before[k]);
             }
             steps += preview.last_steps;
+            if vsync {
+                let now = Instant::now();
+                let mut ticks = 1;
+                while deadline < now {
+                    deadline += tick;
+                    ticks += 1;
+                }
+                std::thread::sleep(deadline - now);
+                missed += ticks - 1;
+                real_dt = ticks as f32 / 60.0;
+                deadline += tick;
+            }
+        }
+        if vsync {
+            println!("{:>10} 60 Hz ticks missed: {missed}", "");
         }
         // The last frames' GPU work counts too.
         renderer.wait_idle();
         let ms = t.elapsed().as_secs_f64() * 1000.0 / frames as f64;
         let per = steps as f64 / frames as f64;
         let keys = preview.timeline.branch().keys.len();
+        // Simulated seconds per wall second: the steps run over the frames' own time (frames
+        // quicker than 60 Hz run more simulated time than the speed asks of a 60 Hz frame).
+        let rate = per * level.params.dt as f64 / (ms / 1000.0);
         println!(
-            "{speed:>9}× {per:>12.1} {ms:>12.3} {:>10.1} {worst:>10.3} {keys:>10}",
+            "{speed:>9}× {per:>12.2} {ms:>12.3} {:>10.1} {worst:>10.3} {keys:>10} {rate:>12.2}",
             1000.0 / ms
         );
         let f = frames as f64;
@@ -354,7 +383,7 @@ fn costs(
             level,
             scene,
             dev,
-            0.0,
+            (0.0, 1.0 / 60.0),
             phases,
             &mut InFlight::default(),
         );
@@ -422,7 +451,7 @@ fn sample_series(device: &wgpu::Device, queue: &wgpu::Queue, dir: &str, name: &s
             &level,
             &scene,
             (device, queue),
-            k as f32 / 60.0,
+            (k as f32 / 60.0, 1.0 / 60.0),
             &mut Phases::default(),
             &mut InFlight::default(),
         );

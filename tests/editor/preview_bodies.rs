@@ -252,6 +252,49 @@ fn fast_forward_steps_the_bodies_more_coarsely_unless_the_designer_turns_it_off(
 }
 
 #[test]
+fn a_frame_the_bodies_cut_short_runs_its_missing_water_steps_in_the_next() {
+    let mut ed = dam_editor();
+    ed.harness.state_mut().preview_mut().speed = 20.0;
+    ed.click("Play");
+    ed.frames(3);
+    // A frame with time for every step: what the speed asks a frame.
+    let asked = ed.harness.state().preview().last_steps;
+    // Frames with room for one coupled step each (a slow rapier step): they fall short.
+    ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::ZERO;
+    ed.frames(3);
+    let (short, behind) = {
+        let p = ed.harness.state().preview();
+        (p.last_steps, p.body_stride.behind)
+    };
+    // Time again: the next frame runs its own steps and the ones left undone (one frame's
+    // worth at most), so the water catches up with the clock.
+    ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::from_secs(1);
+    ed.frames(1);
+    let (caught_up, left) = {
+        let p = ed.harness.state().preview();
+        (p.last_steps, p.body_stride.behind)
+    };
+    ed.click("Pause");
+    println!(
+        "{asked} steps a frame asked; {short} ran in a short frame ({behind} behind); \
+         {caught_up} in the next ({left} behind)"
+    );
+    assert!(asked > 2, "the speed asks several steps a frame: {asked}");
+    assert!(short < asked, "the zero budget cut the frame short");
+    // (A frame asks one step more or fewer as the fractions of a step carry.)
+    assert!(
+        behind + 1 >= asked && behind <= asked + 1,
+        "one frame's worth waits, no more: {behind}"
+    );
+    assert!(
+        caught_up + 2 >= 2 * asked,
+        "the frame ran its own steps and the missing ones: {caught_up} of {}",
+        2 * asked
+    );
+    assert_eq!(left, 0, "nothing left behind");
+}
+
+#[test]
 fn keep_this_state_keeps_a_body_gone_over_the_open_edge_where_it_was_placed() {
     // A fourth crate placed mostly past the open east edge (the map ends at x = 30 m, the
     // ground half a cell further): it falls off while the water runs.

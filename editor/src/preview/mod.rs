@@ -242,7 +242,7 @@ impl Preview {
         self.gates_changed = false;
         self.bodies = None;
         self.bodies_capped = false;
-        self.body_stride.steps = 1;
+        (self.body_stride.steps, self.body_stride.behind) = (1, 0);
         self.clamped_steps = 0;
         self.seen_open.clear();
     }
@@ -293,6 +293,7 @@ impl Preview {
     pub fn pause(&mut self) {
         self.playing = false;
         self.owed = 0.0;
+        self.body_stride.behind = 0;
     }
 
     fn ensure(&mut self, level: &Level, device: &wgpu::Device, queue: &wgpu::Queue) -> bool {

@@ -26,6 +26,10 @@ pub struct BodyStride {
     pub allowed: bool,
     /// Water steps per rigid-body step now (1: every water step coupled).
     pub steps: usize,
+    /// Water steps that frames asked for and the step budget left undone, run by the next
+    /// frames (at most one frame's worth): a frame cut short by a slow rapier step does not
+    /// leave the water behind the clock for good.
+    pub behind: usize,
 }
 
 impl Default for BodyStride {
@@ -33,6 +37,7 @@ impl Default for BodyStride {
         Self {
             allowed: true,
             steps: 1,
+            behind: 0,
         }
     }
 }
@@ -81,14 +86,16 @@ impl BodyStride {
 }
 
 impl Preview {
-    /// Runs `steps` water steps coupled with the bodies (at most [`MAX_BODY_STEPS_PER_FRAME`],
-    /// and no more than fit in [`Self::step_budget`] after the first), the bodies stepping once
-    /// per [`Self::body_stride`] water steps; returns how many water steps ran.
+    /// Runs `steps` water steps coupled with the bodies, and those earlier frames left undone
+    /// ([`BodyStride::behind`]): at most [`MAX_BODY_STEPS_PER_FRAME`], and no more than fit in
+    /// [`Self::step_budget`] after the first, the bodies stepping once per
+    /// [`Self::body_stride`] water steps. Returns how many water steps ran.
     pub(super) fn step_bodies(&mut self, steps: usize, dt: f32) -> usize {
         let (Some(sim), Some(bodies)) = (self.sim.as_mut(), self.bodies.as_mut()) else {
             return 0;
         };
-        let run = steps.min(MAX_BODY_STEPS_PER_FRAME);
+        let asked = steps + self.body_stride.behind;
+        let run = asked.min(MAX_BODY_STEPS_PER_FRAME);
         let start = std::time::Instant::now();
         let mut failed = None;
         let (mut done, mut body_steps) = (0, 0);
@@ -101,6 +108,9 @@ impl Preview {
         }
         let ran = (run, done, body_steps);
         (self.body_stride).adapt(ran, start.elapsed(), self.step_budget, dt);
+        // What the budget left undone waits for the next frames, up to one frame's worth (a
+        // machine that never keeps up asks at most twice a frame's steps, within the budget).
+        self.body_stride.behind = (asked - done).min(steps);
         self.bodies_capped = done < steps;
         if let Some(e) = failed
             && self.pause_or_fail(e)
@@ -158,6 +168,7 @@ mod tests {
         let mut stride = BodyStride {
             allowed: false,
             steps: 4,
+            ..BodyStride::default()
         };
         stride.adapt((25, 6, 6), BUDGET, BUDGET, 0.02);
         assert_eq!(stride.steps, 1);
