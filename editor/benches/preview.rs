@@ -177,6 +177,31 @@ fn frame(
     lap(3);
 }
 
+/// Where the measured frames' body steps spent their time, ms a body step (`physics`, rapier,
+/// runs beside `block`, `displace` and `advance`; `waited` is the wait for it after them).
+fn body_phases(
+    before: &spillway::body::world::StepTimes,
+    after: &spillway::body::world::StepTimes,
+) {
+    let n = after.steps.saturating_sub(before.steps).max(1) as f64;
+    let per = |a: f64, b: f64| (a - b) * 1e3 / n;
+    println!(
+        "{:>10} {} body steps, ms each: rasterise {:.3} (take {:.3} beside it), read {:.3}, forces \
+         {:.3}, block {:.3}, displace {:.3}, advance {:.3}, waited {:.3}; rapier {:.3}",
+        "",
+        after.steps - before.steps,
+        per(after.rasterise, before.rasterise),
+        per(after.take, before.take),
+        per(after.read, before.read),
+        per(after.forces, before.forces),
+        per(after.block, before.block),
+        per(after.displace, before.displace),
+        per(after.advance, before.advance),
+        per(after.waited, before.waited),
+        per(after.physics, before.physics),
+    );
+}
+
 fn scene_for(level: &Level, renderer: &TerrainRenderer, size: [u32; 2]) -> Scene {
     let mut camera = Camera::default();
     let bounds = level_bounds(level, renderer.height_range());
@@ -271,6 +296,7 @@ fn main() {
             most: in_flight_frames,
             ..InFlight::default()
         };
+        let times_before = preview.body_step_times().unwrap_or_default();
         let t = Instant::now();
         let mut steps = 0;
         let mut worst = 0.0f64;
@@ -343,6 +369,9 @@ fn main() {
                 "{:>10} bodies: 1 step per {} water steps at the end",
                 "", preview.body_stride.steps
             );
+            if let Some(after) = preview.body_step_times() {
+                body_phases(&times_before, &after);
+            }
         }
         let [sync, step, render, wait] = worst_phases;
         println!(

@@ -104,6 +104,11 @@ impl PreviewBodies {
         self.world.step_coarse(sim, dt, water_steps)
     }
 
+    /// Where the world's coupled steps have spent their time since it was made.
+    pub fn step_times(&self) -> spillway::body::world::StepTimes {
+        self.world.step_times()
+    }
+
     /// Where each document body is now (its placement, for one outside the physics).
     pub fn poses(&self) -> Vec<Pose> {
         self.placed

@@ -86,6 +86,12 @@ impl BodyStride {
 }
 
 impl Preview {
+    /// Where the bodies' coupled steps have spent their time since they started moving with
+    /// this run of the water (`None` while no bodies move).
+    pub fn body_step_times(&self) -> Option<spillway::body::world::StepTimes> {
+        self.bodies.as_ref().map(|b| b.step_times())
+    }
+
     /// Runs `steps` water steps coupled with the bodies, and those earlier frames left undone
     /// ([`BodyStride::behind`]): at most [`MAX_BODY_STEPS_PER_FRAME`], and no more than fit in
     /// [`Self::step_budget`] after the first, the bodies stepping once per
