@@ -7,8 +7,8 @@
 //! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
 //! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--in-flight 1|2|3] [--bodies N]
 //! [--budget MS] [--vsync] [--frames-png DIR]` (`--budget` sets the preview's step budget, 12 ms by
-//! default; `--vsync` starts frames on a 60 Hz clock, as a window presents them, and tells the
-//! preview the time that passed; `--in-flight 2` lets the next frame start while the GPU finishes the one
+//! default; `--vsync` shows frames on a 60 Hz clock, as a window's swapchain does, and tells
+//! the preview the time that passed; `--in-flight 2` lets the next frame start while the GPU finishes the one
 //! before, as the editor's window does with its swapchain's two frames of latency); (`--bodies` drops N bodies into the reservoir; `--frames-png` writes screenshot series of
 //! the `dam_break_valley` and `river_valley` samples at 1920 × 1080 instead; `--no-maps` runs
 //! the water without keeping the maps of the run, and `--no-keyframes` without the timeline's
@@ -301,9 +301,11 @@ fn main() {
         let mut steps = 0;
         let mut worst = 0.0f64;
         let mut worst_phases = [0.0; 4];
-        // With `--vsync`, frames start on a 60 Hz clock as a window's swapchain presents them:
-        // a frame that ends early waits for the next tick, one that ends late for the tick
-        // after, and the next frame is told the time that passed (as the editor's window is).
+        // With `--vsync`, frames are shown on a 60 Hz clock as a window's swapchain (FIFO)
+        // shows them: a frame that ends before its tick waits for it, and the next frame starts
+        // there; one that ends late is shown at the first tick after it ends, while the next
+        // frame starts at once (the swapchain has an image free). Each frame is told the time
+        // between the last two ticks that showed a frame, as the editor's window is.
         let tick = std::time::Duration::from_secs_f64(1.0 / 60.0);
         let (mut deadline, mut real_dt, mut missed) = (t + tick, 1.0 / 60.0, 0);
         for _ in 0..frames {
@@ -333,7 +335,9 @@ fn main() {
                     deadline += tick;
                     ticks += 1;
                 }
-                std::thread::sleep(deadline - now);
+                if ticks == 1 {
+                    std::thread::sleep(deadline - now);
+                }
                 missed += ticks - 1;
                 real_dt = ticks as f32 / 60.0;
                 deadline += tick;

@@ -85,6 +85,8 @@ impl Preview {
                 }
             }
         }
+        // Steps a frame left undone belong to the time before the seek.
+        self.body_stride.behind = 0;
         self.target = Some(time);
     }
 
