@@ -6,7 +6,7 @@
 //!
 //! `cargo bench -p spillway-editor --bench preview [-- --size N] [--no-maps] [--no-keyframes]
 //! [--quality low|medium|high] [--speeds 1,10,100] [--frames N] [--in-flight 1|2|3] [--bodies N]
-//! [--budget MS] [--vsync] [--frames-png DIR]` (`--budget` sets the preview's step budget, 12 ms by
+//! [--budget MS] [--vsync] [--frames-png DIR]` (`--budget` sets the preview's step budget, 13 ms by
 //! default; `--vsync` shows frames on a 60 Hz clock, as a window's swapchain does, and tells
 //! the preview the time that passed; `--in-flight 2` lets the next frame start while the GPU finishes the one
 //! before, as the editor's window does with its swapchain's two frames of latency); (`--bodies` drops N bodies into the reservoir; `--frames-png` writes screenshot series of
