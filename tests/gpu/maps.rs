@@ -122,3 +122,69 @@ fn the_fused_pass_folds_the_maps_as_the_maps_pass_does() {
         );
     }
 }
+
+/// With a stride of 2 (the editor's preview) the fused pass folds every other step and the
+/// last of each call: the maps are those of every step but for peaks and arrivals between
+/// folds, and the state a call leaves is always in them.
+#[test]
+fn a_stride_of_two_folds_every_other_step_and_the_last() {
+    use spillway::gpu::Fusion;
+    let level = gated_reservoir(Some(0.5));
+    let dt = level.params.dt;
+    let run = |stride: usize| {
+        let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+        gpu.set_fusion(Fusion::Always);
+        gpu.record_maps().expect("maps");
+        gpu.set_maps_stride(stride);
+        // Calls of odd and even length: each ends with its state folded in.
+        for n in [1, 2, 77, 91, 80] {
+            gpu.step_n(n, dt).expect("steps");
+        }
+        let depth = gpu.read_depth().expect("depth");
+        (gpu.read_maps().expect("read").expect("kept"), depth)
+    };
+    let ((every, _), (other, depth)) = (run(1), run(2));
+    let below = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| *x <= *y + 1e-6);
+    assert!(below(&other.max_depth, &every.max_depth), "max depth");
+    assert!(below(&other.max_speed, &every.max_speed), "max speed");
+    assert!(below(&other.hazard, &every.hazard), "hazard");
+    // The last state is in the maps.
+    let last = depth
+        .iter()
+        .zip(&other.max_depth)
+        .filter(|(d, m)| **d > **m + 1e-6)
+        .count();
+    assert_eq!(last, 0, "cells deeper now than their max depth");
+    // Arrivals: the same or up to one step later; about half of them later (the fronts
+    // arrive at skipped steps as often as at folded ones).
+    let (mut both, mut later, mut lost, mut worst_late) = (0, 0, 0, 0.0f32);
+    for (a, b) in every.arrival.iter().zip(&other.arrival) {
+        match (*a == NEVER, *b == NEVER) {
+            (false, false) => {
+                both += 1;
+                let late = b - a;
+                assert!(late >= -1e-4, "an arrival {late} s early");
+                worst_late = worst_late.max(late);
+                later += (late > 1e-4) as usize;
+            }
+            (false, true) => lost += 1,
+            (true, false) => panic!("arrived only with the stride"),
+            (true, true) => {}
+        }
+    }
+    let (dd, ds) = (
+        worst(&every.max_depth, &other.max_depth),
+        worst(&every.max_speed, &other.max_speed),
+    );
+    println!(
+        "{both} cells reached both ways, {later} of them a step later, {lost} only folding every \
+         step; latest by {worst_late:.3} s; max depth within {dd:.2e} m, max speed {ds:.2e} m/s"
+    );
+    assert!(both > level.nx() * 10, "the flood spread: {both}");
+    assert!(worst_late <= dt + 1e-4, "late by {worst_late} s");
+    assert!(
+        later * 10 > both,
+        "every other step folded: {later} of {both} later"
+    );
+    assert!(lost * 100 <= both, "{lost} cells lost");
+}

@@ -6,6 +6,13 @@ use spillway::sim::maps::RunMaps;
 
 use super::Preview;
 
+/// The GPU preview folds its maps in every `MAPS_STRIDE`-th step (and at the last step of each
+/// frame; [`spillway::gpu::GpuSimulation::set_maps_stride`]): keeping them then costs half as
+/// much, which keeps a 2048² level at 100× within a 60 Hz frame on an H100. A peak between two
+/// folds (a thin film's speed spike) may be missed and an arrival counted a step late;
+/// `spillway bake` and the CPU solver fold every step.
+pub const MAPS_STRIDE: usize = 2;
+
 impl Preview {
     /// The maps of the run since the water started, or `None` before it runs (a blocking
     /// read-back on the GPU: a few frames' worth of copies at 1024²).

@@ -325,8 +325,8 @@ impl Preview {
                     }
                     sim.request_stats();
                     // Without maps the water still runs; the maps overlay then shows none.
-                    if self.record_maps {
-                        let _ = sim.record_maps();
+                    if self.record_maps && sim.record_maps().is_ok() {
+                        sim.set_maps_stride(maps::MAPS_STRIDE);
                     }
                     // The keyframes' read-back buffers, made off the frame (large levels).
                     if self.timeline.recording {

@@ -23,6 +23,9 @@ pub(crate) struct MapsPass {
     pub maps: [wgpu::Buffer; 4],
     group: wgpu::BindGroup,
     groups: [u32; 2],
+    /// Where the fused flow pass folds the maps in, it does so every `stride`-th step and at
+    /// the last step of every call (1: every step; `GpuSimulation::set_maps_stride`).
+    pub stride: usize,
 }
 
 impl MapsPass {
@@ -67,6 +70,7 @@ impl MapsPass {
             maps,
             group,
             groups,
+            stride: 1,
         })
     }
 

@@ -140,6 +140,8 @@ impl GpuSimulation {
         let mut done = 0;
         // Every batch ends with the maps holding the state it left.
         let mut unfolded = false;
+        // Steps since the maps last took a state in (`set_maps_stride`).
+        let (stride, mut since) = (maps.map_or(1, |m| m.stride.max(1)), 0);
         loop {
             let steps = chunk.min(n - done);
             let last = done + steps == n;
@@ -157,11 +159,18 @@ impl GpuSimulation {
                     timestamp_writes,
                 });
                 for i in 0..steps {
+                    // A step folds the maps in at every `stride`-th step and at the call's
+                    // last; one after a state still to be folded (no fused fold) takes it in.
+                    since += 1;
+                    let fold = since >= stride || (last && i + 1 == steps) || unfolded;
+                    if fold {
+                        since = 0;
+                    }
                     self.passes.encode_step(
                         &mut pass,
                         &self.grid,
                         self.plan,
-                        (blocking, maps, bed),
+                        (blocking, maps.filter(|_| fold), bed),
                         &mut unfolded,
                         pairs.then_some(i % 2 == 0 && i + 1 < steps),
                     );
@@ -186,6 +195,19 @@ impl GpuSimulation {
             chunk = (chunk * 2).min(full);
         }
         Ok(())
+    }
+
+    /// Where the fused flow pass folds the maps of the run in ([`Self::record_maps`]), lets it
+    /// fold them every `stride`-th step only, and at the last step of every call, so that
+    /// keeping them costs 1/`stride` as much: the editor's preview of a large level. The maxima
+    /// may then miss a peak that lasts fewer than `stride` steps, and an arrival is counted up to
+    /// `stride` − 1 steps late. 1 (the default, and 0) folds every step, as `Simulation` does;
+    /// without the fused fold (blockers, structures, sediment) every step is folded whatever
+    /// the stride. Kept across [`Self::record_maps`].
+    pub fn set_maps_stride(&mut self, stride: usize) {
+        if let Some(m) = self.maps.as_mut() {
+            m.stride = stride.max(1);
+        }
     }
 
     /// Records `n` steps of `dt` seconds (each CFL-sub-stepped on the GPU) into a few command

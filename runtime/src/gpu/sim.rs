@@ -497,7 +497,7 @@ impl GpuSimulation {
     pub fn record_maps(&mut self) -> Result<(), GpuError> {
         self.check_device()?;
         let device = self.ctx.device.clone();
-        let maps = super::maps::MapsPass::new(
+        let mut maps = super::maps::MapsPass::new(
             &device,
             &self.passes.config,
             &self.bufs,
@@ -509,6 +509,7 @@ impl GpuSimulation {
             maps.encode(&mut pass);
         }
         self.ctx.queue.submit([encoder.finish()]);
+        maps.stride = self.maps.as_ref().map_or(1, |m| m.stride);
         self.maps = Some(maps);
         self.fold_maps()
     }
