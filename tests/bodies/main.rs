@@ -10,6 +10,8 @@ mod collider;
 mod coupled;
 #[cfg(all(feature = "rapier", feature = "gpu"))]
 mod gpu_coupled;
+#[cfg(feature = "rapier")]
+mod ground;
 mod import;
 mod raster;
 #[cfg(feature = "rapier")]

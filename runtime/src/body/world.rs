@@ -33,6 +33,8 @@ mod cells;
 mod ground;
 mod motion;
 mod threads;
+mod tiles;
+pub use tiles::GROUND_TOLERANCE;
 mod times;
 mod water;
 pub use motion::{BodyState, FALL_BELOW};
@@ -126,7 +128,8 @@ struct Slot {
 /// solver ([`WaterSolver`]).
 pub struct BodyWorld {
     physics: PhysicsWorld,
-    terrain: Option<ColliderHandle>,
+    /// The ground's heightfield tiles ([`Self::set_terrain`]).
+    terrain: Vec<(tiles::Tile, ColliderHandle)>,
     slots: Vec<Option<Slot>>,
     grid: CellGrid,
     /// Water-to-body constants (density, drag, damping).
@@ -178,7 +181,7 @@ impl BodyWorld {
         physics.gravity = Vector::new(0.0, 0.0, -sim.gravity());
         let mut world = Self {
             physics,
-            terrain: None,
+            terrain: Vec::new(),
             slots: Vec::new(),
             grid,
             fluid: Fluid {

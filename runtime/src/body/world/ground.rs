@@ -20,13 +20,14 @@ const WALL_ABOVE: f32 = 20.0;
 const WALL_CLEARANCE: f32 = 0.05;
 
 impl BodyWorld {
-    /// Replaces the terrain collider (after sculpting): `terrain` is row-major, one height per
-    /// cell centre of the world's grid.
+    /// Replaces the terrain's colliders (after sculpting): `terrain` is row-major, one height
+    /// per cell centre of the world's grid. The ground is heightfield tiles, each from as few
+    /// samples as keep it within [`GROUND_TOLERANCE`](super::GROUND_TOLERANCE) of every sample (`world/tiles.rs`).
     pub fn set_terrain(&mut self, terrain: &[f32]) {
-        if let Some(h) = self.terrain.take() {
+        for (_, h) in std::mem::take(&mut self.terrain) {
             self.physics.remove_collider(h);
         }
-        let CellGrid { nx, ny, cell_size } = self.grid;
+        let CellGrid { nx, ny, .. } = self.grid;
         (self.floor, self.ceiling) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
         if nx < 2 || ny < 2 || terrain.len() != nx * ny {
             self.build_walls();
@@ -35,37 +36,10 @@ impl BodyWorld {
         let finite = terrain.iter().copied().filter(|h| h.is_finite());
         self.floor = finite.clone().fold(f32::INFINITY, f32::min);
         self.ceiling = finite.fold(f32::NEG_INFINITY, f32::max);
-        // parry's heightfield lies in its x–z plane, rows along z: turned +90° about x its
-        // height axis is our z and its rows run along −y, so row `r` is our row `ny − 1 − r`.
-        // One sample more on every side, at the edge cell's height, so that the ground reaches
-        // half a cell past the map's edge (the samples are the cells' centres) and nothing
-        // falls between the ground and a wall at the edge.
-        let mut heights = Vec::with_capacity((nx + 2) * (ny + 2));
-        for e in 0..nx + 2 {
-            let i = e.saturating_sub(1).min(nx - 1);
-            for r in 0..ny + 2 {
-                let row = ny.saturating_sub(r).min(ny - 1);
-                heights.push(terrain[row * nx + i]);
-            }
+        for (tile, collider) in super::tiles::ground_tiles(terrain, self.grid) {
+            let handle = self.physics.insert_collider(collider, None);
+            self.terrain.push((tile, handle));
         }
-        let field = rapier3d::parry::utils::Array2::new(ny + 2, nx + 2, heights);
-        let scale = Vector::new(
-            (nx + 1) as f32 * cell_size,
-            1.0,
-            (ny + 1) as f32 * cell_size,
-        );
-        let at = RapierPose::from_parts(
-            Vector::new(
-                nx as f32 * cell_size / 2.0,
-                ny as f32 * cell_size / 2.0,
-                0.0,
-            ),
-            Rotation::from_rotation_x(std::f32::consts::FRAC_PI_2),
-        );
-        let collider = ColliderBuilder::heightfield(field, scale)
-            .position(at)
-            .friction(0.8);
-        self.terrain = Some(self.physics.insert_collider(collider, None));
         // The walls reach from under the lowest ground to over the highest.
         self.build_walls();
     }
@@ -87,6 +61,14 @@ impl BodyWorld {
         }
         self.edges = Some((boundaries.to_vec(), default.clone()));
         self.build_walls();
+    }
+
+    /// The triangles of the ground's colliders (two per cell where every sample is kept,
+    /// fewer where the ground is flat enough for fewer).
+    pub fn ground_triangles(&self) -> usize {
+        (self.terrain.iter())
+            .map(|(t, _)| 2 * ((t.e1 - t.e0) / t.spacing) * ((t.r1 - t.r0) / t.spacing))
+            .sum()
     }
 
     /// Makes the walls of [`Self::set_edges`] afresh for the boundaries and terrain now.

@@ -1,0 +1,256 @@
+//! The terrain's collider in tiles, each made of as few of the terrain's samples as keep its
+//! ground within [`GROUND_TOLERANCE`] of every sample.
+//!
+//! Rapier finds a body's contacts with the ground triangle by triangle: every triangle of the
+//! heightfield under the body is a contact manifold to build and keep. One triangle per half
+//! cell is what a rugged terrain needs, but a lake bed, a plain or a flattened building plot
+//! is the same ground from a sample in two, four, eight or sixteen: a crate on such ground
+//! then touches two triangles instead of eight to eighteen. So the terrain is cut into tiles
+//! and each tile takes the coarsest spacing whose triangles (either diagonal of each coarse
+//! cell) pass within [`GROUND_TOLERANCE`] of every sample in it, and every sample elsewhere.
+//! Neighbouring tiles share their edge samples, so where a coarse tile meets a fine one their
+//! edges differ by at most the tolerance: a step of a centimetre, never a gap.
+
+use rapier3d::prelude::{ColliderBuilder, Pose as RapierPose, Rotation, Vector};
+
+use crate::body::raster::CellGrid;
+
+/// How far a tile's coarser ground may pass from any of the terrain's samples, metres.
+pub const GROUND_TOLERANCE: f32 = 0.01;
+
+/// Sample spacings a tile may take, finest first (each divides the next).
+const SPACINGS: [usize; 4] = [2, 4, 8, 16];
+
+/// Fewest sample intervals along a tile's side.
+const TILE: usize = 64;
+
+/// Most tiles along a side of the map: large maps get larger tiles, so the ground stays a few
+/// hundred colliders.
+const MOST_TILES: usize = 32;
+
+/// The terrain's samples with one more on every side at the edge cell's height (the ground
+/// reaches half a cell past the map's edge), by column `e` (0..nx + 2, west to east) and row
+/// `r` (0..ny + 2, from the map's last row, +y, to its first: the heightfield's order).
+struct Samples<'a> {
+    terrain: &'a [f32],
+    nx: usize,
+    ny: usize,
+}
+
+impl Samples<'_> {
+    fn at(&self, e: usize, r: usize) -> f32 {
+        let i = e.saturating_sub(1).min(self.nx - 1);
+        let row = self.ny.saturating_sub(r).min(self.ny - 1);
+        self.terrain[row * self.nx + i]
+    }
+}
+
+/// One tile: the samples `e0..=e1` × `r0..=r1`, every `spacing`-th.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Tile {
+    pub e0: usize,
+    pub e1: usize,
+    pub r0: usize,
+    pub r1: usize,
+    pub spacing: usize,
+}
+
+/// Where the tiles along a side of `n` cells (samples `0..=n + 1`) begin and end: the extra
+/// samples at the map's edge (at the edge cell's height, so the ground bends there) in strips
+/// of their own, the rest in tiles of `side` sample intervals, and what is left over in tiles
+/// of 16·k, 8, 4, 2 and 1 intervals, so that every tile can take every spacing its ground
+/// allows.
+fn cuts(n: usize, side: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = std::iter::once(0).chain((1..n).step_by(side)).collect();
+    let mut at = *cuts.last().unwrap_or(&0);
+    for width in [16, 8, 4, 2] {
+        let whole = (n - at) / width * width;
+        if whole > 0 && at + whole < n {
+            at += whole;
+            cuts.push(at);
+        }
+    }
+    cuts.extend([n, n + 1]);
+    cuts
+}
+
+/// The colliders of the ground of `terrain` (row-major, one height per cell centre of `grid`,
+/// at least 2 × 2 cells), with their tiles.
+pub(super) fn ground_tiles(terrain: &[f32], grid: CellGrid) -> Vec<(Tile, ColliderBuilder)> {
+    let CellGrid { nx, ny, cell_size } = grid;
+    let samples = Samples { terrain, nx, ny };
+    let side = TILE.max((nx.max(ny) + 1).div_ceil(MOST_TILES).next_multiple_of(16));
+    let (xs, ys) = (cuts(nx, side), cuts(ny, side));
+    let mut out = Vec::new();
+    for r in ys.windows(2) {
+        for e in xs.windows(2) {
+            let ((e0, e1), (r0, r1)) = ((e[0], e[1]), (r[0], r[1]));
+            let spacing = SPACINGS
+                .iter()
+                .take_while(|&&s| (e1 - e0) % s == 0 && (r1 - r0) % s == 0)
+                .take_while(|&&s| within(&samples, (e0, e1, r0, r1), s))
+                .last()
+                .copied()
+                .unwrap_or(1);
+            let tile = Tile {
+                e0,
+                e1,
+                r0,
+                r1,
+                spacing,
+            };
+            out.push((tile, collider(&samples, tile, cell_size)));
+        }
+    }
+    out
+}
+
+/// Whether the ground of the samples `e0..=e1` × `r0..=r1` taken every `s`-th passes within
+/// [`GROUND_TOLERANCE`] of every sample, whichever diagonal splits each coarse cell (false
+/// where a height is not finite).
+fn within(samples: &Samples, (e0, e1, r0, r1): (usize, usize, usize, usize), s: usize) -> bool {
+    let inv = 1.0 / s as f32;
+    for b in (r0..r1).step_by(s) {
+        for a in (e0..e1).step_by(s) {
+            let (h00, h10) = (samples.at(a, b), samples.at(a + s, b));
+            let (h01, h11) = (samples.at(a, b + s), samples.at(a + s, b + s));
+            for v in 0..=s {
+                for u in 0..=s {
+                    let (fx, fy) = (u as f32 * inv, v as f32 * inv);
+                    // Split along 00–11, and along 10–01.
+                    let main = if fx >= fy {
+                        h00 + fx * (h10 - h00) + fy * (h11 - h10)
+                    } else {
+                        h00 + fy * (h01 - h00) + fx * (h11 - h01)
+                    };
+                    let anti = if fx + fy <= 1.0 {
+                        h00 + fx * (h10 - h00) + fy * (h01 - h00)
+                    } else {
+                        h11 + (1.0 - fx) * (h01 - h11) + (1.0 - fy) * (h10 - h11)
+                    };
+                    let h = samples.at(a + u, b + v);
+                    let close = (main - h).abs() <= GROUND_TOLERANCE
+                        && (anti - h).abs() <= GROUND_TOLERANCE;
+                    if !close {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// The heightfield collider of `tile`, placed in the level's frame.
+fn collider(samples: &Samples, tile: Tile, cell_size: f32) -> ColliderBuilder {
+    let Tile {
+        e0,
+        e1,
+        r0,
+        r1,
+        spacing: s,
+    } = tile;
+    let (cols, rows) = ((e1 - e0) / s + 1, (r1 - r0) / s + 1);
+    // Column-major, as parry's array keeps them.
+    let mut heights = Vec::with_capacity(cols * rows);
+    for c in 0..cols {
+        for r in 0..rows {
+            heights.push(samples.at(e0 + c * s, r0 + r * s));
+        }
+    }
+    let field = rapier3d::parry::utils::Array2::new(rows, cols, heights);
+    let scale = Vector::new(
+        (e1 - e0) as f32 * cell_size,
+        1.0,
+        (r1 - r0) as f32 * cell_size,
+    );
+    // parry's heightfield lies in its x–z plane, rows along z: turned +90° about x its height
+    // axis is our z and its rows run along −y. Sample column `e` sits at x = (e − ½)·cell and
+    // row `r` at y = (ny + ½ − r)·cell, so the middle of the tile is at their means.
+    let ny = samples.ny as f32;
+    let middle = Vector::new(
+        ((e0 + e1) as f32 / 2.0 - 0.5) * cell_size,
+        (ny + 0.5 - (r0 + r1) as f32 / 2.0) * cell_size,
+        0.0,
+    );
+    let at = RapierPose::from_parts(
+        middle,
+        Rotation::from_rotation_x(std::f32::consts::FRAC_PI_2),
+    );
+    ColliderBuilder::heightfield(field, scale)
+        .position(at)
+        .friction(0.8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiles(terrain: &[f32], n: usize) -> Vec<Tile> {
+        let grid = CellGrid {
+            nx: n,
+            ny: n,
+            cell_size: 1.0,
+        };
+        ground_tiles(terrain, grid)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    #[test]
+    fn a_plane_takes_the_coarsest_spacing_and_a_rough_ground_every_sample() {
+        let n = 127; // 128 sample intervals: two tiles a side
+        let plane: Vec<f32> = (0..n * n)
+            .map(|k| 0.3 * (k % n) as f32 - 0.1 * (k / n) as f32)
+            .collect();
+        let t = tiles(&plane, n);
+        // Samples 0, 1, 65, 113, 121, 125, 127, 128 cut each side: the edge's extra samples
+        // (at the edge cell's height, so the ground bends there) are strips of their own, and
+        // the 62 intervals after the first tile tiles of 48, 8, 4 and 2.
+        assert_eq!(t.len(), 49);
+        let inner = |t: &&Tile| t.e1 - t.e0 > 1 && t.r1 - t.r0 > 1;
+        let spacings: Vec<usize> = t.iter().filter(inner).map(|t| t.spacing).collect();
+        let most = [16, 16, 8, 4, 2];
+        let expected: Vec<usize> = (most.iter())
+            .flat_map(|&r| most.iter().map(move |&e| r.min(e)))
+            .collect();
+        assert_eq!(spacings, expected, "{t:?}");
+        assert!(t.iter().filter(|t| !inner(t)).all(|t| t.spacing == 1));
+        let flat = vec![2.0; n * n];
+        let t = tiles(&flat, n);
+        assert!(t.iter().filter(inner).all(|t| t.spacing > 1));
+        // A bump of 5 cm in one cell: its tile keeps every sample, the others stay coarse.
+        let mut bump = flat.clone();
+        bump[10 * n + 10] += 0.05;
+        let coarse = |t: &[Tile]| t.iter().filter(inner).filter(|t| t.spacing > 1).count();
+        assert_eq!(coarse(&tiles(&bump, n)), 24);
+        // A bump within the tolerance changes nothing.
+        let mut small = flat.clone();
+        small[10 * n + 10] += 0.009;
+        assert_eq!(coarse(&tiles(&small, n)), 25);
+        let mut hole = flat;
+        hole[70 * n + 3] = f32::NAN;
+        assert_eq!(coarse(&tiles(&hole, n)), 24);
+    }
+
+    #[test]
+    fn the_tiles_cover_every_sample_and_share_their_edges() {
+        for n in [2, 3, 63, 64, 65, 200] {
+            let t = tiles(&vec![0.0; n * n], n);
+            let (mut e, mut r) = (vec![0; n + 2], vec![0; n + 2]);
+            for tile in &t {
+                assert_eq!((tile.e1 - tile.e0) % tile.spacing, 0);
+                assert_eq!((tile.r1 - tile.r0) % tile.spacing, 0);
+                if tile.r0 == 0 {
+                    (tile.e0..=tile.e1).for_each(|k| e[k] += 1);
+                }
+                if tile.e0 == 0 {
+                    (tile.r0..=tile.r1).for_each(|k| r[k] += 1);
+                }
+            }
+            assert!(e.iter().all(|&c| c >= 1), "n = {n}: {e:?}");
+            assert!(r.iter().all(|&c| c >= 1), "n = {n}: {r:?}");
+        }
+    }
+}
