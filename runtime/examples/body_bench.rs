@@ -1,14 +1,14 @@
 //! What the rigid-body coupling costs per step: N bodies (crates, logs, barrels, boulders)
 //! dropped on a lake of `size`² cells of 1 m (`spillway::bench::BenchScene::Lake`), coupled
 //! with the water through `BodyWorld`, one step per 60 Hz frame of simulated time (`dt` =
-//! 1/60 s). For each N it prints the time of a coupled step (bodies rasterised, blockers set,
+//! 1/60 s; `--scene` puts them on the hills or the valley instead). For each N it prints the time of a coupled step (bodies rasterised, blockers set,
 //! the water under them gathered back, forces, floaters' displacement, the water step, rapier)
 //! next to a water-only step.
 //!
 //! ```text
 //! cargo run --release -p spillway --example body_bench --features gpu,rapier -- \
 //!     [--backend gpu|cpu] [--size 1024] [--bodies 0,50,200] [--steps 300] [--sync] \
-//!     [--physics-threads N] [--stride N]
+//!     [--physics-threads N] [--stride N] [--scene lake|hills|valley]
 //! ```
 //!
 //! `--sync` turns the read-ahead of the water under the bodies off (`BodyWorld::read_ahead`):
@@ -16,6 +16,8 @@
 //! rapier steps on (`BodyWorld::set_physics_threads`; by default the cores, from 2 to 8). `--stride N` times
 //! the preview's coarser body steps at fast-forward (`BodyWorld::step_coarse`): N water steps of
 //! 1/60 s under one rigid-body step of N/60 s; the coupled figures are then per body step.
+//! `ground_ms` is the time `BodyWorld::new` took (mostly the ground's tiles) and
+//! `ground_triangles` how many triangles the ground kept.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -41,6 +43,7 @@ struct Options {
     sync: bool,
     threads: Option<usize>,
     stride: usize,
+    scene: BenchScene,
 }
 
 fn options() -> Result<Options, Box<dyn Error>> {
@@ -52,6 +55,7 @@ fn options() -> Result<Options, Box<dyn Error>> {
         sync: false,
         threads: None,
         stride: 1,
+        scene: BenchScene::Lake,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -69,14 +73,28 @@ fn options() -> Result<Options, Box<dyn Error>> {
             "--sync" => o.sync = true,
             "--physics-threads" => o.threads = Some(value()?.parse()?),
             "--stride" => o.stride = value()?.parse::<usize>()?.max(1),
+            "--scene" => {
+                o.scene = match value()?.as_str() {
+                    "lake" => BenchScene::Lake,
+                    "hills" => BenchScene::Hills,
+                    "valley" => BenchScene::Valley,
+                    other => return Err(format!("unknown scene {other}").into()),
+                }
+            }
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
     Ok(o)
 }
 
-/// Adds `count` bodies in a fixed scatter over the middle of the lake.
-fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn Error>> {
+/// Adds `count` bodies in a fixed scatter over the middle of the map, 1.5 to 2.5 m up (over
+/// the ground of `lift`, the hills' or the valley's; the lake's bed is taken as 0).
+fn scatter(
+    world: &mut BodyWorld,
+    n: usize,
+    count: usize,
+    lift: Option<&spillway::Grid>,
+) -> Result<(), Box<dyn Error>> {
     // The working tree's assets, also when the binary runs from a copy of the tree elsewhere.
     let root = match PathBuf::from("assets") {
         here if here.join("crate.glb").is_file() => here,
@@ -98,14 +116,15 @@ fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn 
     for b in 0..count {
         let k = b % kinds.len();
         let (name, density) = kinds[k];
+        let (x, y) = (
+            n as f32 * 0.1 + span * next(),
+            n as f32 * 0.1 + span * next(),
+        );
+        let ground = lift.map_or(0.0, |g| g.get(x as usize, y as usize));
         let body = Body {
             name: format!("{name} {b}"),
             gltf: format!("{name}.glb"),
-            translation: [
-                n as f32 * 0.1 + span * next(),
-                n as f32 * 0.1 + span * next(),
-                1.5 + next(),
-            ],
+            translation: [x, y, ground + 1.5 + next()],
             rotation: [0.0, 0.0, 0.0, 1.0],
             scale: [1.0; 3],
             density,
@@ -122,17 +141,21 @@ fn scatter(world: &mut BodyWorld, n: usize, count: usize) -> Result<(), Box<dyn 
 /// coupled steps' time went (ms per step, by phase).
 fn measure<S: WaterSolver>(
     sim: &mut S,
+    level: &spillway::level::Level,
     o: &Options,
     count: usize,
     finish: &mut dyn FnMut(&mut S),
 ) -> Result<(f64, f64, String), Box<dyn Error>> {
     let (n, steps) = (o.size, o.steps);
+    let built = Instant::now();
     let mut world = BodyWorld::new(sim);
+    let ground_ms = built.elapsed().as_secs_f64() * 1e3;
     world.read_ahead = !o.sync;
     if let Some(threads) = o.threads {
         world.set_physics_threads(threads);
     }
-    scatter(&mut world, n, count)?;
+    let lift = (o.scene != BenchScene::Lake).then_some(&level.terrain);
+    scatter(&mut world, n, count, lift)?;
     for _ in 0..30 {
         world.step_coarse(sim, DT, o.stride)?;
     }
@@ -155,7 +178,7 @@ fn measure<S: WaterSolver>(
     let per = |a: f64, b: f64| (a - b) * 1e3 / steps as f64;
     let phases = format!(
         "{{\"rasterise\": {:.3}, \"take\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
-         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}, \"fastest_body_m_per_s\": {:.2}",
+         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}, \"fastest_body_m_per_s\": {:.2}, \"ground_ms\": {ground_ms:.1}, \"ground_triangles\": {}",
         per(after.rasterise, before.rasterise),
         per(after.take, before.take),
         per(after.block, before.block),
@@ -168,6 +191,7 @@ fn measure<S: WaterSolver>(
         per(after.started, before.started),
         after.read_now - before.read_now,
         fastest,
+        world.ground_triangles(),
     );
     let t = Instant::now();
     for _ in 0..steps {
@@ -180,18 +204,18 @@ fn measure<S: WaterSolver>(
 
 fn main() -> Result<(), Box<dyn Error>> {
     let o = options()?;
-    let level = scene(o.size, BenchScene::Lake);
+    let level = scene(o.size, o.scene);
     let backend = if o.gpu { "gpu" } else { "cpu" };
     for &count in &o.bodies {
         let (coupled, water, phases) = if o.gpu {
             let mut sim = GpuSimulation::headless(&level)?;
             println!("adapter: {}", sim.adapter_name());
-            measure(&mut sim, &o, count, &mut |s: &mut GpuSimulation| {
+            measure(&mut sim, &level, &o, count, &mut |s: &mut GpuSimulation| {
                 let _ = s.stats();
             })?
         } else {
             let mut sim = Simulation::new(&level)?;
-            measure(&mut sim, &o, count, &mut |_| {})?
+            measure(&mut sim, &level, &o, count, &mut |_| {})?
         };
         println!(
             "{{\"backend\": \"{backend}\", \"size\": {}, \"bodies\": {count}, \"coupled_ms_per_step\": {coupled:.3}, \"water_ms_per_step\": {water:.3}, \"fits_60hz\": {}, \"read_ahead\": {}, \"stride\": {}, \"phases_ms\": {phases}}}",

@@ -12,13 +12,15 @@
 //! edges differ by at most the tolerance: a step of a centimetre, never a gap.
 
 use rapier3d::prelude::{ColliderBuilder, Pose as RapierPose, Rotation, Vector};
+use rayon::prelude::*;
 
 use crate::body::raster::CellGrid;
 
 /// How far a tile's coarser ground may pass from any of the terrain's samples, metres.
 pub const GROUND_TOLERANCE: f32 = 0.01;
 
-/// Sample spacings a tile may take, finest first (each divides the next).
+/// Sample spacings a tile may take, finest first (each divides the next); a tile takes the
+/// coarsest that keeps its ground within the tolerance.
 const SPACINGS: [usize; 4] = [2, 4, 8, 16];
 
 /// Fewest sample intervals along a tile's side.
@@ -81,15 +83,20 @@ pub(super) fn ground_tiles(terrain: &[f32], grid: CellGrid) -> Vec<(Tile, Collid
     let samples = Samples { terrain, nx, ny };
     let side = TILE.max((nx.max(ny) + 1).div_ceil(MOST_TILES).next_multiple_of(16));
     let (xs, ys) = (cuts(nx, side), cuts(ny, side));
-    let mut out = Vec::new();
-    for r in ys.windows(2) {
-        for e in xs.windows(2) {
-            let ((e0, e1), (r0, r1)) = ((e[0], e[1]), (r[0], r[1]));
-            let spacing = SPACINGS
-                .iter()
-                .take_while(|&&s| (e1 - e0) % s == 0 && (r1 - r0) % s == 0)
-                .take_while(|&&s| within(&samples, (e0, e1, r0, r1), s))
-                .last()
+    let tiles: Vec<(usize, usize, usize, usize)> = (ys.windows(2))
+        .flat_map(|r| xs.windows(2).map(move |e| (e[0], e[1], r[0], r[1])))
+        .collect();
+    // Each tile on its own (rayon's pool): the coarsest spacing that divides its sides and
+    // keeps its ground within the tolerance, else every sample.
+    tiles
+        .into_par_iter()
+        .map(|(e0, e1, r0, r1)| {
+            let spacing = (SPACINGS.iter().rev())
+                .find(|&&s| {
+                    (e1 - e0) % s == 0
+                        && (r1 - r0) % s == 0
+                        && within(&samples, (e0, e1, r0, r1), s)
+                })
                 .copied()
                 .unwrap_or(1);
             let tile = Tile {
@@ -99,10 +106,9 @@ pub(super) fn ground_tiles(terrain: &[f32], grid: CellGrid) -> Vec<(Tile, Collid
                 r1,
                 spacing,
             };
-            out.push((tile, collider(&samples, tile, cell_size)));
-        }
-    }
-    out
+            (tile, collider(&samples, tile, cell_size))
+        })
+        .collect()
 }
 
 /// Whether the ground of the samples `e0..=e1` × `r0..=r1` taken every `s`-th passes within
