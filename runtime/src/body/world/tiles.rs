@@ -50,10 +50,15 @@ impl Samples<'_> {
 /// One tile: the samples `e0..=e1` × `r0..=r1`, every `spacing`-th.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Tile {
+    /// First sample column.
     pub e0: usize,
+    /// Last sample column.
     pub e1: usize,
+    /// First sample row.
     pub r0: usize,
+    /// Last sample row.
     pub r1: usize,
+    /// Samples kept: every `spacing`-th along both sides (1: all).
     pub spacing: usize,
 }
 
