@@ -129,7 +129,7 @@ struct Slot {
 pub struct BodyWorld {
     physics: PhysicsWorld,
     /// The ground's heightfield tiles ([`Self::set_terrain`]).
-    terrain: Vec<(tiles::Tile, ColliderHandle)>,
+    terrain: tiles::Ground,
     slots: Vec<Option<Slot>>,
     grid: CellGrid,
     /// Water-to-body constants (density, drag, damping).
@@ -181,7 +181,7 @@ impl BodyWorld {
         physics.gravity = Vector::new(0.0, 0.0, -sim.gravity());
         let mut world = Self {
             physics,
-            terrain: Vec::new(),
+            terrain: tiles::Ground::default(),
             slots: Vec::new(),
             grid,
             fluid: Fluid {

@@ -23,23 +23,20 @@ impl BodyWorld {
     /// Replaces the terrain's colliders (after sculpting): `terrain` is row-major, one height
     /// per cell centre of the world's grid. The ground is heightfield tiles, each from as few
     /// samples as keep it within [`GROUND_TOLERANCE`](super::GROUND_TOLERANCE) of every sample (`world/tiles.rs`).
+    /// Called again on the same grid (a gate that lowered its cells), only the tiles with a
+    /// changed sample are made again.
     pub fn set_terrain(&mut self, terrain: &[f32]) {
-        for (_, h) in std::mem::take(&mut self.terrain) {
-            self.physics.remove_collider(h);
-        }
         let CellGrid { nx, ny, .. } = self.grid;
         (self.floor, self.ceiling) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
         if nx < 2 || ny < 2 || terrain.len() != nx * ny {
+            self.terrain.clear(&mut self.physics);
             self.build_walls();
             return;
         }
         let finite = terrain.iter().copied().filter(|h| h.is_finite());
         self.floor = finite.clone().fold(f32::INFINITY, f32::min);
         self.ceiling = finite.fold(f32::NEG_INFINITY, f32::max);
-        for (tile, collider) in super::tiles::ground_tiles(terrain, self.grid) {
-            let handle = self.physics.insert_collider(collider, None);
-            self.terrain.push((tile, handle));
-        }
+        self.terrain.set(&mut self.physics, terrain, self.grid);
         // The walls reach from under the lowest ground to over the highest.
         self.build_walls();
     }
@@ -66,9 +63,7 @@ impl BodyWorld {
     /// The triangles of the ground's colliders (two per cell where every sample is kept,
     /// fewer where the ground is flat enough for fewer).
     pub fn ground_triangles(&self) -> usize {
-        (self.terrain.iter())
-            .map(|(t, _)| 2 * ((t.e1 - t.e0) / t.spacing) * ((t.r1 - t.r0) / t.spacing))
-            .sum()
+        self.terrain.triangles()
     }
 
     /// Makes the walls of [`Self::set_edges`] afresh for the boundaries and terrain now.

@@ -11,7 +11,9 @@
 //! Neighbouring tiles share their edge samples, so where a coarse tile meets a fine one their
 //! edges differ by at most the tolerance: a step of a centimetre, never a gap.
 
-use rapier3d::prelude::{ColliderBuilder, Pose as RapierPose, Rotation, Vector};
+use rapier3d::prelude::{
+    ColliderBuilder, ColliderHandle, PhysicsWorld, Pose as RapierPose, Rotation, Vector,
+};
 use rayon::prelude::*;
 
 use crate::body::raster::CellGrid;
@@ -44,6 +46,13 @@ impl Samples<'_> {
         let i = e.saturating_sub(1).min(self.nx - 1);
         let row = self.ny.saturating_sub(r).min(self.ny - 1);
         self.terrain[row * self.nx + i]
+    }
+
+    /// The terrain's cells under the samples `e0..=e1` of row `r`.
+    fn row(&self, r: usize, e0: usize, e1: usize) -> &[f32] {
+        let (i0, i1) = (e0.saturating_sub(1), e1.saturating_sub(1).min(self.nx - 1));
+        let row = self.ny.saturating_sub(r).min(self.ny - 1);
+        &self.terrain[row * self.nx + i0..=row * self.nx + i1]
     }
 }
 
@@ -81,39 +90,116 @@ fn cuts(n: usize, side: usize) -> Vec<usize> {
     cuts
 }
 
-/// The colliders of the ground of `terrain` (row-major, one height per cell centre of `grid`,
-/// at least 2 × 2 cells), with their tiles.
-pub(super) fn ground_tiles(terrain: &[f32], grid: CellGrid) -> Vec<(Tile, ColliderBuilder)> {
-    let CellGrid { nx, ny, cell_size } = grid;
-    let samples = Samples { terrain, nx, ny };
+/// The ground's tiles in a physics world, with the heights they were made from.
+#[derive(Default)]
+pub(super) struct Ground {
+    /// The terrain the tiles were made from (row-major, one height per cell).
+    heights: Vec<f32>,
+    /// Its grid.
+    grid: CellGrid,
+    /// Each tile and its collider.
+    tiles: Vec<(Tile, ColliderHandle)>,
+}
+
+impl Ground {
+    /// Makes the ground of `terrain` (row-major, one height per cell centre of `grid`, at
+    /// least 2 × 2 cells) in `physics`. On the grid of the last call only the tiles with a
+    /// sample that changed are made again (a gate that opened, a stroke of the brush), so
+    /// their neighbours' contacts stay as they were. Returns how many tiles were made.
+    pub fn set(&mut self, physics: &mut PhysicsWorld, terrain: &[f32], grid: CellGrid) -> usize {
+        let CellGrid { nx, ny, cell_size } = grid;
+        let samples = Samples { terrain, nx, ny };
+        let same = grid == self.grid && self.heights.len() == terrain.len();
+        if !same {
+            self.clear(physics);
+            self.tiles = ranges(nx, ny)
+                .into_iter()
+                .map(|r| (r, ColliderHandle::invalid()))
+                .map(|((e0, e1, r0, r1), h)| {
+                    (
+                        Tile {
+                            e0,
+                            e1,
+                            r0,
+                            r1,
+                            spacing: 0,
+                        },
+                        h,
+                    )
+                })
+                .collect();
+        }
+        let old = Samples {
+            terrain: &self.heights,
+            nx,
+            ny,
+        };
+        let stale: Vec<usize> = (0..self.tiles.len())
+            .filter(|&k| !same || changed(&old, &samples, self.tiles[k].0))
+            .collect();
+        // Each tile on its own (rayon's pool).
+        let made: Vec<(Tile, ColliderBuilder)> = stale
+            .par_iter()
+            .map(|&k| make(&samples, self.tiles[k].0, cell_size))
+            .collect();
+        for (&k, (tile, collider)) in stale.iter().zip(made) {
+            physics.remove_collider(self.tiles[k].1);
+            self.tiles[k] = (tile, physics.insert_collider(collider, None));
+        }
+        self.heights.clear();
+        self.heights.extend_from_slice(terrain);
+        self.grid = grid;
+        stale.len()
+    }
+
+    /// Takes every tile out of `physics`.
+    pub fn clear(&mut self, physics: &mut PhysicsWorld) {
+        for (_, h) in self.tiles.drain(..) {
+            physics.remove_collider(h);
+        }
+        self.heights.clear();
+        self.grid = CellGrid::default();
+    }
+
+    /// The triangles of the tiles.
+    pub fn triangles(&self) -> usize {
+        (self.tiles.iter())
+            .map(|(t, _)| 2 * ((t.e1 - t.e0) / t.spacing) * ((t.r1 - t.r0) / t.spacing))
+            .sum()
+    }
+}
+
+/// The tiles' samples, `(e0, e1, r0, r1)`, of a grid of `nx × ny` cells.
+fn ranges(nx: usize, ny: usize) -> Vec<(usize, usize, usize, usize)> {
     let side = TILE.max((nx.max(ny) + 1).div_ceil(MOST_TILES).next_multiple_of(16));
     let (xs, ys) = (cuts(nx, side), cuts(ny, side));
-    let tiles: Vec<(usize, usize, usize, usize)> = (ys.windows(2))
+    (ys.windows(2))
         .flat_map(|r| xs.windows(2).map(move |e| (e[0], e[1], r[0], r[1])))
-        .collect();
-    // Each tile on its own (rayon's pool): the coarsest spacing that divides its sides and
-    // keeps its ground within the tolerance, else every sample.
-    tiles
-        .into_par_iter()
-        .map(|(e0, e1, r0, r1)| {
-            let spacing = (SPACINGS.iter().rev())
-                .find(|&&s| {
-                    (e1 - e0) % s == 0
-                        && (r1 - r0) % s == 0
-                        && within(&samples, (e0, e1, r0, r1), s)
-                })
-                .copied()
-                .unwrap_or(1);
-            let tile = Tile {
-                e0,
-                e1,
-                r0,
-                r1,
-                spacing,
-            };
-            (tile, collider(&samples, tile, cell_size))
-        })
         .collect()
+}
+
+/// Whether a sample of `tile` differs between `old` and `new` (bit for bit).
+fn changed(old: &Samples, new: &Samples, tile: Tile) -> bool {
+    (tile.r0..=tile.r1).any(|r| {
+        // The samples of a row are cells of one row of the terrain, from column e0 − 1 to
+        // e1 − 1 (the edge's extra samples repeat the edge cells).
+        let (a, b) = (old.row(r, tile.e0, tile.e1), new.row(r, tile.e0, tile.e1));
+        a.iter().zip(b).any(|(x, y)| x.to_bits() != y.to_bits())
+    })
+}
+
+/// The collider of the samples `range` at the coarsest spacing that divides its sides and
+/// keeps its ground within the tolerance, else every sample.
+fn make(samples: &Samples, range: Tile, cell_size: f32) -> (Tile, ColliderBuilder) {
+    let Tile { e0, e1, r0, r1, .. } = range;
+    let spacing = (SPACINGS.iter().rev())
+        .find(|&&s| {
+            (e1 - e0) % s == 0 && (r1 - r0) % s == 0 && within(samples, (e0, e1, r0, r1), s)
+        })
+        .copied()
+        .unwrap_or(1);
+    let tile = Tile { spacing, ..range };
+    (tile, collider(samples, tile, cell_size))
 }
 
 /// Whether the ground of the samples `e0..=e1` × `r0..=r1` taken every `s`-th passes within
@@ -198,15 +284,54 @@ mod tests {
     use super::*;
 
     fn tiles(terrain: &[f32], n: usize) -> Vec<Tile> {
+        let samples = Samples {
+            terrain,
+            nx: n,
+            ny: n,
+        };
+        let range = |(e0, e1, r0, r1)| Tile {
+            e0,
+            e1,
+            r0,
+            r1,
+            spacing: 0,
+        };
+        (ranges(n, n).into_iter())
+            .map(|r| make(&samples, range(r), 1.0).0)
+            .collect()
+    }
+
+    #[test]
+    fn a_changed_cell_makes_again_only_the_tiles_that_hold_it() {
+        let n = 200;
         let grid = CellGrid {
             nx: n,
             ny: n,
             cell_size: 1.0,
         };
-        ground_tiles(terrain, grid)
-            .into_iter()
-            .map(|(t, _)| t)
-            .collect()
+        let mut terrain: Vec<f32> = (0..n * n).map(|k| 0.001 * (k % 7) as f32).collect();
+        let mut physics = PhysicsWorld::new();
+        let mut ground = Ground::default();
+        let all = ground.set(&mut physics, &terrain, grid);
+        assert_eq!(all, ranges(n, n).len());
+        assert_eq!(physics.colliders.len(), all);
+        // The same terrain: nothing to make.
+        assert_eq!(ground.set(&mut physics, &terrain, grid), 0);
+        // A cell inside a tile; one on the samples two tiles share (cell 64 is sample 65,
+        // where the second tile begins); a map corner (its tile and the edge strips that
+        // repeat it).
+        for (cell, made) in [((30, 30), 1), ((64, 30), 2), ((0, 0), 4)] {
+            terrain[cell.1 * n + cell.0] += 0.5;
+            assert_eq!(ground.set(&mut physics, &terrain, grid), made, "{cell:?}");
+            let kept: Vec<Tile> = ground.tiles.iter().map(|(t, _)| *t).collect();
+            assert_eq!(kept, tiles(&terrain, n));
+        }
+        assert_eq!(physics.colliders.len(), all);
+        // Another grid: all made again.
+        let small = CellGrid { nx: 100, ..grid };
+        let fewer = ground.set(&mut physics, &terrain[..100 * n], small);
+        assert_eq!(fewer, ranges(100, n).len());
+        assert_eq!(physics.colliders.len(), fewer);
     }
 
     #[test]
