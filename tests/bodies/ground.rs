@@ -74,7 +74,7 @@ fn a_smooth_lake_bed_is_ground_of_few_triangles_and_a_crate_rests_on_it_as_on_th
 }
 
 #[test]
-fn the_sample_projects_keep_every_sample_where_their_ground_is_rough() {
+fn the_sample_projects_grounds_keep_at_most_every_sample_and_the_flat_river_valley_half() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../projects");
     let mut projects: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
@@ -93,9 +93,11 @@ fn the_sample_projects_keep_every_sample_where_their_ground_is_rough() {
             dir.file_name().unwrap().to_string_lossy(),
             100.0 * kept as f64 / all as f64
         );
-        assert!(kept <= all);
-        // A rough tile keeps all its samples: no tile is coarser than its ground allows.
-        // (Checked sample by sample in the runtime's unit tests; here the count is bounded.)
-        assert!(kept > 0);
+        assert!(kept > 0 && kept <= all);
+        // Its wide flat floodplain: about half the triangles go (that a tile is never coarser
+        // than its ground allows is checked sample by sample in the runtime's unit tests).
+        if dir.ends_with("river_valley") {
+            assert!(kept * 10 < all * 6, "river_valley kept {kept} of {all}");
+        }
     }
 }
