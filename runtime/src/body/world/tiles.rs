@@ -112,21 +112,8 @@ impl Ground {
         let same = grid == self.grid && self.heights.len() == terrain.len();
         if !same {
             self.clear(physics);
-            self.tiles = ranges(nx, ny)
-                .into_iter()
-                .map(|r| (r, ColliderHandle::invalid()))
-                .map(|((e0, e1, r0, r1), h)| {
-                    (
-                        Tile {
-                            e0,
-                            e1,
-                            r0,
-                            r1,
-                            spacing: 0,
-                        },
-                        h,
-                    )
-                })
+            self.tiles = (ranges(nx, ny).into_iter())
+                .map(|t| (t, ColliderHandle::invalid()))
                 .collect();
         }
         let old = Samples {
@@ -169,12 +156,20 @@ impl Ground {
     }
 }
 
-/// The tiles' samples, `(e0, e1, r0, r1)`, of a grid of `nx × ny` cells.
-fn ranges(nx: usize, ny: usize) -> Vec<(usize, usize, usize, usize)> {
+/// The tiles of a grid of `nx × ny` cells, their spacing not chosen yet (0).
+fn ranges(nx: usize, ny: usize) -> Vec<Tile> {
     let side = TILE.max((nx.max(ny) + 1).div_ceil(MOST_TILES).next_multiple_of(16));
     let (xs, ys) = (cuts(nx, side), cuts(ny, side));
     (ys.windows(2))
-        .flat_map(|r| xs.windows(2).map(move |e| (e[0], e[1], r[0], r[1])))
+        .flat_map(|r| {
+            xs.windows(2).map(move |e| Tile {
+                e0: e[0],
+                e1: e[1],
+                r0: r[0],
+                r1: r[1],
+                spacing: 0,
+            })
+        })
         .collect()
 }
 
@@ -289,15 +284,8 @@ mod tests {
             nx: n,
             ny: n,
         };
-        let range = |(e0, e1, r0, r1)| Tile {
-            e0,
-            e1,
-            r0,
-            r1,
-            spacing: 0,
-        };
         (ranges(n, n).into_iter())
-            .map(|r| make(&samples, range(r), 1.0).0)
+            .map(|t| make(&samples, t, 1.0).0)
             .collect()
     }
 
