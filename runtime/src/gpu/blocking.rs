@@ -12,7 +12,7 @@
 use crate::sim::blocking::{BLOCKED_COVER, BlockerError, Blockers, film, partial_surface};
 
 use super::GpuError;
-use super::kernel::{Bind, Kernel};
+use super::kernel::{Bind, BoundGroup, Kernel};
 use super::readback::read_f32;
 use super::sim::GpuSimulation;
 use super::state::{Buffers, Config};
@@ -35,8 +35,8 @@ pub(crate) struct BlockingPass {
     config: Config,
     kernel: Kernel,
     upper: Kernel,
-    group: Option<wgpu::BindGroup>,
-    upper_group: Option<wgpu::BindGroup>,
+    group: BoundGroup,
+    upper_group: BoundGroup,
     groups: [u32; 3],
 }
 
@@ -74,8 +74,8 @@ impl BlockingPass {
             config: *config,
             kernel,
             upper,
-            group: None,
-            upper_group: None,
+            group: BoundGroup::default(),
+            upper_group: BoundGroup::default(),
             groups: [0, 1, 1],
         })
     }
@@ -85,15 +85,15 @@ impl BlockingPass {
         let bufs = [
             &b.grid, &b.aux, &b.terrain, &b.depth, &b.qx, &b.qy, &b.carry, blk, &b.adv,
         ];
-        self.group = Some(self.kernel.bind(device, "blocking", &bufs));
+        self.group.bind(&self.kernel, device, "blocking", &bufs);
         let bufs = [&b.grid, &b.aux, &b.terrain, &b.depth, blk];
-        self.upper_group = Some(self.upper.bind(device, "upper", &bufs));
+        self.upper_group.bind(&self.upper, device, "upper", &bufs);
         let cap = capacity.max(1) as u32;
         self.groups = [cap.min(65535), cap.div_ceil(65535), 1];
     }
 
     fn encode(&self, pass: &mut wgpu::ComputePass<'_>, entry: usize) {
-        if let Some(group) = &self.group {
+        if let Some(group) = self.group.group() {
             pass.set_pipeline(&self.kernel.pipelines[entry]);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(self.groups[0], self.groups[1], self.groups[2]);
@@ -101,7 +101,7 @@ impl BlockingPass {
     }
 
     fn encode_upper(&self, pass: &mut wgpu::ComputePass<'_>, entry: usize) {
-        if let Some(group) = &self.upper_group {
+        if let Some(group) = self.upper_group.group() {
             pass.set_pipeline(&self.upper.pipelines[entry]);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(self.groups[0], self.groups[1], self.groups[2]);
@@ -314,7 +314,8 @@ impl GpuSimulation {
             b.pass = Some(BlockingPass::new(&self.ctx.device, &config)?);
         }
         let pass = b.pass.as_mut().expect("compiled just above");
-        // Bound afresh for every batch of steps: the solver may have replaced its buffers.
+        // Bound for every batch of steps (a group made again only where the solver replaced a
+        // buffer).
         pass.bind(&self.ctx.device, &self.bufs, &b.buffer, b.tiles.capacity());
         b.tiles.stepped();
         Ok(true)

@@ -173,3 +173,36 @@ pub(crate) fn captured<T>(
         (None, None) => Ok(out),
     }
 }
+
+/// A kernel's bind group kept while the buffers it binds stay the same: a pass bound every
+/// step (the blocked pass, the floaters' displacement) makes a new one only when the solver
+/// replaced a buffer.
+#[derive(Default)]
+pub(crate) struct BoundGroup {
+    bound: Vec<wgpu::Buffer>,
+    group: Option<wgpu::BindGroup>,
+}
+
+impl BoundGroup {
+    /// The group binding `buffers` to `kernel`, made again only where they changed.
+    pub fn bind(
+        &mut self,
+        kernel: &Kernel,
+        device: &wgpu::Device,
+        name: &str,
+        buffers: &[&wgpu::Buffer],
+    ) -> &wgpu::BindGroup {
+        let same = self.bound.len() == buffers.len()
+            && self.bound.iter().zip(buffers).all(|(a, b)| a == *b);
+        if !same || self.group.is_none() {
+            self.bound = buffers.iter().map(|b| (*b).clone()).collect();
+            self.group = Some(kernel.bind(device, name, buffers));
+        }
+        self.group.as_ref().expect("bound just above")
+    }
+
+    /// The group last bound, if any.
+    pub fn group(&self) -> Option<&wgpu::BindGroup> {
+        self.group.as_ref()
+    }
+}

@@ -2,7 +2,7 @@
 //! after every step as `Simulation` does on the CPU (`sim::maps`), read back on demand.
 
 use super::GpuError;
-use super::kernel::{Bind, Kernel, captured};
+use super::kernel::{Bind, BoundGroup, Kernel, captured};
 use super::state::{Buffers, Config};
 use crate::sim::maps::NEVER;
 
@@ -21,7 +21,7 @@ pub(crate) struct MapsPass {
     kernel: Kernel,
     /// Max depth, max speed, arrival (time + 1 s; 0: not yet) and hazard, `cells` f32 each.
     pub maps: [wgpu::Buffer; 4],
-    group: wgpu::BindGroup,
+    group: BoundGroup,
     groups: [u32; 2],
     /// Where the fused flow pass folds the maps in, it does so every `stride`-th step and at
     /// the last step of every call (1: every step; `GpuSimulation::set_maps_stride`).
@@ -64,7 +64,8 @@ impl MapsPass {
         let total = cells.div_ceil(GROUP).max(1);
         let x = total.min(MAX_GROUPS);
         let groups = [x as u32, total.div_ceil(x) as u32];
-        let group = Self::bind(&kernel, device, bufs, &maps);
+        let mut group = BoundGroup::default();
+        Self::bind(&mut group, &kernel, device, bufs, &maps);
         Ok(Self {
             kernel,
             maps,
@@ -75,28 +76,30 @@ impl MapsPass {
     }
 
     fn bind(
+        group: &mut BoundGroup,
         kernel: &Kernel,
         device: &wgpu::Device,
         b: &Buffers,
         maps: &[wgpu::Buffer; 4],
-    ) -> wgpu::BindGroup {
+    ) {
         let [d, s, a, h] = maps;
-        kernel.bind(
+        group.bind(
+            kernel,
             device,
             "maps",
             &[&b.grid, &b.aux, &b.depth, &b.qx, &b.qy, d, s, a, h],
-        )
+        );
     }
 
-    /// Rebinds to `bufs` (some may have been replaced since).
+    /// Rebinds to `bufs` (a group made again only where some were replaced since).
     pub fn rebind(&mut self, device: &wgpu::Device, bufs: &Buffers) {
-        self.group = Self::bind(&self.kernel, device, bufs, &self.maps);
+        Self::bind(&mut self.group, &self.kernel, device, bufs, &self.maps);
     }
 
     /// Records the fold of the current state.
     pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_pipeline(&self.kernel.pipelines[0]);
-        pass.set_bind_group(0, &self.group, &[]);
+        pass.set_bind_group(0, self.group.group(), &[]);
         pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
     }
 }

@@ -3,7 +3,7 @@
 
 use super::GpuError;
 use super::advect::LATTICE;
-use super::kernel::{Bind, Kernel};
+use super::kernel::{Bind, BoundGroup, Kernel};
 use super::state::{Buffers, Config};
 
 const SOURCE: &str = include_str!("../../shaders/region.wgsl");
@@ -21,6 +21,8 @@ pub(crate) struct RegionPass {
     /// The list-of-cells changes of the last [`Self::cells`], kept for the next (the
     /// floaters' displacement uploads one every coupled step).
     cells: Option<wgpu::Buffer>,
+    /// The bind group of the last [`Self::encode_cells`].
+    cells_group: BoundGroup,
 }
 
 impl RegionPass {
@@ -39,6 +41,7 @@ impl RegionPass {
         Ok(Self {
             kernel,
             cells: None,
+            cells_group: BoundGroup::default(),
         })
     }
 
@@ -111,13 +114,14 @@ impl RegionPass {
     /// Records the list-of-cells water change of `src` (pairs of cell bits and depth change;
     /// the count in `bufs.rect`): one workgroup, which alone books the volume change.
     pub fn encode_cells(
-        &self,
+        &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         bufs: &Buffers,
         src: &wgpu::Buffer,
     ) {
-        let group = self.kernel.bind(
+        let group = self.cells_group.bind(
+            &self.kernel,
             device,
             "region",
             &[
@@ -135,7 +139,7 @@ impl RegionPass {
             label: Some("region cells"),
             timestamp_writes: None,
         });
-        pass.set_bind_group(0, &group, &[]);
+        pass.set_bind_group(0, group, &[]);
         pass.set_pipeline(&self.kernel.pipelines[2]);
         pass.dispatch_workgroups(1, 1, 1);
     }
