@@ -170,6 +170,8 @@ struct Scratch {
     delta: Vec<f32>,
     /// The water all floaters move, per cell.
     moved: Vec<(usize, f32)>,
+    /// Scratch of [`cells::merge`].
+    keys: Vec<u64>,
 }
 
 impl BodyWorld {

@@ -180,36 +180,88 @@ pub(super) fn push_aside(
     if moved.len() == start || net == 0.0 {
         return;
     }
-    let mut count = 0usize;
-    ring(now, previous, grid, |_| count += 1);
+    // The ring's cells listed once, after the cells under the body; their share set after.
+    let first = moved.len();
+    ring(now, previous, grid, |k| moved.push((k, 0.0)));
+    let count = moved.len() - first;
     if count == 0 {
         return;
     }
     let share = net / count as f32;
-    ring(now, previous, grid, |k| {
-        depth[k] += share / area;
-        moved.push((k, -share));
-    });
+    for m in &mut moved[first..] {
+        depth[m.0] += share / area;
+        m.1 = -share;
+    }
 }
 
 /// Sums the volumes of each cell listed more than once (bodies side by side), adding them in
 /// the order they were listed, and drops cells that end at zero: the list the solver takes,
-/// sorted by cell.
-pub(super) fn merge(moved: &mut Vec<(usize, f32)>) {
-    moved.sort_by_key(|m| m.0);
+/// sorted by cell. `keys` is scratch space: each entry's cell and place in the list, sorted
+/// as one number (no stable sort of the pairs needed: the place keeps the listed order).
+pub(super) fn merge(moved: &mut Vec<(usize, f32)>, keys: &mut Vec<u64>) {
+    keys.clear();
+    keys.extend(
+        moved
+            .iter()
+            .enumerate()
+            .map(|(n, m)| ((m.0 as u64) << 32) | n as u64),
+    );
+    keys.sort_unstable();
     let mut out = 0;
     let mut n = 0;
-    while n < moved.len() {
-        let k = moved[n].0;
+    while n < keys.len() {
+        let k = keys[n] >> 32;
         let mut sum = 0.0;
-        while n < moved.len() && moved[n].0 == k {
-            sum += moved[n].1;
+        while n < keys.len() && keys[n] >> 32 == k {
+            sum += moved[(keys[n] & 0xffff_ffff) as usize].1;
             n += 1;
         }
         if sum != 0.0 {
-            moved[out] = (k, sum);
+            keys[out] = (k << 32) | sum.to_bits() as u64;
             out += 1;
         }
     }
-    moved.truncate(out);
+    moved.clear();
+    moved.extend(
+        keys[..out]
+            .iter()
+            .map(|&w| ((w >> 32) as usize, f32::from_bits(w as u32))),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge;
+
+    /// The summed list equals a stable sort by cell and a sum in listed order, bit for bit,
+    /// with the cells whose sum cancels dropped.
+    #[test]
+    fn merge_sums_in_listed_order_and_sorts_by_cell() {
+        let mut moved = vec![
+            (7, 0.1),
+            (3, 1e8),
+            (7, 0.2),
+            (3, 1.0),
+            (5, 0.5),
+            (3, -1e8),
+            (5, -0.5),
+            (9, 0.25),
+            (0, -0.0),
+        ];
+        let mut expected = moved.clone();
+        expected.sort_by_key(|m: &(usize, f32)| m.0);
+        let mut sums: Vec<(usize, f32)> = Vec::new();
+        for (k, v) in expected {
+            match sums.last_mut() {
+                Some(last) if last.0 == k => last.1 += v,
+                _ => sums.push((k, 0.0 + v)),
+            }
+        }
+        sums.retain(|m| m.1 != 0.0);
+        let mut keys = Vec::new();
+        merge(&mut moved, &mut keys);
+        assert_eq!(moved, sums);
+        // Cell 3's 1.0 is lost to 1e8 in the listed order and its sum cancels, as 5's does.
+        assert_eq!(moved, vec![(7, 0.1f32 + 0.2), (9, 0.25)]);
+    }
 }

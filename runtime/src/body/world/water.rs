@@ -93,10 +93,12 @@ pub(super) fn block_beside_floaters<S: WaterSolver + ?Sized>(
     sim: &mut S,
 ) -> Result<(), BlockerError> {
     let WaterCopy { surface, depth, .. } = water;
-    let (moved, delta) = (&mut scratch.moved, &mut scratch.delta);
+    let Scratch {
+        moved, delta, keys, ..
+    } = scratch;
     let surface: &[f32] = surface;
     rayon::in_place_scope(|scope| {
-        scope.spawn(|_| push_floaters(slots, grid, surface, depth, moved, delta));
+        scope.spawn(|_| push_floaters(slots, grid, surface, depth, moved, delta, keys));
         block(slots, blockers, grid, surface, sim)
     })
 }
@@ -156,6 +158,7 @@ fn push_floaters(
     depth: &mut [f32],
     moved: &mut Vec<(usize, f32)>,
     delta: &mut Vec<f32>,
+    keys: &mut Vec<u64>,
 ) {
     moved.clear();
     for slot in slots.iter().flatten().filter(|s| !s.blocks) {
@@ -169,7 +172,7 @@ fn push_floaters(
             delta,
         );
     }
-    merge(moved);
+    merge(moved, keys);
 }
 
 /// Asks the solver to read back, while the rigid bodies step, the water each body will need
