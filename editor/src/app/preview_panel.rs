@@ -122,13 +122,13 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
         );
         // What held the water back in the frames just played; nothing is held back while the
         // water is paused (the last played frame's state would otherwise stay on the panel).
-        let held = preview.playing;
-        if held && preview.bodies_capped && preview.on_cpu() {
+        let playing = preview.playing;
+        if playing && preview.bodies_capped && preview.on_cpu() {
             ui.label("(held back: CPU solver)").on_hover_text(format!(
                 "The GPU was lost: the CPU solver runs as many steps as fit in {} ms a frame",
                 preview.step_budget.as_millis()
             ));
-        } else if held && preview.bodies_capped {
+        } else if playing && preview.bodies_capped {
             ui.label("(held back: bodies move)").on_hover_text(format!(
                 "While bodies move with the water each step is coupled with the physics, so \
                  a frame runs no more steps than fit in {} ms",
@@ -146,7 +146,7 @@ fn controls(app: &mut EditorApp, ui: &mut Ui) {
                     crate::preview::stride::LONGEST_BODY_STEP
                 ));
         }
-        if held && preview.pace.held() && !preview.bodies_capped {
+        if playing && preview.pace.held() && !preview.bodies_capped {
             ui.label("(held back: slow frames)").on_hover_text(
                 "Frames took longer than a 30 Hz frame, so the water runs fewer steps per \
                  frame and falls behind the speed asked, keeping the viewport responsive (a \
