@@ -81,6 +81,31 @@ pub(crate) fn strips_for(tile: (u32, u32), nx: usize, ny: usize) -> (u32, u32) {
     (tile.0, rows)
 }
 
+/// The strips for an `nx × ny` grid on a software adapter (lavapipe), which runs a workgroup's
+/// threads as a few vector lanes each and marches every row of a strip whether the grid has it
+/// or not: the width in [`TILES`] (no wider than `tile`) and the height in [`ROWS`] (no taller)
+/// that march the fewest lanes over the grid, the widest and tallest of equals. On a large grid
+/// that is `tile`; a channel two cells wide ran 31 rows a strip for its 2, and a 48-cell-wide
+/// basin 128 threads a strip for its 52 columns.
+pub(crate) fn software_strips(tile: (u32, u32), nx: usize, ny: usize) -> (u32, u32) {
+    if tile_from_env().is_some() {
+        return tile;
+    }
+    let (nx, ny) = (nx.max(1) as u32, ny.max(1) as u32);
+    let width = TILES
+        .into_iter()
+        .map(|t| t.0)
+        .filter(|&w| w <= tile.0)
+        .min_by_key(|&w| (nx.div_ceil(w - 4) * w, u32::MAX - w))
+        .unwrap_or(tile.0);
+    let rows = ROWS
+        .into_iter()
+        .filter(|&rows| rows <= tile.1)
+        .min_by_key(|&rows| (ny.div_ceil(rows) * (rows + 4), u32::MAX - rows))
+        .unwrap_or(tile.1);
+    (width, rows)
+}
+
 /// The smallest tile (the least workgroup memory any device must offer).
 pub(crate) fn smallest_tile() -> (u32, u32) {
     TILES[TILES.len() - 1]
@@ -297,5 +322,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_software_adapter_marches_no_more_lanes_than_the_grid_needs() {
+        if tile_from_env().is_some() {
+            return; // A benchmark override is in force.
+        }
+        // Large grids keep the preferred strips.
+        assert_eq!(software_strips((128, 27), 1024, 1024), (128, 27));
+        assert_eq!(software_strips((128, 27), 800, 270), (128, 27));
+        // A channel two cells wide: 5 rows a strip (9 marched), not 27 (31).
+        assert_eq!(software_strips((128, 27), 800, 2), (128, 5));
+        // A 48 × 36 basin: 64 threads for its 52 columns, 14 rows a strip (3 × 18 marched
+        // against 2 × 31).
+        assert_eq!(software_strips((128, 27), 48, 36), (64, 14));
+        // Never wider or taller than the device's own strips.
+        assert_eq!(software_strips((64, 27), 1000, 1000), (64, 27));
+        assert_eq!(software_strips((128, 10), 48, 36), (64, 10));
     }
 }

@@ -229,10 +229,13 @@ impl GpuSimulation {
     pub(crate) fn build(level: &Level, mut ctx: Context) -> Result<Self, GpuError> {
         let start = Initial::new(level)?;
         let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
-        // A software adapter runs a few workgroups at a time: it keeps the tall strips.
-        if ctx.device.adapter_info().device_type != wgpu::DeviceType::Cpu {
-            ctx.tile = super::flow::strips_for(ctx.tile, nx, ny);
-        }
+        // A software adapter runs a few workgroups at a time: it keeps the tall strips where
+        // the grid has the rows for them.
+        ctx.tile = if ctx.device.adapter_info().device_type != wgpu::DeviceType::Cpu {
+            super::flow::strips_for(ctx.tile, nx, ny)
+        } else {
+            super::flow::software_strips(ctx.tile, nx, ny)
+        };
         let params = level.params.clone();
         let rough = crate::sim::roughness_of(level).is_some();
         let config = Config::new(&params, rough, ctx.tile);
