@@ -229,7 +229,7 @@ impl GpuSimulation {
     pub(crate) fn build(level: &Level, mut ctx: Context) -> Result<Self, GpuError> {
         let start = Initial::new(level)?;
         let (nx, ny, dx) = (level.nx(), level.ny(), level.cell_size);
-        // A software adapter runs a few workgroups at a time: it keeps the tall strips.
+        // A software adapter runs a few workgroups at a time: strips only as large as needed.
         ctx.tile = if ctx.device.adapter_info().device_type != wgpu::DeviceType::Cpu {
             super::flow::strips_for(ctx.tile, nx, ny)
         } else {
