@@ -83,10 +83,10 @@ pub(crate) fn strips_for(tile: (u32, u32), nx: usize, ny: usize) -> (u32, u32) {
 
 /// The strips for an `nx × ny` grid on a software adapter (lavapipe), which runs a workgroup's
 /// threads as a few vector lanes each and marches every row of a strip whether the grid has it
-/// or not: the width in [`TILES`] (no wider than `tile`) and the height in [`ROWS`] (no taller)
-/// that march the fewest lanes over the grid, the widest and tallest of equals. On a large grid
-/// that is `tile`; a channel two cells wide ran 31 rows a strip for its 2, and a 48-cell-wide
-/// basin 128 threads a strip for its 52 columns.
+/// or not: the width in [`TILES`] (no wider than `tile`) and any height up to `tile`'s that
+/// march the fewest lanes over the grid (a strip of `r` rows marches `r + 4`), the widest and
+/// tallest of equals. On a large grid that is `tile`; a channel two cells wide ran 31 rows a
+/// strip for its 2, and a 48-cell-wide basin 128 threads a strip for its 52 columns.
 pub(crate) fn software_strips(tile: (u32, u32), nx: usize, ny: usize) -> (u32, u32) {
     if tile_from_env().is_some() {
         return tile;
@@ -98,9 +98,7 @@ pub(crate) fn software_strips(tile: (u32, u32), nx: usize, ny: usize) -> (u32, u
         .filter(|&w| w <= tile.0)
         .min_by_key(|&w| (nx.div_ceil(w - 4) * w, u32::MAX - w))
         .unwrap_or(tile.0);
-    let rows = ROWS
-        .into_iter()
-        .filter(|&rows| rows <= tile.1)
+    let rows = (1..=tile.1.max(1))
         .min_by_key(|&rows| (ny.div_ceil(rows) * (rows + 4), u32::MAX - rows))
         .unwrap_or(tile.1);
     (width, rows)
@@ -126,7 +124,7 @@ pub(crate) fn groups(nx: usize, ny: usize, tile: (u32, u32)) -> [u32; 3] {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Fusion {
     /// Where the grid has at least [`FUSE_FROM`] flow strips: the fused pass's rows are longer,
-    /// so with fewer strips it leaves the GPU idle.
+    /// so with fewer strips it leaves the GPU idle. On a software adapter, always.
     #[default]
     Auto,
     /// Whenever the sub-step allows it.
@@ -146,6 +144,10 @@ pub(crate) struct FlowPass {
     plain: (Kernel, wgpu::BindGroup),
     fused: Option<(Kernel, wgpu::BindGroup)>,
     folding: Option<Folding>,
+    /// Flow strips from which [`Fusion::Auto`] fuses: [`FUSE_FROM`], or on a software adapter
+    /// none at all. Lavapipe runs the separate advection and store passes in 16 × 16 lattices
+    /// of mostly idle lanes on a narrow grid, and gains nothing from more strips at once.
+    fuse_from: u32,
 }
 
 /// The fused variant that folds the maps of the run in, and the maps it folds into.
@@ -188,10 +190,12 @@ impl FlowPass {
             fused: true,
             ..*config
         };
+        let software = device.adapter_info().device_type == wgpu::DeviceType::Cpu;
         Ok(Self {
             plain: compile(config)?,
             fused: config.fusable().then(|| compile(&fused)).transpose()?,
             folding: None,
+            fuse_from: if software { 0 } else { FUSE_FROM },
         })
     }
 
@@ -267,7 +271,7 @@ impl FlowPass {
         let strips = grid.groups[SLOT_FLOW][0] * grid.groups[SLOT_FLOW][1];
         self.fused.is_some()
             && match fusion {
-                Fusion::Auto => strips >= FUSE_FROM,
+                Fusion::Auto => strips >= self.fuse_from,
                 Fusion::Always => true,
                 Fusion::Never => false,
             }
@@ -332,13 +336,13 @@ mod tests {
         // Large grids keep the preferred strips.
         assert_eq!(software_strips((128, 27), 1024, 1024), (128, 27));
         assert_eq!(software_strips((128, 27), 800, 270), (128, 27));
-        // A channel two cells wide: 5 rows a strip (9 marched), not 27 (31).
-        assert_eq!(software_strips((128, 27), 800, 2), (128, 5));
-        // A 48 × 36 basin: 64 threads for its 52 columns, 14 rows a strip (3 × 18 marched
+        // A channel two cells wide: 2 rows a strip (6 marched), not 27 (31).
+        assert_eq!(software_strips((128, 27), 800, 2), (128, 2));
+        // A 48 × 36 basin: 64 threads for its 52 columns, 18 rows a strip (2 × 22 marched
         // against 2 × 31).
-        assert_eq!(software_strips((128, 27), 48, 36), (64, 14));
+        assert_eq!(software_strips((128, 27), 48, 36), (64, 18));
         // Never wider or taller than the device's own strips.
-        assert_eq!(software_strips((64, 27), 1000, 1000), (64, 27));
-        assert_eq!(software_strips((128, 10), 48, 36), (64, 10));
+        assert_eq!(software_strips((64, 27), 1000, 1000), (64, 25));
+        assert_eq!(software_strips((128, 10), 48, 36), (64, 9));
     }
 }
