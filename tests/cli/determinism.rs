@@ -172,6 +172,25 @@ fn hash_with_vectors(dir: &Path, level: &Path, width: &str, extra: &[&str]) -> (
 }
 
 #[test]
+fn hash_is_identical_with_the_dry_ground_computed_or_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let level = valley(dir.path());
+    for extra in [&[][..], &["--manning", "0.03"][..]] {
+        for threads in [1, 2] {
+            let hash = |more: &[&str]| {
+                let report = sim_report(dir.path(), &level, 120, threads, &[extra, more].concat());
+                report["hash"].as_str().expect("hash").to_string()
+            };
+            assert_eq!(
+                hash(&[]),
+                hash(&["--no-dry-skip"]),
+                "{extra:?} on {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
 fn hash_is_identical_at_every_vector_width() {
     let dir = tempfile::tempdir().unwrap();
     let level = valley(dir.path());

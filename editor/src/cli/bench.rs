@@ -55,6 +55,10 @@ pub struct BenchArgs {
     /// the same at every width.
     #[arg(long, value_enum, default_value = "auto")]
     pub cpu_vectors: CpuVectors,
+    /// Compute the dry ground far from any water too, as the peers do (the CPU solver leaves
+    /// it out by default; the water is the same either way).
+    #[arg(long)]
+    pub no_dry_skip: bool,
 }
 
 /// A Manning coefficient: finite and above 0.
@@ -204,6 +208,7 @@ pub fn measure(n: u32, steps: u64, args: &BenchArgs) -> Result<BenchRow, BenchEr
         return measure_gpu(&level, n, steps, args);
     }
     let mut sim = Simulation::new(&level).map_err(|source| BenchError::Start { n, source })?;
+    sim.set_skip_dry(!args.no_dry_skip);
     let fail = |source| BenchError::Step { n, source };
     for _ in 0..10 {
         sim.step(DT).map_err(fail)?;

@@ -54,6 +54,10 @@ pub struct SimArgs {
     /// the same at every width.
     #[arg(long, value_enum, default_value = "auto")]
     pub cpu_vectors: CpuVectors,
+    /// Compute the dry ground far from any water too (the CPU solver leaves it out by
+    /// default); the water is the same either way.
+    #[arg(long)]
+    pub no_dry_skip: bool,
 }
 
 /// What `spillway sim --json` prints.
@@ -211,7 +215,8 @@ pub fn run(args: &SimArgs) -> CliResult {
     }
     let failed =
         |e: BakeError| CliError::failure(format!("{}: the simulation failed: {e}", path.display()));
-    let sim = simulation(&level, path)?;
+    let mut sim = simulation(&level, path)?;
+    sim.set_skip_dry(!args.no_dry_skip);
     let mut coupled =
         Coupled::new(sim, &level, &level_folder(path), !args.no_bodies).map_err(failed)?;
 

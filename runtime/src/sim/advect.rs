@@ -179,34 +179,38 @@ pub(crate) struct Momentum<'a> {
 }
 
 impl<'a> Momentum<'a> {
-    /// The row of x-faces `j` (`out[1..nx]`; the border faces are left as they are).
+    /// The row of x-faces `j` between the cells `lo..hi` of the row (written to
+    /// `out[lo + 1..hi]`; the faces at `lo` and `hi` are left as they are): the whole row is
+    /// `(0, nx)`.
     #[inline(always)]
-    fn x_faces(&self, j: usize) -> URow<'a> {
+    fn x_faces(&self, j: usize, (lo, hi): (usize, usize)) -> URow<'a> {
         let PassGrid { nx, ny, dt, dx } = self.grid;
         let w = nx + 1;
-        let urow = |j: usize| &self.u[j * w..(j + 1) * w];
+        let urow = |j: usize| &self.u[j * w + lo..=j * w + hi];
         URow {
             inv: 1.0 / dx,
             dt,
             u: urow(j),
             up: urow(j.max(1) - 1),
             down: urow((j + 1).min(ny - 1)),
-            d: &self.depth[j * nx..(j + 1) * nx],
-            qx: &self.qx[j * w..(j + 1) * w],
-            top: &self.qy[j * nx..(j + 1) * nx],
-            bottom: &self.qy[(j + 1) * nx..(j + 2) * nx],
+            d: &self.depth[j * nx + lo..j * nx + hi],
+            qx: &self.qx[j * w + lo..=j * w + hi],
+            top: &self.qy[j * nx + lo..j * nx + hi],
+            bottom: &self.qy[(j + 1) * nx + lo..(j + 1) * nx + hi],
         }
     }
 
-    /// The interior row of y-faces `j` (`0 < j < ny`).
+    /// The interior row of y-faces `j` (`0 < j < ny`) of the columns `lo..hi`, whose outer
+    /// faces take their own velocity for the one beyond (at the map's sides, where nothing is
+    /// beyond; inside it, where the window's edge is quiet and the velocity is not used).
     #[inline(always)]
-    fn y_faces(&self, j: usize) -> VRow<'a> {
+    fn y_faces(&self, j: usize, (lo, hi): (usize, usize)) -> VRow<'a> {
         let PassGrid { nx, dt, dx, .. } = self.grid;
         let w = nx + 1;
-        let vrow = |j: usize| &self.v[j * nx..(j + 1) * nx];
-        let cells = |j: usize| &self.depth[j * nx..(j + 1) * nx];
-        let yrow = |j: usize| &self.qy[j * nx..(j + 1) * nx];
-        let xrow = |j: usize| &self.qx[j * w..(j + 1) * w];
+        let vrow = |j: usize| &self.v[j * nx + lo..j * nx + hi];
+        let cells = |j: usize| &self.depth[j * nx + lo..j * nx + hi];
+        let yrow = |j: usize| &self.qy[j * nx + lo..j * nx + hi];
+        let xrow = |j: usize| &self.qx[j * w + lo..=j * w + hi];
         VRow {
             inv: 1.0 / dx,
             dt,
@@ -223,17 +227,19 @@ impl<'a> Momentum<'a> {
         }
     }
 
-    /// The advected velocities of the interior x-faces of row `j` into `out[1..nx]`, in the
-    /// caller's vector width (the caller is compiled for it).
+    /// The advected velocities of the x-faces of row `j` between the cells `lo..hi` into
+    /// `out[lo + 1..hi]` (`(0, nx)`: the interior faces), in the caller's vector width (the
+    /// caller is compiled for it).
     #[inline(always)]
-    pub fn x_row(&self, j: usize, out: &mut [f32]) {
-        self.x_faces(j).run(out);
+    pub fn x_row(&self, j: usize, (lo, hi): (usize, usize), out: &mut [f32]) {
+        self.x_faces(j, (lo, hi)).run(&mut out[lo..=hi]);
     }
 
-    /// The advected velocities of the interior y-face row `j` (`0 < j < ny`) into `out`.
+    /// The advected velocities of the interior y-face row `j` (`0 < j < ny`) of the columns
+    /// `lo..hi` into `out[lo..hi]`.
     #[inline(always)]
-    pub fn y_row(&self, j: usize, out: &mut [f32]) {
-        self.y_faces(j).run(out);
+    pub fn y_row(&self, j: usize, (lo, hi): (usize, usize), out: &mut [f32]) {
+        self.y_faces(j, (lo, hi)).run(&mut out[lo..hi]);
     }
 }
 
@@ -262,7 +268,7 @@ impl super::swe::Velocities {
             .for_each(|(j, row)| {
                 row[0] = u[j * w];
                 row[nx] = u[j * w + nx];
-                wide(&m.x_faces(j), row);
+                wide(&m.x_faces(j, (0, nx)), row);
             });
         self.v_adv
             .par_chunks_mut(nx)
@@ -272,7 +278,7 @@ impl super::swe::Velocities {
                     row.copy_from_slice(&v[j * nx..(j + 1) * nx]);
                     return;
                 }
-                wide(&m.y_faces(j), row);
+                wide(&m.y_faces(j, (0, nx)), row);
             });
     }
 }

@@ -6,10 +6,12 @@
 //! buffers, so each face is accelerated once per band and the pass streams the grids once:
 //! it reads terrain, depth and old flows and writes new flows and new depth (28 bytes per cell).
 //! Every value depends only on its inputs, never on the band split, so results are bit-identical
-//! for any thread count.
+//! for any thread count. Where the accelerator says where the water is ([`FaceAccel::quiet`]), a
+//! band is computed only over the columns near it ([`super::quiet`]), with the same results.
 
 use rayon::prelude::*;
 
+use super::quiet::{QuietScan, band_window};
 use super::swe::StoreRows;
 use super::wide::{Vectors, select, vectors};
 
@@ -21,6 +23,21 @@ pub(crate) trait FaceAccel: Sync {
     /// Fills `out[0..nx]` with the y-faces of face row `j` (0..=ny; 0 and ny are the borders),
     /// with `scratch` as [`Self::x_row`].
     fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]);
+    /// The state the step starts from, to find where it can change nothing
+    /// ([`super::quiet`]); `None` (the default) where every row is computed whole.
+    fn quiet(&self) -> Option<QuietScan<'_>> {
+        None
+    }
+    /// [`Self::x_row`] for the cells `lo..hi` of the row only: fills `out[lo + 1..hi]`, and
+    /// `out[0]` and `out[nx]` where the window reaches the borders. Called only where
+    /// [`Self::quiet`] is given; the default computes the whole row.
+    fn x_row_in(&self, j: usize, _win: (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        self.x_row(j, out, scratch);
+    }
+    /// [`Self::y_row`] for the columns `lo..hi` only (`out[lo..hi]`), as [`Self::x_row_in`].
+    fn y_row_in(&self, j: usize, _win: (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        self.y_row(j, out, scratch);
+    }
 }
 
 /// What the pass saw: the deepest cell, and the first cell that went non-finite.
@@ -200,8 +217,24 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
         mut vel,
     } = band;
     let PassGrid { nx, ny, dt, dx } = g;
+    // The columns this band's step can change (the whole width unless the accelerator says
+    // where the water is): the rest keeps its quiet values, the same bit for bit.
+    let window = match acc.quiet() {
+        Some(scan) => band_window(&scan, j0, j1, d_b.carry),
+        None => Some((0, nx)),
+    };
+    let Some((lo, hi)) = window else {
+        qx_b.fill(0.0);
+        qy_b.fill(0.0);
+        d_b.depth.copy_from_slice(&d_old[j0 * nx..j1 * nx]);
+        if let Some(((ub, vb), _)) = vel {
+            ub.fill(0.0);
+            vb.fill(0.0);
+        }
+        return PassReport::default();
+    };
+    let win = Window { lo, hi, nx };
     let vol_rate = dx * dx / dt;
-    let c = dt / (dx * dx);
     let mut ax = vec![0.0f32; nx + 1];
     let mut ay_top = vec![0.0f32; nx];
     let mut ay_bot = vec![0.0f32; nx];
@@ -210,71 +243,111 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
     let mut halo = vec![0.0f32; nx]; // limited flows of the face row just past the band
     let mut scratch = vec![0.0f32; 2 * (nx + 1)];
     let mut report = PassReport::default();
+    let cells = lo..hi;
 
-    acc.y_row(j0, &mut ay_top, &mut scratch);
+    win.y_faces(acc, j0, &mut ay_top, &mut scratch);
     if j0 > 0 {
         // Halo: limiting factors of the row above the band.
-        acc.x_row(j0 - 1, &mut ax, &mut scratch);
-        acc.y_row(j0 - 1, &mut ay_bot, &mut scratch);
+        win.x_faces(acc, j0 - 1, &mut ax, &mut scratch);
+        win.y_faces(acc, j0 - 1, &mut ay_bot, &mut scratch);
         let row = &d_old[(j0 - 1) * nx..j0 * nx];
-        limits(&ax, &ay_bot, &ay_top, row, vol_rate, &mut k_prev);
+        limits(
+            &ax[lo..=hi],
+            &ay_bot[cells.clone()],
+            &ay_top[cells.clone()],
+            &row[cells.clone()],
+            vol_rate,
+            &mut k_prev[cells.clone()],
+        );
     }
     let last = if j1 < ny { j1 } else { ny - 1 };
     for j in j0..=last {
-        acc.x_row(j, &mut ax, &mut scratch);
-        acc.y_row(j + 1, &mut ay_bot, &mut scratch);
+        win.x_faces(acc, j, &mut ax, &mut scratch);
+        win.y_faces(acc, j + 1, &mut ay_bot, &mut scratch);
         let d_row = &d_old[j * nx..(j + 1) * nx];
-        limits(&ax, &ay_top, &ay_bot, d_row, vol_rate, &mut k_cur);
+        limits(
+            &ax[lo..=hi],
+            &ay_top[cells.clone()],
+            &ay_bot[cells.clone()],
+            &d_row[cells.clone()],
+            vol_rate,
+            &mut k_cur[cells.clone()],
+        );
         let top_k = if j == 0 { 1.0 } else { 0.0 };
         let local = j - j0;
         // Face row j goes straight into the band's output, or into `halo` just past the band.
         let (done, rest) = qy_b.split_at_mut(local * nx);
         let fy_row: &mut [f32] = if j < j1 { &mut rest[..nx] } else { &mut halo };
-        for (((out, &q), &kp), &kc) in fy_row.iter_mut().zip(&ay_top).zip(&k_prev).zip(&k_cur) {
+        let faces = fy_row[cells.clone()].iter_mut().zip(&ay_top[cells.clone()]);
+        let ks = k_prev[cells.clone()].iter().zip(&k_cur[cells.clone()]);
+        for ((out, &q), (&kp, &kc)) in faces.zip(ks) {
             // From the row above (or from outside the map at j = 0), else from this row.
             *out = q * select(q > 0.0, kp.max(top_k), kc);
         }
+        win.quiet_faces(fy_row, 0);
         if let (Some(((_, vb), st)), true) = (vel.as_mut(), j < j1) {
             let (q, out) = (&rest[..nx], &mut vb[local * nx..(local + 1) * nx]);
             let speed = if j == 0 {
-                st.border_row(q, &d_old[..nx], out)
+                st.border_row(
+                    &q[cells.clone()],
+                    &d_old[cells.clone()],
+                    &mut out[cells.clone()],
+                )
             } else {
                 let (up, down) = (&d_old[(j - 1) * nx..j * nx], &d_old[j * nx..(j + 1) * nx]);
-                st.y_row(q, up, down, out)
+                let (up, down) = (&up[cells.clone()], &down[cells.clone()]);
+                st.y_row(&q[cells.clone()], up, down, &mut out[cells.clone()])
             };
+            win.quiet_faces(out, 0);
             report.max_speed = report.max_speed.max(speed);
         }
         if j < j1 {
             let qx_row = &mut qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
             // Border faces: outflow limited by the edge cell, inflow from outside unlimited.
-            qx_row[0] = if ax[0] > 0.0 { ax[0] } else { ax[0] * k_cur[0] };
-            qx_row[nx] = if ax[nx] > 0.0 {
-                ax[nx] * k_cur[nx - 1]
-            } else {
-                ax[nx]
-            };
-            let faces = qx_row[1..nx].iter_mut().zip(&ax[1..nx]);
-            for ((out, &q), (&kl, &kr)) in faces.zip(k_cur.iter().zip(&k_cur[1..])) {
+            if lo == 0 {
+                qx_row[0] = if ax[0] > 0.0 { ax[0] } else { ax[0] * k_cur[0] };
+            }
+            if hi == nx {
+                qx_row[nx] = if ax[nx] > 0.0 {
+                    ax[nx] * k_cur[nx - 1]
+                } else {
+                    ax[nx]
+                };
+            }
+            let inner = lo + 1..hi;
+            let faces = qx_row[inner.clone()].iter_mut().zip(&ax[inner]);
+            for ((out, &q), (&kl, &kr)) in faces.zip(k_cur[lo..hi].iter().zip(&k_cur[lo + 1..hi])) {
                 *out = q * select(q > 0.0, kl, kr);
             }
+            if lo > 0 {
+                qx_row[lo] = 0.0;
+            }
+            if hi < nx {
+                qx_row[hi] = 0.0;
+            }
+            win.quiet_faces(qx_row, 1);
             if let Some(((ub, _), st)) = vel.as_mut() {
                 let out = &mut ub[local * (nx + 1)..(local + 1) * (nx + 1)];
-                let speed = st.x_row(qx_row, d_row, out);
+                let speed = st.x_row_in(qx_row, d_row, (lo, hi), out);
+                win.quiet_faces(out, 1);
                 report.max_speed = report.max_speed.max(speed);
             }
         }
         if j > j0 {
             let fy_prev = &done[(local - 1) * nx..];
             let fy_row: &[f32] = if j < j1 { &rest[..nx] } else { &halo };
+            let rows = UpdateRows {
+                fy_in: fy_prev,
+                fy_out: fy_row,
+            };
             update_row(
                 j - 1,
                 j0,
-                nx,
-                c,
+                g,
+                (lo, hi),
                 d_old,
                 qx_b,
-                fy_prev,
-                fy_row,
+                rows,
                 &mut d_b,
                 &mut report,
             );
@@ -282,15 +355,26 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
         if j == ny - 1 && j < j1 {
             // South border face row: outflow limited by this row, inflow from outside unlimited.
             let (row, south) = rest.split_at_mut(nx);
-            for ((out, &q), &k) in south.iter_mut().zip(&ay_bot).zip(&k_cur) {
+            let faces = south[cells.clone()].iter_mut().zip(&ay_bot[cells.clone()]);
+            for ((out, &q), &k) in faces.zip(&k_cur[cells.clone()]) {
                 *out = if q > 0.0 { q * k } else { q };
             }
+            win.quiet_faces(south, 0);
             if let Some(((_, vb), st)) = vel.as_mut() {
                 let out = &mut vb[(local + 1) * nx..(local + 2) * nx];
-                let speed = st.border_row(south, d_row, out);
+                let speed = st.border_row(
+                    &south[cells.clone()],
+                    &d_row[cells.clone()],
+                    &mut out[cells.clone()],
+                );
+                win.quiet_faces(out, 0);
                 report.max_speed = report.max_speed.max(speed);
             }
-            update_row(j, j0, nx, c, d_old, qx_b, row, south, &mut d_b, &mut report);
+            let rows = UpdateRows {
+                fy_in: row,
+                fy_out: south,
+            };
+            update_row(j, j0, g, (lo, hi), d_old, qx_b, rows, &mut d_b, &mut report);
         }
         std::mem::swap(&mut k_prev, &mut k_cur);
         std::mem::swap(&mut ay_top, &mut ay_bot);
@@ -298,29 +382,89 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
     report
 }
 
+/// The columns `lo..hi` of a band's cells its step computes (of `nx`).
+#[derive(Clone, Copy)]
+struct Window {
+    lo: usize,
+    hi: usize,
+    nx: usize,
+}
+
+impl Window {
+    /// The accelerated x-faces of row `j` over the window: the whole row where it is the
+    /// whole width, else its faces, with those at its edges (between quiet cells) `+0.0`.
+    #[inline(always)]
+    fn x_faces(self, acc: &impl FaceAccel, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        let Self { lo, hi, nx } = self;
+        if lo == 0 && hi == nx {
+            acc.x_row(j, out, scratch);
+            return;
+        }
+        acc.x_row_in(j, (lo, hi), out, scratch);
+        if lo > 0 {
+            out[lo] = 0.0;
+        }
+        if hi < nx {
+            out[hi] = 0.0;
+        }
+    }
+
+    /// The accelerated y-faces of face row `j` over the window's columns.
+    #[inline(always)]
+    fn y_faces(self, acc: &impl FaceAccel, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        if self.lo == 0 && self.hi == self.nx {
+            acc.y_row(j, out, scratch);
+        } else {
+            acc.y_row_in(j, (self.lo, self.hi), out, scratch);
+        }
+    }
+
+    /// Quiet faces outside the window (`faces_past`: 1 for a row of x-faces, whose last face
+    /// is past the last cell): none carries anything.
+    #[inline(always)]
+    fn quiet_faces(self, row: &mut [f32], faces_past: usize) {
+        row[..self.lo].fill(0.0);
+        row[self.hi + faces_past..].fill(0.0);
+    }
+}
+
+/// The limited y-face rows above and below a row of cells.
+struct UpdateRows<'a> {
+    fy_in: &'a [f32],
+    fy_out: &'a [f32],
+}
+
+/// New depths and carries of row `r` over the columns `lo..hi` from its limited faces; the
+/// quiet cells outside keep their depth and carry.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn update_row(
     r: usize,
     j0: usize,
-    nx: usize,
-    c: f32,
+    g: PassGrid,
+    (lo, hi): (usize, usize),
     d_old: &[f32],
     qx_b: &[f32],
-    fy_in: &[f32],
-    fy_out: &[f32],
+    rows: UpdateRows,
     d_b: &mut Rows,
     report: &mut PassReport,
 ) {
+    let nx = g.nx;
+    let c = g.dt / (g.dx * g.dx);
     let local = r - j0;
     let qx = &qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
-    let (ql, qr) = (&qx[..nx], &qx[1..nx + 1]);
-    let (fy_in, fy_out) = (&fy_in[..nx], &fy_out[..nx]);
-    let old = &d_old[r * nx..(r + 1) * nx];
-    let new = &mut d_b.depth[local * nx..(local + 1) * nx];
-    let carry = &mut d_b.carry[local * nx..(local + 1) * nx];
+    let old_row = &d_old[r * nx..(r + 1) * nx];
+    let new_row = &mut d_b.depth[local * nx..(local + 1) * nx];
+    new_row[..lo].copy_from_slice(&old_row[..lo]);
+    new_row[hi..].copy_from_slice(&old_row[hi..]);
+    let (ql, qr) = (&qx[lo..hi], &qx[lo + 1..=hi]);
+    let (fy_in, fy_out) = (&rows.fy_in[lo..hi], &rows.fy_out[lo..hi]);
+    let old = &old_row[lo..hi];
+    let new = &mut new_row[lo..hi];
+    let carry = &mut d_b.carry[local * nx + lo..local * nx + hi];
+    let n = hi - lo;
     let mut finite = true;
-    for i in 0..nx {
+    for i in 0..n {
         let t = (ql[i] - qr[i] + fy_in[i] - fy_out[i]) * c + carry[i];
         let v = (old[i] + t).max(0.0);
         finite &= t.is_finite();
@@ -342,9 +486,9 @@ fn update_row(
         .fold(report.max_depth, |a, &v| a.max(v));
     report.max_depth = max;
     if !finite && report.blow_up.is_none() {
-        let i = (0..nx)
-            .find(|&i| !(old[i] + (qx[i] - qx[i + 1] + fy_in[i] - fy_out[i]) * c).is_finite())
+        let i = (0..n)
+            .find(|&i| !(old[i] + (ql[i] - qr[i] + fy_in[i] - fy_out[i]) * c).is_finite())
             .unwrap_or(0);
-        report.blow_up = Some(r * nx + i);
+        report.blow_up = Some(r * nx + lo + i);
     }
 }

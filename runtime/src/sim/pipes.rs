@@ -8,6 +8,7 @@ use super::advect::Momentum;
 use super::boundary::Edges;
 use super::friction::BedFriction;
 use super::kernel::FaceAccel;
+use super::quiet::QuietScan;
 use super::swe::UpwindRow;
 use super::wide::{Row, select};
 
@@ -182,32 +183,41 @@ impl PipesAccel<'_> {
 }
 
 impl PipesAccel<'_> {
-    /// The x-faces of row `j` from the old discharges `q` of that row (`nx + 1`).
+    /// The x-faces of row `j` between the cells `lo..hi` (`out[lo + 1..hi]`, and the border
+    /// faces where the window reaches them) from the old discharges `q` of that row (`nx + 1`).
     #[inline(always)]
-    fn x_row_from(&self, j: usize, q: &[f32], out: &mut [f32]) {
+    fn x_row_from(&self, j: usize, q: &[f32], (lo, hi): (usize, usize), out: &mut [f32]) {
         let nx = self.nx;
         let (b, d) = (
             &self.terrain[j * nx..(j + 1) * nx],
             &self.depth[j * nx..(j + 1) * nx],
         );
-        out[0] = self.edges.faces[0][j];
-        out[nx] = self.edges.faces[1][j];
+        if lo == 0 {
+            out[0] = self.edges.faces[0][j];
+        }
+        if hi == nx {
+            out[nx] = self.edges.faces[1][j];
+        }
         self.faces(
-            (j * nx, j * nx + 1),
-            &b[..nx - 1],
-            &d[..nx - 1],
-            &b[1..],
-            &d[1..],
-            &q[1..nx],
-            &mut out[1..nx],
+            (j * nx + lo, j * nx + lo + 1),
+            &b[lo..hi - 1],
+            &d[lo..hi - 1],
+            &b[lo + 1..hi],
+            &d[lo + 1..hi],
+            &q[lo + 1..hi],
+            &mut out[lo + 1..hi],
         );
     }
 
-    /// The interior y-face row `j` (`0 < j < ny`) from its old discharges `q` (`nx`).
+    /// The interior y-face row `j` (`0 < j < ny`) of the columns `lo..hi` from its old
+    /// discharges `q` (`nx`).
     #[inline(always)]
-    fn y_row_from(&self, j: usize, q: &[f32], out: &mut [f32]) {
+    fn y_row_from(&self, j: usize, q: &[f32], (lo, hi): (usize, usize), out: &mut [f32]) {
         let nx = self.nx;
-        let (up, down) = ((j - 1) * nx..j * nx, j * nx..(j + 1) * nx);
+        let (up, down) = (
+            (j - 1) * nx + lo..(j - 1) * nx + hi,
+            j * nx + lo..j * nx + hi,
+        );
         let (t, d) = (self.terrain, self.depth);
         self.faces(
             (up.start, down.start),
@@ -215,9 +225,16 @@ impl PipesAccel<'_> {
             &d[up],
             &t[down.clone()],
             &d[down],
-            q,
-            &mut out[..nx],
+            &q[lo..hi],
+            &mut out[lo..hi],
         );
+    }
+
+    /// The border y-face row `j` (0 or `ny`) of the columns `lo..hi`.
+    #[inline(always)]
+    fn border_row(&self, j: usize, (lo, hi): (usize, usize), out: &mut [f32]) {
+        let edge = if j == 0 { 2 } else { 3 };
+        out[lo..hi].copy_from_slice(&self.edges.faces[edge][lo..hi]);
     }
 }
 
@@ -225,18 +242,16 @@ impl FaceAccel for PipesAccel<'_> {
     #[inline(always)]
     fn x_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.nx;
-        self.x_row_from(j, &self.qx[j * (nx + 1)..(j + 1) * (nx + 1)], out);
+        self.x_row_from(j, &self.qx[j * (nx + 1)..(j + 1) * (nx + 1)], (0, nx), out);
     }
 
     #[inline(always)]
     fn y_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.nx;
-        if j == 0 {
-            out.copy_from_slice(&self.edges.faces[2]);
-        } else if j == self.ny {
-            out.copy_from_slice(&self.edges.faces[3]);
+        if j == 0 || j == self.ny {
+            self.border_row(j, (0, nx), out);
         } else {
-            self.y_row_from(j, &self.qy[j * nx..(j + 1) * nx], out);
+            self.y_row_from(j, &self.qy[j * nx..(j + 1) * nx], (0, nx), out);
         }
     }
 }
@@ -248,48 +263,95 @@ impl FaceAccel for PipesAccel<'_> {
 pub(crate) struct AdvectedPipes<'a> {
     pub inner: PipesAccel<'a>,
     pub momentum: Momentum<'a>,
+    /// Whether the flow pass may leave out quiet columns ([`FaceAccel::quiet`]).
+    pub skip_dry: bool,
 }
 
-impl FaceAccel for AdvectedPipes<'_> {
+impl AdvectedPipes<'_> {
+    /// The x-faces of row `j` between the cells `lo..hi` (see [`FaceAccel::x_row_in`]).
     #[inline(always)]
-    fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn x_faces(&self, j: usize, (lo, hi): (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
         let p = &self.inner;
         let nx = p.nx;
         let (adv, q) = scratch.split_at_mut(nx + 1);
-        self.momentum.x_row(j, adv);
+        self.momentum.x_row(j, (lo, hi), adv);
         let (b, d) = (
             &p.terrain[j * nx..(j + 1) * nx],
             &p.depth[j * nx..(j + 1) * nx],
         );
         let faces = UpwindRow {
-            u: &adv[1..nx],
-            b: [&b[..nx - 1], &b[1..]],
-            d: [&d[..nx - 1], &d[1..]],
+            u: &adv[lo + 1..hi],
+            b: [&b[lo..hi - 1], &b[lo + 1..hi]],
+            d: [&d[lo..hi - 1], &d[lo + 1..hi]],
             dx: self.momentum.grid.dx,
         };
-        faces.run(&mut q[1..nx]);
+        faces.run(&mut q[lo + 1..hi]);
         // The border faces come from the edges.
-        p.x_row_from(j, q, out);
+        p.x_row_from(j, q, (lo, hi), out);
     }
 
+    /// The y-face row `j` of the columns `lo..hi` (see [`FaceAccel::y_row_in`]).
     #[inline(always)]
-    fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+    fn y_faces(&self, j: usize, (lo, hi): (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
         let p = &self.inner;
         let nx = p.nx;
         if j == 0 || j == p.ny {
-            return p.y_row(j, out, scratch);
+            return p.border_row(j, (lo, hi), out);
         }
         let (adv, q) = scratch.split_at_mut(nx);
-        self.momentum.y_row(j, adv);
+        self.momentum.y_row(j, (lo, hi), adv);
         let (t, d) = (p.terrain, p.depth);
-        let (up, down) = ((j - 1) * nx..j * nx, j * nx..(j + 1) * nx);
+        let (up, down) = (
+            (j - 1) * nx + lo..(j - 1) * nx + hi,
+            j * nx + lo..j * nx + hi,
+        );
         let faces = UpwindRow {
-            u: adv,
+            u: &adv[lo..hi],
             b: [&t[up.clone()], &t[down.clone()]],
             d: [&d[up], &d[down]],
             dx: self.momentum.grid.dx,
         };
-        faces.run(&mut q[..nx]);
-        p.y_row_from(j, &q[..nx], out);
+        faces.run(&mut q[lo..hi]);
+        p.y_row_from(j, &q[..nx], (lo, hi), out);
+    }
+}
+
+impl FaceAccel for AdvectedPipes<'_> {
+    #[inline(always)]
+    fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        self.x_faces(j, (0, self.inner.nx), out, scratch);
+    }
+
+    #[inline(always)]
+    fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
+        self.y_faces(j, (0, self.inner.nx), out, scratch);
+    }
+
+    fn quiet(&self) -> Option<QuietScan<'_>> {
+        if !self.skip_dry {
+            return None;
+        }
+        let (p, m) = (&self.inner, &self.momentum);
+        let f = &p.edges.faces;
+        Some(QuietScan {
+            nx: p.nx,
+            ny: p.ny,
+            depth: p.depth,
+            qx: p.qx,
+            u: m.u,
+            qy: p.qy,
+            v: m.v,
+            borders: [&f[0], &f[1], &f[2], &f[3]],
+        })
+    }
+
+    #[inline(always)]
+    fn x_row_in(&self, j: usize, win: (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        self.x_faces(j, win, out, scratch);
+    }
+
+    #[inline(always)]
+    fn y_row_in(&self, j: usize, win: (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        self.y_faces(j, win, out, scratch);
     }
 }

@@ -221,20 +221,31 @@ pub(crate) struct StoreRows {
 
 impl StoreRows {
     /// The velocities of x-face row `q` (`nx + 1` limited discharges) over the cells `d`
-    /// (`nx`) into `out`; returns the row's largest speed.
+    /// (`nx`) into `out`, for the cells `lo..hi` of the row only: the faces between them, and
+    /// the border faces where the window reaches them (`(0, nx)`: the whole row). Returns the
+    /// largest speed among them.
     #[inline(always)]
-    pub fn x_row(&self, q: &[f32], d: &[f32], out: &mut [f32]) -> f32 {
+    pub fn x_row_in(&self, q: &[f32], d: &[f32], (lo, hi): (usize, usize), out: &mut [f32]) -> f32 {
         let nx = d.len();
         let mut m = 0.0f32;
-        border_velocity(&mut out[0], &mut m, q[0], d[0], self.dx);
-        border_velocity(&mut out[nx], &mut m, q[nx], d[nx - 1], self.dx);
+        // A face at the window's edge inside the map lies between quiet cells.
+        if lo == 0 {
+            border_velocity(&mut out[0], &mut m, q[0], d[0], self.dx);
+        } else {
+            out[lo] = 0.0;
+        }
+        if hi == nx {
+            border_velocity(&mut out[nx], &mut m, q[nx], d[nx - 1], self.dx);
+        } else {
+            out[hi] = 0.0;
+        }
         let faces = FaceRow {
-            q: &q[1..nx],
-            d: [&d[..nx - 1], &d[1..]],
+            q: &q[lo + 1..hi],
+            d: [&d[lo..hi - 1], &d[lo + 1..hi]],
             dx: self.dx,
             film_cap: self.film_cap,
         };
-        m.max(faces.run(&mut out[1..nx]))
+        m.max(faces.run(&mut out[lo + 1..hi]))
     }
 
     /// The velocities of an interior y-face row `q` between the cells `up` and `down`.
@@ -385,8 +396,9 @@ pub(crate) struct AdvectedSwe<'a> {
 impl FaceAccel for AdvectedSwe<'_> {
     #[inline(always)]
     fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
-        let adv = &mut scratch[..self.inner.grid.nx + 1];
-        self.momentum.x_row(j, adv);
+        let nx = self.inner.grid.nx;
+        let adv = &mut scratch[..nx + 1];
+        self.momentum.x_row(j, (0, nx), adv);
         self.inner.x_row_from(j, adv, out);
     }
 
@@ -397,7 +409,7 @@ impl FaceAccel for AdvectedSwe<'_> {
             return a.y_row(j, out, scratch);
         }
         let adv = &mut scratch[..a.grid.nx];
-        self.momentum.y_row(j, adv);
+        self.momentum.y_row(j, (0, a.grid.nx), adv);
         a.y_row_from(j, adv, out);
     }
 }

@@ -92,6 +92,7 @@ impl FaceAccel for BlockedPipes<'_> {
                 let plain = AdvectedPipes {
                     inner: *p,
                     momentum,
+                    skip_dry: false,
                 };
                 plain.x_row(j, out, scratch);
                 &scratch[w..2 * w]
@@ -121,6 +122,7 @@ impl FaceAccel for BlockedPipes<'_> {
                 let plain = AdvectedPipes {
                     inner: *p,
                     momentum,
+                    skip_dry: false,
                 };
                 plain.y_row(j, out, scratch);
                 &scratch[nx..2 * nx]
