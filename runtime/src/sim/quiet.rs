@@ -14,10 +14,6 @@
 /// (the test below fails with none and passes with one); four leave a margin.
 pub(crate) const HALO: usize = 4;
 
-/// The columns `lo..hi` of a band's cells a step computes: `None` when nothing in the band
-/// can change, `Some((0, nx))` for the whole width.
-pub(crate) type Window = Option<(usize, usize)>;
-
 /// What the scan of a row reads: the state of the step's start.
 pub(crate) struct QuietScan<'a> {
     pub nx: usize,
@@ -171,11 +167,17 @@ fn moving_span(carry: &[f32]) -> Option<(usize, usize)> {
     Some((first, last + 1))
 }
 
-/// The columns a step computes for the band of rows `j0..j1`, whose carries (`carry`, the
-/// band's rows) it updates: every cell within [`HALO`] rows and columns of one that is not
-/// quiet. The whole width where that is most of it (no gain in narrowing).
+/// The columns `lo..hi` a step computes for the band of rows `j0..j1`, whose carries
+/// (`carry`, the band's rows) it updates: every cell within [`HALO`] rows and columns of one
+/// that is not quiet; the whole width `(0, nx)` where that is most of it (no gain in
+/// narrowing), `None` where nothing in the band can change.
 #[inline(always)]
-pub(crate) fn band_window(s: &QuietScan, j0: usize, j1: usize, carry: &[f32]) -> Window {
+pub(crate) fn band_window(
+    s: &QuietScan,
+    j0: usize,
+    j1: usize,
+    carry: &[f32],
+) -> Option<(usize, usize)> {
     let nx = s.nx;
     let mut span: Option<(usize, usize)> = None;
     let widen = |span: &mut Option<(usize, usize)>, (lo, hi): (usize, usize)| {
