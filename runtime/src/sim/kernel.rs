@@ -251,28 +251,14 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
         win.x_faces(acc, j0 - 1, &mut ax, &mut scratch);
         win.y_faces(acc, j0 - 1, &mut ay_bot, &mut scratch);
         let row = &d_old[(j0 - 1) * nx..j0 * nx];
-        limits(
-            &ax[lo..=hi],
-            &ay_bot[cells.clone()],
-            &ay_top[cells.clone()],
-            &row[cells.clone()],
-            vol_rate,
-            &mut k_prev[cells.clone()],
-        );
+        win.limits([&ax, &ay_bot, &ay_top], row, vol_rate, &mut k_prev);
     }
     let last = if j1 < ny { j1 } else { ny - 1 };
     for j in j0..=last {
         win.x_faces(acc, j, &mut ax, &mut scratch);
         win.y_faces(acc, j + 1, &mut ay_bot, &mut scratch);
         let d_row = &d_old[j * nx..(j + 1) * nx];
-        limits(
-            &ax[lo..=hi],
-            &ay_top[cells.clone()],
-            &ay_bot[cells.clone()],
-            &d_row[cells.clone()],
-            vol_rate,
-            &mut k_cur[cells.clone()],
-        );
+        win.limits([&ax, &ay_top, &ay_bot], d_row, vol_rate, &mut k_cur);
         let top_k = if j == 0 { 1.0 } else { 0.0 };
         let local = j - j0;
         // Face row j goes straight into the band's output, or into `halo` just past the band.
@@ -417,6 +403,22 @@ impl Window {
         } else {
             acc.y_row_in(j, (self.lo, self.hi), out, scratch);
         }
+    }
+
+    /// The limiting factors of a row's cells in the window ([`limits`]) from its x-faces and
+    /// the y-faces above and below it (`faces`), its depths `d` and `k` whole rows.
+    #[inline(always)]
+    fn limits(self, faces: [&[f32]; 3], d: &[f32], vol_rate: f32, k: &mut [f32]) {
+        let (lo, hi) = (self.lo, self.hi);
+        let [ax, top, bottom] = faces;
+        limits(
+            &ax[lo..=hi],
+            &top[lo..hi],
+            &bottom[lo..hi],
+            &d[lo..hi],
+            vol_rate,
+            &mut k[lo..hi],
+        );
     }
 
     /// Quiet faces outside the window (`faces_past`: 1 for a row of x-faces, whose last face
