@@ -10,13 +10,14 @@
 //! sub-steps a step, 0 by default: the scene at 25 ms never sub-steps); `--maps` keeps the
 //! maps of the run as the editor's preview does; `--pairing` picks when two sub-steps run as one
 //! pass (`spillway::gpu::Pairing`; the `paired` column is the share of sub-steps that did, each
-//! pair moving the state once for two).
+//! pair moving the state once for two); `--no-dry-skip` runs every strip, dry or not (the `dry`
+//! column is the share of strips left out with no water around, `GpuSimulation::set_dry_skip`).
 
 use spillway::bench::{BenchScene, scene};
 use spillway::gpu::{BenchOptions, Fusion, Pairing};
 use spillway::level::{CrossSection, SolverKind};
 
-const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe|valley] [--fusion auto|always|never] [--pairing auto|always|never] [--dt S] [--cfl C] [--headroom K] [--maps]";
+const USAGE: &str = "usage: gpu_bench [SIZE ...] [--steps N] [--physics peers|default|swe|valley] [--fusion auto|always|never] [--pairing auto|always|never] [--dt S] [--cfl C] [--headroom K] [--maps] [--no-dry-skip]";
 
 fn main() {
     let mut sizes = Vec::new();
@@ -39,6 +40,8 @@ fn main() {
             *if a == "--dt" { &mut dt } else { &mut cfl } = Some(v);
         } else if a == "--maps" {
             options.maps = true;
+        } else if a == "--no-dry-skip" {
+            options.no_dry_skip = true;
         } else if a == "--headroom" {
             let Some(k) = args.next().and_then(|s| s.parse().ok()) else {
                 eprintln!("{USAGE}");
@@ -96,7 +99,7 @@ fn main() {
     }
     println!("physics: {physics}, {options:?}");
     println!(
-        "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9} {:>7}",
+        "{:>6} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9} {:>9} {:>7} {:>7}",
         "n",
         "ms/step",
         "Gcell/s",
@@ -105,7 +108,8 @@ fn main() {
         "vol_rel_err",
         "sub/step",
         "sim_s/s",
-        "paired"
+        "paired",
+        "dry"
     );
     for n in sizes {
         let s = steps.unwrap_or(if n >= 4096 { 200 } else { 1000 });
@@ -117,7 +121,7 @@ fn main() {
         level.params.cfl = cfl.unwrap_or(level.params.cfl);
         match spillway::gpu::bench_with(&level, s, options) {
             Ok(r) => println!(
-                "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e} {:>9.3} {:>9.2} {:>7.3}",
+                "{:>6} {:>10.4} {:>10.2} {:>10.1} {:>8} {:>12.2e} {:>9.3} {:>9.2} {:>7.3} {:>7.3}",
                 r.n,
                 r.ms_per_step,
                 r.gcells_per_s,
@@ -126,7 +130,8 @@ fn main() {
                 r.volume_rel_err,
                 r.substeps_per_step,
                 r.sim_seconds_per_step / (r.ms_per_step * 1e-3),
-                r.paired_share
+                r.paired_share,
+                r.dry_share
             ),
             Err(e) => println!("{n:>6} failed: {e}"),
         }

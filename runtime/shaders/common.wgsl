@@ -35,8 +35,9 @@ struct Grid {
     zero: u32,
     // Word offset of the structures in the patch table (0: none).
     structures: u32,
-    pad1: u32,
-    pad2: u32,
+    // Stamp blocks along x (quiet.wgsl), and whether strips with no water around are left out.
+    quiet_cols: u32,
+    quiet_on: u32,
 }
 
 // Written by the control pass, read by all; 64 words.
@@ -68,7 +69,12 @@ struct Control {
     skip: u32,
     // Sub-steps run in pairs so far.
     paired: u32,
-    pad: array<u32, 43>,
+    // Flow or pair dispatches run (quiet.wgsl's tick), strips they left out, and strips they
+    // dispatched.
+    tick: u32,
+    quiet: atomic<u32>,
+    strips: u32,
+    pad: array<u32, 40>,
 }
 
 // Constants of a sub-step of length dt / n, computed on the CPU exactly as the CPU solver does.

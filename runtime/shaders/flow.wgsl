@@ -19,6 +19,9 @@
 // MAPS (a fused variant, where the maps of the run are kept and the device grants the four more
 // storage bindings): at a step's last sub-step it also folds each cell's new depth and faces into
 // the maps (fold.wgsl), so the maps pass does not run after the step.
+//
+// QUIET (fused variants where dry strips may be left out, quiet.wgsl): a strip with no water in
+// its region in either half returns at once, and one that wrote water stamps its blocks.
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -161,6 +164,9 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     if (t == 0u) {
         // A pair (pair.wgsl) runs this sub-step instead.
         wrun = select(aux.ctl.running, 0u, aux.ctl.pair != 0u);
+        if (QUIET && FUSED) {
+            quiet_clear();
+        }
     }
     if (workgroupUniformLoad(&wrun) == 0u) {
         return;
@@ -180,6 +186,12 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let writes = col_in && t >= 2u && t < TW - 2u;
     let y0 = i32(wid.y * TH);
     let y1 = min(y0 + i32(TH), iny);
+    if (QUIET && FUSED) {
+        let x0 = i32(wid.x * W);
+        if (quiet_leave_out(t, TW, x0, min(x0 + i32(W), inx), y0, y1)) {
+            return;
+        }
+    }
     if (t == 0u) {
         atomicStore(&wmax, 0u);
         if (FUSED) {
@@ -369,6 +381,12 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         atomicMax(&wspd, bitcast<u32>(sspd[t]));
     }
     workgroupBarrier();
+    if (QUIET && FUSED) {
+        // The strip's columns again (not kept as live values across the march).
+        let x0 = i32(wid.x * W);
+        let water = bitcast<f32>(atomicLoad(&wmax)) > 0.0;
+        quiet_ran(t, TW, x0, min(x0 + i32(W), inx), y0, y1, water);
+    }
     if (t == 0u) {
         atomicMax(&aux.ctl.max_depth, atomicLoad(&wmax));
         if (FUSED) {

@@ -94,6 +94,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
                 let old = carry[cell];
                 let now = old + w;
                 carry[cell] = now;
+                if (w > 0.0) {
+                    quiet_stamp(cell);
+                }
                 added = df_add(added, two_sum(now, -old));
             } else {
                 let old = depth[cur + cell];

@@ -29,6 +29,10 @@
 // its own rounding error, which stage B adds with the carry read. So two faces computed by two
 // strips agree and the water balance is kept as in two flow passes; the depth differs from them
 // by the rounding of the carry added one step later (`tests/gpu/pairs.rs`).
+//
+// QUIET (ADV where dry strips may be left out, quiet.wgsl): as in the flow pass, a strip with no
+// water in its region in either half returns at once, and one that wrote water stamps its blocks
+// (a cell counts as wet where it holds water after either sub-step).
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read_write> aux: Aux;
@@ -73,6 +77,8 @@ var<workgroup> wspd: atomic<u32>;
 var<workgroup> wbad: atomic<u32>;
 var<workgroup> wrun: u32;
 var<workgroup> wconsts: StepConsts;
+// QUIET: some cell the strip wrote held water between the two sub-steps.
+var<workgroup> wwet: atomic<u32>;
 // The sub-step's constants, as every thread holds them.
 var<private> pc: StepConsts;
 
@@ -183,6 +189,10 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         wrun = select(0u, aux.ctl.running, aux.ctl.pair == select(1u, 2u, SUB));
         // The sub-step's constants (both sub-steps of a pair have the same).
         wconsts = aux.consts[aux.ctl.n];
+        if (QUIET && ADV) {
+            quiet_clear();
+            atomicStore(&wwet, 0u);
+        }
     }
     if (workgroupUniformLoad(&wrun) == 0u) {
         return;
@@ -200,6 +210,12 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let writes = col_in && t >= 4u && t < TW - 4u;
     let y0 = i32(wid.y * PH);
     let y1 = min(y0 + i32(PH), iny);
+    if (QUIET && ADV) {
+        let x0 = i32(wid.x * (TW - 8u));
+        if (quiet_leave_out(t, TW, x0, min(x0 + i32(TW - 8u), inx), y0, y1)) {
+            return;
+        }
+    }
     if (t == 0u) {
         atomicStore(&wmax, 0u);
         if (ADV) {
@@ -264,6 +280,8 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var gr2 = 0.0;
     var gt2 = 0.0;
     var vmax = 0.0;
+    // QUIET: the most water a written cell held between the two sub-steps.
+    var wet = 0.0;
     let rows = PH + 9u;
     var ahead = load_row(ci, y0 - 4, par);
 
@@ -478,6 +496,9 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 carry[cell] = tt - (v - e5);
                 depth[nxt * grid.half_d + cell] = v;
                 vmax = max(vmax, v);
+                if (QUIET && ADV) {
+                    wet = max(wet, e5);
+                }
                 if (is_bad(tt)) {
                     atomicMin(&wbad, cell);
                 }
@@ -538,7 +559,16 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     if (ADV) {
         atomicMax(&wspd, bitcast<u32>(sspd[t]));
     }
+    if (QUIET && ADV && wet > 0.0) {
+        atomicStore(&wwet, 1u);
+    }
     workgroupBarrier();
+    if (QUIET && ADV) {
+        // The strip's columns again (not kept as live values across the march).
+        let x0 = i32(wid.x * (TW - 8u));
+        let water = atomicLoad(&wwet) != 0u || bitcast<f32>(atomicLoad(&wmax)) > 0.0;
+        quiet_ran(t, TW, x0, min(x0 + i32(TW - 8u), inx), y0, y1, water);
+    }
     if (t == 0u) {
         atomicMax(&aux.ctl.max_depth, atomicLoad(&wmax));
         if (ADV) {

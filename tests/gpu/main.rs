@@ -10,6 +10,7 @@ mod balance;
 mod blocking;
 mod capture;
 mod clamp;
+mod dry_strips;
 mod edits;
 mod erosion;
 mod fusion;

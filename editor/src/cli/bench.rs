@@ -55,8 +55,8 @@ pub struct BenchArgs {
     /// the same at every width.
     #[arg(long, value_enum, default_value = "auto")]
     pub cpu_vectors: CpuVectors,
-    /// Compute the dry ground far from any water too, as the peers do (the CPU solver leaves
-    /// it out by default; the water is the same either way).
+    /// Compute the dry ground far from any water too, as the peers do (both solvers leave it
+    /// out by default; the water is the same either way).
     #[arg(long)]
     pub no_dry_skip: bool,
 }
@@ -251,7 +251,11 @@ fn measure_gpu(
     steps: u64,
     args: &BenchArgs,
 ) -> Result<BenchRow, BenchError> {
-    let r = spillway::gpu::bench_level(level, steps as usize)
+    let options = spillway::gpu::BenchOptions {
+        no_dry_skip: args.no_dry_skip,
+        ..Default::default()
+    };
+    let r = spillway::gpu::bench_with(level, steps as usize, options)
         .map_err(|source| BenchError::Gpu { n, source })?;
     let paired = if r.paired_share > 0.0 {
         format!(

@@ -54,8 +54,8 @@ pub struct SimArgs {
     /// the same at every width.
     #[arg(long, value_enum, default_value = "auto")]
     pub cpu_vectors: CpuVectors,
-    /// Compute the dry ground far from any water too (the CPU solver leaves it out by
-    /// default); the water is the same either way.
+    /// Compute the dry ground far from any water too (both solvers leave it out by default);
+    /// the water is the same either way.
     #[arg(long)]
     pub no_dry_skip: bool,
 }
@@ -323,6 +323,7 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         ))
     };
     let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
+    sim.set_dry_skip(!args.no_dry_skip);
     let before = sim.stats().map_err(fail)?;
     let mut coupled =
         Coupled::new(sim, level, &level_folder(path), !args.no_bodies).map_err(failed)?;

@@ -44,6 +44,9 @@ pub struct BenchResult {
     /// Share of the timed sub-steps that ran two at a time in the pair pass (each pair moving
     /// the state once for two sub-steps, so half of [`BYTES_PER_CELL`] a sub-step).
     pub paired_share: f64,
+    /// Share of the flow and pair strips of the timed steps left out with no water around
+    /// (where dry strips may be left out: [`GpuSimulation::set_dry_skip`]).
+    pub dry_share: f64,
 }
 
 /// Runs the peers' pipe scene ([`BenchScene::PEERS`]) at `n × n` for `steps` steps per timed
@@ -71,6 +74,8 @@ pub struct BenchOptions {
     pub maps: bool,
     /// When two steps of the plain pipes run as one pair pass.
     pub pairing: Pairing,
+    /// Run every strip, dry or not ([`GpuSimulation::set_dry_skip`] off).
+    pub no_dry_skip: bool,
 }
 
 /// As [`bench_level`], run as `options` say.
@@ -89,13 +94,14 @@ pub fn bench_with(
     sim.set_fusion(options.fusion);
     sim.set_pairing(options.pairing);
     sim.set_substep_headroom(options.headroom);
+    sim.set_dry_skip(!options.no_dry_skip);
     if options.maps {
         sim.record_maps()?;
     }
     let dt = level.params.dt;
     sim.step_n(20, dt)?;
     let start = sim.stats()?;
-    let paired_before = sim.status().paired_substeps;
+    let before = sim.status();
     let queries = timed.then(|| {
         sim.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("bench"),
@@ -139,7 +145,10 @@ pub fn bench_with(
         times.push(seconds / steps as f64);
     }
     let end = sim.stats()?;
-    let paired = sim.status().paired_substeps - paired_before;
+    let after = sim.status();
+    let paired = after.paired_substeps - before.paired_substeps;
+    let quiet = after.quiet_strips - before.quiet_strips;
+    let busy = after.busy_strips - before.busy_strips;
     if let Some(e) = sim.status().halted {
         return Err(GpuError::Step(e));
     }
@@ -159,5 +168,6 @@ pub fn bench_with(
         sim_seconds_per_step: (end.time - start.time) / timed_steps,
         substeps_per_step: (end.substeps - start.substeps) as f64 / timed_steps,
         paired_share: f64::from(paired) / ((end.substeps - start.substeps) as f64).max(1.0),
+        dry_share: f64::from(quiet) / f64::from(quiet + busy).max(1.0),
     })
 }

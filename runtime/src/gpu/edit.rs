@@ -31,6 +31,7 @@ impl GpuSimulation {
         if w == 0 || h == 0 {
             return Ok(());
         }
+        self.stir();
         let fits = x0.checked_add(w).is_some_and(|x1| x1 <= self.nx)
             && y0.checked_add(h).is_some_and(|y1| y1 <= self.ny);
         if !fits {
@@ -106,8 +107,12 @@ impl GpuSimulation {
     /// depth and starts the new solver's flows at rest (a new `Simulation` of the baked level
     /// would do the same); anything else keeps the flows.
     pub fn set_params(&mut self, params: &Params) -> Result<(), GpuError> {
+        self.stir();
         let old = std::mem::replace(&mut self.params, params.clone());
-        let config = Config::new(params, self.rough, self.ctx.tile);
+        let config = Config {
+            dry: self.passes.config.dry,
+            ..Config::new(params, self.rough, self.ctx.tile)
+        };
         let solver_changed = old.solver != params.solver;
         let advection_changed = Config::new(&old, self.rough, self.ctx.tile).advects()
             != config.advects()
@@ -141,6 +146,7 @@ impl GpuSimulation {
         }
         if config != self.passes.config {
             self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
+            self.share_pair_groups();
             self.fold_maps()?;
         } else if advection_changed {
             self.passes.rebind(&device, &self.bufs);
@@ -176,6 +182,7 @@ impl GpuSimulation {
     /// Takes Manning's `n` per cell of `level` (its roughness grid, or none: the level-wide `n`),
     /// keeping the water as it is. Only a Manning level uses the grid.
     pub fn set_roughness(&mut self, level: &Level) -> Result<(), GpuError> {
+        self.stir();
         self.check_size(level)?;
         let cells = self.nx * self.ny;
         let grid = crate::sim::roughness_of(level);
@@ -187,10 +194,14 @@ impl GpuSimulation {
             );
         }
         self.rough = grid.is_some();
-        let config = Config::new(&self.params, self.rough, self.ctx.tile);
+        let config = Config {
+            dry: self.passes.config.dry,
+            ..Config::new(&self.params, self.rough, self.ctx.tile)
+        };
         if config != self.passes.config {
             let device = self.ctx.device.clone();
             self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
+            self.share_pair_groups();
             self.fold_maps()?;
             self.rebuild_bed()?;
         }
@@ -204,6 +215,7 @@ impl GpuSimulation {
     /// Re-rasterises the enabled sources and sinks and the structures of `level` (same size as
     /// the simulation).
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), GpuError> {
+        self.stir();
         self.check_size(level)?;
         self.upload_table(level)?;
         self.check_device()
@@ -212,6 +224,7 @@ impl GpuSimulation {
     /// Starts the breach called `name` (a game's trigger): from the next step it opens as its
     /// growth says. Returns whether the level has a breach of that name.
     pub fn start_breach(&mut self, name: &str) -> Result<bool, GpuError> {
+        self.stir();
         let Some(k) = self.breach_names.iter().position(|n| n == name) else {
             return Ok(false);
         };
@@ -277,6 +290,7 @@ impl GpuSimulation {
     /// Takes the edge segments of `level` (same size as the simulation). Cells whose condition
     /// changed start their ghost at the current surface; the others keep theirs.
     pub fn set_boundaries(&mut self, level: &Level) -> Result<(), GpuError> {
+        self.stir();
         self.check_size(level)?;
         self.boundaries = level.boundaries.clone();
         self.upload_table(level)?;

@@ -181,7 +181,8 @@ impl FlowPass {
     /// Compiles the pass for `config` and binds it to `bufs`.
     pub fn new(device: &wgpu::Device, config: &Config, bufs: &Buffers) -> Result<Self, GpuError> {
         let compile = |config: &Config| -> Result<(Kernel, wgpu::BindGroup), GpuError> {
-            let source = format!("{NO_MAPS}{SOURCE}");
+            let quiet = super::quiet::shader(config, config.fused);
+            let source = format!("{NO_MAPS}{quiet}{SOURCE}");
             let kernel = Kernel::new(device, "flow", &source, config, &binds(false), &["main"])?;
             let group = Self::bind(&kernel, device, bufs, None);
             Ok((kernel, group))
@@ -233,7 +234,8 @@ impl FlowPass {
             fused: true,
             ..*config
         };
-        let source = format!("{MAPS}{SOURCE}");
+        let quiet = super::quiet::shader(&config, true);
+        let source = format!("{MAPS}{quiet}{SOURCE}");
         let kernel = Kernel::new(device, "flow", &source, &config, &binds(true), &["main"])?;
         let group = Self::bind(&kernel, device, bufs, Some(maps));
         self.folding = Some(Folding {

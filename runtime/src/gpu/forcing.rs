@@ -111,7 +111,7 @@ impl ForcingPass {
     pub fn new(device: &wgpu::Device, config: &Config, bufs: &Buffers) -> Result<Self, GpuError> {
         let rw = Bind::ReadWrite;
         let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, Bind::Read, rw];
-        let source = format!("{SCHEDULE}{SOURCE}");
+        let source = format!("{SCHEDULE}{}{SOURCE}", super::quiet::shader(config, true));
         let kernel = Kernel::new(device, "forcing", &source, config, &binds, &["main"])?;
         let group = Self::bind(&kernel, device, bufs);
         Ok(Self { kernel, group })

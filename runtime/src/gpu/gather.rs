@@ -357,6 +357,7 @@ impl GpuSimulation {
         if words.is_empty() {
             return Ok(());
         }
+        self.stir();
         let device = &self.ctx.device;
         let count = [(words.len() / 2) as u32, 0, 0, 0];
         self.ctx

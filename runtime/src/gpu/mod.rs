@@ -49,6 +49,7 @@ mod maps;
 mod pair;
 mod passes;
 mod probe;
+mod quiet;
 mod readback;
 mod region;
 mod run;
@@ -80,7 +81,8 @@ pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
 pub use gather::{CellWater, GATHERED, Gathered};
 pub use pair::{PAIR_TILE_ENV, Pairing};
 pub use probe::ProbeReading;
-pub use sim::{GpuSimulation, GpuStatus};
+pub use readback::GpuStatus;
+pub use sim::GpuSimulation;
 pub use view::WaterView;
 
 /// Why the GPU solver cannot run or continue.

@@ -52,10 +52,11 @@ pub enum Pairing {
     Never,
 }
 
-/// Bytes of workgroup memory the pass needs for `tw` threads: eight rows and four words, and
+/// Bytes of workgroup memory the pass needs for `tw` threads: eight rows, seven words and the
+/// step's constants, and
 /// with momentum advection (`adv`) six rows more (advection and speeds).
 fn pair_bytes(tw: u32, adv: bool) -> u32 {
-    4 * (8 + if adv { 6 } else { 0 }) * tw + 16
+    4 * (8 + if adv { 6 } else { 0 }) * tw + 60
 }
 
 /// Environment variable overriding the pair strips, `THREADSxROWS` (a benchmark tuning knob).
@@ -73,7 +74,8 @@ fn tile_from_env() -> Option<(u32, u32)> {
 pub(crate) struct PairPass {
     kernels: [Kernel; 2],
     groups_bound: [wgpu::BindGroup; 2],
-    groups: [u32; 4],
+    /// Workgroups of a dispatch.
+    pub groups: [u32; 4],
     /// Whether [`Pairing::Auto`] pairs (the grid makes enough strips).
     auto: bool,
 }
@@ -113,7 +115,8 @@ impl PairPass {
         let binds = [Bind::Uniform, rw, Bind::Read, rw, rw, rw, rw, rw];
         let build = |sub: bool| {
             let source = format!(
-                "const PH: u32 = {rows}u;\nconst AW: u32 = {aw}u;\nconst SUB: bool = {sub};\n{SOURCE}"
+                "const PH: u32 = {rows}u;\nconst AW: u32 = {aw}u;\nconst SUB: bool = {sub};\n{}{SOURCE}",
+                super::quiet::shader(config, true)
             );
             Kernel::new(device, "pair", &source, config, &binds, &["main"])
         };

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use crate::sim::{Stats, StepError};
 
 use super::GpuError;
-use super::sim::GpuStatus;
 use super::state::{CONTROL_BYTES, ControlBlock};
 use super::stats::Partial;
 
@@ -198,6 +197,8 @@ pub(crate) fn interpret(
         substeps_needed: c.needed,
         max_speed: c.max_speed,
         paired_substeps: c.paired,
+        quiet_strips: c.quiet,
+        busy_strips: c.strips.saturating_sub(c.quiet),
     };
     Report { stats, status }
 }
@@ -253,4 +254,26 @@ pub(crate) fn read_f32(
         .chunks_exact(4)
         .map(bytemuck::pod_read_unaligned)
         .collect())
+}
+
+/// Health figures of the GPU solver from the last read-back.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GpuStatus {
+    /// Why the GPU stopped stepping (blow-up or runaway), if it did; see
+    /// [`super::GpuSimulation::clear_halt`].
+    pub halted: Option<crate::sim::StepError>,
+    /// Steps that needed more sub-steps than were recorded and took `k_max` longer ones.
+    pub clamped_steps: u32,
+    /// Sub-steps the last step needed.
+    pub substeps_needed: u32,
+    /// Largest face speed after the last sub-step, m/s (SWE and pipes with advection).
+    pub max_speed: f32,
+    /// Sub-steps that ran two at a time in the pair pass: two steps of one sub-step each, or
+    /// the first two sub-steps of a step (see [`super::GpuSimulation::set_pairing`]).
+    pub paired_substeps: u32,
+    /// Flow and pair strips left out with no water around since the simulation started (see
+    /// [`super::GpuSimulation::set_dry_skip`]).
+    pub quiet_strips: u32,
+    /// Flow and pair strips run over the same time (counted where dry strips may be left out).
+    pub busy_strips: u32,
 }

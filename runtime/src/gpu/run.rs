@@ -5,8 +5,9 @@ use crate::sim::{MAX_SUBSTEPS, Stats, StepError};
 
 use super::GpuError;
 use super::blocking;
+use super::readback::GpuStatus;
 use super::readback::{interpret, read_bytes, read_f32};
-use super::sim::{GpuSimulation, GpuStatus, TABLE_OFFSET};
+use super::sim::{GpuSimulation, TABLE_OFFSET};
 use super::state::step_table;
 
 /// Most dispatches recorded per command buffer (the first batch is one step and each batch after
@@ -93,6 +94,7 @@ impl GpuSimulation {
         self.drop_requested_cells();
         self.check_device()?;
         let k = self.prepare(dt)?;
+        let mut wake = self.take_stale();
         let blocked = self.prepare_blocked()?;
         let blocking = self.blockers.as_ref().and_then(|b| b.pass());
         if let Some(m) = self.maps.as_mut() {
@@ -109,6 +111,13 @@ impl GpuSimulation {
             self.plan,
             (blocking.is_some(), maps.is_some(), bed.is_some()),
         );
+        // Steps whose passes stamp nothing (blockers, structures, a moving bed, unfused flow)
+        // leave the dry strips' stamps stale for the next steps that use them.
+        let stamped = !self.passes.config.quiet()
+            || (blocking.is_none()
+                && !self.plan.structures
+                && bed.is_none()
+                && self.passes.flow.fuses(&self.grid, self.plan.fusion));
         // Where steps pair, each records the pair pass after its begin (both builds, where a
         // step may take two sub-steps).
         let per_step = k
@@ -146,6 +155,9 @@ impl GpuSimulation {
             let steps = chunk.min(n - done);
             let last = done + steps == n;
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            if std::mem::take(&mut wake) {
+                self.wake_quiet(&mut encoder);
+            }
             {
                 let timestamp_writes = timestamps.and_then(|q| {
                     (done == 0 || last).then_some(wgpu::ComputePassTimestampWrites {
@@ -193,6 +205,9 @@ impl GpuSimulation {
                 break;
             }
             chunk = (chunk * 2).min(full);
+        }
+        if !stamped {
+            self.stir();
         }
         Ok(())
     }

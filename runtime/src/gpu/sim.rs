@@ -73,6 +73,8 @@ pub struct GpuSimulation {
     pub(crate) spare: super::capture::Spare,
     /// The moving bed of a level with sediment.
     pub(crate) bed: Option<super::erosion::ErosionPass>,
+    /// Dry strips left out, and whether their stamps are stale.
+    pub(crate) quiet: super::quiet::Quiet,
 }
 
 /// The host-side initial state of a level, as `Simulation::new` builds it.
@@ -203,7 +205,8 @@ pub(crate) fn grid_uniform(
         groups,
         zero: 0,
         structures: 0,
-        pad: [0; 2],
+        quiet_cols: super::quiet::columns(nx),
+        quiet_on: 1,
     }
 }
 
@@ -237,10 +240,17 @@ impl GpuSimulation {
         };
         let params = level.params.clone();
         let rough = crate::sim::roughness_of(level).is_some();
-        let config = Config::new(&params, rough, ctx.tile);
+        let config = Config {
+            dry: super::quiet::pays(&ctx.device, ctx.tile, nx, ny),
+            ..Config::new(&params, rough, ctx.tile)
+        };
         let table = patch_table(level, &level.boundaries, start.time);
         let (patches, structures) = (table.patches, table.structures);
         let mut grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
+        if !config.dry {
+            // No stamps where no strip is ever left out (the `aux` buffer as it was).
+            grid.quiet_cols = 0;
+        }
         grid.structures = structures;
         let mut cells = conditions(level, &params.default_boundary, &table.edges);
         for (p, c) in cells.iter_mut().enumerate() {
@@ -299,7 +309,7 @@ impl GpuSimulation {
             &gates,
         )?;
         drop(gated);
-        let sim = Self {
+        let mut sim = Self {
             nx,
             ny,
             dx,
@@ -328,6 +338,7 @@ impl GpuSimulation {
             spare: Default::default(),
             bed,
             rough,
+            quiet: Default::default(),
             params,
             ctx,
         };
@@ -341,6 +352,7 @@ impl GpuSimulation {
             }
             sim.ctx.queue.submit([encoder.finish()]);
         }
+        sim.share_pair_groups();
         sim.check_device()?;
         Ok(sim)
     }
@@ -363,7 +375,8 @@ impl GpuSimulation {
         let roughness = crate::sim::roughness_of(level);
         let table = step_table(params, dx, params.dt, roughness.is_some());
         aux.extend_from_slice(bytemuck::cast_slice(&table));
-        aux.resize(aux.len() + perimeter * 4, 0);
+        // The border faces, then the dry strips' stamps.
+        aux.resize(aux.len() + (perimeter + super::quiet::words(grid)) * 4, 0);
         let bytes = |v: &[f32]| bytemuck::cast_slice::<f32, u8>(v).to_vec();
         let vel_len = start.vel.len().max(4);
         Buffers {
@@ -581,20 +594,3 @@ fn params_pipe_advection(p: &Params) -> bool {
 
 /// Offset of the sub-step constant table in the `aux` buffer.
 pub(crate) const TABLE_OFFSET: u64 = CONTROL_BYTES;
-
-/// Health figures of the GPU solver from the last read-back.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct GpuStatus {
-    /// Why the GPU stopped stepping (blow-up or runaway), if it did; see
-    /// [`GpuSimulation::clear_halt`].
-    pub halted: Option<crate::sim::StepError>,
-    /// Steps that needed more sub-steps than were recorded and took `k_max` longer ones.
-    pub clamped_steps: u32,
-    /// Sub-steps the last step needed.
-    pub substeps_needed: u32,
-    /// Largest face speed after the last sub-step, m/s (SWE and pipes with advection).
-    pub max_speed: f32,
-    /// Sub-steps that ran two at a time in the pair pass: two steps of one sub-step each, or
-    /// the first two sub-steps of a step (see [`GpuSimulation::set_pairing`]).
-    pub paired_substeps: u32,
-}

@@ -13,6 +13,8 @@ pub(crate) const SLOT_FORCING: usize = 1;
 pub(crate) const SLOT_EDGES: usize = 2;
 pub(crate) const SLOT_ADVECT: usize = 3;
 pub(crate) const SLOT_STORE: usize = 4;
+/// The pair pass's workgroups (read by the control pass, which counts the strips that ran).
+pub(crate) const SLOT_PAIR: usize = 5;
 
 /// Bytes of the control block at the start of the `aux` buffer.
 pub(crate) const CONTROL_BYTES: u64 = 256;
@@ -44,7 +46,10 @@ pub(crate) struct GridUniform {
     pub zero: u32,
     /// Word offset of the structures in the patch table (0: none).
     pub structures: u32,
-    pub pad: [u32; 2],
+    /// Stamp blocks along x (`gpu::quiet`).
+    pub quiet_cols: u32,
+    /// Whether flow and pair strips with no water around are left out (1) or not (0).
+    pub quiet_on: u32,
 }
 
 /// `struct Control` of common.wgsl.
@@ -78,7 +83,13 @@ pub(crate) struct ControlBlock {
     pub skip: u32,
     /// Steps run in pairs so far.
     pub paired: u32,
-    pub pad: [u32; 43],
+    /// Flow or pair dispatches run (`gpu::quiet`'s tick).
+    pub tick: u32,
+    /// Flow or pair strips left out with no water around.
+    pub quiet: u32,
+    /// Flow or pair strips dispatched by the sub-steps that ran.
+    pub strips: u32,
+    pub pad: [u32; 40],
 }
 
 /// `struct StepConsts` of common.wgsl.
@@ -143,6 +154,8 @@ pub(crate) struct Config {
     pub tile: (u32, u32),
     /// The flow pass also advects and stores the face velocities (its fused variant).
     pub fused: bool,
+    /// The grid makes enough strips for leaving dry ones out to pay (`gpu::quiet::pays`).
+    pub dry: bool,
 }
 
 impl Config {
@@ -178,6 +191,7 @@ impl Config {
             rough: rough && matches!(p.friction, Friction::Manning { .. }),
             tile,
             fused: false,
+            dry: false,
         }
     }
 
@@ -192,12 +206,19 @@ impl Config {
         self.advects() && !self.semi_lagrangian
     }
 
+    /// Whether the fused flow pass and the pair pass may leave out strips with no water around
+    /// (`gpu::quiet`): momentum-conserving advection without rain, which falls on every cell,
+    /// on a grid where that pays.
+    pub fn quiet(&self) -> bool {
+        self.fusable() && !self.rain && self.dry
+    }
+
     /// WGSL constants prepended to every pass.
     pub fn prelude(&self) -> String {
         format!(
             "const MODE: u32 = {}u;\nconst SECTION: u32 = {}u;\nconst RAIN: bool = {};\nconst SPEED: bool = {};\n\
              const EXTEND: bool = {};\nconst FRICTION: u32 = {}u;\nconst ROUGH: bool = {};\n\
-             const TW: u32 = {}u;\nconst TH: u32 = {}u;\nconst FUSED: bool = {};\n",
+             const TW: u32 = {}u;\nconst TH: u32 = {}u;\nconst FUSED: bool = {};\nconst QUIET: bool = {};\n",
             self.mode,
             self.section,
             self.rain,
@@ -207,16 +228,17 @@ impl Config {
             self.rough,
             self.tile.0,
             self.tile.1,
-            self.fused
+            self.fused,
+            self.quiet()
         )
     }
 }
 
 /// Bytes of workgroup memory the flow pass needs for strips of `tw` threads (four
 /// double-buffered rows: terrain, depth, limiting factors and accelerated left faces; a single
-/// one for the fused variant's speeds; three atomics and a flag).
+/// one for the fused variant's speeds; four atomics and two flags).
 pub(crate) fn tile_bytes(tw: u32, _th: u32) -> u32 {
-    4 * 9 * tw + 16
+    4 * 9 * tw + 24
 }
 
 /// Every buffer of a GPU simulation.
