@@ -323,7 +323,10 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         ))
     };
     let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
-    sim.set_dry_skip(!args.no_dry_skip);
+    if args.no_dry_skip {
+        sim.set_dry_skip(spillway::gpu::DrySkip::Never)
+            .map_err(fail)?;
+    }
     let before = sim.stats().map_err(fail)?;
     let mut coupled =
         Coupled::new(sim, level, &level_folder(path), !args.no_bodies).map_err(failed)?;

@@ -94,7 +94,11 @@ pub fn bench_with(
     sim.set_fusion(options.fusion);
     sim.set_pairing(options.pairing);
     sim.set_substep_headroom(options.headroom);
-    sim.set_dry_skip(!options.no_dry_skip);
+    sim.set_dry_skip(if options.no_dry_skip {
+        super::DrySkip::Never
+    } else {
+        super::DrySkip::Auto
+    })?;
     if options.maps {
         sim.record_maps()?;
     }

@@ -81,6 +81,7 @@ pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
 pub use gather::{CellWater, GATHERED, Gathered};
 pub use pair::{PAIR_TILE_ENV, Pairing};
 pub use probe::ProbeReading;
+pub use quiet::{DrySkip, PAYS_FROM};
 pub use readback::GpuStatus;
 pub use sim::GpuSimulation;
 pub use view::WaterView;

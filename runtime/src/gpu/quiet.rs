@@ -9,6 +9,8 @@
 //! next steps start over: tick and stamps back to 0 (`GpuSimulation::wake_quiet`), so their
 //! first two dispatches run every strip.
 
+use super::GpuError;
+use super::passes::Passes;
 use super::sim::GpuSimulation;
 use super::state::{CONTROL_BYTES, Config, ControlBlock, GridUniform, SLOT_PAIR, TABLE_BYTES};
 
@@ -41,17 +43,31 @@ pub(crate) fn shader(config: &Config, fused: bool) -> &'static str {
 /// (1292 strips, about one wave of the GPU) a step took as long as its longest strip, and the
 /// build that checks and stamps strips ran 0.1589 ms a step against 0.1463 without it, though a
 /// quarter of the strips were left out; at 4096² (5016 strips) 0.2925 against 0.4226.
-pub(crate) const PAYS_FROM: u32 = 2048;
+pub const PAYS_FROM: u32 = 2048;
 
 /// Whether leaving dry strips out pays for an `nx × ny` grid in flow strips of `tile`: on a
-/// software adapter always (it runs a few workgroups at a time, so every strip left out is time
-/// saved), else from [`PAYS_FROM`] strips.
+/// hardware GPU from [`PAYS_FROM`] strips. Not on a software adapter: there the suite's GPU
+/// tests (small grids, lavapipe) ran 700.34 s with the checks in every pass, 567.17 s without.
 pub(crate) fn pays(device: &wgpu::Device, tile: (u32, u32), nx: usize, ny: usize) -> bool {
-    device.adapter_info().device_type == wgpu::DeviceType::Cpu
-        || super::flow::groups(nx, ny, tile)[..2]
+    device.adapter_info().device_type != wgpu::DeviceType::Cpu
+        && super::flow::groups(nx, ny, tile)[..2]
             .iter()
             .product::<u32>()
             >= PAYS_FROM
+}
+
+/// When flow and pair strips with no water around are left out
+/// ([`GpuSimulation::set_dry_skip`]); the water is the same either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DrySkip {
+    /// Where it pays: on a hardware GPU, on grids of at least [`PAYS_FROM`] flow strips (4096²
+    /// and up).
+    #[default]
+    Auto,
+    /// On any grid and adapter (the tests' knob on lavapipe).
+    Always,
+    /// Never: every strip runs (`--no-dry-skip`).
+    Never,
 }
 
 /// Stamp blocks along x of an `nx`-wide grid.
@@ -59,8 +75,7 @@ pub(crate) fn columns(nx: usize) -> u32 {
     nx.div_ceil(BLOCK.0) as u32
 }
 
-/// Stamp words of `grid` (two a block; none where its `quiet_cols` is 0, no strip ever being
-/// left out).
+/// Stamp words of `grid` (two a block).
 pub(crate) fn words(grid: &GridUniform) -> usize {
     2 * grid.quiet_cols as usize * (grid.ny as usize).div_ceil(BLOCK.1)
 }
@@ -84,23 +99,42 @@ impl Default for Quiet {
 }
 
 impl GpuSimulation {
-    /// Leaves out flow and pair strips with no water in their region (on by default). The
-    /// water is the same either way: a strip is left out only where running it would write
-    /// what its output half already holds. Where it applies: momentum-conserving advection (the
-    /// default physics and the shallow-water mode) without rain, in steps without blockers,
-    /// structures or a moving bed. Off, every strip runs (`spillway bench --no-dry-skip`).
-    pub fn set_dry_skip(&mut self, on: bool) {
-        self.quiet.on = on;
+    /// Sets when flow and pair strips with no water in their region are left out (default
+    /// [`DrySkip::Auto`]). The water is the same either way: a strip is left out only where
+    /// running it would write what its output half already holds. Where it applies:
+    /// momentum-conserving advection (the default physics and the shallow-water mode) without
+    /// rain, in steps without blockers or structures. [`DrySkip::Always`] rebuilds the passes
+    /// where `Auto` built them without the checks.
+    pub fn set_dry_skip(&mut self, skip: DrySkip) -> Result<(), GpuError> {
+        let dry = match skip {
+            DrySkip::Auto => pays(&self.ctx.device, self.ctx.tile, self.nx, self.ny),
+            DrySkip::Always => true,
+            DrySkip::Never => self.passes.config.dry,
+        };
+        if dry != self.passes.config.dry {
+            let config = Config {
+                dry,
+                ..self.passes.config
+            };
+            let device = self.ctx.device.clone();
+            self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
+            self.share_pair_groups();
+            self.fold_maps()?;
+            self.rebuild_bed()?;
+        }
+        self.quiet.on = skip != DrySkip::Never;
         self.quiet.stale = true;
-        self.grid.quiet_on = u32::from(on);
+        self.grid.quiet_on = u32::from(self.quiet.on);
         self.ctx
             .queue
             .write_buffer(&self.bufs.grid, 0, bytemuck::bytes_of(&self.grid));
+        self.check_device()
     }
 
-    /// Whether dry strips are left out ([`Self::set_dry_skip`]).
+    /// Whether strips with no water around may be left out now: [`Self::set_dry_skip`] allows
+    /// it and the level's physics and grid have the checks.
     pub fn dry_skip(&self) -> bool {
-        self.quiet.on
+        self.quiet.on && self.passes.config.quiet()
     }
 
     /// Puts the pair pass's workgroups in the grid uniform, where the control pass counts the

@@ -247,10 +247,6 @@ impl GpuSimulation {
         let table = patch_table(level, &level.boundaries, start.time);
         let (patches, structures) = (table.patches, table.structures);
         let mut grid = grid_uniform(nx, ny, dx, &params, ctx.tile, patches);
-        if !config.dry {
-            // No stamps where no strip is ever left out (the `aux` buffer as it was).
-            grid.quiet_cols = 0;
-        }
         grid.structures = structures;
         let mut cells = conditions(level, &params.default_boundary, &table.edges);
         for (p, c) in cells.iter_mut().enumerate() {
