@@ -103,6 +103,15 @@ impl GpuSimulation {
         self.upload_rect(Target::Water, x0, y0, w, h, data)
     }
 
+    /// Compiles every pass for `config` (and the fused flow pass's fold of the maps, where they
+    /// are kept), and tells the control pass the pair pass's strips.
+    pub(crate) fn rebuild_passes(&mut self, config: Config) -> Result<(), GpuError> {
+        let device = self.ctx.device.clone();
+        self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
+        self.share_pair_groups();
+        self.fold_maps()
+    }
+
     /// Changes the parameters. Changing the solver (or the pipes' momentum advection) keeps the
     /// depth and starts the new solver's flows at rest (a new `Simulation` of the baked level
     /// would do the same); anything else keeps the flows.
@@ -145,9 +154,7 @@ impl GpuSimulation {
             self.ctx.queue.submit([encoder.finish()]);
         }
         if config != self.passes.config {
-            self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
-            self.share_pair_groups();
-            self.fold_maps()?;
+            self.rebuild_passes(config)?;
         } else if advection_changed {
             self.passes.rebind(&device, &self.bufs);
         }
@@ -199,10 +206,7 @@ impl GpuSimulation {
             ..Config::new(&self.params, self.rough, self.ctx.tile)
         };
         if config != self.passes.config {
-            let device = self.ctx.device.clone();
-            self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
-            self.share_pair_groups();
-            self.fold_maps()?;
+            self.rebuild_passes(config)?;
             self.rebuild_bed()?;
         }
         let table = step_table(&self.params, self.dx, self.table_dt, self.rough);

@@ -10,7 +10,6 @@
 //! first two dispatches run every strip.
 
 use super::GpuError;
-use super::passes::Passes;
 use super::sim::GpuSimulation;
 use super::state::{CONTROL_BYTES, Config, ControlBlock, GridUniform, SLOT_PAIR, TABLE_BYTES};
 
@@ -116,10 +115,7 @@ impl GpuSimulation {
                 dry,
                 ..self.passes.config
             };
-            let device = self.ctx.device.clone();
-            self.passes = Passes::new(&device, config, &self.bufs, (self.nx, self.ny))?;
-            self.share_pair_groups();
-            self.fold_maps()?;
+            self.rebuild_passes(config)?;
             self.rebuild_bed()?;
         }
         self.quiet.on = skip != DrySkip::Never;
