@@ -2,12 +2,13 @@
 //! pass leave out a strip with no water in its region in either half of the state, as the CPU
 //! solver leaves out dry ground (`sim::quiet`), and give the same water.
 //!
-//! One stamp word per block of [`BLOCK`] cells follows the border faces in the `aux` buffer:
-//! the tick (flow or pair dispatch run) at which a strip last wrote water over the block. Work
-//! the stamps do not see (an upload from the host, the floaters' push, a step with blockers,
-//! structures or a moving bed, which run passes that stamp nothing) makes them stale, and the
-//! next steps start over: tick and stamps back to 0 (`GpuSimulation::wake_quiet`), so their
-//! first two dispatches run every strip.
+//! Two stamp words per block of [`BLOCK`] cells follow the border faces in the `aux` buffer:
+//! the tick (a flow or pair dispatch run) at which a strip last wrote anything but dry ground
+//! over the block (or the forcing pass added water there), and the tick at which a strip last
+//! wrote water there. Work the stamps do not see (an upload from the host, the floaters' push,
+//! a step with blockers or structures, which run passes that stamp nothing) makes them stale,
+//! and the next steps start over: tick and stamps back to 0 (`GpuSimulation::wake_quiet`), so
+//! their first two dispatches run every strip.
 
 use super::GpuError;
 use super::sim::GpuSimulation;
