@@ -24,14 +24,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rapier3d::prelude::{
-    ColliderHandle, PhysicsWorld, Pose as RapierPose, RigidBodyBuilder, RigidBodyHandle,
-    RigidBodySet, Rotation, Vector,
+    ColliderHandle, PhysicsWorld, Pose as RapierPose, RigidBodyBuilder, RigidBodyHandle, Rotation,
+    Vector,
 };
-use rayon::prelude::*;
 
 mod cells;
 mod ground;
 mod motion;
+mod step;
 mod threads;
 mod tiles;
 pub use tiles::GROUND_TOLERANCE;
@@ -41,12 +41,11 @@ pub use motion::{BodyState, FALL_BELOW};
 pub use threads::MIN_PHYSICS_THREADS;
 pub use times::StepTimes;
 pub use water::CLEARANCE;
-use water::{block_beside_floaters, request};
 pub mod collider;
 use cells::Window;
 use thiserror::Error;
 
-use super::forces::{Fluid, Motion, WaterForces, water_forces};
+use super::forces::{Fluid, WaterForces};
 use super::import::{ImportError, ImportLimits, import_body};
 use super::raster::{CellGrid, Coverage};
 use super::solver::{SolverError, WaterCopy, WaterSolver};
@@ -172,6 +171,8 @@ struct Scratch {
     moved: Vec<(usize, f32)>,
     /// Scratch of [`cells::merge`].
     keys: Vec<u64>,
+    /// Each slot's forces of the step, in order (`None`: a body that takes none).
+    forces: Vec<Option<WaterForces>>,
 }
 
 impl BodyWorld {
@@ -344,134 +345,6 @@ impl BodyWorld {
         true
     }
 
-    /// One coupled step of `dt` seconds: bodies to water, water to bodies, the water's advance
-    /// and the rigid-body step. Rapier steps the bodies on another thread while the water takes
-    /// the blockers, the floaters' displacement and its own step: neither reads what the other
-    /// writes, so the result is the same as one after the other. On a solver error the bodies
-    /// are put back where they were.
-    pub fn step<S: WaterSolver + ?Sized>(
-        &mut self,
-        sim: &mut S,
-        dt: f32,
-    ) -> Result<(), WorldError> {
-        self.step_coarse(sim, dt, 1)
-    }
-
-    /// A coarser coupled step for fast-forward: the water takes `water_steps` steps of `dt`
-    /// under the same blockers while the rigid bodies take one step of `water_steps × dt` (the
-    /// forces and the floaters' displacement once, from the water before the first of them).
-    /// `step_coarse(sim, dt, 1)` is [`Self::step`] exactly. The water loses nothing (every water
-    /// step runs and the volume balance holds); the bodies move as rapier moves them over the
-    /// longer step, so a run differs from one coupled at every step. The editor's preview uses
-    /// it when the speed asked needs more steps a frame than fit coupled one by one; the bake,
-    /// `spillway sim` and `spillway bake` always couple every step. `water_steps` 0 counts as 1.
-    pub fn step_coarse<S: WaterSolver + ?Sized>(
-        &mut self,
-        sim: &mut S,
-        dt: f32,
-        water_steps: usize,
-    ) -> Result<(), WorldError> {
-        let water_steps = water_steps.max(1);
-        let body_dt = dt * water_steps as f32;
-        let mut clock = std::time::Instant::now();
-        let mut lap = |field: &mut f64| {
-            let now = std::time::Instant::now();
-            *field += (now - clock).as_secs_f64();
-            clock = now;
-        };
-        let mut t = self.times;
-        // The bodies rasterised at their poses while the water the last step read ahead comes
-        // back (neither touches what the other does).
-        let (grid, bodies) = (self.grid, &self.physics.bodies);
-        let (slots, water) = (&mut self.slots, &mut self.water);
-        let mut took = 0.0;
-        let taken = rayon::in_place_scope(|scope| {
-            scope.spawn(|_| rasterise(slots, bodies, grid));
-            let start = std::time::Instant::now();
-            let taken = sim.take_cells(water);
-            took = start.elapsed().as_secs_f64();
-            taken
-        })?;
-        lap(&mut t.rasterise);
-        t.take += took;
-        // The water as the last step left it (with the blockers it ran with), then the new
-        // blockers: read now or read ahead, the bodies see the same water.
-        t.read_now += self.read_water(sim, taken)? as u64;
-        lap(&mut t.read);
-        self.apply_forces(body_dt);
-        self.foresee(body_dt);
-        lap(&mut t.forces);
-        let before: Vec<(BodyId, BodyState)> = self
-            .ids()
-            .into_iter()
-            .filter_map(|id| Some((id, self.state(id)?)))
-            .collect();
-        self.physics.integration_parameters.dt = body_dt;
-        let pool = self.physics_pool();
-        let Self {
-            physics,
-            slots,
-            grid,
-            blockers,
-            water,
-            read_ahead,
-            scratch,
-            ..
-        } = self;
-        let started = std::time::Instant::now();
-        // Rapier's time and its lateness, seconds.
-        let mut rapier = (0.0, 0.0);
-        let mut rapier_step = move |rapier: &mut (f64, f64)| {
-            let start = std::time::Instant::now();
-            physics.step();
-            *rapier = (
-                start.elapsed().as_secs_f64(),
-                (start - started).as_secs_f64(),
-            );
-        };
-        let mut water_step = || -> Result<(), WorldError> {
-            block_beside_floaters(slots, *grid, blockers, water, scratch, sim)?;
-            lap(&mut t.block);
-            sim.displace(&scratch.moved)?;
-            lap(&mut t.displace);
-            sim.advance_steps(dt, water_steps)?;
-            // The water around the bodies after this step, read back while the rigid bodies
-            // step and rasterise (the GPU does not wait): the next step takes it.
-            if *read_ahead {
-                request(slots, *grid, sim)?;
-            }
-            lap(&mut t.advance);
-            Ok(())
-        };
-        // Rapier on a worker of the world's own pool (no thread started per step; a panic
-        // there comes back here at the scope's end) while this thread gives the water its step.
-        let water_side = match pool {
-            Some(pool) => pool.in_place_scope(|scope| {
-                let rapier = &mut rapier;
-                scope.spawn(move |_| rapier_step(rapier));
-                water_step()
-            }),
-            None => {
-                let water_side = water_step();
-                rapier_step(&mut rapier);
-                water_side
-            }
-        };
-        lap(&mut t.waited);
-        t.physics += rapier.0;
-        t.started += rapier.1;
-        if let Err(e) = water_side {
-            for (id, state) in &before {
-                self.set_state(*id, state);
-            }
-            return Err(e);
-        }
-        t.steps += 1;
-        self.set_aside_fallen();
-        self.times = t;
-        Ok(())
-    }
-
     /// Sets how many workers the pool that steps this world's rigid bodies has (at least
     /// [`MIN_PHYSICS_THREADS`]; by default the machine's cores, from 2 to 8). Each world has a
     /// pool of its own, started at its first step, so worlds stepped at once never wait on
@@ -503,55 +376,6 @@ impl BodyWorld {
     fn slot(&self, id: BodyId) -> Option<&Slot> {
         self.slots.get(id.0)?.as_ref()
     }
-
-    /// Buoyancy, drag and damping on every dynamic body for a step of `dt`, from the water
-    /// after its step (drag no more than stops a body relative to the water within `dt`).
-    fn apply_forces(&mut self, dt: f32) {
-        let water = self.water.water();
-        for slot in self.slots.iter_mut().flatten() {
-            let Some(rb) = self.physics.bodies.get_mut(slot.handle) else {
-                continue;
-            };
-            if !slot.dynamic {
-                continue;
-            }
-            let (c, v, w) = (rb.center_of_mass(), rb.linvel(), rb.angvel());
-            let motion = Motion {
-                center_of_mass: [c.x, c.y, c.z],
-                linear_velocity: [v.x, v.y, v.z],
-                angular_velocity: [w.x, w.y, w.z],
-            };
-            let inertia = rb.mass_properties().local_mprops.principal_inertia();
-            let f = water_forces(&slot.coverage, &motion, &water, &self.fluid).limited(
-                rb.mass(),
-                inertia.x.min(inertia.y).min(inertia.z),
-                self.fluid.gravity,
-                dt,
-            );
-            // Damping toward rest, as the paper does (§4): it takes out the energy of the
-            // bobbing and spinning that forces sampled on a grid add. The current carries a body
-            // through drag alone.
-            let m = rb.mass();
-            let damp = [
-                -f.linear_damping * m * v.x,
-                -f.linear_damping * m * v.y,
-                -f.linear_damping * m * v.z,
-            ];
-            let force = [
-                f.force[0] + damp[0],
-                f.force[1] + damp[1],
-                f.force[2] + damp[2],
-            ];
-            rb.reset_forces(false);
-            rb.reset_torques(false);
-            if force.iter().chain(&f.torque).all(|x| x.is_finite()) {
-                rb.add_force(Vector::new(force[0], force[1], force[2]), true);
-                rb.add_torque(Vector::new(f.torque[0], f.torque[1], f.torque[2]), true);
-            }
-            rb.set_angular_damping(f.angular_damping);
-            slot.forces = f;
-        }
-    }
 }
 
 fn rapier_pose(pose: &Pose) -> RapierPose {
@@ -564,33 +388,4 @@ fn rapier_pose(pose: &Pose) -> RapierPose {
     };
     let [tx, ty, tz] = pose.translation;
     RapierPose::from_parts(Vector::new(tx, ty, tz), q)
-}
-
-/// Rasterises every body at its current pose, in parallel; a body that has not moved (at rest
-/// or asleep) keeps its coverage without being rasterised again. The coverage of the step
-/// before becomes `previous`, and the buffers of the one before that are reused.
-fn rasterise(slots: &mut [Option<Slot>], bodies: &RigidBodySet, grid: CellGrid) {
-    slots.par_iter_mut().flatten().for_each(|slot| {
-        let Some(rb) = bodies.get(slot.handle) else {
-            return;
-        };
-        let p = rb.position();
-        let (t, r) = (p.translation, p.rotation);
-        let pose = Pose {
-            translation: [t.x, t.y, t.z],
-            rotation: [r.x, r.y, r.z, r.w],
-            scale: slot.scale,
-        };
-        let mut now = std::mem::take(&mut slot.previous);
-        if slot.left {
-            // Set aside under the ground: out of the coupling.
-            now = Coverage::default();
-        } else if slot.rasterised_at == Some(pose) {
-            now.clone_from(&slot.coverage);
-        } else {
-            now.rasterise_into(&slot.mesh, &pose, grid, SAMPLES);
-        }
-        slot.rasterised_at = Some(pose);
-        slot.previous = std::mem::replace(&mut slot.coverage, now);
-    });
 }

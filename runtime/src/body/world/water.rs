@@ -2,9 +2,9 @@
 //! by the next step, the blockers and the water the floaters push aside.
 
 use super::cells::{Window, merge, push_aside, see_through};
-use super::{BodyWorld, MARGIN, MAX_REACH, Scratch, Slot};
+use super::{BodyWorld, MARGIN, MAX_REACH, Slot};
 use crate::body::raster::CellGrid;
-use crate::body::solver::{SolverError, WaterCopy, WaterSolver};
+use crate::body::solver::{SolverError, WaterSolver};
 use crate::sim::blocking::{BlockerError, Blockers};
 
 impl BodyWorld {
@@ -79,33 +79,9 @@ impl BodyWorld {
     }
 }
 
-/// Blockers to the solver (both solvers block, Kellomäki 2014 §3), while the floaters push
-/// the water aside on another thread ([`push_aside`], summed into `scratch.moved` for
-/// [`WaterSolver::displace`]): the blockers read only the copy's surface, the floaters write
-/// only its depth, so the water is the same as with one after the other, and the water's side
-/// of a coupled step hands its steps to the GPU sooner.
-pub(super) fn block_beside_floaters<S: WaterSolver + ?Sized>(
-    slots: &[Option<Slot>],
-    grid: CellGrid,
-    blockers: &mut Blockers,
-    water: &mut WaterCopy,
-    scratch: &mut Scratch,
-    sim: &mut S,
-) -> Result<(), BlockerError> {
-    let WaterCopy { surface, depth, .. } = water;
-    let Scratch {
-        moved, delta, keys, ..
-    } = scratch;
-    let surface: &[f32] = surface;
-    rayon::in_place_scope(|scope| {
-        scope.spawn(|_| push_floaters(slots, grid, surface, depth, moved, delta, keys));
-        block(slots, blockers, grid, surface, sim)
-    })
-}
-
 /// The blocking bodies that are not wholly above the water, as the solver's blockers; in rain,
 /// every blocking body (the rain lands on it and runs off its edges).
-fn block<S: WaterSolver + ?Sized>(
+pub(super) fn block<S: WaterSolver + ?Sized>(
     slots: &[Option<Slot>],
     blockers: &mut Blockers,
     grid: CellGrid,
@@ -151,7 +127,7 @@ fn above_water(slot: &Slot, grid: CellGrid, surface: &[f32]) -> bool {
 /// Floaters push the water aside as they move (Thürey et al., [`push_aside`]): a body at rest
 /// moves no water; only motion makes waves. What all floaters move is summed per cell into
 /// `moved`, to be handed to the solver at once.
-fn push_floaters(
+pub(super) fn push_floaters(
     slots: &[Option<Slot>],
     grid: CellGrid,
     surface: &[f32],

@@ -1,0 +1,337 @@
+//! The coupled step: the bodies rasterised, the water read, then two sides at once.
+//!
+//! After the bodies are rasterised and the water under them read, the step splits:
+//! - the bodies' side (a worker of rayon's pool): buoyancy, drag and damping from the copy of
+//!   the water, then rapier's step handed to the world's own pool, then the floaters pushing the
+//!   water aside in the copy;
+//! - the water's side (the caller): the blockers handed to the solver meanwhile, then, once the
+//!   push is done, the floaters' displacement, the water's steps and the read-ahead.
+//!
+//! Neither side writes what the other reads before they meet (the forces and the blockers read
+//! the copy, which only the push writes, after the forces), so the result is the same as one
+//! after the other, bit for bit.
+
+use std::time::Instant;
+
+use rapier3d::prelude::{PhysicsWorld, RigidBodySet, Vector};
+use rayon::prelude::*;
+
+use super::water::{block, push_floaters, request};
+use super::{BodyId, BodyState, BodyWorld, SAMPLES, Scratch, Slot, WorldError};
+use crate::body::Pose;
+use crate::body::forces::{Fluid, Motion, Water, WaterForces, water_forces};
+use crate::body::raster::{CellGrid, Coverage};
+use crate::body::solver::{WaterCopy, WaterSolver};
+
+impl BodyWorld {
+    /// One coupled step of `dt` seconds: bodies to water, water to bodies, the water's advance
+    /// and the rigid-body step. Rapier steps the bodies on the world's pool while the water
+    /// takes the blockers, the floaters' displacement and its own step: neither reads what the
+    /// other writes, so the result is the same as one after the other. On a solver error the
+    /// bodies are put back where they were.
+    pub fn step<S: WaterSolver + ?Sized>(
+        &mut self,
+        sim: &mut S,
+        dt: f32,
+    ) -> Result<(), WorldError> {
+        self.step_coarse(sim, dt, 1)
+    }
+
+    /// A coarser coupled step for fast-forward: the water takes `water_steps` steps of `dt`
+    /// under the same blockers while the rigid bodies take one step of `water_steps × dt` (the
+    /// forces and the floaters' displacement once, from the water before the first of them).
+    /// `step_coarse(sim, dt, 1)` is [`Self::step`] exactly. The water loses nothing (every water
+    /// step runs and the volume balance holds); the bodies move as rapier moves them over the
+    /// longer step, so a run differs from one coupled at every step. The editor's preview uses
+    /// it when the speed asked needs more steps a frame than fit coupled one by one; the bake,
+    /// `spillway sim` and `spillway bake` always couple every step. `water_steps` 0 counts as 1.
+    pub fn step_coarse<S: WaterSolver + ?Sized>(
+        &mut self,
+        sim: &mut S,
+        dt: f32,
+        water_steps: usize,
+    ) -> Result<(), WorldError> {
+        let water_steps = water_steps.max(1);
+        let body_dt = dt * water_steps as f32;
+        let mut clock = Instant::now();
+        let mut lap = |field: &mut f64| {
+            let now = Instant::now();
+            *field += (now - clock).as_secs_f64();
+            clock = now;
+        };
+        let mut t = self.times;
+        // The bodies rasterised at their poses while the water the last step read ahead comes
+        // back (neither touches what the other does).
+        let (grid, bodies) = (self.grid, &self.physics.bodies);
+        let (slots, water) = (&mut self.slots, &mut self.water);
+        let mut took = 0.0;
+        let taken = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| rasterise(slots, bodies, grid));
+            let start = Instant::now();
+            let taken = sim.take_cells(water);
+            took = start.elapsed().as_secs_f64();
+            taken
+        })?;
+        lap(&mut t.rasterise);
+        t.take += took;
+        // The water as the last step left it (with the blockers it ran with), then the new
+        // blockers: read now or read ahead, the bodies see the same water.
+        t.read_now += self.read_water(sim, taken)? as u64;
+        self.foresee(body_dt);
+        lap(&mut t.read);
+        let side_start = clock;
+        // The water's side's phases: blockers (with the push), displacement, steps (seconds).
+        let mut side = [0.0; 3];
+        let before: Vec<(BodyId, BodyState)> = self
+            .ids()
+            .into_iter()
+            .filter_map(|id| Some((id, self.state(id)?)))
+            .collect();
+        self.physics.integration_parameters.dt = body_dt;
+        let pool = self.physics_pool();
+        let Self {
+            physics,
+            slots,
+            grid,
+            blockers,
+            water,
+            read_ahead,
+            scratch,
+            fluid,
+            ..
+        } = self;
+        let (grid, read_ahead, fluid) = (*grid, *read_ahead, *fluid);
+        let Scratch {
+            moved,
+            delta,
+            keys,
+            forces,
+            ..
+        } = scratch;
+        let WaterCopy {
+            grid: wgrid,
+            surface,
+            depth,
+            qx,
+            qy,
+        } = water;
+        let (surface, qx, qy, wgrid) = (&**surface, &**qx, &**qy, *wgrid);
+        // Rapier's time and its lateness, and the forces' time (seconds).
+        let mut rapier = (0.0, 0.0);
+        let mut forces_took = 0.0;
+        // The forces from the copy of the water (which the push then changes).
+        let mut set_forces = |bodies: &mut RigidBodySet, slots: &[Option<Slot>], depth: &[f32]| {
+            let start = Instant::now();
+            let view = Water {
+                nx: wgrid.nx,
+                ny: wgrid.ny,
+                cell_size: wgrid.cell_size,
+                surface,
+                depth,
+                qx,
+                qy,
+            };
+            apply_forces(bodies, slots, &view, &fluid, body_dt, forces);
+            forces_took = start.elapsed().as_secs_f64();
+        };
+        let water_side = match pool {
+            // Rapier on a worker of the world's own pool (no thread started per step; a panic
+            // there comes back here at the scope's end) after the forces, which run with the
+            // floaters' push on rayon's pool while this thread hands the blockers and then the
+            // water's step to the solver.
+            Some(pool) => pool.in_place_scope(|bodies_scope| {
+                let rapier = &mut rapier;
+                let shared: &[Option<Slot>] = slots;
+                let (depth_job, moved_job) = (&mut **depth, &mut *moved);
+                let blocked = rayon::in_place_scope(|scope| {
+                    scope.spawn(move |_| {
+                        set_forces(&mut physics.bodies, shared, depth_job);
+                        let asked = Instant::now();
+                        bodies_scope.spawn(move |_| step_rapier(physics, rapier, asked));
+                        push_floaters(shared, grid, surface, depth_job, moved_job, delta, keys);
+                    });
+                    block(shared, blockers, grid, surface, sim)
+                });
+                side[0] = side_start.elapsed().as_secs_f64();
+                blocked?;
+                advance(
+                    sim,
+                    moved,
+                    (dt, water_steps),
+                    read_ahead,
+                    slots,
+                    grid,
+                    &mut side,
+                )
+            }),
+            None => {
+                set_forces(&mut physics.bodies, slots, depth);
+                let side = block(slots, blockers, grid, surface, sim)
+                    .map_err(WorldError::from)
+                    .and_then(|()| {
+                        push_floaters(slots, grid, surface, depth, moved, delta, keys);
+                        side[0] = side_start.elapsed().as_secs_f64();
+                        advance(
+                            sim,
+                            moved,
+                            (dt, water_steps),
+                            read_ahead,
+                            slots,
+                            grid,
+                            &mut side,
+                        )
+                    });
+                step_rapier(physics, &mut rapier, Instant::now());
+                side
+            }
+        };
+        // The water's side timed its own phases; the rest is the wait for rapier.
+        let [block_took, displace_took, advance_took] = side;
+        t.block += block_took;
+        t.displace += displace_took;
+        t.advance += advance_took;
+        t.waited += side_start.elapsed().as_secs_f64() - side.iter().sum::<f64>();
+        t.forces += forces_took;
+        t.physics += rapier.0;
+        t.started += rapier.1;
+        for (slot, f) in self
+            .slots
+            .iter_mut()
+            .flatten()
+            .zip(self.scratch.forces.iter())
+        {
+            if let Some(f) = f {
+                slot.forces = *f;
+            }
+        }
+        if let Err(e) = water_side {
+            for (id, state) in &before {
+                self.set_state(*id, state);
+            }
+            return Err(e);
+        }
+        t.steps += 1;
+        self.set_aside_fallen();
+        self.times = t;
+        Ok(())
+    }
+}
+
+/// Rapier's step of `physics`, with its time and its lateness since `asked` (seconds) in `out`.
+fn step_rapier(physics: &mut PhysicsWorld, out: &mut (f64, f64), asked: Instant) {
+    let start = Instant::now();
+    physics.step();
+    *out = (start.elapsed().as_secs_f64(), (start - asked).as_secs_f64());
+}
+
+/// The rest of the water's side: the floaters' displacement (`moved`), `steps.1` water steps of
+/// `steps.0` seconds and, with `read_ahead`, the request for the water the next step reads.
+/// Adds the displacement's and the steps' time (seconds) to `side[1]` and `side[2]`.
+#[allow(clippy::too_many_arguments)]
+fn advance<S: WaterSolver + ?Sized>(
+    sim: &mut S,
+    moved: &[(usize, f32)],
+    steps: (f32, usize),
+    read_ahead: bool,
+    slots: &mut [Option<Slot>],
+    grid: CellGrid,
+    side: &mut [f64; 3],
+) -> Result<(), WorldError> {
+    let start = Instant::now();
+    sim.displace(moved)?;
+    let displaced = Instant::now();
+    side[1] += (displaced - start).as_secs_f64();
+    sim.advance_steps(steps.0, steps.1)?;
+    // The water around the bodies after this step, read back while the rigid bodies step and
+    // rasterise (the GPU does not wait): the next step takes it.
+    if read_ahead {
+        request(slots, grid, sim)?;
+    }
+    side[2] += displaced.elapsed().as_secs_f64();
+    Ok(())
+}
+
+/// Buoyancy, drag and damping on every dynamic body of `slots` for a step of `dt`, from the
+/// water after its step (drag no more than stops a body relative to the water within `dt`).
+/// `out` gets each slot's forces in order (`None` for a body that takes none).
+fn apply_forces(
+    bodies: &mut RigidBodySet,
+    slots: &[Option<Slot>],
+    water: &Water,
+    fluid: &Fluid,
+    dt: f32,
+    out: &mut Vec<Option<WaterForces>>,
+) {
+    out.clear();
+    for slot in slots.iter().flatten() {
+        let rb = bodies.get_mut(slot.handle).filter(|_| slot.dynamic);
+        let Some(rb) = rb else {
+            out.push(None);
+            continue;
+        };
+        let (c, v, w) = (rb.center_of_mass(), rb.linvel(), rb.angvel());
+        let motion = Motion {
+            center_of_mass: [c.x, c.y, c.z],
+            linear_velocity: [v.x, v.y, v.z],
+            angular_velocity: [w.x, w.y, w.z],
+        };
+        let inertia = rb.mass_properties().local_mprops.principal_inertia();
+        let f = water_forces(&slot.coverage, &motion, water, fluid).limited(
+            rb.mass(),
+            inertia.x.min(inertia.y).min(inertia.z),
+            fluid.gravity,
+            dt,
+        );
+        // Damping toward rest, as the paper does (§4): it takes out the energy of the bobbing
+        // and spinning that forces sampled on a grid add. The current carries a body through
+        // drag alone.
+        let m = rb.mass();
+        let damp = [
+            -f.linear_damping * m * v.x,
+            -f.linear_damping * m * v.y,
+            -f.linear_damping * m * v.z,
+        ];
+        let force = [
+            f.force[0] + damp[0],
+            f.force[1] + damp[1],
+            f.force[2] + damp[2],
+        ];
+        rb.reset_forces(false);
+        rb.reset_torques(false);
+        if force.iter().chain(&f.torque).all(|x| x.is_finite()) {
+            rb.add_force(Vector::new(force[0], force[1], force[2]), true);
+            rb.add_torque(Vector::new(f.torque[0], f.torque[1], f.torque[2]), true);
+        }
+        rb.set_angular_damping(f.angular_damping);
+        out.push(Some(f));
+    }
+}
+
+/// Rasterises every body at its current pose, in parallel; a body that has not moved (at rest
+/// or asleep) keeps its coverage without being rasterised again. The coverage of the step
+/// before becomes `previous`, and the buffers of the one before that are reused.
+fn rasterise(slots: &mut [Option<Slot>], bodies: &RigidBodySet, grid: CellGrid) {
+    slots.par_iter_mut().flatten().for_each(|slot| {
+        let Some(rb) = bodies.get(slot.handle) else {
+            return;
+        };
+        let p = rb.position();
+        let (t, r) = (p.translation, p.rotation);
+        let pose = Pose {
+            translation: [t.x, t.y, t.z],
+            rotation: [r.x, r.y, r.z, r.w],
+            scale: slot.scale,
+        };
+        let mut now = std::mem::take(&mut slot.previous);
+        if slot.left {
+            // Set aside under the ground: out of the coupling.
+            now = Coverage::default();
+        } else if slot.rasterised_at == Some(pose) {
+            now.clone_from(&slot.coverage);
+        } else {
+            now.rasterise_into(&slot.mesh, &pose, grid, SAMPLES);
+        }
+        slot.rasterised_at = Some(pose);
+        slot.previous = std::mem::replace(&mut slot.coverage, now);
+    });
+}
