@@ -175,7 +175,11 @@ fn hash_with_vectors(dir: &Path, level: &Path, width: &str, extra: &[&str]) -> (
 fn hash_is_identical_with_the_dry_ground_computed_or_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let level = valley(dir.path());
-    for extra in [&[][..], &["--manning", "0.03"][..]] {
+    for extra in [
+        &[][..],
+        &["--manning", "0.03"][..],
+        &["--solver", "swe", "--manning", "0.03"][..],
+    ] {
         for threads in [1, 2] {
             let hash = |more: &[&str]| {
                 let report = sim_report(dir.path(), &level, 120, threads, &[extra, more].concat());

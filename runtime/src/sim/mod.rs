@@ -430,8 +430,8 @@ impl Simulation {
     }
 
     /// Whether steps leave out the columns of dry ground with no water within a few cells
-    /// (on by default; the runtime's default physics, pipes with momentum advection, outside
-    /// blockers). The water is the same bit for bit either way (`sim::quiet`); a switch for
+    /// (on by default; pipes with momentum advection, the runtime's default physics, and the
+    /// shallow-water solver with conservative advection, outside blockers). The water is the same bit for bit either way (`sim::quiet`); a switch for
     /// benchmarks and the test that proves it.
     pub fn set_skip_dry(&mut self, skip: bool) {
         self.skip_dry = skip;

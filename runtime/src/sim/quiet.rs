@@ -304,8 +304,15 @@ mod tests {
 
     #[test]
     fn skipping_dry_ground_leaves_the_water_the_same_bit_for_bit() {
-        for friction in [Friction::Manning { n: 0.03 }, Friction::NONE] {
-            let level = valley(friction);
+        let physics = [
+            (SolverKind::Pipes, Friction::Manning { n: 0.03 }),
+            (SolverKind::Pipes, Friction::NONE),
+            (SolverKind::Swe, Friction::Manning { n: 0.03 }),
+            (SolverKind::Swe, Friction::NONE),
+        ];
+        for (solver, friction) in physics {
+            let mut level = valley(friction);
+            level.params.solver = solver;
             let mut skipping = Simulation::new(&level).unwrap();
             let mut whole = Simulation::new(&level).unwrap();
             whole.set_skip_dry(false);
@@ -320,7 +327,7 @@ mod tests {
                 assert_eq!(
                     a.state_hash(),
                     b.state_hash(),
-                    "{friction:?}, after {} steps",
+                    "{solver:?}, {friction:?}, after {} steps",
                     50 * (round + 1)
                 );
                 let dry = skipping.depth().iter().filter(|&&d| d == 0.0).count();

@@ -184,6 +184,7 @@ impl Simulation {
                         let acc = swe::AdvectedSwe {
                             inner: accel((&[], &[])),
                             momentum,
+                            skip_dry: self.skip_dry,
                         };
                         limit_and_update(&acc, grid, depth, out.0, out.1, d_new, carry, store)
                     }

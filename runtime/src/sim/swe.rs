@@ -10,6 +10,7 @@ use super::advect::Momentum;
 use super::boundary::Edges;
 use super::friction::{BedFriction, FILM};
 use super::kernel::{FaceAccel, PassGrid};
+use super::quiet::QuietScan;
 use super::wide::{Row, select, select_bits, wide};
 
 /// Depth below which a face is treated as dry (no velocity).
@@ -348,20 +349,34 @@ impl SweAccel<'_> {
         select(h_face <= DRY, 0.0, u * h * self.grid.dx)
     }
 
-    /// The x-faces of row `j` from the advected velocities `u` of that row (`nx + 1`).
+    /// The x-faces of row `j` between the cells `lo..hi` (`out[lo + 1..hi]`, and the border
+    /// faces where the window reaches them) from the advected velocities `u` of that row
+    /// (`nx + 1`).
     #[inline(always)]
-    fn x_row_from(&self, j: usize, u: &[f32], out: &mut [f32]) {
+    fn x_row_from(&self, j: usize, u: &[f32], (lo, hi): (usize, usize), out: &mut [f32]) {
         let nx = self.grid.nx;
-        out[0] = self.edges.faces[0][j];
-        out[nx] = self.edges.faces[1][j];
-        self.faces((j * nx, j * nx + 1), &u[1..nx], &mut out[1..nx]);
+        if lo == 0 {
+            out[0] = self.edges.faces[0][j];
+        }
+        if hi == nx {
+            out[nx] = self.edges.faces[1][j];
+        }
+        let l0 = j * nx + lo;
+        self.faces((l0, l0 + 1), &u[lo + 1..hi], &mut out[lo + 1..hi]);
     }
 
-    /// The interior y-face row `j` from its advected velocities `v` (`nx`).
+    /// The y-face row `j` (`0..=ny`; the borders from the edges) of the columns `lo..hi` from
+    /// its advected velocities `v` (`nx`; unread on the borders).
     #[inline(always)]
-    fn y_row_from(&self, j: usize, v: &[f32], out: &mut [f32]) {
+    fn y_row_from(&self, j: usize, v: &[f32], (lo, hi): (usize, usize), out: &mut [f32]) {
         let nx = self.grid.nx;
-        self.faces(((j - 1) * nx, j * nx), v, &mut out[..nx]);
+        if j == 0 || j == self.grid.ny {
+            let edge = if j == 0 { 2 } else { 3 };
+            out[lo..hi].copy_from_slice(&self.edges.faces[edge][lo..hi]);
+        } else {
+            let up = (j - 1) * nx + lo;
+            self.faces((up, up + nx), &v[lo..hi], &mut out[lo..hi]);
+        }
     }
 }
 
@@ -369,19 +384,23 @@ impl FaceAccel for SweAccel<'_> {
     #[inline(always)]
     fn x_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.grid.nx;
-        self.x_row_from(j, &self.adv.0[j * (nx + 1)..(j + 1) * (nx + 1)], out);
+        self.x_row_from(
+            j,
+            &self.adv.0[j * (nx + 1)..(j + 1) * (nx + 1)],
+            (0, nx),
+            out,
+        );
     }
 
     #[inline(always)]
     fn y_row(&self, j: usize, out: &mut [f32], _scratch: &mut [f32]) {
         let nx = self.grid.nx;
-        if j == 0 {
-            out.copy_from_slice(&self.edges.faces[2]);
-        } else if j == self.grid.ny {
-            out.copy_from_slice(&self.edges.faces[3]);
+        let v = if j == 0 || j == self.grid.ny {
+            &[][..]
         } else {
-            self.y_row_from(j, &self.adv.1[j * nx..(j + 1) * nx], out);
-        }
+            &self.adv.1[j * nx..(j + 1) * nx]
+        };
+        self.y_row_from(j, v, (0, nx), out);
     }
 }
 
@@ -391,26 +410,68 @@ impl FaceAccel for SweAccel<'_> {
 pub(crate) struct AdvectedSwe<'a> {
     pub inner: SweAccel<'a>,
     pub momentum: Momentum<'a>,
+    /// Whether the flow pass may leave out quiet columns ([`FaceAccel::quiet`]).
+    pub skip_dry: bool,
+}
+
+impl AdvectedSwe<'_> {
+    /// The x-faces of row `j` between the cells `lo..hi` (see [`FaceAccel::x_row_in`]).
+    #[inline(always)]
+    fn x_faces(&self, j: usize, (lo, hi): (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        let adv = &mut scratch[..self.inner.grid.nx + 1];
+        self.momentum.x_row(j, (lo, hi), adv);
+        self.inner.x_row_from(j, adv, (lo, hi), out);
+    }
+
+    /// The y-face row `j` of the columns `lo..hi` (see [`FaceAccel::y_row_in`]).
+    #[inline(always)]
+    fn y_faces(&self, j: usize, (lo, hi): (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        let a = &self.inner;
+        let adv = &mut scratch[..a.grid.nx];
+        if j != 0 && j != a.grid.ny {
+            self.momentum.y_row(j, (lo, hi), adv);
+        }
+        a.y_row_from(j, adv, (lo, hi), out);
+    }
 }
 
 impl FaceAccel for AdvectedSwe<'_> {
     #[inline(always)]
     fn x_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
-        let nx = self.inner.grid.nx;
-        let adv = &mut scratch[..nx + 1];
-        self.momentum.x_row(j, (0, nx), adv);
-        self.inner.x_row_from(j, adv, out);
+        self.x_faces(j, (0, self.inner.grid.nx), out, scratch);
     }
 
     #[inline(always)]
     fn y_row(&self, j: usize, out: &mut [f32], scratch: &mut [f32]) {
-        let a = &self.inner;
-        if j == 0 || j == a.grid.ny {
-            return a.y_row(j, out, scratch);
+        self.y_faces(j, (0, self.inner.grid.nx), out, scratch);
+    }
+
+    fn quiet(&self) -> Option<QuietScan<'_>> {
+        if !self.skip_dry {
+            return None;
         }
-        let adv = &mut scratch[..a.grid.nx];
-        self.momentum.y_row(j, (0, a.grid.nx), adv);
-        a.y_row_from(j, adv, out);
+        let (a, m) = (&self.inner, &self.momentum);
+        let f = &a.edges.faces;
+        Some(QuietScan {
+            nx: a.grid.nx,
+            ny: a.grid.ny,
+            depth: a.depth,
+            qx: m.qx,
+            u: m.u,
+            qy: m.qy,
+            v: m.v,
+            borders: [&f[0], &f[1], &f[2], &f[3]],
+        })
+    }
+
+    #[inline(always)]
+    fn x_row_in(&self, j: usize, win: (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        self.x_faces(j, win, out, scratch);
+    }
+
+    #[inline(always)]
+    fn y_row_in(&self, j: usize, win: (usize, usize), out: &mut [f32], scratch: &mut [f32]) {
+        self.y_faces(j, win, out, scratch);
     }
 }
 

@@ -187,6 +187,7 @@ impl FaceAccel for BlockedSwe<'_> {
                 let plain = AdvectedSwe {
                     inner: self.inner,
                     momentum,
+                    skip_dry: false,
                 };
                 plain.x_row(j, out, scratch);
                 &scratch[..w]
@@ -217,6 +218,7 @@ impl FaceAccel for BlockedSwe<'_> {
                 let plain = AdvectedSwe {
                     inner: self.inner,
                     momentum,
+                    skip_dry: false,
                 };
                 plain.y_row(j, out, scratch);
                 &scratch[..nx]
