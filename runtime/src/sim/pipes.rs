@@ -331,18 +331,9 @@ impl FaceAccel for AdvectedPipes<'_> {
         if !self.skip_dry {
             return None;
         }
-        let (p, m) = (&self.inner, &self.momentum);
-        let f = &p.edges.faces;
-        Some(QuietScan {
-            nx: p.nx,
-            ny: p.ny,
-            depth: p.depth,
-            qx: p.qx,
-            u: m.u,
-            qy: p.qy,
-            v: m.v,
-            borders: [&f[0], &f[1], &f[2], &f[3]],
-        })
+        // The momentum reads the same discharges the accelerator does (the last step's).
+        let p = &self.inner;
+        Some(QuietScan::of(p.depth, &self.momentum, p.edges))
     }
 
     #[inline(always)]

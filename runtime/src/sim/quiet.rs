@@ -9,6 +9,9 @@
 //! writes the quiet values elsewhere; the results are the same bit for bit. Anything else
 //! (a negative zero, a film, a border inflow) counts as water.
 
+use super::advect::Momentum;
+use super::boundary::Edges;
+
 /// Cells around a cell that is not quiet whose step is still computed. A face between two
 /// dry cells has no cross-section and takes nothing from further away, so one cell would do
 /// (the test below fails with none and passes with one); four leave a margin.
@@ -27,6 +30,24 @@ pub(crate) struct QuietScan<'a> {
     pub v: &'a [f32],
     /// The accelerated border faces of the step: west, east (`ny`), north, south (`nx`).
     pub borders: [&'a [f32]; 4],
+}
+
+impl<'a> QuietScan<'a> {
+    /// The scan of a step with momentum advection: the cells' `depth`, the faces' discharges
+    /// and velocities `m` advects, and the border faces `edges` accelerated.
+    pub(crate) fn of(depth: &'a [f32], m: &Momentum<'a>, edges: &'a Edges) -> Self {
+        let f = &edges.faces;
+        Self {
+            nx: m.grid.nx,
+            ny: m.grid.ny,
+            depth,
+            qx: m.qx,
+            u: m.u,
+            qy: m.qy,
+            v: m.v,
+            borders: [&f[0], &f[1], &f[2], &f[3]],
+        }
+    }
 }
 
 /// Whether a value is anything but `+0.0`.

@@ -450,18 +450,8 @@ impl FaceAccel for AdvectedSwe<'_> {
         if !self.skip_dry {
             return None;
         }
-        let (a, m) = (&self.inner, &self.momentum);
-        let f = &a.edges.faces;
-        Some(QuietScan {
-            nx: a.grid.nx,
-            ny: a.grid.ny,
-            depth: a.depth,
-            qx: m.qx,
-            u: m.u,
-            qy: m.qy,
-            v: m.v,
-            borders: [&f[0], &f[1], &f[2], &f[3]],
-        })
+        let a = &self.inner;
+        Some(QuietScan::of(a.depth, &self.momentum, a.edges))
     }
 
     #[inline(always)]
