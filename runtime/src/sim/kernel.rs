@@ -224,13 +224,12 @@ fn run_band(acc: &impl FaceAccel, g: PassGrid, d_old: &[f32], band: Band) -> Pas
         None => Some((0, nx)),
     };
     let Some((lo, hi)) = window else {
-        // Every cell of the band is quiet: its depth is +0.0 too.
-        clear(qx_b);
-        clear(qy_b);
-        clear(d_b.depth);
+        qx_b.fill(0.0);
+        qy_b.fill(0.0);
+        d_b.depth.copy_from_slice(&d_old[j0 * nx..j1 * nx]);
         if let Some(((ub, vb), _)) = vel {
-            clear(ub);
-            clear(vb);
+            ub.fill(0.0);
+            vb.fill(0.0);
         }
         return PassReport::default();
     };
@@ -426,20 +425,8 @@ impl Window {
     /// is past the last cell): none carries anything.
     #[inline(always)]
     fn quiet_faces(self, row: &mut [f32], faces_past: usize) {
-        clear(&mut row[..self.lo]);
-        clear(&mut row[self.hi + faces_past..]);
-    }
-}
-
-/// Sets `values` to `+0.0`, writing only the stretches that hold anything else: the output
-/// half of the state mostly holds the quiet values already, from two steps before, and reading
-/// them costs less than writing them again.
-#[inline(always)]
-fn clear(values: &mut [f32]) {
-    for chunk in values.chunks_mut(64) {
-        if chunk.iter().fold(0u32, |bits, x| bits | x.to_bits()) != 0 {
-            chunk.fill(0.0);
-        }
+        row[..self.lo].fill(0.0);
+        row[self.hi + faces_past..].fill(0.0);
     }
 }
 
@@ -470,9 +457,8 @@ fn update_row(
     let qx = &qx_b[local * (nx + 1)..(local + 1) * (nx + 1)];
     let old_row = &d_old[r * nx..(r + 1) * nx];
     let new_row = &mut d_b.depth[local * nx..(local + 1) * nx];
-    // The quiet cells' depth is +0.0.
-    clear(&mut new_row[..lo]);
-    clear(&mut new_row[hi..]);
+    new_row[..lo].copy_from_slice(&old_row[..lo]);
+    new_row[hi..].copy_from_slice(&old_row[hi..]);
     let (ql, qr) = (&qx[lo..hi], &qx[lo + 1..=hi]);
     let (fy_in, fy_out) = (&rows.fy_in[lo..hi], &rows.fy_out[lo..hi]);
     let old = &old_row[lo..hi];
