@@ -134,6 +134,12 @@ impl BodyWorld {
             apply_forces(bodies, slots, &view, &fluid, body_dt, forces);
             forces_took = start.elapsed().as_secs_f64();
         };
+        let steps = WaterSteps {
+            dt,
+            count: water_steps,
+            read_ahead,
+            grid,
+        };
         let water_side = match pool {
             // Rapier on a worker of the world's own pool (no thread started per step; a panic
             // there comes back here at the scope's end) after the forces, which run with the
@@ -154,35 +160,19 @@ impl BodyWorld {
                 });
                 side[0] = side_start.elapsed().as_secs_f64();
                 blocked?;
-                advance(
-                    sim,
-                    moved,
-                    (dt, water_steps),
-                    read_ahead,
-                    slots,
-                    grid,
-                    &mut side,
-                )
+                advance(sim, moved, steps, slots, &mut side)
             }),
             None => {
                 set_forces(&mut physics.bodies, slots, depth);
-                let side = block(slots, blockers, grid, surface, sim)
+                let result = block(slots, blockers, grid, surface, sim)
                     .map_err(WorldError::from)
                     .and_then(|()| {
                         push_floaters(slots, grid, surface, depth, moved, delta, keys);
                         side[0] = side_start.elapsed().as_secs_f64();
-                        advance(
-                            sim,
-                            moved,
-                            (dt, water_steps),
-                            read_ahead,
-                            slots,
-                            grid,
-                            &mut side,
-                        )
+                        advance(sim, moved, steps, slots, &mut side)
                     });
                 step_rapier(physics, &mut rapier, Instant::now());
-                side
+                result
             }
         };
         // The water's side timed its own phases; the rest is the wait for rapier.
@@ -224,28 +214,34 @@ fn step_rapier(physics: &mut PhysicsWorld, out: &mut (f64, f64), asked: Instant)
     *out = (start.elapsed().as_secs_f64(), (start - asked).as_secs_f64());
 }
 
-/// The rest of the water's side: the floaters' displacement (`moved`), `steps.1` water steps of
-/// `steps.0` seconds and, with `read_ahead`, the request for the water the next step reads.
-/// Adds the displacement's and the steps' time (seconds) to `side[1]` and `side[2]`.
-#[allow(clippy::too_many_arguments)]
+/// The water's steps of a coupled step: `count` steps of `dt` seconds, then, with
+/// `read_ahead`, the request for the water the next step reads over `grid`.
+#[derive(Clone, Copy)]
+struct WaterSteps {
+    dt: f32,
+    count: usize,
+    read_ahead: bool,
+    grid: CellGrid,
+}
+
+/// The rest of the water's side: the floaters' displacement (`moved`), then `steps`. Adds the
+/// displacement's and the steps' time (seconds) to `side[1]` and `side[2]`.
 fn advance<S: WaterSolver + ?Sized>(
     sim: &mut S,
     moved: &[(usize, f32)],
-    steps: (f32, usize),
-    read_ahead: bool,
+    steps: WaterSteps,
     slots: &mut [Option<Slot>],
-    grid: CellGrid,
     side: &mut [f64; 3],
 ) -> Result<(), WorldError> {
     let start = Instant::now();
     sim.displace(moved)?;
     let displaced = Instant::now();
     side[1] += (displaced - start).as_secs_f64();
-    sim.advance_steps(steps.0, steps.1)?;
+    sim.advance_steps(steps.dt, steps.count)?;
     // The water around the bodies after this step, read back while the rigid bodies step and
     // rasterise (the GPU does not wait): the next step takes it.
-    if read_ahead {
-        request(slots, grid, sim)?;
+    if steps.read_ahead {
+        request(slots, steps.grid, sim)?;
     }
     side[2] += displaced.elapsed().as_secs_f64();
     Ok(())
