@@ -5,6 +5,7 @@ mod bench;
 mod bodies;
 mod crates;
 mod determinism;
+mod folders;
 mod kill_save;
 
 use std::path::{Path, PathBuf};

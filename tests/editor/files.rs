@@ -202,3 +202,61 @@ fn closing_the_window_over_unsaved_changes_asks_first() {
         "still open, still edited"
     );
 }
+
+#[test]
+fn a_project_folder_opens_its_level() {
+    // `spillway edit projects/crate_dam`: the folder, not its level.ron.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let mut level = bumpy_level();
+    level.name = "the project".into();
+    crate::support::save_level(&level, &project);
+    let folder = project.clone();
+    let ed = editor_in(dir, Some(folder));
+    assert!(
+        ed.harness.state().dialog().is_none(),
+        "{:?}",
+        ed.harness.state().dialog()
+    );
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.level().name, "the project");
+    assert_eq!(doc.path(), Some(project.join("level.ron").as_path()));
+}
+
+#[test]
+fn a_project_folder_dropped_on_the_window_opens_and_one_without_a_level_says_so() {
+    let mut ed = editor_with(&bumpy_level());
+    let mut other = bumpy_level();
+    other.name = "dropped folder".into();
+    let folder = ed.dir.path().join("other");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    crate::support::save_level(&other, &folder);
+    ed.harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(Dropped(folder)));
+    ed.frames(3);
+    assert_eq!(ed.harness.state().document().level().name, "dropped folder");
+
+    let empty = ed.dir.path().join("empty");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    ed.harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(Dropped(empty)));
+    ed.frames(3);
+    let Some(Dialog::Error { message, .. }) = ed.harness.state().dialog().cloned() else {
+        panic!("an error dialog, got {:?}", ed.harness.state().dialog());
+    };
+    assert!(message.contains("empty"), "names the folder: {message}");
+    assert!(
+        message.contains("level.ron"),
+        "says what is missing: {message}"
+    );
+    assert_eq!(
+        ed.harness.state().document().level().name,
+        "dropped folder",
+        "the open level is kept"
+    );
+}

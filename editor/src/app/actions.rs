@@ -283,8 +283,20 @@ impl EditorApp {
             .map(Path::to_path_buf)
     }
 
-    /// Opens the level at `path`; on failure shows why and keeps the current document.
+    /// Opens the level at `path` (a level file, or a project folder and its `level.ron`); on
+    /// failure shows why and keeps the current document.
     pub(crate) fn open_path(&mut self, path: &Path) {
+        let Some(file) = crate::project::level_file(path) else {
+            self.dialog = Some(Dialog::Error {
+                title: "Could not open the level".into(),
+                message: format!(
+                    "{}: a folder without a level file (level.ron)",
+                    path.display()
+                ),
+            });
+            return;
+        };
+        let path = file.as_path();
         match spillway::level::file::load(path) {
             Ok(level) => {
                 self.discard_recovery();
@@ -502,9 +514,11 @@ impl EditorApp {
         });
         // One file at a time: the first that the editor understands.
         for path in dropped {
-            let is_level = path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+            // A level file, or a project folder (its level.ron).
+            let is_level = path.is_dir()
+                || path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
             if is_level {
                 return Some(Action::OpenPath(path));
             }
@@ -516,7 +530,7 @@ impl EditorApp {
             }
             self.notify(
                 format!(
-                    "{}: not a level (.ron), heightmap (.png, .r16, .raw, .npy) or body (.glb, .gltf)",
+                    "{}: not a level (.ron or a project folder), heightmap (.png, .r16, .raw, .npy) or body (.glb, .gltf)",
                     path.display()
                 ),
                 true,

@@ -19,7 +19,7 @@ pub use crate::bake::{BakeError, BakeOutcome, Coupled, Settling, settle};
 /// Arguments of `spillway bake`.
 #[derive(Clone, Debug, Args)]
 pub struct BakeArgs {
-    /// The level file to bake (.ron).
+    /// The level file to bake (.ron), or a project folder holding its `level.ron`.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
     /// The baked level file to write (.ron; may be the input).

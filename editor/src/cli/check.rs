@@ -12,7 +12,7 @@ use super::{CliError, CliResult, say};
 /// Arguments of `spillway check`.
 #[derive(Clone, Debug, Args)]
 pub struct CheckArgs {
-    /// The level file to check (.ron).
+    /// The level file to check (.ron), or a project folder holding its `level.ron`.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
 }

@@ -13,7 +13,7 @@ mod options;
 pub mod sim;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -102,11 +102,31 @@ pub fn run(cli: Cli) -> CliResult {
         None => edit(&EditArgs { path: None }),
         Some(Command::Edit(args)) => edit(&args),
         Some(Command::Import(args)) => import::run(&args),
-        Some(Command::Sim(args)) => sim::run(&args),
-        Some(Command::Bake(args)) => bake::run(&args),
-        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Sim(mut args)) => {
+            args.level = level_file(&args.level, CliError::failure)?;
+            sim::run(&args)
+        }
+        Some(Command::Bake(mut args)) => {
+            args.level = level_file(&args.level, CliError::failure)?;
+            bake::run(&args)
+        }
+        Some(Command::Check(mut args)) => {
+            args.level = level_file(&args.level, CliError::invalid)?;
+            check::run(&args)
+        }
         Some(Command::Bench(args)) => bench::run(&args),
     }
+}
+
+/// The level file a command's `LEVEL.ron` argument names: the file, or a project folder's
+/// `level.ron` ([`crate::project::level_file`]); a folder without one fails with `error`.
+fn level_file(path: &Path, error: fn(String) -> CliError) -> Result<PathBuf, CliError> {
+    crate::project::level_file(path).ok_or_else(|| {
+        error(format!(
+            "{}: a folder without a level file (level.ron)",
+            path.display()
+        ))
+    })
 }
 
 /// `spillway edit`: opens the editor window on the level (or on the bundled sample).

@@ -18,7 +18,7 @@ use crate::heightmap::npy;
 /// Arguments of `spillway sim`.
 #[derive(Clone, Debug, Args)]
 pub struct SimArgs {
-    /// The level file (.ron).
+    /// The level file (.ron), or a project folder holding its `level.ron`.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
     /// Simulated seconds to run (rounded to whole steps of the level's dt).

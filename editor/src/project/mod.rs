@@ -51,6 +51,27 @@ impl ConfigPaths {
     }
 }
 
+/// The level file that `path` names: `path` itself, or for a project folder its `level.ron`
+/// (else the one `.ron` file in it). `None` for a folder with no level, or more than one and
+/// no `level.ron`.
+pub fn level_file(path: &Path) -> Option<PathBuf> {
+    if !path.is_dir() {
+        return Some(path.to_path_buf());
+    }
+    let named = path.join("level.ron");
+    if named.is_file() {
+        return Some(named);
+    }
+    let mut levels = std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")));
+    match (levels.next(), levels.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder renamed into place, so
 /// a crash never leaves a half-written file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
