@@ -137,6 +137,15 @@ impl egui::DroppedFile for Dropped {
     }
 }
 
+/// Drops `path` on the editor's window and lets it run a few frames.
+fn drop_on_window(ed: &mut crate::support::Editor, path: std::path::PathBuf) {
+    ed.harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(Dropped(path)));
+    ed.frames(3);
+}
+
 #[test]
 fn a_level_dropped_on_the_window_opens() {
     let mut ed = editor_with(&bumpy_level());
@@ -145,11 +154,7 @@ fn a_level_dropped_on_the_window_opens() {
     let folder = ed.dir.path().join("other");
     std::fs::create_dir_all(&folder).expect("mkdir");
     let path = crate::support::save_level(&other, &folder);
-    ed.harness
-        .input_mut()
-        .dropped_files
-        .push(Arc::new(Dropped(path)));
-    ed.frames(3);
+    drop_on_window(&mut ed, path);
     assert_eq!(ed.harness.state().document().level().name, "dropped");
 }
 
@@ -232,20 +237,12 @@ fn a_project_folder_dropped_on_the_window_opens_and_one_without_a_level_says_so(
     let folder = ed.dir.path().join("other");
     std::fs::create_dir_all(&folder).expect("mkdir");
     crate::support::save_level(&other, &folder);
-    ed.harness
-        .input_mut()
-        .dropped_files
-        .push(Arc::new(Dropped(folder)));
-    ed.frames(3);
+    drop_on_window(&mut ed, folder);
     assert_eq!(ed.harness.state().document().level().name, "dropped folder");
 
     let empty = ed.dir.path().join("empty");
     std::fs::create_dir_all(&empty).expect("mkdir");
-    ed.harness
-        .input_mut()
-        .dropped_files
-        .push(Arc::new(Dropped(empty)));
-    ed.frames(3);
+    drop_on_window(&mut ed, empty);
     let Some(Dialog::Error { message, .. }) = ed.harness.state().dialog().cloned() else {
         panic!("an error dialog, got {:?}", ed.harness.state().dialog());
     };
