@@ -286,17 +286,14 @@ impl EditorApp {
     /// Opens the level at `path` (a level file, or a project folder and its `level.ron`); on
     /// failure shows why and keeps the current document.
     pub(crate) fn open_path(&mut self, path: &Path) {
-        let Some(file) = crate::project::level_file(path) else {
+        let file = crate::project::level_file(path);
+        let Ok(path) = file.as_deref() else {
             self.dialog = Some(Dialog::Error {
                 title: "Could not open the level".into(),
-                message: format!(
-                    "{}: a folder without a level file (level.ron)",
-                    path.display()
-                ),
+                message: file.err().unwrap_or_default(),
             });
             return;
         };
-        let path = file.as_path();
         match spillway::level::file::load(path) {
             Ok(level) => {
                 self.discard_recovery();

@@ -121,12 +121,7 @@ pub fn run(cli: Cli) -> CliResult {
 /// The level file a command's `LEVEL.ron` argument names: the file, or a project folder's
 /// `level.ron` ([`crate::project::level_file`]); a folder without one fails with `error`.
 fn level_file(path: &Path, error: fn(String) -> CliError) -> Result<PathBuf, CliError> {
-    crate::project::level_file(path).ok_or_else(|| {
-        error(format!(
-            "{}: a folder without a level file (level.ron)",
-            path.display()
-        ))
-    })
+    crate::project::level_file(path).map_err(error)
 }
 
 /// `spillway edit`: opens the editor window on the level (or on the bundled sample).

@@ -52,23 +52,27 @@ impl ConfigPaths {
 }
 
 /// The level file that `path` names: `path` itself, or for a project folder its `level.ron`
-/// (else the one `.ron` file in it). `None` for a folder with no level, or more than one and
-/// no `level.ron`.
-pub fn level_file(path: &Path) -> Option<PathBuf> {
+/// (else the one `.ron` file in it). A folder with no level, or more than one and no
+/// `level.ron`, gives the message that says so, naming the folder.
+pub fn level_file(path: &Path) -> Result<PathBuf, String> {
     if !path.is_dir() {
-        return Some(path.to_path_buf());
+        return Ok(path.to_path_buf());
     }
     let named = path.join("level.ron");
     if named.is_file() {
-        return Some(named);
+        return Ok(named);
     }
     let mut levels = std::fs::read_dir(path)
-        .ok()?
+        .into_iter()
+        .flatten()
         .filter_map(|e| Some(e.ok()?.path()))
         .filter(|p| p.is_file() && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")));
     match (levels.next(), levels.next()) {
-        (Some(only), None) => Some(only),
-        _ => None,
+        (Some(only), None) => Ok(only),
+        _ => Err(format!(
+            "{}: a folder without a level file (level.ron)",
+            path.display()
+        )),
     }
 }
 
