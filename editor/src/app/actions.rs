@@ -286,14 +286,17 @@ impl EditorApp {
     /// Opens the level at `path` (a level file, or a project folder and its `level.ron`); on
     /// failure shows why and keeps the current document.
     pub(crate) fn open_path(&mut self, path: &Path) {
-        let file = crate::project::level_file(path);
-        let Ok(path) = file.as_deref() else {
-            self.dialog = Some(Dialog::Error {
-                title: "Could not open the level".into(),
-                message: file.err().unwrap_or_default(),
-            });
-            return;
+        let file = match crate::project::level_file(path) {
+            Ok(file) => file,
+            Err(message) => {
+                self.dialog = Some(Dialog::Error {
+                    title: "Could not open the level".into(),
+                    message,
+                });
+                return;
+            }
         };
+        let path = file.as_path();
         match spillway::level::file::load(path) {
             Ok(level) => {
                 self.discard_recovery();

@@ -52,8 +52,8 @@ impl ConfigPaths {
 }
 
 /// The level file that `path` names: `path` itself, or for a project folder its `level.ron`
-/// (else the one `.ron` file in it). A folder with no level, or more than one and no
-/// `level.ron`, gives the message that says so, naming the folder.
+/// (else the one `.ron` file in it). A folder with no level, or several and none named
+/// `level.ron`, gives the message that says which, naming the folder.
 pub fn level_file(path: &Path) -> Result<PathBuf, String> {
     if !path.is_dir() {
         return Ok(path.to_path_buf());
@@ -69,8 +69,12 @@ pub fn level_file(path: &Path) -> Result<PathBuf, String> {
         .filter(|p| p.is_file() && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")));
     match (levels.next(), levels.next()) {
         (Some(only), None) => Ok(only),
-        _ => Err(format!(
+        (None, _) => Err(format!(
             "{}: a folder without a level file (level.ron)",
+            path.display()
+        )),
+        (Some(_), Some(_)) => Err(format!(
+            "{}: several .ron files and none named level.ron: name the level file",
             path.display()
         )),
     }
@@ -93,4 +97,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::level_file;
+
+    #[test]
+    fn a_folder_names_its_level_ron_else_its_only_ron_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("river.ron");
+        assert_eq!(
+            level_file(&file),
+            Ok(file.clone()),
+            "a path that is not a folder"
+        );
+        assert!(
+            level_file(dir.path())
+                .unwrap_err()
+                .contains("without a level file")
+        );
+        std::fs::write(&file, "()").expect("write");
+        assert_eq!(
+            level_file(dir.path()),
+            Ok(file.clone()),
+            "the only .ron file"
+        );
+        std::fs::write(dir.path().join("other.ron"), "()").expect("write");
+        let several = level_file(dir.path()).unwrap_err();
+        assert!(several.contains("several .ron files"), "{several}");
+        let named = dir.path().join("level.ron");
+        std::fs::write(&named, "()").expect("write");
+        assert_eq!(level_file(dir.path()), Ok(named), "level.ron first");
+    }
 }
