@@ -28,7 +28,7 @@ use spillway::Simulation;
 use spillway::bench::{BenchScene, scene};
 use spillway::body::import::{ImportLimits, import_body};
 use spillway::body::solver::WaterSolver;
-use spillway::body::world::BodyWorld;
+use spillway::body::world::{BodyWorld, StepTimes};
 use spillway::gpu::GpuSimulation;
 use spillway::level::{Body, Coupling};
 
@@ -178,7 +178,7 @@ fn measure<S: WaterSolver>(
     let per = |a: f64, b: f64| (a - b) * 1e3 / steps as f64;
     let phases = format!(
         "{{\"rasterise\": {:.3}, \"take\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
-         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}, \"fastest_body_m_per_s\": {:.2}, \"ground_ms\": {ground_ms:.1}, \"ground_triangles\": {}",
+         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}, \"fastest_body_m_per_s\": {:.2}, \"ground_ms\": {ground_ms:.1}, \"ground_triangles\": {}, \"rapier_stages_ms\": {}",
         per(after.rasterise, before.rasterise),
         per(after.take, before.take),
         per(after.block, before.block),
@@ -192,6 +192,7 @@ fn measure<S: WaterSolver>(
         after.read_now - before.read_now,
         fastest,
         world.ground_triangles(),
+        stages(&before, &after, steps),
     );
     let t = Instant::now();
     for _ in 0..steps {
@@ -200,6 +201,32 @@ fn measure<S: WaterSolver>(
     finish(sim);
     let water = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
     Ok((coupled, water, phases))
+}
+
+/// Rapier's own stages per step (ms) between two readings, by name; `null` where they were
+/// not timed (built without the feature `rapier-profile`).
+fn stages(before: &StepTimes, after: &StepTimes, steps: usize) -> String {
+    const NAMES: [&str; 10] = [
+        "step",
+        "user_changes",
+        "update",
+        "collision_detection",
+        "broad_phase",
+        "narrow_phase",
+        "islands",
+        "constraints",
+        "solver",
+        "ccd",
+    ];
+    if after.rapier_stages.iter().all(|&s| s == 0.0) {
+        return "null".into();
+    }
+    let fields: Vec<String> = NAMES
+        .iter()
+        .zip(after.rapier_stages.iter().zip(&before.rapier_stages))
+        .map(|(name, (a, b))| format!("\"{name}\": {:.3}", (a - b) * 1e3 / steps as f64))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
 }
 
 fn main() -> Result<(), Box<dyn Error>> {

@@ -184,6 +184,9 @@ impl BodyWorld {
         t.forces += forces_took;
         t.physics += rapier.0;
         t.started += rapier.1;
+        for (sum, stage) in t.rapier_stages.iter_mut().zip(rapier_stages(&self.physics)) {
+            *sum += stage;
+        }
         for (slot, f) in self
             .slots
             .iter_mut()
@@ -212,6 +215,26 @@ fn step_rapier(physics: &mut PhysicsWorld, out: &mut (f64, f64), asked: Instant)
     let start = Instant::now();
     physics.step();
     *out = (start.elapsed().as_secs_f64(), (start - asked).as_secs_f64());
+}
+
+/// Rapier's own stage times of its last step (seconds, in [`super::StepTimes::rapier_stages`]'s
+/// order); zeros without the feature `rapier-profile`.
+fn rapier_stages(physics: &PhysicsWorld) -> [f64; 10] {
+    let c = &physics.physics_pipeline.counters;
+    let s = &c.stages;
+    [
+        c.step_time.time_ms(),
+        s.user_changes.time_ms(),
+        s.update_time.time_ms(),
+        s.collision_detection_time.time_ms(),
+        c.cd.broad_phase_time.time_ms(),
+        c.cd.narrow_phase_time.time_ms(),
+        s.island_construction_time.time_ms(),
+        s.island_constraints_collection_time.time_ms(),
+        s.solver_time.time_ms(),
+        s.ccd_time.time_ms(),
+    ]
+    .map(|ms| ms * 1e-3)
 }
 
 /// The water's steps of a coupled step: `count` steps of `dt` seconds, then, with

@@ -35,4 +35,9 @@ pub struct StepTimes {
     /// Steps that read some of the water at once (the read-ahead had not foreseen where a
     /// body went, or was off), waiting for the GPU.
     pub read_now: u64,
+    /// Rapier's own timers of its steps, summed (seconds; zero unless the feature
+    /// `rapier-profile` is on): its whole step, then its stages: user changes, update,
+    /// collision detection (of which broad phase and narrow phase), islands, constraints
+    /// collection, solver, CCD.
+    pub rapier_stages: [f64; 10],
 }
