@@ -184,6 +184,7 @@ impl BodyWorld {
         t.forces += forces_took;
         t.physics += rapier.0;
         t.started += rapier.1;
+        #[cfg(feature = "rapier-profile")]
         for (sum, stage) in t.rapier_stages.iter_mut().zip(rapier_stages(&self.physics)) {
             *sum += stage;
         }
@@ -218,7 +219,8 @@ fn step_rapier(physics: &mut PhysicsWorld, out: &mut (f64, f64), asked: Instant)
 }
 
 /// Rapier's own stage times of its last step (seconds, in [`super::StepTimes::rapier_stages`]'s
-/// order); zeros without the feature `rapier-profile`.
+/// order), read only with the feature `rapier-profile` (without it rapier times nothing).
+#[cfg(feature = "rapier-profile")]
 fn rapier_stages(physics: &PhysicsWorld) -> [f64; 10] {
     let c = &physics.physics_pipeline.counters;
     let s = &c.stages;
