@@ -161,9 +161,18 @@ fn measure<S: WaterSolver>(
     }
     finish(sim);
     let before = world.step_times();
+    let asleep = |world: &BodyWorld| {
+        (world.ids().into_iter())
+            .filter(|&id| world.asleep(id) == Some(true))
+            .count()
+    };
+    let (asleep_first, mut asleep_sum) = (asleep(&world), 0);
     let t = Instant::now();
-    for _ in 0..steps {
+    for s in 0..steps {
         world.step_coarse(sim, DT, o.stride)?;
+        if s % 10 == 9 {
+            asleep_sum += asleep(&world);
+        }
     }
     finish(sim);
     let coupled = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
@@ -178,7 +187,7 @@ fn measure<S: WaterSolver>(
     let per = |a: f64, b: f64| (a - b) * 1e3 / steps as f64;
     let phases = format!(
         "{{\"rasterise\": {:.3}, \"take\": {:.3}, \"block\": {:.3}, \"read\": {:.3}, \"forces\": {:.3}, \
-         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}, \"fastest_body_m_per_s\": {:.2}, \"ground_ms\": {ground_ms:.1}, \"ground_triangles\": {}, \"rapier_stages_ms\": {}",
+         \"displace\": {:.3}, \"advance\": {:.3}, \"physics\": {:.3}, \"waited\": {:.3}, \"rapier_started\": {:.3}}}, \"steps_read_now\": {}, \"fastest_body_m_per_s\": {:.2}, \"asleep\": {{\"first\": {asleep_first}, \"mean\": {:.1}, \"last\": {}}}, \"ground_ms\": {ground_ms:.1}, \"ground_triangles\": {}, \"rapier_stages_ms\": {}",
         per(after.rasterise, before.rasterise),
         per(after.take, before.take),
         per(after.block, before.block),
@@ -191,6 +200,8 @@ fn measure<S: WaterSolver>(
         per(after.started, before.started),
         after.read_now - before.read_now,
         fastest,
+        asleep_sum as f64 / (steps / 10).max(1) as f64,
+        asleep(&world),
         world.ground_triangles(),
         stages(&before, &after, steps),
     );

@@ -15,6 +15,8 @@ mod ground;
 mod import;
 mod raster;
 #[cfg(feature = "rapier")]
+mod sleep;
+#[cfg(feature = "rapier")]
 mod stability;
 #[cfg(feature = "rapier")]
 mod threads;

@@ -99,6 +99,10 @@ pub struct Fluid {
     pub linear_damping: f32,
     /// Angular damping rate of a fully submerged body, 1/s.
     pub angular_damping: f32,
+    /// Damping rate of a fully submerged body's vertical motion on top of `linear_damping`,
+    /// 1/s: the heave that the floaters' push on the water ([`crate::body::world`]) keeps
+    /// going, damped without slowing a drift along the surface.
+    pub heave_damping: f32,
 }
 
 impl Default for Fluid {
@@ -109,6 +113,7 @@ impl Default for Fluid {
             drag: 5.0,
             linear_damping: 0.5,
             angular_damping: 1.0,
+            heave_damping: 0.0,
         }
     }
 }

@@ -57,6 +57,10 @@ use crate::sim::blocking::{BlockerError, Blockers};
 /// bobbing crate within seconds, little enough that a log drifts at most of the surface speed.
 pub const DAMPING: f32 = 0.3;
 
+/// Damping of a fully submerged body's vertical motion in a world on top of [`DAMPING`], 1/s
+/// ([`Fluid::heave_damping`]).
+pub const HEAVE_DAMPING: f32 = 3.0;
+
 /// Sub-samples per cell side when rasterising bodies.
 const SAMPLES: u32 = 4;
 
@@ -72,6 +76,11 @@ const MARGIN: usize = 1;
 /// The most cells a body's read-ahead reaches beyond [`MARGIN`] (a body thrown faster is read
 /// when it lands somewhere unforeseen).
 const MAX_REACH: usize = 16;
+
+/// How far a sleeping body's water forces may move from those it fell asleep under before it
+/// wakes, as a share of its weight (its torque's, of its weight times its radius of gyration):
+/// a lake rising under a resting floater by 2% of its draft, a wave, a body dropped beside it.
+pub const WAKE_SHARE: f32 = 0.02;
 
 /// Identifies a body of a [`BodyWorld`] (its insertion index; stays valid after removals of
 /// other bodies).
@@ -173,6 +182,8 @@ struct Scratch {
     keys: Vec<u64>,
     /// Each slot's forces of the step, in order (`None`: a body that takes none).
     forces: Vec<Option<WaterForces>>,
+    /// By slot index: the water force and torque a sleeping body fell asleep under.
+    rest: Vec<Option<[f32; 6]>>,
 }
 
 impl BodyWorld {
@@ -190,6 +201,7 @@ impl BodyWorld {
             fluid: Fluid {
                 gravity: sim.gravity(),
                 linear_damping: DAMPING,
+                heave_damping: HEAVE_DAMPING,
                 ..Fluid::default()
             },
             read_ahead: sim.reads_ahead(),
@@ -258,7 +270,7 @@ impl BodyWorld {
             RigidBodyBuilder::fixed()
         }
         .pose(rapier_pose(&pose))
-        .can_sleep(false);
+        .can_sleep(true);
         let (handle, _) = self.physics.insert(rb, collider);
         self.slots.push(Some(Slot {
             handle,

@@ -59,6 +59,15 @@ impl BodyWorld {
         true
     }
 
+    /// Whether body `id` is asleep: at rest (rapier's sleep, half a second below 5 cm/s) in
+    /// still water, so rapier leaves it and its contacts out of its steps until a force, a
+    /// contact, a state set or a change of the ground under it wakes it
+    /// ([`super::WAKE_SHARE`]).
+    pub fn asleep(&self, id: BodyId) -> Option<bool> {
+        let rb = self.physics.bodies.get(self.slot(id)?.handle)?;
+        Some(rb.is_dynamic() && rb.is_sleeping())
+    }
+
     /// Whether body `id` went over the map's edge and fell [`FALL_BELOW`] below the lowest
     /// ground: it is then set aside (disabled in rapier, out of the coupling) where it fell,
     /// instead of falling for ever. [`Self::set_state`] brings it back.

@@ -17,7 +17,7 @@ use rapier3d::prelude::{PhysicsWorld, RigidBodySet, Vector};
 use rayon::prelude::*;
 
 use super::water::{block, push_floaters, request};
-use super::{BodyId, BodyState, BodyWorld, SAMPLES, Scratch, Slot, WorldError};
+use super::{BodyId, BodyState, BodyWorld, SAMPLES, Scratch, Slot, WAKE_SHARE, WorldError};
 use crate::body::Pose;
 use crate::body::forces::{Fluid, Motion, Water, WaterForces, water_forces};
 use crate::body::raster::{CellGrid, Coverage};
@@ -106,6 +106,7 @@ impl BodyWorld {
             delta,
             keys,
             forces,
+            rest,
             ..
         } = scratch;
         let WaterCopy {
@@ -131,7 +132,7 @@ impl BodyWorld {
                 qx,
                 qy,
             };
-            apply_forces(bodies, slots, &view, &fluid, body_dt, forces);
+            apply_forces(bodies, slots, &view, &fluid, body_dt, forces, rest);
             forces_took = start.elapsed().as_secs_f64();
         };
         let steps = WaterSteps {
@@ -274,7 +275,10 @@ fn advance<S: WaterSolver + ?Sized>(
 
 /// Buoyancy, drag and damping on every dynamic body of `slots` for a step of `dt`, from the
 /// water after its step (drag no more than stops a body relative to the water within `dt`).
-/// `out` gets each slot's forces in order (`None` for a body that takes none).
+/// `out` gets each slot's forces in order (`None` for a body that takes none). A body asleep in
+/// rapier (at rest for half a second) is woken, with everything resting on it, once its water
+/// forces move more than [`WAKE_SHARE`] of its weight from those it fell asleep under (`rest`,
+/// by slot index).
 fn apply_forces(
     bodies: &mut RigidBodySet,
     slots: &[Option<Slot>],
@@ -282,9 +286,15 @@ fn apply_forces(
     fluid: &Fluid,
     dt: f32,
     out: &mut Vec<Option<WaterForces>>,
+    rest: &mut Vec<Option<[f32; 6]>>,
 ) {
     out.clear();
-    for slot in slots.iter().flatten() {
+    rest.resize(slots.len(), None);
+    for (slot, rest) in slots.iter().zip(rest.iter_mut()) {
+        let Some(slot) = slot else {
+            *rest = None;
+            continue;
+        };
         let rb = bodies.get_mut(slot.handle).filter(|_| slot.dynamic);
         let Some(rb) = rb else {
             out.push(None);
@@ -307,25 +317,59 @@ fn apply_forces(
         // and spinning that forces sampled on a grid add. The current carries a body through
         // drag alone.
         let m = rb.mass();
+        // The floaters' heave damped more (their push on the water keeps it going).
+        let heave = match slot.blocks {
+            false => f.linear_damping + fluid.heave_damping * f.submerged_fraction,
+            true => f.linear_damping,
+        };
         let damp = [
             -f.linear_damping * m * v.x,
             -f.linear_damping * m * v.y,
-            -f.linear_damping * m * v.z,
+            -heave * m * v.z,
         ];
         let force = [
             f.force[0] + damp[0],
             f.force[1] + damp[1],
             f.force[2] + damp[2],
         ];
+        // Asleep (rapier: at rest for half a second) only under the forces it fell asleep
+        // under.
+        let weight = m * fluid.gravity.abs();
+        let now = [f.force, f.torque]
+            .as_flattened()
+            .try_into()
+            .unwrap_or([0.0; 6]);
+        let changed = rb.is_sleeping() && {
+            let at_rest = *rest.get_or_insert(now);
+            let share = WAKE_SHARE * weight;
+            // The torque's share about the body's radius of gyration.
+            let radius = (inertia.max_element() / m.max(f32::MIN_POSITIVE)).sqrt();
+            let (df, dm) = (
+                distance(&now[..3], &at_rest[..3]),
+                distance(&now[3..], &at_rest[3..]),
+            );
+            !(df <= share && dm <= share * radius)
+        };
+        if !rb.is_sleeping() || changed {
+            *rest = None;
+        }
         rb.reset_forces(false);
         rb.reset_torques(false);
         if force.iter().chain(&f.torque).all(|x| x.is_finite()) {
-            rb.add_force(Vector::new(force[0], force[1], force[2]), true);
-            rb.add_torque(Vector::new(f.torque[0], f.torque[1], f.torque[2]), true);
+            rb.add_force(Vector::new(force[0], force[1], force[2]), false);
+            rb.add_torque(Vector::new(f.torque[0], f.torque[1], f.torque[2]), false);
+        }
+        if changed {
+            rb.wake_up(true);
         }
         rb.set_angular_damping(f.angular_damping);
         out.push(Some(f));
     }
+}
+
+/// The distance between two vectors of three.
+fn distance(a: &[f32], b: &[f32]) -> f32 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
 /// Rasterises every body at its current pose, in parallel; a body that has not moved (at rest
