@@ -1,6 +1,6 @@
 //! Bodies at rest sleep (rapier leaves them and their contacts out of its steps) and wake when
 //! the world around them changes: the ground dug away under a boulder, a lake rising over a
-//! grounded crate, a slow current under a floater.
+//! grounded crate, the crate under another deleted; a floater in a slow current never sleeps.
 
 use spillway::Simulation;
 use spillway::body::world::BodyWorld;
@@ -183,4 +183,26 @@ fn a_crate_set_on_a_still_lake_comes_to_rest_and_sleeps() {
         2 * asleep > steps,
         "asleep most of the time: {asleep} of {steps}"
     );
+}
+
+#[test]
+fn a_crate_asleep_on_another_falls_when_the_one_under_it_is_deleted() {
+    // Dry ground: two 1 m crates stacked, both asleep.
+    let mut sim = lake(32, 0.25, 0.0);
+    let mut world = BodyWorld::new(&sim);
+    let under = world.add(&body("crate", [4.0, 4.0, 0.5], 500.0), mesh("crate"));
+    let over = world.add(&body("crate", [4.0, 4.0, 1.5], 500.0), mesh("crate"));
+    run(&mut world, &mut sim, 3.0);
+    assert_eq!(world.asleep(under), Some(true));
+    assert_eq!(world.asleep(over), Some(true));
+    let stacked = lowest(&world, over, "crate");
+    assert!(
+        (stacked - 1.0).abs() < 0.05,
+        "on the other crate: {stacked}"
+    );
+    assert!(world.remove(under));
+    run(&mut world, &mut sim, 2.0);
+    let fallen = lowest(&world, over, "crate");
+    println!("top crate's lowest point: {stacked:.3} m stacked, {fallen:.3} m after the delete");
+    assert!(fallen.abs() < 0.05, "on the ground: {fallen}");
 }
