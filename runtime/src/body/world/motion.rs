@@ -59,10 +59,10 @@ impl BodyWorld {
         true
     }
 
-    /// Whether body `id` is asleep: at rest (rapier's sleep, half a second below 5 cm/s) in
-    /// still water, so rapier leaves it and its contacts out of its steps until a force, a
-    /// contact, a state set or a change of the ground under it wakes it
-    /// ([`super::WAKE_SHARE`]).
+    /// Whether body `id` is asleep: at rest (rapier's sleep, half a second below 5 cm/s at its
+    /// farthest point), so rapier leaves it and its contacts out of its steps until the water's
+    /// forces on it change ([`super::WAKE_SHARE`]), a contact starts or ends, its state is set
+    /// or the ground under it is made again. `None` for an id not in the world.
     pub fn asleep(&self, id: BodyId) -> Option<bool> {
         let rb = self.physics.bodies.get(self.slot(id)?.handle)?;
         Some(rb.is_dynamic() && rb.is_sleeping())
