@@ -69,6 +69,27 @@ fn import(dir: &Path, extra: &[&str]) -> PathBuf {
 }
 
 #[test]
+fn a_gpu_run_without_a_desktop_session_prints_no_false_error() {
+    // Mesa's device-select layer printed "error: XDG_RUNTIME_DIR is invalid or not set in the
+    // environment." twice where no desktop session runs (CI, a build server) before a run
+    // that went well.
+    let dir = tempfile::tempdir().unwrap();
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = Grid::filled(16, 16, 0.5);
+    file::save(&level, &dir.path().join("level.ron")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_spillway"))
+        .args(["sim", "level.ron", "--steps", "2", "--backend", "gpu"])
+        .current_dir(dir.path())
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "a false error: {err}");
+}
+
+#[test]
 fn import_npy_f32_and_f64_keeps_heights_and_depths() {
     let dir = tempfile::tempdir().unwrap();
     let terrain = ramp(12, 7);

@@ -86,6 +86,7 @@ pub type CliResult = Result<(), CliError>;
 /// Parses the process's command line, runs it and returns the exit code. Bad usage is reported
 /// by clap with exit code 2.
 pub fn main() -> ExitCode {
+    quiet_device_select();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -93,6 +94,20 @@ pub fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "error: {}", e.message);
             ExitCode::from(e.code)
         }
+    }
+}
+
+/// Keeps Mesa's Vulkan device-select layer out where there is no desktop session (a build
+/// server, CI, a shell over ssh: no `XDG_RUNTIME_DIR`): it looks for a Wayland display to rank
+/// the GPUs by and, finding none, prints "error: XDG_RUNTIME_DIR is invalid or not set in the
+/// environment." twice for every command that looks for an adapter, though nothing failed. The
+/// solver ranks the adapters itself (`spillway::gpu`). `NODEVICE_SELECT` set by the user wins.
+fn quiet_device_select() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none()
+        && std::env::var_os("NODEVICE_SELECT").is_none()
+    {
+        // SAFETY: first thing in `main`, before any other thread is started.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
 }
 
