@@ -126,7 +126,9 @@ fn a_crate_asleep_on_a_dry_bed_floats_up_when_the_lake_rises_over_it() {
 #[test]
 fn a_floater_in_a_slow_current_drifts_instead_of_sleeping() {
     // The river of the log-drift test fed with a sixth of its flow: about 0.08 m/s, a current
-    // whose drag on a log at rest is far under what wakes a sleeping body.
+    // whose drag on a log at rest is far under what wakes a sleeping body. A log once asleep
+    // here would stay put, so it must never fall asleep: the current keeps it moving above
+    // rapier's sleep threshold (a looser threshold, rapier's older 0.4 m/s, would fail this).
     let mut level = super::river();
     level.boundaries[0].kind = spillway::level::BoundaryKind::Inflow { m3_per_s: 0.5 };
     let mut sim = Simulation::new(&level).unwrap();
@@ -148,10 +150,7 @@ fn a_floater_in_a_slow_current_drifts_instead_of_sleeping() {
     let speed = (x1 - x0) / 20.0;
     let water = 0.5 / 6.0;
     println!("log {speed:.4} m/s in water of {water:.4} m/s (mean), asleep in {asleep} steps");
-    assert_eq!(
-        asleep, 0,
-        "the water carries it and moves past it: it never sleeps"
-    );
+    assert_eq!(asleep, 0, "the current keeps it moving: it never sleeps");
     assert!(
         speed > 0.4 * water,
         "the log drifts with the current: {speed} m/s"
