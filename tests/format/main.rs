@@ -67,7 +67,7 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
         match (x + 3 * y) % 11 {
             0 => -0.0,
             1 => f32::MIN_POSITIVE / 8.0,
-            2 => 1.0e30,
+            2 => spillway::level::ranges::MAX_HEIGHT / 2.0,
             _ => v,
         }
     });

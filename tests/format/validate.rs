@@ -324,3 +324,68 @@ fn structures_are_checked() {
         "structures[0].kind.opening.points[0]",
     );
 }
+
+/// Finite values no level means (a cell of 1e-30 m, gravity of 1e30 m/s², a lake at 1e38 m)
+/// are refused by name on load, not left to make the solver run away at its first step.
+#[test]
+fn values_no_level_means_are_refused_by_name() {
+    use spillway::level::ranges::{CELL_SIZE, GRAVITY, MAX_HEIGHT};
+    use spillway::level::{Gate, Schedule, SourceKind};
+    assert_field(|l| l.cell_size = 1e-30, "cell_size");
+    assert_field(|l| l.cell_size = 1e6, "cell_size");
+    for cell_size in [*CELL_SIZE.start(), *CELL_SIZE.end()] {
+        let level = Level::flat(2, 2, cell_size, 0.0);
+        assert!(level.validate(&Limits::default()).is_ok(), "{cell_size} m");
+    }
+    assert_field(|l| l.params.gravity = 1e30, "params.gravity");
+    assert_field(|l| l.params.gravity = 1e-30, "params.gravity");
+    assert!(field_after(|l| l.params.gravity = *GRAVITY.end()).is_none());
+    assert_field(
+        |l| l.terrain.set(4, 2, 2.0 * MAX_HEIGHT),
+        "terrain(x=4, y=2)",
+    );
+    assert_field(
+        |l| l.terrain.set(0, 1, -2.0 * MAX_HEIGHT),
+        "terrain(x=0, y=1)",
+    );
+    assert!(field_after(|l| l.terrain.set(4, 2, -MAX_HEIGHT)).is_none());
+    assert_field(|l| l.water.set(5, 5, 2.0 * MAX_HEIGHT), "water(x=5, y=5)");
+    assert_field(
+        |l| l.params.default_boundary = BoundaryKind::FixedLevel { surface: 1e38 },
+        "params.default_boundary.surface",
+    );
+    assert_field(
+        |l| {
+            l.params.default_boundary = BoundaryKind::Tide(Schedule {
+                points: vec![[0.0, 1.0], [60.0, -1e9]],
+                period: None,
+            })
+        },
+        "params.default_boundary.points[1]",
+    );
+    assert_field(
+        |l| {
+            l.sources[1].kind = SourceKind::Level {
+                surface: 5e6,
+                max_m3_per_s: 1.0,
+            }
+        },
+        "sources[1].kind.surface",
+    );
+    assert_field(
+        |l| {
+            l.gates = vec![Gate {
+                name: "sluice".into(),
+                shape: Shape::Point { x: 1.0, y: 1.0 },
+                crest: 1e20,
+                open_at: None,
+            }]
+        },
+        "gates[0].crest",
+    );
+    // The message says what the range is.
+    let mut level = crate::rich_level(12, 9);
+    level.params.gravity = 1e30;
+    let e = level.validate(&Limits::default()).unwrap_err();
+    assert!(e.to_string().contains("outside 0.1 to 100 m/s²"), "{e}");
+}

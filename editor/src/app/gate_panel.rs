@@ -44,7 +44,15 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                 .on_hover_text("The gate's name: a game opens the gate by it (its trigger)");
             ui.end_row();
             ui.label("Crest");
-            track(ui.add(DragValue::new(&mut gate.crest).speed(0.1).suffix(" m"))).on_hover_text(
+            track(
+                ui.add(
+                    DragValue::new(&mut gate.crest)
+                        .range(spillway::level::ranges::HEIGHTS)
+                        .speed(0.1)
+                        .suffix(" m"),
+                ),
+            )
+            .on_hover_text(
                 "Height of the gate's top: the ground under the gate stands this high \
                      until it opens",
             );

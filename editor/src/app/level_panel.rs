@@ -131,7 +131,7 @@ fn form(ui: &mut Ui, s: &mut Settings, edits: &mut Edits) {
     edits.track(
         ui.add(
             DragValue::new(&mut p.gravity)
-                .range(0.1..=100.0)
+                .range(spillway::level::ranges::GRAVITY)
                 .speed(0.01)
                 .max_decimals(2)
                 .suffix(" m/s²"),
@@ -270,7 +270,7 @@ fn default_edge(ui: &mut Ui, kind: &mut BoundaryKind, edits: &mut Edits) {
             let r = ui
                 .add(
                     DragValue::new(surface)
-                        .range(-1.0e5..=1.0e5)
+                        .range(spillway::level::ranges::HEIGHTS)
                         .speed(0.05)
                         .max_decimals(2)
                         .prefix("surface ")

@@ -96,7 +96,7 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
         match tool {
             Tool::SetHeight => {
                 ui.label("Target height");
-                ui.add(egui::DragValue::new(&mut b.target_height).speed(0.25).suffix(" m"))
+                ui.add(egui::DragValue::new(&mut b.target_height).range(spillway::level::ranges::HEIGHTS).speed(0.25).suffix(" m"))
                     .on_hover_text("Height the brush pulls the terrain towards");
                 ui.end_row();
             }
@@ -123,7 +123,7 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
                 ui.end_row();
                 if b.water_mode == WaterMode::SetLevel {
                     ui.label("Water level");
-                    ui.add(egui::DragValue::new(&mut b.water_level).speed(0.05).suffix(" m"))
+                    ui.add(egui::DragValue::new(&mut b.water_level).range(spillway::level::ranges::HEIGHTS).speed(0.05).suffix(" m"))
                         .on_hover_text("Surface height the brush pulls the water towards");
                     ui.end_row();
                 }

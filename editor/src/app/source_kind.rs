@@ -154,6 +154,7 @@ pub(super) fn kind_fields(
         busy.track(
             ui.add(
                 DragValue::new(&mut v.surface)
+                    .range(spillway::level::ranges::HEIGHTS)
                     .max_decimals(2)
                     .speed(0.05)
                     .suffix(" m"),

@@ -86,7 +86,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                     crest, coefficient, ..
                 } => {
                     ui.label("Crest");
-                    busy.track(ui.add(metres(crest, -1.0e6)))
+                    busy.track(ui.add(metres(crest, -spillway::level::ranges::MAX_HEIGHT)))
                         .on_hover_text("Height of the weir's crest: water above it pours over");
                     ui.end_row();
                     ui.label("Coefficient");
@@ -101,7 +101,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                     ..
                 } => {
                     ui.label("Sill");
-                    busy.track(ui.add(metres(sill, -1.0e6)))
+                    busy.track(ui.add(metres(sill, -spillway::level::ranges::MAX_HEIGHT)))
                         .on_hover_text("Height of the floor under the gate");
                     ui.end_row();
                     ui.label("Contraction");
@@ -131,7 +131,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
 /// A field of metres from `min`.
 fn metres(v: &mut f32, min: f32) -> DragValue<'_> {
     DragValue::new(v)
-        .range(min..=1.0e6)
+        .range(min..=spillway::level::ranges::MAX_HEIGHT)
         .speed(0.05)
         .suffix(" m")
 }
@@ -145,7 +145,7 @@ fn breach_fields(
     growth: &mut BreachGrowth,
 ) {
     ui.label("Bottom");
-    busy.track(ui.add(metres(bottom, -1.0e6)))
+    busy.track(ui.add(metres(bottom, -spillway::level::ranges::MAX_HEIGHT)))
         .on_hover_text("Height of the breach's floor once it is fully open");
     ui.end_row();
     ui.label("Width");

@@ -349,6 +349,7 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
                 ui.label("Outside level");
                 ui.add(
                     DragValue::new(surface)
+                        .range(spillway::level::ranges::HEIGHTS)
                         .max_decimals(2)
                         .speed(0.05)
                         .suffix(" m"),
@@ -457,6 +458,7 @@ fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
         FillLevel::Surface(surface) => {
             ui.add(
                 DragValue::new(surface)
+                    .range(spillway::level::ranges::HEIGHTS)
                     .max_decimals(2)
                     .speed(0.05)
                     .suffix(" m"),

@@ -7,7 +7,7 @@ use clap::Args;
 use spillway::level::{Limits, file};
 use spillway::{Grid, Level};
 
-use super::options::{BoundaryArg, SolverOverrides, parse_positive};
+use super::options::{BoundaryArg, SolverOverrides, parse_cell_size, parse_positive};
 use super::{CliError, CliResult, create_parent, note, say};
 use crate::heightmap::{self, HeightmapKind, npy, png};
 
@@ -22,7 +22,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "FILE")]
     pub water: Option<PathBuf>,
     /// Edge length of one cell in metres.
-    #[arg(long, value_name = "M", default_value_t = 1.0, value_parser = parse_positive)]
+    #[arg(long, value_name = "M", default_value_t = 1.0, value_parser = parse_cell_size)]
     pub cell_size: f32,
     /// Height multiplier: metres at full white for a PNG (default 100), a factor on the
     /// values of a .npy (default 1).

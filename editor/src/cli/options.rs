@@ -182,6 +182,9 @@ pub enum OptionError {
     /// A time step longer than the 10 s maximum.
     #[error("{0} s is longer than the 10 s maximum")]
     StepTooLong(f32),
+    /// A cell size outside [`spillway::level::ranges::CELL_SIZE`].
+    #[error("{0} m is outside the 0.01 to 1000 m a cell may measure")]
+    CellSize(f32),
 }
 
 fn number(s: &str) -> Result<f32, OptionError> {
@@ -243,18 +246,32 @@ fn parse_dt(s: &str) -> Result<f32, OptionError> {
     }
 }
 
+/// A cell size within [`spillway::level::ranges::CELL_SIZE`], metres.
+pub fn parse_cell_size(s: &str) -> Result<f32, OptionError> {
+    let v = number(s)?;
+    if spillway::level::ranges::CELL_SIZE.contains(&v) {
+        Ok(v)
+    } else {
+        Err(OptionError::CellSize(v))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn refusals_say_what_is_wrong() {
-        let cases: [(Result<f32, OptionError>, &str); 5] = [
+        let cases: [(Result<f32, OptionError>, &str); 6] = [
             (parse_positive("abc"), "`abc` is not a number"),
             (parse_positive("inf"), "inf is not a finite number"),
             (parse_positive("0"), "0 must be greater than 0"),
             (parse_manning("2"), "2 is outside 0 ≤ n ≤ 1"),
             (parse_dt("11"), "11 s is longer than the 10 s maximum"),
+            (
+                parse_cell_size("5000"),
+                "5000 m is outside the 0.01 to 1000 m a cell may measure",
+            ),
         ];
         for (got, want) in cases {
             assert_eq!(got.unwrap_err().to_string(), want);

@@ -292,15 +292,16 @@ impl Brush {
     /// Copies every setting into range, replacing non-finite values by defaults.
     pub fn sanitize(&mut self) {
         let d = Brush::default();
+        const MAX_H: f32 = spillway::level::ranges::MAX_HEIGHT;
         let fix =
             |v: f32, d: f32, lo: f32, hi: f32| if v.is_finite() { v.clamp(lo, hi) } else { d };
         self.radius = fix(self.radius, d.radius, MIN_RADIUS, MAX_RADIUS);
         self.strength = fix(self.strength, d.strength, 0.0, 1.0);
         self.falloff = fix(self.falloff, d.falloff, 0.0, 1.0);
-        self.target_height = fix(self.target_height, d.target_height, -1.0e6, 1.0e6);
+        self.target_height = fix(self.target_height, d.target_height, -MAX_H, MAX_H);
         self.terrace_step = fix(self.terrace_step, d.terrace_step, 0.01, 1.0e4);
         self.noise_scale = fix(self.noise_scale, d.noise_scale, 0.1, 1.0e4);
-        self.water_level = fix(self.water_level, d.water_level, -1.0e6, 1.0e6);
+        self.water_level = fix(self.water_level, d.water_level, -MAX_H, MAX_H);
         let (lo, hi) = roughness::N_RANGE.into_inner();
         self.roughness = fix(self.roughness, d.roughness, lo, hi);
     }

@@ -6,6 +6,7 @@ pub(crate) mod codec;
 pub mod file;
 mod gate;
 mod gauge;
+pub mod ranges;
 pub mod schedule;
 pub mod sediment;
 pub mod structure;

@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ranges::height;
+use super::validate::{ValidationError, finite, rate};
+
 /// Points (simulated seconds, value) joined by straight lines; the value is held before the
 /// first point and after the last. With `period`, time wraps around: the series repeats every
 /// `period` seconds.
@@ -102,6 +105,53 @@ pub(crate) fn value_at(points: &[[f32; 2]], t: f32) -> f32 {
     } else {
         v1
     }
+}
+
+/// The result of a schedule's check.
+type Check = Result<(), ValidationError>;
+
+/// Checks a schedule of rates or openings: 1 to `Schedule::MAX_POINTS` points, times finite,
+/// ≥ 0 and rising, values finite and ≥ 0, a period finite and > 0.
+pub(crate) fn check_schedule(at: &str, s: &Schedule) -> Check {
+    check_points(at, s, rate)
+}
+
+/// Checks a schedule of surface heights (a tide): as [`check_schedule`], with values within
+/// ±[`super::ranges::MAX_HEIGHT`].
+pub(crate) fn check_levels(at: &str, s: &Schedule) -> Check {
+    check_points(at, s, height)
+}
+
+fn check_points(at: &str, s: &Schedule, value: fn(&str, f32) -> Check) -> Check {
+    let n = s.points.len();
+    if n == 0 || n > Schedule::MAX_POINTS {
+        return Err(ValidationError::new(
+            format!("{at}.points"),
+            format!("{n} points; a schedule has 1 to {}", Schedule::MAX_POINTS),
+        ));
+    }
+    let mut last = f32::NEG_INFINITY;
+    for (i, &[t, v]) in s.points.iter().enumerate() {
+        let here = format!("{at}.points[{i}]");
+        finite(&here, t)?;
+        value(&here, v)?;
+        if t < 0.0 || t <= last {
+            return Err(ValidationError::new(
+                &here,
+                format!("time {t} s must be ≥ 0 and after the point before"),
+            ));
+        }
+        last = t;
+    }
+    if let Some(p) = s.period
+        && !(p.is_finite() && p > 0.0)
+    {
+        return Err(ValidationError::new(
+            format!("{at}.period"),
+            format!("{p} must be a finite number of seconds > 0"),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

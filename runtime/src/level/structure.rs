@@ -19,6 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Schedule;
+use super::ranges::MAX_HEIGHT;
 use super::validate::ValidationError;
 
 /// Most structures a level may have.
@@ -237,7 +238,7 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
         StructureKind::Weir {
             crest, coefficient, ..
         } => {
-            number("crest", *crest, -1.0e6, 1.0e6)?;
+            number("crest", *crest, -MAX_HEIGHT, MAX_HEIGHT)?;
             number("coefficient", *coefficient, 0.01, 2.0)?;
         }
         StructureKind::SluiceGate {
@@ -246,9 +247,9 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             contraction,
             ..
         } => {
-            number("sill", *sill, -1.0e6, 1.0e6)?;
+            number("sill", *sill, -MAX_HEIGHT, MAX_HEIGHT)?;
             number("contraction", *contraction, 0.01, 1.0)?;
-            super::validate::check_schedule(&format!("{at}.kind.opening"), opening)?;
+            super::schedule::check_schedule(&format!("{at}.kind.opening"), opening)?;
         }
         StructureKind::Breach {
             bottom,
@@ -259,7 +260,7 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             opened,
             ..
         } => {
-            number("bottom", *bottom, -1.0e6, 1.0e6)?;
+            number("bottom", *bottom, -MAX_HEIGHT, MAX_HEIGHT)?;
             number("width", *width, 0.0, 1.0e5)?;
             number("side_slope", *side_slope, 0.0, 100.0)?;
             match start {

@@ -7,6 +7,8 @@
 use std::fmt;
 use std::path::{Component, Path};
 
+use super::ranges::{CELL_SIZE, GRAVITY, MAX_HEIGHT, height, number, within};
+use super::schedule::{check_levels, check_schedule};
 use super::{
     Body, Boundary, BoundaryKind, Edge, FlowState, Friction, Level, Params, Shape, SinkKind,
     SourceKind,
@@ -172,13 +174,13 @@ impl Level {
             self.boundaries.len(),
             self.bodies.len(),
         )?;
-        positive("cell_size", self.cell_size)?;
+        within("cell_size", self.cell_size, &CELL_SIZE, "m")?;
         check_params(&self.params)?;
 
-        check_grid("terrain", &self.terrain, nx, ny, false)?;
-        check_grid("water", &self.water, nx, ny, true)?;
+        check_grid("terrain", &self.terrain, nx, ny, Values::Height)?;
+        check_grid("water", &self.water, nx, ny, Values::Depth)?;
         if let Some(roughness) = &self.roughness {
-            check_grid("roughness", roughness, nx, ny, false)?;
+            check_grid("roughness", roughness, nx, ny, Values::Finite)?;
             if let Some(i) = roughness.data.iter().position(|n| !(0.0..=1.0).contains(n)) {
                 return Err(ValidationError::new(
                     format!("roughness(x={}, y={})", i % nx, i / nx),
@@ -199,7 +201,7 @@ impl Level {
                     surface,
                     max_m3_per_s,
                 } => {
-                    finite(&format!("{at}.kind.surface"), *surface)?;
+                    height(&format!("{at}.kind.surface"), *surface)?;
                     rate(&format!("{at}.kind.max_m3_per_s"), *max_m3_per_s)?;
                 }
                 SourceKind::Hydrograph(s) => check_schedule(&format!("{at}.kind"), s)?,
@@ -214,7 +216,7 @@ impl Level {
                     surface,
                     max_m3_per_s,
                 } => {
-                    finite(&format!("{at}.kind.surface"), *surface)?;
+                    height(&format!("{at}.kind.surface"), *surface)?;
                     rate(&format!("{at}.kind.max_m3_per_s"), *max_m3_per_s)?;
                 }
                 SinkKind::Hydrograph(s) => check_schedule(&format!("{at}.kind"), s)?,
@@ -257,7 +259,7 @@ impl Level {
         for (i, gate) in self.gates.iter().enumerate() {
             let at = format!("gates[{i}]");
             check_shape(&at, &gate.shape)?;
-            finite(&format!("{at}.crest"), gate.crest)?;
+            height(&format!("{at}.crest"), gate.crest)?;
             if let Some(t) = gate.open_at {
                 rate(&format!("{at}.open_at"), t)?;
             }
@@ -266,7 +268,7 @@ impl Level {
     }
 }
 
-fn finite(field: &str, v: f32) -> Check {
+pub(super) fn finite(field: &str, v: f32) -> Check {
     if v.is_finite() {
         Ok(())
     } else {
@@ -289,7 +291,7 @@ fn positive(field: &str, v: f32) -> Check {
     }
 }
 
-fn rate(field: &str, v: f32) -> Check {
+pub(super) fn rate(field: &str, v: f32) -> Check {
     finite(field, v)?;
     if v >= 0.0 {
         Ok(())
@@ -298,59 +300,12 @@ fn rate(field: &str, v: f32) -> Check {
     }
 }
 
-/// A schedule of rates: 1 to `Schedule::MAX_POINTS` points, times finite, ≥ 0 and rising,
-/// values finite and ≥ 0, a period finite and > 0.
-/// Checks a schedule of rates or openings (values ≥ 0).
-pub(crate) fn check_schedule(at: &str, s: &crate::level::Schedule) -> Check {
-    check_points(at, s, rate)
-}
-
-/// Checks a schedule of surface heights (any finite values).
-fn check_level_schedule(at: &str, s: &crate::level::Schedule) -> Check {
-    check_points(at, s, finite)
-}
-
-fn check_points(at: &str, s: &crate::level::Schedule, value: fn(&str, f32) -> Check) -> Check {
-    let n = s.points.len();
-    if n == 0 || n > crate::level::Schedule::MAX_POINTS {
-        return Err(ValidationError::new(
-            format!("{at}.points"),
-            format!(
-                "{n} points; a schedule has 1 to {}",
-                crate::level::Schedule::MAX_POINTS
-            ),
-        ));
-    }
-    let mut last = f32::NEG_INFINITY;
-    for (i, &[t, v]) in s.points.iter().enumerate() {
-        let here = format!("{at}.points[{i}]");
-        finite(&here, t)?;
-        value(&here, v)?;
-        if t < 0.0 || t <= last {
-            return Err(ValidationError::new(
-                &here,
-                format!("time {t} s must be ≥ 0 and after the point before"),
-            ));
-        }
-        last = t;
-    }
-    if let Some(p) = s.period
-        && !(p.is_finite() && p > 0.0)
-    {
-        return Err(ValidationError::new(
-            format!("{at}.period"),
-            format!("{p} must be a finite number of seconds > 0"),
-        ));
-    }
-    Ok(())
-}
-
 fn check_boundary_kind(at: &str, kind: &BoundaryKind) -> Check {
     match kind {
         BoundaryKind::Wall | BoundaryKind::Open => Ok(()),
-        BoundaryKind::FixedLevel { surface } => finite(&format!("{at}.surface"), *surface),
+        BoundaryKind::FixedLevel { surface } => height(&format!("{at}.surface"), *surface),
         BoundaryKind::Inflow { m3_per_s } => rate(&format!("{at}.m3_per_s"), *m3_per_s),
-        BoundaryKind::Tide(s) => check_level_schedule(at, s),
+        BoundaryKind::Tide(s) => check_levels(at, s),
         BoundaryKind::Hydrograph(s) => check_schedule(at, s),
     }
 }
@@ -383,7 +338,7 @@ fn check_friction(f: &Friction) -> Check {
 }
 
 fn check_params(p: &Params) -> Check {
-    positive("params.gravity", p.gravity)?;
+    within("params.gravity", p.gravity, &GRAVITY, "m/s²")?;
     positive("params.dt", p.dt)?;
     if p.dt > 10.0 {
         return Err(ValidationError::new(
@@ -406,8 +361,19 @@ fn check_params(p: &Params) -> Check {
     check_boundary_kind("params.default_boundary", &p.default_boundary)
 }
 
-/// Checks a cell grid's size and values; `depth` also requires every value to be ≥ 0.
-fn check_grid(name: &str, grid: &Grid, nx: usize, ny: usize, depth: bool) -> Check {
+/// What the values of an array must be.
+#[derive(Clone, Copy, PartialEq)]
+enum Values {
+    /// Finite.
+    Finite,
+    /// Heights: finite and within ±[`MAX_HEIGHT`].
+    Height,
+    /// Depths: finite, ≥ 0 and at most [`MAX_HEIGHT`].
+    Depth,
+}
+
+/// Checks a cell grid's size and values.
+fn check_grid(name: &str, grid: &Grid, nx: usize, ny: usize, values: Values) -> Check {
     if grid.nx != nx || grid.ny != ny {
         return Err(ValidationError::new(
             name,
@@ -417,11 +383,11 @@ fn check_grid(name: &str, grid: &Grid, nx: usize, ny: usize, depth: bool) -> Che
             ),
         ));
     }
-    check_values(name, &grid.data, nx, ny, depth)
+    check_values(name, &grid.data, nx, ny, values)
 }
 
-/// Checks that a row-major `w × h` array has `w·h` finite values (and none negative if `depth`).
-fn check_values(name: &str, data: &[f32], w: usize, h: usize, depth: bool) -> Check {
+/// Checks that a row-major `w × h` array has `w·h` values, each as `values` asks.
+fn check_values(name: &str, data: &[f32], w: usize, h: usize, values: Values) -> Check {
     let expected = w.saturating_mul(h);
     if data.len() != expected {
         return Err(ValidationError::new(
@@ -429,31 +395,35 @@ fn check_values(name: &str, data: &[f32], w: usize, h: usize, depth: bool) -> Ch
             format!("has {} values but needs {w} × {h} = {expected}", data.len()),
         ));
     }
-    let bad = if depth {
-        data.iter().position(|&v| !(v.is_finite() && v >= 0.0))
-    } else {
-        data.iter().position(|&v| !v.is_finite())
+    // One pass each; a range holds no NaN, so NaN fails every test.
+    let allowed = match values {
+        Values::Finite => f32::MIN..=f32::MAX,
+        Values::Height => -MAX_HEIGHT..=MAX_HEIGHT,
+        Values::Depth => 0.0..=MAX_HEIGHT,
     };
-    match bad {
-        None => Ok(()),
-        Some(i) => {
-            let v = data[i];
-            let reason = if v.is_finite() {
-                format!("depth {v} is negative")
-            } else {
-                format!("{v} is not a finite number")
-            };
-            Err(ValidationError::new(
-                format!("{name}(x={}, y={})", i % w, i / w),
-                reason,
-            ))
-        }
-    }
+    let bad = data.iter().position(|v| !allowed.contains(v));
+    let Some(i) = bad else { return Ok(()) };
+    let v = data[i];
+    let reason = if !v.is_finite() {
+        format!("{v} is not a finite number")
+    } else if v < 0.0 && values == Values::Depth {
+        format!("depth {v} is negative")
+    } else {
+        format!(
+            "{} m is beyond the {} m a height or depth may reach",
+            number(v),
+            number(MAX_HEIGHT)
+        )
+    };
+    Err(ValidationError::new(
+        format!("{name}(x={}, y={})", i % w, i / w),
+        reason,
+    ))
 }
 
 fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
-    check_values("flow.flow_x", &flow.flow_x, nx + 1, ny, false)?;
-    check_values("flow.flow_y", &flow.flow_y, nx, ny + 1, false)?;
+    check_values("flow.flow_x", &flow.flow_x, nx + 1, ny, Values::Finite)?;
+    check_values("flow.flow_y", &flow.flow_y, nx, ny + 1, Values::Finite)?;
     if let Some(i) = flow.ghost.iter().position(|v| !v.is_finite()) {
         return Err(ValidationError::new(
             format!("flow.ghost[{i}]"),
@@ -467,13 +437,13 @@ fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
         ));
     }
     if !flow.carry.is_empty() {
-        check_values("flow.carry", &flow.carry, nx, ny, false)?;
+        check_values("flow.carry", &flow.carry, nx, ny, Values::Finite)?;
     }
     match (flow.aux_x.is_empty(), flow.aux_y.is_empty()) {
         (true, true) => {}
         (false, false) => {
-            check_values("flow.aux_x", &flow.aux_x, nx + 1, ny, false)?;
-            check_values("flow.aux_y", &flow.aux_y, nx, ny + 1, false)?;
+            check_values("flow.aux_x", &flow.aux_x, nx + 1, ny, Values::Finite)?;
+            check_values("flow.aux_y", &flow.aux_y, nx, ny + 1, Values::Finite)?;
         }
         _ => {
             return Err(ValidationError::new(

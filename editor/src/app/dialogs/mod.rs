@@ -108,7 +108,7 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
         ui.label("Cell size");
         ui.add(
             egui::DragValue::new(&mut form.cell_size)
-                .range(0.01..=1000.0)
+                .range(spillway::level::ranges::CELL_SIZE)
                 .speed(0.05)
                 .suffix(" m"),
         )
@@ -117,6 +117,7 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
         ui.label("Initial height");
         ui.add(
             egui::DragValue::new(&mut form.height)
+                .range(spillway::level::ranges::HEIGHTS)
                 .speed(0.5)
                 .suffix(" m"),
         )
