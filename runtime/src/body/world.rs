@@ -9,7 +9,7 @@
 //!    the copy [`BodyWorld::read_ahead`] asked for after that step: the same water);
 //! 3. blockers (bodies denser than water, or marked so) become the solver's two-layer
 //!    [`Blockers`] (§3);
-//! 4. buoyancy, drag and damping ([`water_forces`], §4) are set on each dynamic body from that
+//! 4. buoyancy, drag and damping ([`water_forces`](super::forces::water_forces), §4) are set on each dynamic body from that
 //!    water (forces reset every step), and floaters push the surface down by the change of their
 //!    submerged volume (§4.2, after Thürey et al.) through [`WaterSolver::displace`];
 //! 5. the water advances by `dt` and rapier steps by the same `dt`.
@@ -17,7 +17,8 @@
 //! The water is any [`WaterSolver`]: the CPU [`Simulation`](crate::sim::Simulation) or, with feature `gpu`, the
 //! [`GpuSimulation`](crate::gpu::GpuSimulation), which then reads back only the cells the bodies
 //! need (one small gather per step). A game without rapier can do the same with the
-//! engine-neutral parts: [`Coverage`], [`Blockers`], [`WaterSolver`] and [`water_forces`].
+//! engine-neutral parts: [`Coverage`], [`Blockers`], [`WaterSolver`] and
+//! [`water_forces`](super::forces::water_forces).
 
 use std::collections::HashMap;
 use std::path::Path;

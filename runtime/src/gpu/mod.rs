@@ -72,14 +72,14 @@ use crate::sim::{SimError, StepError};
 /// state's half (the view buffer's first word).
 pub const BLOCKERS_WGSL: &str = include_str!("../../shaders/blockers.wgsl");
 
-pub use bench::{BenchOptions, BenchResult, bench, bench_level, bench_with};
+pub use bench::{BYTES_PER_CELL, BenchOptions, BenchResult, bench, bench_level, bench_with};
 pub use capture::StateCopy;
 pub use device::{
     ADAPTER_ENV, adapter_name, hardware_adapter, largest_buffer, preferred_limits, required_limits,
 };
 pub use flow::{FUSE_FROM, Fusion, TILE_ENV};
 pub use gather::{CellWater, GATHERED, Gathered};
-pub use pair::{PAIR_TILE_ENV, Pairing};
+pub use pair::{PAIR_TILE_ENV, PLAIN_FROM, Pairing};
 pub use probe::ProbeReading;
 pub use quiet::{DrySkip, PAYS_FROM};
 pub use readback::GpuStatus;

@@ -21,7 +21,7 @@ const SOURCE: &str = concat!(
 const ROWS: [u32; 3] = [54, 40, 27];
 
 /// Strips from which [`Pairing::Auto`] pairs the plain pipes: 40 rows at 2048² (936 strips).
-const PLAIN_FROM: u32 = 768;
+pub const PLAIN_FROM: u32 = 768;
 
 /// Rows per strip with momentum advection, paired by [`Pairing::Auto`] where they make
 /// [`FUSE_FROM`] strips (4096² and up). One H100, the runtime's default physics in 128-thread
@@ -42,7 +42,7 @@ pub enum Pairing {
     /// Where the grid makes enough strips ([`PLAIN_FROM`] of 27 rows or more for the plain
     /// pipes, [`FUSE_FROM`] of 54 with momentum advection): on fewer, the pair's nine halo rows
     /// a strip and its longer march cost more than the second pass they save. A step's own
-    /// first two sub-steps pair where steps need two or more ([`PairPass::pairs_substeps`]).
+    /// first two sub-steps pair where steps need two or more.
     #[default]
     Auto,
     /// Whenever the steps allow it (in the shortest strips where the grid is small), a step's

@@ -27,7 +27,7 @@ use super::{advect::LATTICE, flow, flow::Fusion};
 /// exactly as the CPU decides it, among up to `k_max` recorded sub-steps (the CPU picks `k_max`
 /// from the most recent asynchronously read-back figures plus a headroom). A step that needs
 /// more than `k_max` runs `k_max` sub-steps each as short as the CFL limit asks, so it stays
-/// stable but simulates less than `dt`; it is counted in [`GpuStatus::clamped_steps`], the next
+/// stable but simulates less than `dt`; it is counted in [`GpuStatus::clamped_steps`](super::GpuStatus::clamped_steps), the next
 /// read-back raises `k_max`, and [`GpuSimulation::catch_up`] runs the time that was lost.
 pub struct GpuSimulation {
     pub(crate) ctx: Context,
@@ -566,7 +566,7 @@ impl GpuSimulation {
 
     /// Sets how many spare sub-steps each step records beyond what the last read-back state
     /// needs (default 1). Spare sub-steps cost an empty dispatch each; too few make fast
-    /// changes clamp (see [`GpuStatus::clamped_steps`]).
+    /// changes clamp (see [`GpuStatus::clamped_steps`](super::GpuStatus::clamped_steps)).
     pub fn set_substep_headroom(&mut self, spare: u32) {
         self.headroom = spare.min(MAX_SUBSTEPS);
     }

@@ -1,6 +1,6 @@
 //! The level document: terrain, initial water, sources, sinks, boundaries, parameters and placed
 //! bodies. `Level` is what the editor edits, what `spillway bake` writes and what a game loads.
-//! The on-disk form (RON plus a checksummed binary sidecar) lives in [`file`].
+//! The on-disk form (RON plus a checksummed binary sidecar) lives in [`file`](mod@file).
 
 pub(crate) mod codec;
 pub mod file;

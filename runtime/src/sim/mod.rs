@@ -1,7 +1,7 @@
 //! The CPU water simulation: a `Simulation` built from a `Level`, stepped by either solver.
 //!
-//! One step: sources, sinks and rain ([`forcing`]) → border faces ([`boundary`]) → momentum
-//! (pipes: [`pipes`]; shallow water: [`swe`]) → the fused limit-and-depth pass ([`kernel`]) →
+//! One step: sources, sinks and rain (`forcing`) → border faces (`boundary`) → momentum
+//! (pipes: `pipes`; shallow water: `swe`) → the fused limit-and-depth pass (`kernel`) →
 //! ghost columns and the volume ledger. Steps longer than the CFL limit are sub-stepped.
 //! Blocking bodies ([`blocking`], `Simulation::set_blockers`) change the faces they touch (pipes
 //! and shallow-water solvers alike).
