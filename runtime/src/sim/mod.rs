@@ -88,7 +88,7 @@ pub enum StepError {
     /// Waves or currents became so fast that one step would need more than `MAX_SUBSTEPS`
     /// sub-steps.
     #[error(
-        "the water ran away (wave plus flow speed {speed:.1} m/s) at t={time:.3} s; the step was not taken"
+        "the water ran away (wave plus flow speed {speed:.1} m/s: one step would need more than {MAX_SUBSTEPS} CFL sub-steps) at t={time:.3} s; the step was not taken"
     )]
     Runaway {
         /// Wave plus flow speed, m/s.
