@@ -36,10 +36,9 @@ pub(super) fn within(
     if range.contains(&v) {
         return Ok(());
     }
-    let (lo, hi) = (range.start(), range.end());
     let reason = if v.is_finite() {
-        let (v, lo, hi) = (number(v), number(*lo), number(*hi));
-        format!("{v} {unit} is outside {lo} to {hi} {unit}")
+        let (lo, hi) = (number(*range.start()), number(*range.end()));
+        format!("{} {unit} is outside {lo} to {hi} {unit}", number(v))
     } else {
         format!("{v} is not a finite number")
     };

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ranges::height;
-use super::validate::{ValidationError, finite, rate};
+use super::validate::{Check, ValidationError, finite, rate};
 
 /// Points (simulated seconds, value) joined by straight lines; the value is held before the
 /// first point and after the last. With `period`, time wraps around: the series repeats every
@@ -106,9 +106,6 @@ pub(crate) fn value_at(points: &[[f32; 2]], t: f32) -> f32 {
         v1
     }
 }
-
-/// The result of a schedule's check.
-type Check = Result<(), ValidationError>;
 
 /// Checks a schedule of rates or openings: 1 to `Schedule::MAX_POINTS` points, times finite,
 /// ≥ 0 and rising, values finite and ≥ 0, a period finite and > 0.

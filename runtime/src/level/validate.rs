@@ -160,7 +160,8 @@ impl fmt::Display for ValidationError {
 
 impl std::error::Error for ValidationError {}
 
-type Check = Result<(), ValidationError>;
+/// The result of one check: the first problem found, if any.
+pub(super) type Check = Result<(), ValidationError>;
 
 impl Level {
     /// Checks the whole level: sizes within `limits`, every grid `nx × ny` and every flow array
