@@ -26,7 +26,7 @@ pub const MAX_HEIGHT: f32 = 1.0e6;
 /// The heights a level may hold, metres: ±[`MAX_HEIGHT`].
 pub const HEIGHTS: RangeInclusive<f32> = -MAX_HEIGHT..=MAX_HEIGHT;
 
-/// `v` within `range` (which also refuses NaN), in `unit`.
+/// `v` within `range` (which also refuses NaN), in `unit` (`""` for a plain number).
 pub(super) fn within(
     field: &str,
     v: f32,
@@ -38,7 +38,12 @@ pub(super) fn within(
     }
     let reason = if v.is_finite() {
         let (lo, hi) = (number(*range.start()), number(*range.end()));
-        format!("{} {unit} is outside {lo} to {hi} {unit}", number(v))
+        let unit = if unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {unit}")
+        };
+        format!("{}{unit} is outside {lo} to {hi}{unit}", number(v))
     } else {
         format!("{v} is not a finite number")
     };
@@ -74,6 +79,8 @@ mod tests {
         assert!(height("x", -MAX_HEIGHT).is_ok() && height("x", 1.5 * MAX_HEIGHT).is_err());
         assert!(within("cell_size", 0.01, &CELL_SIZE, "m").is_ok());
         assert_eq!(number(1e-30), "1e-30");
+        let e = within("porosity", 2.0, &(0.0..=0.9), "").unwrap_err();
+        assert_eq!(e.reason, "2 is outside 0 to 0.9");
         assert_eq!(number(-2.5), "-2.5");
         assert_eq!(number(0.0), "0");
     }

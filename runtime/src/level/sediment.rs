@@ -134,14 +134,7 @@ impl BedloadLaw {
 /// Checks `params.sediment`.
 pub(crate) fn check(s: &Sediment) -> Result<(), ValidationError> {
     let number = |field: &str, v: f32, lo: f32, hi: f32| {
-        if v.is_finite() && v >= lo && v <= hi {
-            Ok(())
-        } else {
-            Err(ValidationError::new(
-                format!("params.sediment.{field}"),
-                format!("{v} must be a number from {lo} to {hi}"),
-            ))
-        }
+        super::ranges::within(&format!("params.sediment.{field}"), v, &(lo..=hi), "")
     };
     number("porosity", s.porosity, 0.0, 0.9)?;
     number("talus_degrees", s.talus_degrees, 1.0, 90.0)?;

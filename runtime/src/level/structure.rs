@@ -215,14 +215,7 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
         ));
     }
     let number = |field: &str, v: f32, lo: f32, hi: f32| {
-        if v.is_finite() && v >= lo && v <= hi {
-            Ok(())
-        } else {
-            Err(ValidationError::new(
-                format!("{at}.kind.{field}"),
-                format!("{v} must be a number from {lo} to {hi}"),
-            ))
-        }
+        super::ranges::within(&format!("{at}.kind.{field}"), v, &(lo..=hi), "")
     };
     match &s.kind {
         StructureKind::Culvert {
