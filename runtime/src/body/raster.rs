@@ -3,8 +3,8 @@
 //! Each cell is sampled at `samples × samples` points on a regular sub-grid. At each point a
 //! vertical line meets the mesh's triangles: the lowest hit is the body's bottom there, the
 //! highest its top (what a depth buffer rendered from below and from above would hold). A cell's
-//! column is the lowest bottom and highest top of its hit points, and its cover the share of
-//! points hit. Triangles seen edge-on (vertical walls) are skipped: a closed mesh is hit through
+//! column spans the lowest bottom and highest top of its hit points, with the mean bottom and
+//! mean thickness of the hit points beside them, and its cover is the share of points hit. Triangles seen edge-on (vertical walls) are skipped: a closed mesh is hit through
 //! its top and bottom faces.
 
 use super::{Pose, TriMesh};
@@ -257,10 +257,13 @@ impl Coverage {
             .sum()
     }
 
-    /// Adds the body's columns to `blockers` (merged with any already there). A fully covered
-    /// cell blocks the body's whole extent over it (lowest bottom to highest top); a partly
-    /// covered one gets the mean column over its covered part, so that the water it displaces
-    /// is the body's volume there.
+    /// Adds the body's columns to `blockers` (merged with any already there), each as thick as
+    /// the body's mean thickness over the cell, so that the water it displaces is the body's
+    /// volume there. A fully covered cell's column stands on the body's lowest point over it
+    /// (no water passes under a body where it touches the ground); a partly covered one's on
+    /// the mean bottom of its covered part. (A fully covered cell once blocked the body's whole
+    /// extent over it, lowest bottom to highest top: a log resting on a lake bed then displaced
+    /// up to 8.11 % more than its volume, by where the cells met its round flanks.)
     pub fn add_to(&self, blockers: &mut Blockers) {
         for k in 0..self.window_cells() {
             let c = self.cover[k];
@@ -269,7 +272,8 @@ impl Coverage {
             }
             let (i, j) = (self.i0 + k % self.width, self.j0 + k / self.width);
             if c >= BLOCKED_COVER {
-                blockers.add_column(i, j, self.bottom[k], self.top[k], c);
+                let b = self.bottom[k];
+                blockers.add_column(i, j, b, b + self.thickness[k], c);
             } else {
                 let b = self.mean_bottom[k];
                 blockers.add_column(i, j, b, b + self.thickness[k], c);
