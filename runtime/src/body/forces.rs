@@ -229,19 +229,25 @@ pub fn water_forces(
 }
 
 impl WaterForces {
-    /// These forces for a step of `dt` seconds on a body of `mass` (kg) whose smallest
-    /// principal moment of inertia is `inertia` (kg·m²), under `gravity` (m/s²), kept within
-    /// what an explicit step can take:
+    /// These forces for a step of `dt` seconds on a body of `mass` (kg) with principal moments
+    /// of inertia `inertia` (kg·m²), under `gravity` (m/s²), kept within what an explicit step
+    /// can take:
     /// - drag (and its torque) scaled down where, applied for the whole step, it would more
-    ///   than stop the body relative to the water (`drag_rate·dt > mass`, or
-    ///   `drag_spin_rate·dt > inertia` for spin);
+    ///   than stop the body relative to the water: `drag_rate·dt > mass`, or
+    ///   `drag_spin_rate·dt > inertia` for spin about the axis of the smallest moment; and, since
+    ///   drag at a point off the centre of mass also turns the body, which speeds the point's
+    ///   change, `drag_rate·dt/mass + drag_spin_rate·dt/I` over 1, `I` the largest moment (a
+    ///   light plank spinning into the water with one end took a step's drag on that end up to
+    ///   what stops the end as if it had the plank's whole mass, and left the water at
+    ///   11.4 m/s);
     /// - buoyancy (and its torque) scaled down where its lift beyond the body's weight would
     ///   carry the body up by more than its deepest submersion in one step (a body much
     ///   lighter than water, pushed under: a cork log would otherwise leave the water at
     ///   15 m/s after a step of 1/12 s).
     ///
-    /// Forces within both are unchanged. Non-finite or non-positive arguments change nothing.
-    pub fn limited(mut self, mass: f32, inertia: f32, gravity: f32, dt: f32) -> Self {
+    /// Forces within all three are unchanged. Non-finite or non-positive arguments change
+    /// nothing.
+    pub fn limited(mut self, mass: f32, inertia: [f32; 3], gravity: f32, dt: f32) -> Self {
         let share = |rate: f32, of: f32| {
             let impulse = rate * dt;
             if of > 0.0 && of.is_finite() && impulse > of && impulse.is_finite() {
@@ -250,8 +256,19 @@ impl WaterForces {
                 1.0
             }
         };
-        let linear = share(self.drag_rate, mass);
-        let turning = linear.min(share(self.drag_spin_rate, inertia));
+        let (smallest, largest) = (
+            inertia[0].min(inertia[1]).min(inertia[2]),
+            inertia[0].max(inertia[1]).max(inertia[2]),
+        );
+        // Both shares of a point's change, moved and turned, against 1.
+        let both = self.drag_rate * dt / mass + self.drag_spin_rate * dt / largest;
+        let together = if both > 1.0 && both.is_finite() && mass > 0.0 && largest > 0.0 {
+            1.0 / both
+        } else {
+            1.0
+        };
+        let linear = share(self.drag_rate, mass).min(together);
+        let turning = linear.min(share(self.drag_spin_rate, smallest));
         // The most lift beyond the weight: Δv·dt ≤ deepest, Δv = lift·dt / mass.
         let weight = mass * gravity;
         let most = weight + mass * self.deepest / (dt * dt);

@@ -309,7 +309,7 @@ fn apply_forces(
         let inertia = rb.mass_properties().local_mprops.principal_inertia();
         let f = water_forces(&slot.coverage, &motion, water, fluid).limited(
             rb.mass(),
-            inertia.x.min(inertia.y).min(inertia.z),
+            [inertia.x, inertia.y, inertia.z],
             fluid.gravity,
             dt,
         );
