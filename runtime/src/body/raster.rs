@@ -271,13 +271,12 @@ impl Coverage {
                 continue;
             }
             let (i, j) = (self.i0 + k % self.width, self.j0 + k / self.width);
-            if c >= BLOCKED_COVER {
-                let b = self.bottom[k];
-                blockers.add_column(i, j, b, b + self.thickness[k], c);
+            let b = if c >= BLOCKED_COVER {
+                self.bottom[k]
             } else {
-                let b = self.mean_bottom[k];
-                blockers.add_column(i, j, b, b + self.thickness[k], c);
-            }
+                self.mean_bottom[k]
+            };
+            blockers.add_column(i, j, b, b + self.thickness[k], c);
         }
     }
 }
