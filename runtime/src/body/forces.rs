@@ -237,9 +237,8 @@ impl WaterForces {
     ///   `drag_spin_rate·dt > inertia` for spin about the axis of the smallest moment; and, since
     ///   drag at a point off the centre of mass also turns the body, which speeds the point's
     ///   change, `drag_rate·dt/mass + drag_spin_rate·dt/I` over 1, `I` the largest moment (a
-    ///   light plank spinning into the water with one end took a step's drag on that end up to
-    ///   what stops the end as if it had the plank's whole mass, and left the water at
-    ///   11.4 m/s);
+    ///   plank of 1.5 kg took a step's drag on its submerged end up to what stops that end as if
+    ///   it carried the plank's whole mass, and left the water at 11.41 m/s);
     /// - buoyancy (and its torque) scaled down where its lift beyond the body's weight would
     ///   carry the body up by more than its deepest submersion in one step (a body much
     ///   lighter than water, pushed under: a cork log would otherwise leave the water at
@@ -260,14 +259,21 @@ impl WaterForces {
             inertia[0].min(inertia[1]).min(inertia[2]),
             inertia[0].max(inertia[1]).max(inertia[2]),
         );
-        // Both shares of a point's change, moved and turned, against 1.
-        let both = self.drag_rate * dt / mass + self.drag_spin_rate * dt / largest;
-        let together = if both > 1.0 && both.is_finite() && mass > 0.0 && largest > 0.0 {
+        // A point's change in a step per unit of its speed against the water, from the drag
+        // moving the body and, where the body can turn, turning it: at most 1.
+        let turned = match largest > 0.0 && largest.is_finite() {
+            true => self.drag_spin_rate * dt / largest,
+            false => 0.0,
+        };
+        let both = match mass > 0.0 && mass.is_finite() {
+            true => self.drag_rate * dt / mass + turned,
+            false => 0.0,
+        };
+        let linear = if both > 1.0 && both.is_finite() {
             1.0 / both
         } else {
             1.0
         };
-        let linear = share(self.drag_rate, mass).min(together);
         let turning = linear.min(share(self.drag_spin_rate, smallest));
         // The most lift beyond the weight: Δv·dt ≤ deepest, Δv = lift·dt / mass.
         let weight = mass * gravity;

@@ -4,8 +4,9 @@
 //! vertical line meets the mesh's triangles: the lowest hit is the body's bottom there, the
 //! highest its top (what a depth buffer rendered from below and from above would hold). A cell's
 //! column spans the lowest bottom and highest top of its hit points, with the mean bottom and
-//! mean thickness of the hit points beside them, and its cover is the share of points hit. Triangles seen edge-on (vertical walls) are skipped: a closed mesh is hit through
-//! its top and bottom faces.
+//! mean thickness of the hit points beside them, and its cover is the share of points hit.
+//! Triangles seen edge-on (vertical walls) are skipped: a closed mesh is hit through its top and
+//! bottom faces.
 
 use super::{Pose, TriMesh};
 use crate::sim::blocking::{BLOCKED_COVER, Blockers};
