@@ -172,16 +172,16 @@ impl GpuBlockers {
             return;
         }
         // Runs of words that follow one another go as one copy.
-        let mut words: Vec<u32> = Vec::new();
         let mut runs: Vec<(usize, usize, usize)> = Vec::new(); // (from, to word, length)
+        let mut total = 0;
         for w in &writes {
             match runs.last_mut() {
                 Some((_, to, len)) if *to + *len == w.word => *len += w.data.len(),
-                _ => runs.push((words.len(), w.word, w.data.len())),
+                _ => runs.push((total, w.word, w.data.len())),
             }
-            words.extend_from_slice(&w.data);
+            total += w.data.len();
         }
-        let size = 4 * words.len() as u64;
+        let size = 4 * total as u64;
         if self.upload.as_ref().is_none_or(|u| u.size() < size) {
             self.upload = Some(device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("blocker upload"),
@@ -191,7 +191,21 @@ impl GpuBlockers {
             }));
         }
         let upload = self.upload.as_ref().expect("made just above");
-        queue.write_buffer(upload, 0, bytemuck::cast_slice(&words));
+        // The words go straight into the queue's staging memory, not through a copy of them
+        // (`None`: wgpu refused the write and reported why to the device's error handler, as
+        // `write_buffer` does).
+        let Some(mut view) =
+            wgpu::BufferSize::new(size).and_then(|size| queue.write_buffer_with(upload, 0, size))
+        else {
+            return;
+        };
+        let mut at = 0;
+        for w in &writes {
+            let bytes: &[u8] = bytemuck::cast_slice(&w.data);
+            view.slice(at..at + bytes.len()).copy_from_slice(bytes);
+            at += bytes.len();
+        }
+        drop(view);
         let mut encoder = device.create_command_encoder(&Default::default());
         for (from, to, len) in runs {
             encoder.copy_buffer_to_buffer(

@@ -37,6 +37,8 @@ const S_UDELTA: usize = S_UQ + 4 * OUT;
 /// Words per slot: header, columns, two surface halves, saved carries, applied columns, latent
 /// water, upper water, upper discharges and the upper flow's depth changes.
 pub(crate) const SLOT_WORDS: usize = S_UDELTA + OUT;
+/// Words of a tile's column block (cover, bottom, top and flags per loaded cell).
+const BLOCK: usize = 4 * BT * BT;
 /// Column flag: the cell's effective surface starts from terrain + depth at the next sub-step.
 const FLAG_INIT: u32 = 1;
 
@@ -70,8 +72,9 @@ pub(crate) struct Tiles {
     pending: Vec<u32>,
     /// Whether a sub-step was recorded since the last update (the flags were consumed).
     stepped: bool,
-    /// A tile's column block being made (kept to spare an allocation per tile).
-    block: Vec<u32>,
+    /// The needed tiles' column blocks being made (kept: a fresh one each update is a large
+    /// allocation, mapped and faulted in anew).
+    blocks: Vec<u32>,
 }
 
 impl Tiles {
@@ -90,7 +93,7 @@ impl Tiles {
             stored: Vec::new(),
             pending: Vec::new(),
             stepped: true,
-            block: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -202,7 +205,9 @@ impl Tiles {
             }
         }
         self.free.sort_unstable_by(|a, b| b.cmp(a));
-        for &tile in &needed {
+        let mut blocks = std::mem::take(&mut self.blocks);
+        self.fill_blocks(&cells, &needed, b, &init, &mut blocks);
+        for (n, &tile) in needed.iter().enumerate() {
             let s = match self.map[tile] {
                 0 => {
                     let s = self.free.pop().unwrap_or_else(|| {
@@ -229,32 +234,31 @@ impl Tiles {
                 }
                 m => m as usize - 1,
             };
-            let mut block = std::mem::take(&mut self.block);
-            self.fill_block(tile, b, &init, &mut block);
+            let block = &blocks[n * BLOCK..(n + 1) * BLOCK];
             let word = self.base(s) + S_CELLS;
             match &mut self.slots[s] {
                 Some(old) if old.tile == tile => {
                     if old.cells != block {
-                        old.cells.copy_from_slice(&block);
+                        old.cells.copy_from_slice(block);
                         writes.push(Write {
                             word,
-                            data: block.clone(),
+                            data: block.to_vec(),
                         });
                     }
                 }
                 slot => {
                     writes.push(Write {
                         word,
-                        data: block.clone(),
+                        data: block.to_vec(),
                     });
                     *slot = Some(Slot {
                         tile,
-                        cells: block.clone(),
+                        cells: block.to_vec(),
                     });
                 }
             }
-            self.block = block;
         }
+        self.blocks = blocks;
         let kappa = b.kappa.to_bits();
         if self.kappa != Some(kappa) {
             self.kappa = Some(kappa);
@@ -277,37 +281,49 @@ impl Tiles {
         writes
     }
 
-    /// The column block of `tile`: per loaded cell cover, bottom, top (as given; the shader
-    /// clamps them to the terrain) and flags.
-    fn fill_block(&self, tile: usize, b: &Blockers, init: &[u32], out: &mut Vec<u32>) {
-        let (tx, ty) = (tile % self.tiles_x, tile / self.tiles_x);
+    /// The column blocks of the `needed` tiles, one after another ([`BLOCK`] words each): per
+    /// loaded cell cover, bottom, top (as given; the shader clamps them to the terrain) and
+    /// flags, zero where nothing covers it. Filled from the covered `cells` (sorted), each
+    /// written into the blocks of the up to four tiles that load it, rather than by looking at
+    /// every loaded cell of every tile.
+    fn fill_blocks(
+        &self,
+        cells: &[u32],
+        needed: &[usize],
+        b: &Blockers,
+        init: &[u32],
+        out: &mut Vec<u32>,
+    ) {
         out.clear();
-        out.resize(4 * BT * BT, 0);
-        for ly in 0..BT {
-            for lx in 0..BT {
-                let gi = (tx * BO + lx) as isize - 2;
-                let gj = (ty * BO + ly) as isize - 2;
-                if gi < 0 || gj < 0 || gi as usize >= self.nx || gj as usize >= self.ny {
-                    continue;
+        out.resize(needed.len() * BLOCK, 0);
+        let tiles_y = self.map.len() / self.tiles_x.max(1);
+        for &k in cells {
+            let (i, j) = (k as usize % self.nx, k as usize / self.nx);
+            let Some((bottom, top, cover)) = b.column(i, j) else {
+                continue;
+            };
+            let column = [cover.to_bits(), bottom.to_bits(), top.to_bits()];
+            // Tile t loads the cells t·BO − 2 ..= t·BO + BO + 1 along each axis.
+            let loading = |c: usize, tiles: usize| {
+                (c.saturating_sub(BO + 1).div_ceil(BO)..=(c + 2) / BO).filter(move |&t| t < tiles)
+            };
+            for ty in loading(j, tiles_y) {
+                let ly = j + 2 - ty * BO;
+                for tx in loading(i, self.tiles_x) {
+                    let lx = i + 2 - tx * BO;
+                    let Ok(n) = needed.binary_search(&(ty * self.tiles_x + tx)) else {
+                        continue;
+                    };
+                    let output = (2..2 + BO).contains(&lx) && (2..2 + BO).contains(&ly);
+                    let flags = if output && init.binary_search(&k).is_ok() {
+                        FLAG_INIT
+                    } else {
+                        0
+                    };
+                    let w = n * BLOCK + 4 * (ly * BT + lx);
+                    out[w..w + 3].copy_from_slice(&column);
+                    out[w + 3] = flags;
                 }
-                let (i, j) = (gi as usize, gj as usize);
-                let Some((bottom, top, cover)) = b.column(i, j) else {
-                    continue;
-                };
-                let output = (2..2 + BO).contains(&lx) && (2..2 + BO).contains(&ly);
-                let k = (j * self.nx + i) as u32;
-                let flags = if output && init.binary_search(&k).is_ok() {
-                    FLAG_INIT
-                } else {
-                    0
-                };
-                let w = 4 * (ly * BT + lx);
-                out[w..w + 4].copy_from_slice(&[
-                    cover.to_bits(),
-                    bottom.to_bits(),
-                    top.to_bits(),
-                    flags,
-                ]);
             }
         }
     }
@@ -361,5 +377,93 @@ impl Tiles {
                 (k, column, base + S_UPPER + half * OUT + oy * BO + ox)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The column block of `tile` found by looking at every cell it loads: what
+    /// [`Tiles::fill_blocks`] must give.
+    fn scanned(t: &Tiles, tile: usize, b: &Blockers, init: &[u32]) -> Vec<u32> {
+        let (tx, ty) = (tile % t.tiles_x, tile / t.tiles_x);
+        let mut out = vec![0; BLOCK];
+        for ly in 0..BT {
+            for lx in 0..BT {
+                let gi = (tx * BO + lx) as isize - 2;
+                let gj = (ty * BO + ly) as isize - 2;
+                if gi < 0 || gj < 0 || gi as usize >= t.nx || gj as usize >= t.ny {
+                    continue;
+                }
+                let (i, j) = (gi as usize, gj as usize);
+                let Some((bottom, top, cover)) = b.column(i, j) else {
+                    continue;
+                };
+                let output = (2..2 + BO).contains(&lx) && (2..2 + BO).contains(&ly);
+                let k = (j * t.nx + i) as u32;
+                let init = output && init.binary_search(&k).is_ok();
+                let w = 4 * (ly * BT + lx);
+                out[w..w + 4].copy_from_slice(&[
+                    cover.to_bits(),
+                    bottom.to_bits(),
+                    top.to_bits(),
+                    if init { FLAG_INIT } else { 0 },
+                ]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_slot_holds_the_columns_of_the_cells_its_tile_loads() {
+        // Bodies moving over a 50 × 38 map (tiles cut by its edges), some at its corners and
+        // edges, partly and fully covered cells, the halos of neighbouring tiles overlapping.
+        let (nx, ny) = (50, 38);
+        let mut tiles = Tiles::new(nx, ny);
+        let mut seed = 7_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for step in 0..40 {
+            let mut b = Blockers::new(nx, ny);
+            for body in 0..6 {
+                let (ci, cj) = ((next() as usize) % nx, (next() as usize) % ny);
+                let (ci, cj) = if body == 0 { (step % nx, 0) } else { (ci, cj) };
+                for dj in 0..3 {
+                    for di in 0..4 {
+                        let cover = [0.3, 1.0, 0.995][(next() % 3) as usize];
+                        let bottom = (next() % 100) as f32 / 50.0;
+                        b.add_column(ci + di, cj + dj, bottom, bottom + 1.5, cover);
+                    }
+                }
+            }
+            if step % 3 == 0 {
+                tiles.stepped();
+            }
+            let capacity = tiles.capacity();
+            tiles.update(&b);
+            if tiles.capacity() > capacity {
+                tiles.reserve(tiles.capacity());
+            }
+            let init = tiles.pending.clone();
+            let mut held = 0;
+            for (tile, &m) in tiles.map.iter().enumerate() {
+                if m == 0 {
+                    continue;
+                }
+                held += 1;
+                let slot = tiles.slots[m as usize - 1].as_ref().expect("a mapped slot");
+                assert_eq!(slot.tile, tile);
+                assert!(
+                    slot.cells == scanned(&tiles, tile, &b, &init),
+                    "step {step}, tile {tile}"
+                );
+            }
+            assert!(held > 0);
+        }
     }
 }
