@@ -297,16 +297,17 @@ impl Tiles {
         out.clear();
         out.resize(needed.len() * BLOCK, 0);
         let tiles_y = self.map.len() / self.tiles_x.max(1);
+        // The tiles that load cell `c` along an axis of `tiles` tiles: tile t loads the cells
+        // t·BO − 2 ..= t·BO + BO + 1.
+        let loading = |c: usize, tiles: usize| {
+            (c.saturating_sub(BO + 1).div_ceil(BO)..=(c + 2) / BO).filter(move |&t| t < tiles)
+        };
         for &k in cells {
             let (i, j) = (k as usize % self.nx, k as usize / self.nx);
             let Some((bottom, top, cover)) = b.column(i, j) else {
                 continue;
             };
             let column = [cover.to_bits(), bottom.to_bits(), top.to_bits()];
-            // Tile t loads the cells t·BO − 2 ..= t·BO + BO + 1 along each axis.
-            let loading = |c: usize, tiles: usize| {
-                (c.saturating_sub(BO + 1).div_ceil(BO)..=(c + 2) / BO).filter(move |&t| t < tiles)
-            };
             for ty in loading(j, tiles_y) {
                 let ly = j + 2 - ty * BO;
                 for tx in loading(i, self.tiles_x) {
