@@ -72,8 +72,7 @@ pub(crate) struct Tiles {
     pending: Vec<u32>,
     /// Whether a sub-step was recorded since the last update (the flags were consumed).
     stepped: bool,
-    /// The needed tiles' column blocks being made (kept: a fresh one each update is a large
-    /// allocation, mapped and faulted in anew).
+    /// The needed tiles' column blocks being made (kept to spare an allocation per update).
     blocks: Vec<u32>,
 }
 
@@ -422,22 +421,18 @@ mod tests {
         // edges, partly and fully covered cells, the halos of neighbouring tiles overlapping.
         let (nx, ny) = (50, 38);
         let mut tiles = Tiles::new(nx, ny);
-        let mut seed = 7_u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut next = crate::bench::scatter_numbers(7);
+        // A whole number below `n`.
+        let mut below = move |n: usize| ((next() * n as f32) as usize).min(n - 1);
         for step in 0..40 {
             let mut b = Blockers::new(nx, ny);
             for body in 0..6 {
-                let (ci, cj) = ((next() as usize) % nx, (next() as usize) % ny);
+                let (ci, cj) = (below(nx), below(ny));
                 let (ci, cj) = if body == 0 { (step % nx, 0) } else { (ci, cj) };
                 for dj in 0..3 {
                     for di in 0..4 {
-                        let cover = [0.3, 1.0, 0.995][(next() % 3) as usize];
-                        let bottom = (next() % 100) as f32 / 50.0;
+                        let cover = [0.3, 1.0, 0.995][below(3)];
+                        let bottom = below(100) as f32 / 50.0;
                         b.add_column(ci + di, cj + dj, bottom, bottom + 1.5, cover);
                     }
                 }
