@@ -10,7 +10,7 @@ use spillway::level::file;
 use crate::{spillway, stderr};
 
 /// A copy of `projects/crate_dam` (level, sidecar and the crate mesh beside it) in `dir`.
-fn crate_dam(dir: &Path) -> PathBuf {
+pub(crate) fn crate_dam(dir: &Path) -> PathBuf {
     let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("../projects/crate_dam");
     let level = file::load(&project.join("level.ron")).expect("the sample loads");
     for body in &level.bodies {

@@ -3,6 +3,7 @@
 mod bad_inputs;
 mod bench;
 mod bodies;
+mod body_files;
 mod crates;
 mod determinism;
 mod folders;

@@ -1,5 +1,6 @@
 //! Project files through the real menus and shortcuts: save and open, malformed files,
-//! unsaved changes, dropped files, recent files and crash recovery.
+//! unsaved changes, dropped files, recent files, crash recovery, and a level opened without its
+//! body files.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -255,5 +256,57 @@ fn a_project_folder_dropped_on_the_window_opens_and_one_without_a_level_says_so(
         ed.harness.state().document().level().name,
         "dropped folder",
         "the open level is kept"
+    );
+}
+
+#[test]
+fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
+    // A level copied without its `bodies/` folder: it opens, and the designer is told that its
+    // crates are missing rather than finding the dam silently gone.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut level = bumpy_level();
+    level.name = "copied level".into();
+    let crate_at = |name: &str, x: f32| spillway::level::Body {
+        name: name.into(),
+        gltf: "bodies/crate.glb".into(),
+        translation: [x, 10.0, 3.0],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density: 2500.0,
+        dynamic: true,
+        coupling: Default::default(),
+        collider: Default::default(),
+    };
+    level.bodies = vec![crate_at("left crate", 8.0), crate_at("right crate", 12.0)];
+    let path = crate::support::save_level(&level, dir.path());
+    let mut ed = editor_in(dir, Some(path.clone()));
+    let Some(Dialog::Error { title, message }) = ed.harness.state().dialog().cloned() else {
+        panic!("an error dialog, got {:?}", ed.harness.state().dialog());
+    };
+    println!("{title}: {message}");
+    assert_eq!(title, "Some bodies cannot load");
+    assert!(
+        message.starts_with("2 of the level's 2 bodies cannot load their glTF file")
+            && message.contains("bodies[0] (left crate):")
+            && message.contains("crate.glb: cannot read it"),
+        "{message}"
+    );
+    ed.harness.get_by_label_contains("left crate");
+    ed.click("OK");
+    assert!(ed.harness.state().dialog().is_none());
+    assert_eq!(ed.harness.state().document().path(), Some(path.as_path()));
+    assert_eq!(ed.harness.state().document().level().bodies.len(), 2);
+
+    // With the file back beside the level, it opens without a word.
+    let bodies = ed.dir.path().join("bodies");
+    std::fs::create_dir_all(&bodies).expect("mkdir");
+    let crate_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    std::fs::copy(crate_file, bodies.join("crate.glb")).expect("copy the crate");
+    ed.dialogs.push(&path);
+    ed.key(Modifiers::COMMAND, Key::O);
+    assert!(
+        ed.harness.state().dialog().is_none(),
+        "{:?}",
+        ed.harness.state().dialog()
     );
 }

@@ -117,7 +117,11 @@ fn the_shallow_water_solver_is_offered_with_blocking_bodies() {
         coupling: Default::default(),
         collider: Default::default(),
     });
-    let mut ed = editor_with(&with_body);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = crate::support::save_level(&with_body, dir.path());
+    let crate_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
+    let mut ed = crate::support::editor_in(dir, Some(path));
     ed.click("Shallow water");
     assert_eq!(level(&ed).params.solver, SolverKind::Swe);
     assert_eq!(ed.harness.state().document().history().undo_len(), 1);

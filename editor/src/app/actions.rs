@@ -303,6 +303,7 @@ impl EditorApp {
                 self.set_document(level, Some(path.to_path_buf()));
                 self.recent.add(path);
                 self.notify(format!("Opened {}", path.display()), false);
+                self.warn_unloadable_bodies();
             }
             Err(e) => {
                 self.dialog = Some(Dialog::Error {
@@ -310,6 +311,17 @@ impl EditorApp {
                     message: e.to_string(),
                 });
             }
+        }
+    }
+
+    /// Shows why, where some of the document's bodies cannot load their glTF file (a level
+    /// copied without its `bodies/` folder): the level stays open without them.
+    pub(crate) fn warn_unloadable_bodies(&mut self) {
+        if let Some(message) = self.bodies.unloadable(&self.document) {
+            self.dialog = Some(Dialog::Error {
+                title: "Some bodies cannot load".into(),
+                message,
+            });
         }
     }
 

@@ -146,6 +146,28 @@ impl Bodies {
         })
     }
 
+    /// Why some of `document`'s bodies cannot load their glTF file (how many, and the first
+    /// with its file and problem); `None` when every one loads. Such bodies are not drawn and
+    /// do not move with the water, so a designer is told as the level opens.
+    pub fn unloadable(&mut self, document: &Document) -> Option<String> {
+        let bodies = &document.level().bodies;
+        let mut first = None;
+        let mut count = 0;
+        for (i, body) in bodies.iter().enumerate() {
+            if let Err(why) = self.mesh_of(document, body) {
+                count += 1;
+                first.get_or_insert_with(|| format!("bodies[{i}] ({}): {why}", body.name));
+            }
+        }
+        Some(format!(
+            "{count} of the level's {} bodies cannot load their glTF file: they are not drawn \
+             and do not move with the water until the file is back beside the level.\n\nThe \
+             first: {}",
+            bodies.len(),
+            first?
+        ))
+    }
+
     /// The ground the water meets in `document`'s level with its blocking bodies as walls
     /// (`tools::spill::walls`), for filling to the spill level and finding leaks. Bodies whose
     /// file does not load are left out.

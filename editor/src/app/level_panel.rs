@@ -4,8 +4,7 @@
 //!
 //! Widgets edit a draft; a drag or a text field becomes one command when it is released or
 //! loses focus, a click at once. Only what the runtime accepts is offered: values are clamped
-//! to the ranges the level file validates, and the shallow-water solver is not offered while
-//! bodies block the water (only the pipes solver takes blockers).
+//! to the ranges the level file validates.
 
 use egui::{DragValue, Response, Ui};
 use spillway::level::{BoundaryKind, DEFAULT_MANNING_N, Friction, SolverKind};

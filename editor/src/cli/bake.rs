@@ -2,19 +2,22 @@
 //! settled depths and flow state so a game starts with rivers already flowing. The settling
 //! loop is [`crate::bake::settle`], the same as the editor's Bake.
 
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::ops::ControlFlow;
 
+use spillway::body::world::import_meshes;
 use spillway::gpu::GpuSimulation;
-use spillway::level::file;
+use spillway::level::{Level, file};
 
 use super::options::{Backend, parse_positive, simulation};
 use super::{CliError, CliResult, create_parent, level_folder, say};
 pub use crate::bake::{BakeError, BakeOutcome, Coupled, Settling, settle};
+use crate::project::body_files::{BODIES_DIR, relink};
 
 /// Arguments of `spillway bake`.
 #[derive(Clone, Debug, Args)]
@@ -107,6 +110,7 @@ pub fn run(args: &BakeArgs) -> CliResult {
         bar.finish_and_clear();
     }
     create_parent(&args.output)?;
+    let (baked, moved) = bring_body_files(baked, path, &args.output)?;
     file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
     if let (Some(dir), Some(maps)) = (&args.maps, &maps) {
         let files = crate::project::maps_io::export_maps(dir, maps)
@@ -128,7 +132,8 @@ pub fn run(args: &BakeArgs) -> CliResult {
     let bodies = match bodies {
         0 => String::new(),
         n => format!(", {n} bodies coupled (saved where they came to rest)"),
-    } + &left_map_note(&outcome.left_map);
+    } + &left_map_note(&outcome.left_map)
+        + &moved;
     say(&format!(
         "baked {} → {}: {:.1} s simulated, final change rate {:.3e} m/s, {verdict}{bodies}",
         path.display(),
@@ -136,6 +141,37 @@ pub fn run(args: &BakeArgs) -> CliResult {
         outcome.seconds,
         outcome.rate
     ))
+}
+
+/// `baked` with its bodies' glTF files copied into the folder of `output` when that is not the
+/// folder of `input` (a level loads its body files only from inside its own folder), and their
+/// paths relative to it; with a note saying where they went (empty when nothing moved). Each
+/// file must load from the input's folder first, as a game would load it
+/// ([`import_meshes`]): the bake never copies a file from outside it.
+fn bring_body_files(
+    mut baked: Level,
+    input: &Path,
+    output: &Path,
+) -> Result<(Level, String), CliError> {
+    let (from, to) = (level_folder(input), level_folder(output));
+    let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
+    if baked.bodies.is_empty() || same(&from, &to) {
+        return Ok((baked, String::new()));
+    }
+    import_meshes(&baked, &from)
+        .map_err(|e| CliError::failure(format!("{}: {e}", input.display())))?;
+    baked.bodies = relink(&baked.bodies, Some(&from), &to)
+        .map_err(|e| CliError::failure(format!("{}: {e}", output.display())))?;
+    let files: BTreeSet<&str> = baked.bodies.iter().map(|b| b.gltf.as_str()).collect();
+    let note = format!(
+        "; {} copied into {}",
+        match files.len() {
+            1 => "its body file".to_string(),
+            n => format!("its {n} body files"),
+        },
+        to.join(BODIES_DIR).display()
+    );
+    Ok((baked, note))
 }
 
 /// What the bake did with the bodies that went over an open edge of the map (empty when none

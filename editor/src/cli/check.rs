@@ -1,13 +1,14 @@
 //! `spillway check`: load a level (loading validates it) and summarise it, or report the first
-//! problem with exit code 2 (also bodies its solver cannot run: blockers on a shallow-water
-//! level).
+//! problem with exit code 2 (also a body file that is missing, broken or outside the level's
+//! folder).
 
 use std::path::PathBuf;
 
 use clap::Args;
+use spillway::body::world::import_meshes;
 use spillway::level::file;
 
-use super::{CliError, CliResult, say};
+use super::{CliError, CliResult, level_folder, say};
 
 /// Arguments of `spillway check`.
 #[derive(Clone, Debug, Args)]
@@ -20,6 +21,9 @@ pub struct CheckArgs {
 /// Runs `spillway check`.
 pub fn run(args: &CheckArgs) -> CliResult {
     let level = file::load(&args.level).map_err(|e| CliError::invalid(e.to_string()))?;
+    // The body files load as a game's would: from inside the level's folder.
+    import_meshes(&level, &level_folder(&args.level))
+        .map_err(|e| CliError::invalid(format!("{}: {e}", args.level.display())))?;
     let p = &level.params;
     let baked = match &level.flow {
         Some(f) => format!("baked at t = {:.1} s", f.time),

@@ -88,6 +88,35 @@ pub const WAKE_SHARE: f32 = 0.02;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BodyId(pub usize);
 
+/// The mesh of every body of `level`, in order, imported from `root` (the level's folder; each
+/// file parsed once and shared by the bodies that name it). The first body whose file is
+/// missing, broken or outside `root` is the error, named by its index and name. `spillway
+/// check` calls this to prove a level's body files load before a game does.
+pub fn import_meshes(level: &Level, root: &Path) -> Result<Vec<Arc<TriMesh>>, WorldError> {
+    let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
+    let limits = ImportLimits::default();
+    let mut out = Vec::with_capacity(level.bodies.len());
+    for (index, body) in level.bodies.iter().enumerate() {
+        let mesh = match meshes.get(body.gltf.as_str()) {
+            Some(m) => m.clone(),
+            None => {
+                let m = import_body(root, &body.gltf, &limits).map_err(|source| {
+                    WorldError::Import {
+                        index,
+                        name: body.name.clone(),
+                        source,
+                    }
+                })?;
+                let m = Arc::new(m);
+                meshes.insert(&body.gltf, m.clone());
+                m
+            }
+        };
+        out.push(mesh);
+    }
+    Ok(out)
+}
+
 /// What can go wrong building or stepping a [`BodyWorld`].
 #[derive(Debug, Error)]
 pub enum WorldError {
@@ -224,7 +253,7 @@ impl BodyWorld {
     }
 
     /// A world with every body of `level`, meshes imported from `root` (the level's folder;
-    /// each file parsed once), walled where the level's water meets a wall ([`Self::set_edges`]).
+    /// [`import_meshes`]), walled where the level's water meets a wall ([`Self::set_edges`]).
     pub fn from_level<S: WaterSolver + ?Sized>(
         level: &Level,
         sim: &S,
@@ -232,24 +261,7 @@ impl BodyWorld {
     ) -> Result<Self, WorldError> {
         let mut world = Self::new(sim);
         world.set_edges(&level.boundaries, &level.params.default_boundary);
-        let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
-        let limits = ImportLimits::default();
-        for (index, body) in level.bodies.iter().enumerate() {
-            let mesh = match meshes.get(body.gltf.as_str()) {
-                Some(m) => m.clone(),
-                None => {
-                    let m = import_body(root, &body.gltf, &limits).map_err(|source| {
-                        WorldError::Import {
-                            index,
-                            name: body.name.clone(),
-                            source,
-                        }
-                    })?;
-                    let m = Arc::new(m);
-                    meshes.insert(&body.gltf, m.clone());
-                    m
-                }
-            };
+        for (body, mesh) in level.bodies.iter().zip(import_meshes(level, root)?) {
             world.add(body, mesh);
         }
         Ok(world)

@@ -1,0 +1,145 @@
+//! A level's body files travel with it: `spillway bake -o` into another folder copies the glTF
+//! files of its bodies there (a level loads them only from inside its own folder), so the baked
+//! level checks and runs where it was written; `spillway check` loads every body file as a game
+//! would and names the level, the body and the file when one is missing or lies outside the
+//! level's folder; a bake never copies a file from outside the level's folder.
+
+use std::path::Path;
+
+use spillway::level::file;
+
+use crate::bodies::crate_dam;
+use crate::{spillway, stderr};
+
+/// `spillway ARGS` in `dir`, which must succeed; its stdout.
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = spillway(dir, args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_level_baked_into_another_folder_brings_its_body_files_and_runs_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    crate_dam(&src);
+    let args = [
+        "bake",
+        "src/dam.ron",
+        "-o",
+        "out/baked.ron",
+        "--max-seconds",
+        "1",
+        "--backend",
+        "cpu",
+    ];
+    let text = ok(dir.path(), &args);
+    println!("{text}");
+    assert!(
+        text.contains("its body file copied into out/bodies"),
+        "{text}"
+    );
+    let copied = dir.path().join("out/bodies/crate.glb");
+    assert_eq!(
+        std::fs::read(&copied).unwrap(),
+        std::fs::read(src.join("bodies/crate.glb")).unwrap(),
+        "the crate's mesh, byte for byte"
+    );
+    let baked = file::load(&dir.path().join("out/baked.ron")).unwrap();
+    assert!(baked.bodies.iter().all(|b| b.gltf == "bodies/crate.glb"));
+    // The baked level checks and runs from its own folder, with its ten crates.
+    ok(dir.path(), &["check", "out/baked.ron"]);
+    let json = ok(
+        dir.path(),
+        &[
+            "sim",
+            "out/baked.ron",
+            "--seconds",
+            "1",
+            "--json",
+            "--backend",
+            "cpu",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["bodies"], 10, "{json}");
+    // Baked beside itself, nothing is copied and nothing is said about it.
+    let text = ok(
+        dir.path(),
+        &[
+            "bake",
+            "src/dam.ron",
+            "-o",
+            "src/again.ron",
+            "--max-seconds",
+            "1",
+        ],
+    );
+    assert!(!text.contains("copied"), "{text}");
+    assert!(!src.join("bodies/bodies").exists());
+}
+
+#[test]
+fn check_names_the_body_whose_file_is_missing_or_outside_the_level_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate_dam(dir.path());
+    ok(dir.path(), &["check", "dam.ron"]);
+
+    std::fs::rename(
+        dir.path().join("bodies/crate.glb"),
+        dir.path().join("crate.glb"),
+    )
+    .unwrap();
+    let out = spillway(dir.path(), &["check", "dam.ron"]);
+    let message = stderr(&out);
+    println!("{message}");
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("dam.ron: bodies[0] (dam crate 1):")
+            && message.contains("bodies/crate.glb")
+            && message.contains("cannot read it"),
+        "{message}"
+    );
+
+    // A level in a folder of its own whose bodies name the crate beside that folder.
+    let inner = dir.path().join("inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    let mut level = file::load(&path).unwrap();
+    for body in &mut level.bodies {
+        body.gltf = "../crate.glb".into();
+    }
+    file::save(&level, &inner.join("dam.ron")).unwrap();
+    let out = spillway(dir.path(), &["check", "inner/dam.ron"]);
+    let message = stderr(&out);
+    println!("{message}");
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("inner/dam.ron: bodies[0] (dam crate 1):")
+            && message.contains("`../crate.glb` points outside the level's folder"),
+        "{message}"
+    );
+
+    // Nor does a bake into another folder copy it there, with or without the bodies coupled.
+    for extra in [&[][..], &["--no-bodies"][..]] {
+        let mut args = vec![
+            "bake",
+            "inner/dam.ron",
+            "-o",
+            "out/baked.ron",
+            "--max-seconds",
+            "1",
+            "--backend",
+            "cpu",
+        ];
+        args.extend_from_slice(extra);
+        let out = spillway(dir.path(), &args);
+        let message = stderr(&out);
+        assert!(!out.status.success(), "{extra:?}");
+        assert!(
+            message.contains("points outside the level's folder"),
+            "{extra:?}: {message}"
+        );
+        assert!(!dir.path().join("out/bodies").exists(), "{extra:?}");
+    }
+}
