@@ -20,10 +20,12 @@ pub enum BodyFileError {
         file: PathBuf,
     },
     /// Copying the file (or one of its external buffers) into the project failed.
-    #[error("{}: cannot copy it into the project: {source}", file.display())]
+    #[error("{}: cannot copy it into {}: {source}", file.display(), into.display())]
     Copy {
         /// The body's file.
         file: PathBuf,
+        /// The folder it was being copied into (the project's `bodies/`).
+        into: PathBuf,
         /// The operating system's error.
         source: std::io::Error,
     },
@@ -79,8 +81,10 @@ pub fn bring_in(source: &Path, level_dir: &Path) -> Result<String, BodyFileError
     if let Some(rel) = inside(source, level_dir) {
         return Ok(rel);
     }
+    let dir = level_dir.join(BODIES_DIR);
     let fail = |e| BodyFileError::Copy {
         file: source.to_path_buf(),
+        into: dir.clone(),
         source: e,
     };
     let name = source
@@ -100,7 +104,6 @@ pub fn bring_in(source: &Path, level_dir: &Path) -> Result<String, BodyFileError
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let dir = level_dir.join(BODIES_DIR);
     std::fs::create_dir_all(&dir).map_err(fail)?;
     let mut target = dir.join(&name);
     let mut n = 2;
@@ -171,7 +174,9 @@ mod tests {
         assert!(matches!(err, BodyFileError::Copy { .. }));
         let message = err.to_string();
         assert!(
-            message.contains("gone.glb") && message.contains("cannot copy it into the project"),
+            message.contains("gone.glb")
+                && message.contains("cannot copy it into")
+                && message.contains("bodies"),
             "{message}"
         );
     }
