@@ -9,7 +9,7 @@ use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable;
 use spillway_editor::app::Dialog;
 
-use crate::support::{bumpy_level, editor_in, editor_with, line};
+use crate::support::{bumpy_level, crate_body, editor_in, editor_with, line};
 
 #[test]
 fn save_as_then_open_gives_the_same_document() {
@@ -266,17 +266,7 @@ fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut level = bumpy_level();
     level.name = "copied level".into();
-    let crate_at = |name: &str, x: f32| spillway::level::Body {
-        name: name.into(),
-        gltf: "bodies/crate.glb".into(),
-        translation: [x, 10.0, 3.0],
-        rotation: [0.0, 0.0, 0.0, 1.0],
-        scale: [1.0; 3],
-        density: 2500.0,
-        dynamic: true,
-        coupling: Default::default(),
-        collider: Default::default(),
-    };
+    let crate_at = |name: &str, x: f32| crate_body(name, "bodies/crate.glb", [x, 10.0, 3.0]);
     level.bodies = vec![crate_at("left crate", 8.0), crate_at("right crate", 12.0)];
     let path = crate::support::save_level(&level, dir.path());
     let mut ed = editor_in(dir, Some(path.clone()));

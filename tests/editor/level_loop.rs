@@ -106,22 +106,12 @@ fn settings_change_undo_redo_save_reopen_and_reach_the_running_water() {
 fn the_shallow_water_solver_is_offered_with_blocking_bodies() {
     // Both solvers block: switching a level with a crate to shallow water is one undoable edit.
     let mut with_body = channel();
-    with_body.bodies.push(spillway::level::Body {
-        name: "Crate".into(),
-        gltf: "crate.glb".into(),
-        translation: [40.5, 16.5, 3.5],
-        rotation: [0.0, 0.0, 0.0, 1.0],
-        scale: [1.0; 3],
-        density: 2500.0,
-        dynamic: true,
-        coupling: Default::default(),
-        collider: Default::default(),
-    });
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = crate::support::save_level(&with_body, dir.path());
-    let crate_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
-    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
-    let mut ed = crate::support::editor_in(dir, Some(path));
+    with_body.bodies.push(crate::support::crate_body(
+        "Crate",
+        "crate.glb",
+        [40.5, 16.5, 3.5],
+    ));
+    let mut ed = crate::support::editor_with_crate_file(&with_body);
     ed.click("Shallow water");
     assert_eq!(level(&ed).params.solver, SolverKind::Swe);
     assert_eq!(ed.harness.state().document().history().undo_len(), 1);

@@ -76,11 +76,7 @@ fn play(ed: &mut Editor, speed: f32, frames: usize) {
 
 /// The editor on the dammed channel, saved with its crate file, with the Body tool.
 fn dam_editor() -> Editor {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = save_level(&dammed_channel(), dir.path());
-    let crate_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
-    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
-    let mut ed = editor_in(dir, Some(path));
+    let mut ed = crate::support::editor_with_crate_file(&dammed_channel());
     ed.key(Modifiers::NONE, Key::K);
     // A coupled step takes milliseconds on lavapipe: let each frame run all the steps its
     // speed asks for (up to the step cap), as a hardware GPU does within the frame budget.

@@ -41,6 +41,32 @@ pub fn save_level(level: &Level, dir: &Path) -> PathBuf {
     path
 }
 
+/// A dynamic crate of 2500 kg/m³ named `name` whose glTF file is `gltf` (relative to its
+/// level), unrotated and unscaled at `at`.
+pub fn crate_body(name: &str, gltf: &str, at: [f32; 3]) -> spillway::level::Body {
+    spillway::level::Body {
+        name: name.into(),
+        gltf: gltf.into(),
+        translation: at,
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density: 2500.0,
+        dynamic: true,
+        coupling: Default::default(),
+        collider: Default::default(),
+    }
+}
+
+/// `level` saved as a project in a fresh folder with the bundled crate's mesh beside it as
+/// `crate.glb`, and the editor opened on it.
+pub fn editor_with_crate_file(level: &Level) -> Editor {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = save_level(level, dir.path());
+    let crate_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
+    editor_in(dir, Some(path))
+}
+
 /// Starts the editor on `level` (saved as a project in a fresh folder), with a GPU renderer.
 pub fn editor_with(level: &Level) -> Editor {
     let dir = tempfile::tempdir().expect("temp dir");
