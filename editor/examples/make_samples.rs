@@ -355,7 +355,8 @@ fn placed_blockers(level: &Level, sim: &Simulation) -> Result<Blockers> {
 /// The friction of the two body samples: linear, 0.02 per second, the law they were made and
 /// timed under before Manning's n became the default (the crate dam's pool reaches the crate
 /// tops about 30 s into the preview; under Manning's n = 0.03 the river upstream runs deeper and
-/// slower, and the pool takes about 80 s). Their tests and README rows give these timings.
+/// slower: 0.000 m³ had spilled by 60 s and 0.024 m³ by 90 s, `spillway sim --seconds 60|90`).
+/// Their tests and README rows give the timings under linear friction.
 const SAMPLE_FRICTION: spillway::level::Friction =
     spillway::level::Friction::Linear { per_second: 0.02 };
 
