@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use spillway::Level;
-use spillway::body::import::{ImportLimits, import, import_body};
+use spillway::body::import::{ImportLimits, import};
 use spillway::body::kind::kind_of;
-use spillway::body::world::{BodyId, BodyWorld};
+use spillway::body::world::{BodyId, BodyWorld, import_meshes};
 use spillway::body::{Pose, TriMesh};
 use spillway::gpu::GpuSimulation;
 use spillway::level::{Body, Coupling};
@@ -75,21 +75,18 @@ impl Bodies {
         // Bodies stay in where the water meets a wall, and leave where it flows out.
         out.world
             .set_edges(&level.boundaries, &level.params.default_boundary);
+        // Each file is imported once (the runtime shares its mesh between the bodies naming
+        // it) and uploaded once: a mesh's index is where its file first appears.
+        let imported = import_meshes(level, dir)?;
         let mut by_file: HashMap<&str, usize> = HashMap::new();
-        for (i, body) in level.bodies.iter().enumerate() {
-            let mesh = match by_file.get(body.gltf.as_str()) {
-                Some(&m) => m,
-                None => {
-                    let m = import_body(dir, &body.gltf, &limits)
-                        .map_err(|e| format!("bodies[{i}] ({}): {e}", body.name))?;
-                    out.meshes.push(Arc::new(m));
-                    out.colours.push(kind_of(&body.gltf).colour);
-                    by_file.insert(&body.gltf, out.meshes.len() - 1);
-                    out.meshes.len() - 1
-                }
-            };
-            let id = out.world.add(body, out.meshes[mesh].clone());
-            out.bodies.push((id, mesh));
+        for (body, mesh) in level.bodies.iter().zip(imported) {
+            let index = *by_file.entry(&body.gltf).or_insert_with(|| {
+                out.meshes.push(mesh.clone());
+                out.colours.push(kind_of(&body.gltf).colour);
+                out.meshes.len() - 1
+            });
+            let id = out.world.add(body, mesh);
+            out.bodies.push((id, index));
         }
         Ok(out)
     }
