@@ -154,8 +154,11 @@ fn bring_body_files(
     output: &Path,
 ) -> Result<(Level, String), CliError> {
     let (from, to) = (level_folder(input), level_folder(output));
-    let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
-    if baked.bodies.is_empty() || same(&from, &to) {
+    let same = from
+        .canonicalize()
+        .ok()
+        .is_some_and(|a| to.canonicalize().ok() == Some(a));
+    if baked.bodies.is_empty() || same {
         return Ok((baked, String::new()));
     }
     import_meshes(&baked, &from)
