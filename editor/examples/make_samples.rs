@@ -95,6 +95,8 @@ fn import(
     npy::write(&water_path, water)?;
     let args = ImportArgs {
         terrain: terrain_path,
+        raw_size: None,
+        height_min: 0.0,
         water: Some(water_path),
         cell_size,
         height_scale: None,

@@ -8,6 +8,7 @@ mod crates;
 mod determinism;
 mod folders;
 mod kill_save;
+mod raw_heightmaps;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,5 +1,5 @@
-//! `spillway import`: a new level from a terrain heightmap (`.npy` or grayscale PNG) and an
-//! optional water-depth array (`.npy` of the same shape).
+//! `spillway import`: a new level from a terrain heightmap (`.npy`, grayscale PNG or RAW r16)
+//! and an optional water-depth array (`.npy` of the same shape).
 
 use std::path::{Path, PathBuf};
 
@@ -7,25 +7,39 @@ use clap::Args;
 use spillway::level::{Limits, file};
 use spillway::{Grid, Level};
 
-use super::options::{BoundaryArg, SolverOverrides, parse_cell_size, parse_positive};
+use super::options::{
+    BoundaryArg, SolverOverrides, parse_cell_size, parse_finite, parse_positive, parse_raw_size,
+};
 use super::{CliError, CliResult, create_parent, note, say};
 use crate::heightmap::{self, HeightmapKind, npy, png};
+use crate::project::heightmap_io::{
+    self, HeightRange, HeightmapFormat, ImportSettings, guess_raw_size,
+};
 
 /// Arguments of `spillway import`.
 #[derive(Clone, Debug, Args)]
 pub struct ImportArgs {
-    /// Terrain heightmap: a 2-D float32/float64 .npy array (rows = y, metres) or an 8/16-bit
-    /// grayscale PNG.
+    /// Terrain heightmap: a 2-D float32/float64 .npy array (rows = y, metres), an 8/16-bit
+    /// grayscale PNG, or RAW r16 (.r16 or .raw: little-endian 16-bit samples, rows = y).
     #[arg(long, value_name = "FILE")]
     pub terrain: PathBuf,
+    /// Samples a row and rows of a RAW heightmap, e.g. 1025x1025 (default: the square its
+    /// length fits).
+    #[arg(long, value_name = "WxH", value_parser = parse_raw_size)]
+    pub raw_size: Option<(usize, usize)>,
+    /// Height in metres of black in a PNG and of sample 0 in a RAW file, added to a .npy's
+    /// values.
+    #[arg(long, value_name = "M", default_value_t = 0.0, value_parser = parse_finite,
+        allow_negative_numbers = true)]
+    pub height_min: f32,
     /// Initial water depth in metres: a .npy array of the terrain's shape.
     #[arg(long, value_name = "FILE")]
     pub water: Option<PathBuf>,
     /// Edge length of one cell in metres.
     #[arg(long, value_name = "M", default_value_t = 1.0, value_parser = parse_cell_size)]
     pub cell_size: f32,
-    /// Height multiplier: metres at full white for a PNG (default 100), a factor on the
-    /// values of a .npy (default 1).
+    /// Height multiplier: metres from black to full white for a PNG and from sample 0 to
+    /// 65535 for a RAW file (default 100), a factor on the values of a .npy (default 1).
     #[arg(long, value_name = "S", value_parser = parse_positive)]
     pub height_scale: Option<f32>,
     /// Condition on map edges that no boundary segment covers.
@@ -46,27 +60,64 @@ pub struct ImportArgs {
 pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
     let fail = |e: heightmap::HeightmapError| CliError::failure(e.to_string());
     let terrain_path = &args.terrain;
-    let terrain = match heightmap::sniff(terrain_path).map_err(fail)? {
-        HeightmapKind::Npy => {
-            let mut grid = npy::read(terrain_path).map_err(fail)?.grid;
-            if let Some(s) = args.height_scale {
-                grid.data.iter_mut().for_each(|v| *v *= s);
-            }
-            grid
-        }
-        HeightmapKind::Png => {
-            let scale = args.height_scale.unwrap_or_else(|| {
-                note(&format!(
-                    "note: {}: a PNG has no height unit; full white = {} m (the default \
-                     --height-scale)",
-                    terrain_path.display(),
-                    png::DEFAULT_HEIGHT_SCALE
-                ));
+    let raw = HeightmapFormat::from_path(terrain_path) == Some(HeightmapFormat::RawR16);
+    if args.raw_size.is_some() && !raw {
+        return Err(CliError::invalid(format!(
+            "{}: --raw-size is for RAW heightmaps (.r16 or .raw)",
+            terrain_path.display()
+        )));
+    }
+    // Metres from the lowest sample to the highest, for the formats with no height unit.
+    let span = |kind: &str, white: &str| {
+        args.height_scale.unwrap_or_else(|| {
+            note(&format!(
+                "note: {}: {kind} has no height unit; {white} = {} m above --height-min (the \
+                 default --height-scale)",
+                terrain_path.display(),
                 png::DEFAULT_HEIGHT_SCALE
-            });
-            png::read(terrain_path, scale).map_err(fail)?.grid
+            ));
+            png::DEFAULT_HEIGHT_SCALE
+        })
+    };
+    let mut terrain = if raw {
+        let raw_size = args
+            .raw_size
+            .or_else(|| guess_raw_size(terrain_path))
+            .ok_or_else(|| {
+                CliError::failure(format!(
+                    "{}: a RAW heightmap does not say its size, and its length is not a square \
+                     of 16-bit samples: give --raw-size WIDTHxHEIGHT",
+                    terrain_path.display()
+                ))
+            })?;
+        let settings = ImportSettings {
+            format: HeightmapFormat::RawR16,
+            range: HeightRange {
+                min: 0.0,
+                max: span("a RAW file", "sample 65535"),
+            },
+            raw_size,
+        };
+        heightmap_io::import(terrain_path, &settings)
+            .map_err(|e| CliError::failure(e.to_string()))?
+    } else {
+        match heightmap::sniff(terrain_path).map_err(fail)? {
+            HeightmapKind::Npy => {
+                let mut grid = npy::read(terrain_path).map_err(fail)?.grid;
+                if let Some(s) = args.height_scale {
+                    grid.data.iter_mut().for_each(|v| *v *= s);
+                }
+                grid
+            }
+            HeightmapKind::Png => {
+                let scale = span("a PNG", "full white");
+                png::read(terrain_path, scale).map_err(fail)?.grid
+            }
         }
     };
+    if args.height_min != 0.0 {
+        terrain.data.iter_mut().for_each(|v| *v += args.height_min);
+    }
     Limits::default()
         .check_size(terrain.nx, terrain.ny)
         .map_err(|e| {

@@ -34,7 +34,8 @@ pub struct Cli {
 pub enum Command {
     /// Open the editor window (optionally on a level).
     Edit(EditArgs),
-    /// Make a level from a terrain heightmap (.npy or grayscale PNG) and optional water depths.
+    /// Make a level from a terrain heightmap (.npy, grayscale PNG or RAW r16) and optional
+    /// water depths.
     Import(import::ImportArgs),
     /// Run a level for some simulated seconds and report volumes and timing.
     Sim(sim::SimArgs),

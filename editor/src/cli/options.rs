@@ -182,6 +182,9 @@ pub enum OptionError {
     /// A time step longer than the 10 s maximum.
     #[error("{0} s is longer than the 10 s maximum")]
     StepTooLong(f32),
+    /// A RAW size that is not two whole numbers joined by `x`.
+    #[error("`{0}` is not a size in samples such as 1025x1025")]
+    RawSize(String),
     /// A cell size outside [`spillway::level::ranges::CELL_SIZE`].
     #[error("{0} m is outside the 0.01 to 1000 m a cell may measure")]
     CellSize(f32),
@@ -197,6 +200,19 @@ fn number(s: &str) -> Result<f32, OptionError> {
     } else {
         Err(OptionError::NotFinite(v))
     }
+}
+
+/// A finite number.
+pub fn parse_finite(s: &str) -> Result<f32, OptionError> {
+    number(s)
+}
+
+/// A RAW heightmap's size, `WIDTHxHEIGHT` in samples (`1025x1025`).
+pub fn parse_raw_size(s: &str) -> Result<(usize, usize), OptionError> {
+    let bad = || OptionError::RawSize(s.to_owned());
+    let (w, h) = s.split_once(['x', 'X', '×']).ok_or_else(bad)?;
+    let side = |t: &str| t.trim().parse::<usize>().map_err(|_| bad());
+    Ok((side(w)?, side(h)?))
 }
 
 /// A finite number greater than zero.

@@ -240,19 +240,26 @@ pub fn import(path: &Path, settings: &ImportSettings) -> Result<Grid, HeightmapI
                     height: h,
                 });
             }
-            let bytes = std::fs::read(path).map_err(|source| HeightmapIoError::Io {
+            let io = |source| HeightmapIoError::Io {
                 path: path.to_path_buf(),
                 action: "read",
                 source,
-            })?;
+            };
+            let wrong_length = |len: usize| HeightmapIoError::RawLength {
+                path: path.to_path_buf(),
+                len,
+                width: w,
+                height: h,
+                needed: w * h * 2,
+            };
+            // The length is checked before reading, so a huge file is refused unread.
+            let len = std::fs::metadata(path).map_err(io)?.len();
+            if len != (w * h * 2) as u64 {
+                return Err(wrong_length(usize::try_from(len).unwrap_or(usize::MAX)));
+            }
+            let bytes = std::fs::read(path).map_err(io)?;
             if bytes.len() != w * h * 2 {
-                return Err(HeightmapIoError::RawLength {
-                    path: path.to_path_buf(),
-                    len: bytes.len(),
-                    width: w,
-                    height: h,
-                    needed: w * h * 2,
-                });
+                return Err(wrong_length(bytes.len()));
             }
             let scale = (range.max - range.min) as f64 / 65535.0;
             let data = bytes
