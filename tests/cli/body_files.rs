@@ -2,7 +2,8 @@
 //! files of its bodies there (a level loads them only from inside its own folder), so the baked
 //! level checks and runs where it was written; `spillway check` loads every body file as a game
 //! would and names the level, the body and the file when one is missing or lies outside the
-//! level's folder; a bake never copies a file from outside the level's folder.
+//! level's folder; a bake never copies a file from outside the level's folder. `bake --json`
+//! reports the same as one JSON object.
 
 use std::path::Path;
 
@@ -78,6 +79,36 @@ fn a_level_baked_into_another_folder_brings_its_body_files_and_runs_there() {
     );
     assert!(!text.contains("copied"), "{text}");
     assert!(!src.join("bodies/bodies").exists());
+
+    // A build pipeline reads the same from `--json`: one object on stdout.
+    let bake_json = |out: &str| {
+        let args = [
+            "bake",
+            "src/dam.ron",
+            "-o",
+            out,
+            "--max-seconds",
+            "1",
+            "--backend",
+            "cpu",
+            "--json",
+        ];
+        let json: serde_json::Value = serde_json::from_str(&ok(dir.path(), &args)).unwrap();
+        println!("{json}");
+        json
+    };
+    let json = bake_json("out2/baked.ron");
+    assert_eq!(json["output"], "out2/baked.ron");
+    assert_eq!(json["body_files_copied"], 1);
+    assert_eq!(json["bodies"], 10);
+    assert_eq!(json["steady"], false);
+    assert!(
+        (json["seconds"].as_f64().unwrap() - 1.0).abs() < 1e-6,
+        "{json}"
+    );
+    assert!(json["rate"].as_f64().unwrap() > json["tolerance"].as_f64().unwrap());
+    assert!(dir.path().join("out2/bodies/crate.glb").exists());
+    assert_eq!(bake_json("src/again.ron")["body_files_copied"], 0);
 }
 
 #[test]

@@ -5,9 +5,11 @@
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 use std::ops::ControlFlow;
 
 use spillway::body::world::import_meshes;
@@ -44,10 +46,43 @@ pub struct BakeArgs {
     /// this folder, as .npy and 16-bit PNG files with maps.txt.
     #[arg(long, value_name = "DIR")]
     pub maps: Option<PathBuf>,
+    /// Print one JSON object instead of a human summary (for build pipelines).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `spillway bake --json` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct BakeReport {
+    /// The level baked, as given.
+    pub input: PathBuf,
+    /// The baked level written, as given.
+    pub output: PathBuf,
+    /// Simulated seconds.
+    pub seconds: f64,
+    /// Whether the largest depth change rate fell below `tolerance` before `max_seconds`.
+    pub steady: bool,
+    /// The largest depth change rate over the last simulated second, m/s.
+    pub rate: f32,
+    /// `--until-steady`, m/s.
+    pub tolerance: f32,
+    /// `--max-seconds`.
+    pub max_seconds: f32,
+    /// Bodies coupled with the water (0 with `--no-bodies` or none in the level).
+    pub bodies: usize,
+    /// Bodies that went over an open edge of the map (they keep their placement).
+    pub left_map: Vec<String>,
+    /// Distinct body files copied into the output's `bodies/` (0 when baked beside the input).
+    pub body_files_copied: usize,
+    /// Files of the run's maps written (with `--maps`).
+    pub map_files: Option<usize>,
+    /// Wall-clock seconds of the whole bake.
+    pub wall_seconds: f64,
 }
 
 /// Runs `spillway bake`.
 pub fn run(args: &BakeArgs) -> CliResult {
+    let started = Instant::now();
     let path = &args.level;
     let level = file::load(path).map_err(|e| CliError::failure(e.to_string()))?;
     let max_seconds = args.max_seconds as f64;
@@ -110,71 +145,101 @@ pub fn run(args: &BakeArgs) -> CliResult {
         bar.finish_and_clear();
     }
     create_parent(&args.output)?;
-    let (baked, moved) = bring_body_files(baked, path, &args.output)?;
+    let (baked, copied) = bring_body_files(baked, path, &args.output)?;
     file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
-    if let (Some(dir), Some(maps)) = (&args.maps, &maps) {
-        let files = crate::project::maps_io::export_maps(dir, maps)
-            .map_err(|e| CliError::failure(e.to_string()))?;
-        say(&format!(
-            "maps of the run: {} files in {}",
-            files.len(),
-            dir.display()
-        ))?;
+    let map_files = match (&args.maps, &maps) {
+        (Some(dir), Some(maps)) => Some(
+            crate::project::maps_io::export_maps(dir, maps)
+                .map_err(|e| CliError::failure(e.to_string()))?
+                .len(),
+        ),
+        _ => None,
+    };
+    let report = BakeReport {
+        input: path.clone(),
+        output: args.output.clone(),
+        seconds: outcome.seconds,
+        steady: outcome.steady,
+        rate: outcome.rate,
+        tolerance: args.until_steady,
+        max_seconds: args.max_seconds,
+        bodies,
+        left_map: outcome.left_map,
+        body_files_copied: copied,
+        map_files,
+        wall_seconds: started.elapsed().as_secs_f64(),
+    };
+    if args.json {
+        let text = serde_json::to_string(&report)
+            .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?;
+        return say(&text);
     }
-    let verdict = if outcome.steady {
-        format!("steady (below {} m/s)", args.until_steady)
+    if let (Some(dir), Some(n)) = (&args.maps, map_files) {
+        say(&format!("maps of the run: {n} files in {}", dir.display()))?;
+    }
+    say(&summary(&report))
+}
+
+/// The human summary of a bake: `baked IN → OUT: 30.0 s simulated, final change rate …`.
+fn summary(r: &BakeReport) -> String {
+    let verdict = if r.steady {
+        format!("steady (below {} m/s)", r.tolerance)
     } else {
         format!(
             "not steady after the {} s limit (tolerance {} m/s)",
-            args.max_seconds, args.until_steady
+            r.max_seconds, r.tolerance
         )
     };
-    let bodies = match bodies {
+    let mut bodies = match r.bodies {
         0 => String::new(),
         n => format!(", {n} bodies coupled (saved where they came to rest)"),
-    } + &left_map_note(&outcome.left_map)
-        + &moved;
-    say(&format!(
+    } + &left_map_note(&r.left_map);
+    if r.body_files_copied > 0 {
+        let files = match r.body_files_copied {
+            1 => "its body file".to_string(),
+            n => format!("its {n} body files"),
+        };
+        let dir = level_folder(&r.output).join(BODIES_DIR);
+        bodies += &format!("; {files} copied into {}", dir.display());
+    }
+    format!(
         "baked {} → {}: {:.1} s simulated, final change rate {:.3e} m/s, {verdict}{bodies}",
-        path.display(),
-        args.output.display(),
-        outcome.seconds,
-        outcome.rate
-    ))
+        r.input.display(),
+        r.output.display(),
+        r.seconds,
+        r.rate
+    )
 }
 
 /// `baked` with its bodies' glTF files copied into the folder of `output` when that is not the
 /// folder of `input` (a level loads its body files only from inside its own folder), and their
-/// paths relative to it; with a note saying where they went (empty when nothing moved). Each
+/// paths relative to it; with how many distinct files were brought (0 when nothing moved). Each
 /// file must load from the input's folder first, as a game would load it
 /// ([`import_meshes`]): the bake never copies a file from outside it.
 fn bring_body_files(
     mut baked: Level,
     input: &Path,
     output: &Path,
-) -> Result<(Level, String), CliError> {
+) -> Result<(Level, usize), CliError> {
     let (from, to) = (level_folder(input), level_folder(output));
     let same = from
         .canonicalize()
         .ok()
         .is_some_and(|a| to.canonicalize().ok() == Some(a));
     if baked.bodies.is_empty() || same {
-        return Ok((baked, String::new()));
+        return Ok((baked, 0));
     }
     import_meshes(&baked, &from)
         .map_err(|e| CliError::failure(format!("{}: {e}", input.display())))?;
     baked.bodies = relink(&baked.bodies, Some(&from), &to)
         .map_err(|e| CliError::failure(format!("{}: {e}", output.display())))?;
-    let files: BTreeSet<&str> = baked.bodies.iter().map(|b| b.gltf.as_str()).collect();
-    let note = format!(
-        "; {} copied into {}",
-        match files.len() {
-            1 => "its body file".to_string(),
-            n => format!("its {n} body files"),
-        },
-        to.join(BODIES_DIR).display()
-    );
-    Ok((baked, note))
+    let files = baked
+        .bodies
+        .iter()
+        .map(|b| b.gltf.as_str())
+        .collect::<BTreeSet<_>>();
+    let copied = files.len();
+    Ok((baked, copied))
 }
 
 /// What the bake did with the bodies that went over an open edge of the map (empty when none
