@@ -389,6 +389,7 @@ fn recover(app: &mut EditorApp, ui: &mut egui::Ui, list: &mut Vec<RecoveredWork>
                     app.set_document(level, work.origin.clone());
                     app.document.mark_modified();
                     app.notify("Restored autosaved work: save to keep it", false);
+                    app.warn_unloadable_bodies();
                 }
                 Err(e) => {
                     app.notify(format!("Could not restore: {e}"), true);
