@@ -6,6 +6,8 @@ case folder) or `NAME.expect` (heightmaps) lists, one per line, text the error m
 the file name, the place and the reason. Runners: tests/cli/bad_inputs.rs (levels through
 `spillway check`, heightmaps through `spillway import --terrain`) and tests/bad_inputs/gltf.rs
 (glTF through `spillway::body::import`). Fuzz-found crashes live in `fuzz_regressions/`.
+Three level cases were written by hand and are not made here (`cell_size_1e-30`,
+`fixed_level_at_1e38`, `gravity_1e30`): after a run, `git checkout` them back.
 """
 import json, os, shutil, struct, zlib
 
@@ -122,6 +124,17 @@ def levels():
     bodies: [(name: "b", gltf: "/etc/passwd", translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0), scale: (1.0, 1.0, 1.0), density: 500.0, dynamic: true)],"""
     level_case("body_gltf_outside", level_text(refs=refs, extra=body),
                expect=["bodies[0].gltf"], raw_sidecar=blob)
+    # Body files that a game cannot load: `spillway check` loads each one as the game would.
+    def body_file(gltf):
+        return f"""
+    bodies: [(name: "b", gltf: "{gltf}", translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0), scale: (1.0, 1.0, 1.0), density: 500.0, dynamic: true)],"""
+    level_case("body_file_missing", level_text(refs=refs, extra=body_file("bodies/gone.glb")),
+               expect=["bodies[0] (b)", "bodies/gone.glb", "cannot read it"], raw_sidecar=blob)
+    level_case("body_file_dotdot", level_text(refs=refs, extra=body_file("../level.ron")),
+               expect=["bodies[0] (b)", "`../level.ron` points outside the level's folder"],
+               raw_sidecar=blob)
+    level_case("body_file_not_gltf", level_text(refs=refs, extra=body_file("level.grids")),
+               expect=["bodies[0] (b)", "level.grids"], raw_sidecar=blob)
     gate = """
     gates: [(name: "g", shape: Box(x0: 0.0, y0: 0.0, x1: 1e39, y1: 1.0), crest: 1.0)],"""
     level_case("gate_infinite_box", level_text(refs=refs, extra=gate),
