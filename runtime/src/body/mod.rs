@@ -12,7 +12,9 @@
 //! - [`solver`]: what the coupling needs of a water solver ([`solver::WaterSolver`]), for the
 //!   CPU and the GPU solver alike.
 //! - [`world`] (feature `rapier`): a rapier3d world of the level's bodies, stepped with the
-//!   water both ways.
+//!   water both ways. [`world::import_meshes`] loads every body's file from the level's folder
+//!   (a shipped level carries its body files in `bodies/` beside `level.ron`), naming the body
+//!   whose file is missing or broken.
 
 pub mod forces;
 #[cfg(feature = "bodies")]
