@@ -357,7 +357,8 @@ fn placed_blockers(level: &Level, sim: &Simulation) -> Result<Blockers> {
 /// The friction of the two body samples: linear, 0.02 per second, the law they were made and
 /// timed under before Manning's n became the default (the crate dam's pool reaches the crate
 /// tops about 30 s into the preview; under Manning's n = 0.03 the river upstream runs deeper and
-/// slower: 0.000 m³ had spilled by 60 s and 0.024 m³ by 90 s, `spillway sim --seconds 60|90`).
+/// slower: 0.000 m³ had left by 60 s and 0.024 m³ by 90 s, the `outflow` of `spillway sim
+/// --seconds 60|90 --json`).
 /// Their tests and README rows give the timings under linear friction.
 const SAMPLE_FRICTION: spillway::level::Friction =
     spillway::level::Friction::Linear { per_second: 0.02 };

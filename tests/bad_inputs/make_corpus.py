@@ -134,7 +134,7 @@ def levels():
                expect=["bodies[0] (b)", "`../level.ron` points outside the level's folder"],
                raw_sidecar=blob)
     level_case("body_file_not_gltf", level_text(refs=refs, extra=body_file("level.grids")),
-               expect=["bodies[0] (b)", "level.grids"], raw_sidecar=blob)
+               expect=["bodies[0] (b)", "level.grids", "broken glTF"], raw_sidecar=blob)
     gate = """
     gates: [(name: "g", shape: Box(x0: 0.0, y0: 0.0, x1: 1e39, y1: 1.0), crest: 1.0)],"""
     level_case("gate_infinite_box", level_text(refs=refs, extra=gate),

@@ -299,4 +299,6 @@ fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
         "{:?}",
         ed.harness.state().dialog()
     );
+    ed.harness.get_by_label_contains("Opened");
+    assert!(!ed.harness.state().document().is_modified());
 }

@@ -402,7 +402,7 @@ impl EditorApp {
         }
         let new_dir = path.parent().unwrap_or(Path::new("."));
         let old_dir = super::bodies::level_dir(&self.document);
-        let relinked =
+        let (relinked, _) =
             crate::project::body_files::relink(&level.bodies, old_dir.as_deref(), new_dir)?;
         if relinked != level.bodies {
             let before = level.bodies.clone();

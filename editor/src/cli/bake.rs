@@ -2,7 +2,6 @@
 //! settled depths and flow state so a game starts with rivers already flowing. The settling
 //! loop is [`crate::bake::settle`], the same as the editor's Bake.
 
-use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -86,6 +85,12 @@ pub fn run(args: &BakeArgs) -> CliResult {
     let path = &args.level;
     let level = file::load(path).map_err(|e| CliError::failure(e.to_string()))?;
     let max_seconds = args.max_seconds as f64;
+    let moving = body_file_move(&level, path, &args.output);
+    if let Some((from, _)) = &moving {
+        // Before the run, so a body file the game could not load costs no simulated time.
+        import_meshes(&level, from)
+            .map_err(|e| CliError::failure(format!("{}: {e}", path.display())))?;
+    }
 
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(max_seconds.ceil() as u64);
@@ -145,7 +150,10 @@ pub fn run(args: &BakeArgs) -> CliResult {
         bar.finish_and_clear();
     }
     create_parent(&args.output)?;
-    let (baked, copied) = bring_body_files(baked, path, &args.output)?;
+    let (baked, copied) = match &moving {
+        Some((from, to)) => bring_body_files(baked, (from, to), &args.output)?,
+        None => (baked, 0),
+    };
     file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
     let map_files = match (&args.maps, &maps) {
         (Some(dir), Some(maps)) => Some(
@@ -211,34 +219,31 @@ fn summary(r: &BakeReport) -> String {
     )
 }
 
-/// `baked` with its bodies' glTF files copied into the folder of `output` when that is not the
-/// folder of `input` (a level loads its body files only from inside its own folder), and their
-/// paths relative to it; with how many distinct files were brought (0 when nothing moved). Each
-/// file must load from the input's folder first, as a game would load it
-/// ([`import_meshes`]): the bake never copies a file from outside it.
-fn bring_body_files(
-    mut baked: Level,
-    input: &Path,
-    output: &Path,
-) -> Result<(Level, usize), CliError> {
+/// The folders a bake moves body files between, `(input's, output's)`: `None` when the
+/// level has no bodies or the output lies beside the input.
+fn body_file_move(level: &Level, input: &Path, output: &Path) -> Option<(PathBuf, PathBuf)> {
     let (from, to) = (level_folder(input), level_folder(output));
     let same = from
         .canonicalize()
         .ok()
         .is_some_and(|a| to.canonicalize().ok() == Some(a));
-    if baked.bodies.is_empty() || same {
-        return Ok((baked, 0));
-    }
-    import_meshes(&baked, &from)
-        .map_err(|e| CliError::failure(format!("{}: {e}", input.display())))?;
-    baked.bodies = relink(&baked.bodies, Some(&from), &to)
-        .map_err(|e| CliError::failure(format!("{}: {e}", output.display())))?;
-    let files = baked
-        .bodies
-        .iter()
-        .map(|b| b.gltf.as_str())
-        .collect::<BTreeSet<_>>();
-    let copied = files.len();
+    (!level.bodies.is_empty() && !same).then_some((from, to))
+}
+
+/// `baked` with its bodies' glTF files copied from `from` into `to` (a level loads its body
+/// files only from inside its own folder) and their paths relative to `to`, and how many were
+/// copied. The files were checked to load from `from` before the bake ran ([`import_meshes`]:
+/// never from outside it); the copies are loaded again from `to`, so a level written with
+/// body files it cannot load is refused by name.
+fn bring_body_files(
+    mut baked: Level,
+    (from, to): (&Path, &Path),
+    output: &Path,
+) -> Result<(Level, usize), CliError> {
+    let fail = |e: &dyn std::fmt::Display| CliError::failure(format!("{}: {e}", output.display()));
+    let (bodies, copied) = relink(&baked.bodies, Some(from), to).map_err(|e| fail(&e))?;
+    baked.bodies = bodies;
+    import_meshes(&baked, to).map_err(|e| fail(&e))?;
     Ok((baked, copied))
 }
 

@@ -8,7 +8,7 @@ use spillway::level::{Limits, file};
 use spillway::{Grid, Level};
 
 use super::options::{
-    BoundaryArg, SolverOverrides, parse_cell_size, parse_finite, parse_positive, parse_raw_size,
+    BoundaryArg, SolverOverrides, number, parse_cell_size, parse_positive, parse_raw_size,
 };
 use super::{CliError, CliResult, create_parent, note, say};
 use crate::heightmap::{self, HeightmapKind, npy, png};
@@ -29,7 +29,7 @@ pub struct ImportArgs {
     pub raw_size: Option<(usize, usize)>,
     /// Height in metres of black in a PNG and of sample 0 in a RAW file, added to a .npy's
     /// values.
-    #[arg(long, value_name = "M", default_value_t = 0.0, value_parser = parse_finite,
+    #[arg(long, value_name = "M", default_value_t = 0.0, value_parser = number,
         allow_negative_numbers = true)]
     pub height_min: f32,
     /// Initial water depth in metres: a .npy array of the terrain's shape.
@@ -67,9 +67,9 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
             terrain_path.display()
         )));
     }
-    // Metres from the lowest sample to the highest, for the formats with no height unit.
-    let span = |kind: &str, white: &str| {
-        args.height_scale.unwrap_or_else(|| {
+    // Heights of the lowest and highest sample, for the formats with no height unit.
+    let range = |kind: &str, white: &str| {
+        let span = args.height_scale.unwrap_or_else(|| {
             note(&format!(
                 "note: {}: {kind} has no height unit; {white} = {} m above --height-min (the \
                  default --height-scale)",
@@ -77,57 +77,52 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
                 png::DEFAULT_HEIGHT_SCALE
             ));
             png::DEFAULT_HEIGHT_SCALE
-        })
+        });
+        HeightRange {
+            min: args.height_min,
+            max: args.height_min + span,
+        }
     };
-    let mut terrain = if raw {
-        let raw_size = args
+    let io = |e: heightmap_io::HeightmapIoError| CliError::failure(e.to_string());
+    let terrain = if raw {
+        let (w, h) = args
             .raw_size
             .or_else(|| guess_raw_size(terrain_path))
             .ok_or_else(|| {
-                CliError::failure(format!(
+                CliError::invalid(format!(
                     "{}: a RAW heightmap does not say its size, and its length is not a square \
                      of 16-bit samples: give --raw-size WIDTHxHEIGHT",
                     terrain_path.display()
                 ))
             })?;
+        // The size is checked before the file is read.
+        check_size(terrain_path, w, h)?;
         let settings = ImportSettings {
             format: HeightmapFormat::RawR16,
-            range: HeightRange {
-                min: 0.0,
-                max: span("a RAW file", "sample 65535"),
-            },
-            raw_size,
+            range: range("a RAW file", "sample 65535"),
+            raw_size: (w, h),
         };
-        heightmap_io::import(terrain_path, &settings)
-            .map_err(|e| CliError::failure(e.to_string()))?
+        heightmap_io::import(terrain_path, &settings).map_err(io)?
     } else {
         match heightmap::sniff(terrain_path).map_err(fail)? {
             HeightmapKind::Npy => {
                 let mut grid = npy::read(terrain_path).map_err(fail)?.grid;
-                if let Some(s) = args.height_scale {
-                    grid.data.iter_mut().for_each(|v| *v *= s);
-                }
+                let scale = args.height_scale.unwrap_or(1.0);
+                let min = args.height_min;
+                grid.data.iter_mut().for_each(|v| *v = min + *v * scale);
                 grid
             }
             HeightmapKind::Png => {
-                let scale = span("a PNG", "full white");
-                png::read(terrain_path, scale).map_err(fail)?.grid
+                let settings = ImportSettings {
+                    format: HeightmapFormat::Png16,
+                    range: range("a PNG", "full white"),
+                    raw_size: (0, 0),
+                };
+                heightmap_io::import(terrain_path, &settings).map_err(io)?
             }
         }
     };
-    if args.height_min != 0.0 {
-        terrain.data.iter_mut().for_each(|v| *v += args.height_min);
-    }
-    Limits::default()
-        .check_size(terrain.nx, terrain.ny)
-        .map_err(|e| {
-            CliError::failure(format!(
-                "{}: the terrain is {} × {} cells: {e}",
-                terrain_path.display(),
-                terrain.nx,
-                terrain.ny
-            ))
-        })?;
+    check_size(terrain_path, terrain.nx, terrain.ny)?;
     if let Some(i) = terrain.data.iter().position(|v| !v.is_finite()) {
         return Err(CliError::failure(format!(
             "{}: height at row {}, column {} is not finite after scaling",
@@ -152,6 +147,16 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
     level.params.default_boundary = args.boundary.into();
     args.solver.apply(&mut level.params);
     Ok(level)
+}
+
+/// Refuses a terrain of `nx` × `ny` cells that no level may have, naming the file.
+fn check_size(path: &Path, nx: usize, ny: usize) -> CliResult {
+    Limits::default().check_size(nx, ny).map_err(|e| {
+        CliError::failure(format!(
+            "{}: the terrain is {nx} × {ny} cells: {e}",
+            path.display()
+        ))
+    })
 }
 
 /// Reads a water-depth array and checks it against the terrain's shape and for negative depths.

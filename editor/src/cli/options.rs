@@ -190,7 +190,8 @@ pub enum OptionError {
     CellSize(f32),
 }
 
-fn number(s: &str) -> Result<f32, OptionError> {
+/// A finite number.
+pub(crate) fn number(s: &str) -> Result<f32, OptionError> {
     let v: f32 = s.trim().parse().map_err(|source| OptionError::NotANumber {
         text: s.to_owned(),
         source,
@@ -200,11 +201,6 @@ fn number(s: &str) -> Result<f32, OptionError> {
     } else {
         Err(OptionError::NotFinite(v))
     }
-}
-
-/// A finite number.
-pub fn parse_finite(s: &str) -> Result<f32, OptionError> {
-    number(s)
 }
 
 /// A RAW heightmap's size, `WIDTHxHEIGHT` in samples (`1025x1025`).

@@ -5,6 +5,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use spillway::body::import::percent_decode;
 use spillway::level::Body;
 use thiserror::Error;
 
@@ -18,6 +19,23 @@ pub enum BodyFileError {
     NotAFile {
         /// The body's file.
         file: PathBuf,
+    },
+    /// A `.gltf` names a buffer that lies outside the file's own folder (through `..` inside
+    /// the level's folder, or a link): it is not copied.
+    #[error("{}: its buffer `{uri}` lies outside the file's folder, so it is not copied", file.display())]
+    Outside {
+        /// The body's file.
+        file: PathBuf,
+        /// The buffer's URI.
+        uri: String,
+    },
+    /// A `.gltf`'s buffer would overwrite a different file of the same name in `bodies/`.
+    #[error("{}: its buffer would replace {}, a different file", file.display(), taken.display())]
+    Clash {
+        /// The body's file.
+        file: PathBuf,
+        /// The file already in `bodies/`.
+        taken: PathBuf,
     },
     /// Copying the file (or one of its external buffers) into the project failed.
     #[error("{}: cannot copy it into {}: {source}", file.display(), into.display())]
@@ -46,28 +64,34 @@ pub fn inside(path: &Path, dir: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// The relative, non-escaping external URIs of a `.gltf` file (buffers and images).
-fn external_uris(gltf: &Path) -> Vec<String> {
+/// The external buffers of a `.gltf` file (the only external files the runtime reads), as
+/// the file names they stand for (percent-decoded, as the runtime's importer resolves them).
+/// A URI that leaves the file's folder by name is refused.
+fn external_buffers(gltf: &Path) -> Result<Vec<String>, BodyFileError> {
     let Ok(text) = std::fs::read_to_string(gltf) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for list in ["buffers", "images"] {
-        for item in json[list].as_array().into_iter().flatten() {
-            if let Some(uri) = item["uri"].as_str()
-                && !uri.starts_with("data:")
-                && Path::new(uri)
-                    .components()
-                    .all(|c| matches!(c, Component::Normal(_)))
-            {
-                out.push(uri.to_owned());
-            }
+    for item in json["buffers"].as_array().into_iter().flatten() {
+        let Some(uri) = item["uri"].as_str().filter(|u| !u.starts_with("data:")) else {
+            continue;
+        };
+        let name = percent_decode(uri);
+        if !Path::new(&name)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+        {
+            return Err(BodyFileError::Outside {
+                file: gltf.to_path_buf(),
+                uri: uri.to_owned(),
+            });
         }
+        out.push(name);
     }
-    out
+    Ok(out)
 }
 
 fn same_bytes(a: &Path, b: &Path) -> bool {
@@ -75,11 +99,13 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
 }
 
 /// Copies `source` into `level_dir/bodies/` (with its external buffers, for a `.gltf`) unless
-/// it lies inside `level_dir` already; returns the path relative to `level_dir`. A different
-/// file of the same name there gets a numbered name beside it.
-pub fn bring_in(source: &Path, level_dir: &Path) -> Result<String, BodyFileError> {
+/// it lies inside `level_dir` already; returns the path relative to `level_dir` and whether
+/// the file was copied (not when the same bytes were there already). A different file of the
+/// same name there gets a numbered name beside it. A buffer is copied only from the file's
+/// own folder (links resolved), and never over a different file.
+pub fn bring_in(source: &Path, level_dir: &Path) -> Result<(String, bool), BodyFileError> {
     if let Some(rel) = inside(source, level_dir) {
-        return Ok(rel);
+        return Ok((rel, false));
     }
     let dir = level_dir.join(BODIES_DIR);
     let fail = |e| BodyFileError::Copy {
@@ -111,39 +137,67 @@ pub fn bring_in(source: &Path, level_dir: &Path) -> Result<String, BodyFileError
         target = dir.join(format!("{stem}-{n}.{ext}"));
         n += 1;
     }
-    if !target.exists() {
-        std::fs::copy(source, &target).map_err(fail)?;
-    }
+    // Every buffer is checked before anything is copied.
+    let mut buffers = Vec::new();
     if let Some(src_dir) = source.parent() {
-        for uri in external_uris(source) {
-            let to = dir.join(&uri);
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(fail)?;
+        for name in external_buffers(source)? {
+            let from = src_dir.join(&name);
+            if !from.exists() {
+                let gone = format!("its buffer `{name}` does not exist");
+                return Err(fail(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    gone,
+                )));
             }
-            if !to.exists() {
-                std::fs::copy(src_dir.join(&uri), &to).map_err(fail)?;
+            if inside(&from, src_dir).is_none() {
+                return Err(BodyFileError::Outside {
+                    file: source.to_path_buf(),
+                    uri: name,
+                });
             }
+            let to = dir.join(&name);
+            if to.exists() && !same_bytes(&from, &to) {
+                return Err(BodyFileError::Clash {
+                    file: source.to_path_buf(),
+                    taken: to,
+                });
+            }
+            buffers.push((from, to));
         }
     }
+    let copied = !target.exists();
+    if copied {
+        std::fs::copy(source, &target).map_err(fail)?;
+    }
+    for (from, to) in buffers.iter().filter(|(_, to)| !to.exists()) {
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(fail)?;
+        }
+        std::fs::copy(from, to).map_err(fail)?;
+    }
     let file = target.file_name().unwrap_or_default().to_string_lossy();
-    Ok(format!("{BODIES_DIR}/{file}"))
+    Ok((format!("{BODIES_DIR}/{file}"), copied))
 }
 
 /// The bodies with every file inside `new_dir` (copied in where needed) and paths relative to
-/// it; `old_dir` is the folder their paths are relative to now (`None`: not saved yet).
+/// it, and how many body files were copied; `old_dir` is the folder their paths are relative
+/// to now (`None`: not saved yet).
 pub fn relink(
     bodies: &[Body],
     old_dir: Option<&Path>,
     new_dir: &Path,
-) -> Result<Vec<Body>, BodyFileError> {
-    bodies
+) -> Result<(Vec<Body>, usize), BodyFileError> {
+    let mut copied = 0;
+    let bodies = bodies
         .iter()
         .map(|b| {
             let source: PathBuf = resolve(old_dir, &b.gltf);
-            let gltf = bring_in(&source, new_dir)?;
+            let (gltf, new) = bring_in(&source, new_dir)?;
+            copied += usize::from(new);
             Ok(Body { gltf, ..b.clone() })
         })
-        .collect()
+        .collect::<Result<_, BodyFileError>>()?;
+    Ok((bodies, copied))
 }
 
 #[cfg(test)]
@@ -157,13 +211,81 @@ mod tests {
         std::fs::create_dir_all(&level_dir).expect("dir");
         let src = tmp.path().join("crate.glb");
         std::fs::write(&src, b"glb bytes").expect("write");
-        let bring = |file: &Path| bring_in(file, &level_dir).expect("copied in");
-        assert_eq!(bring(&src), "bodies/crate.glb");
-        assert_eq!(bring(&src), "bodies/crate.glb");
+        let bring = |file: &Path| bring_in(file, &level_dir).expect("copied in").0;
+        assert_eq!(
+            bring_in(&src, &level_dir).unwrap(),
+            ("bodies/crate.glb".to_string(), true)
+        );
+        assert_eq!(
+            bring_in(&src, &level_dir).unwrap(),
+            ("bodies/crate.glb".to_string(), false),
+            "the same bytes are there: nothing copied"
+        );
         let copied = level_dir.join("bodies/crate.glb");
         assert_eq!(bring(&copied), "bodies/crate.glb");
         std::fs::write(&src, b"other bytes").expect("write");
         assert_eq!(bring(&src), "bodies/crate-2.glb");
+    }
+
+    /// A `.gltf` in `dir` whose one buffer is `uri`.
+    fn gltf_with_buffer(dir: &Path, name: &str, uri: &str) -> PathBuf {
+        let path = dir.join(name);
+        let json = format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"uri":"{uri}","byteLength":4}}]}}"#
+        );
+        std::fs::write(&path, json).expect("write");
+        path
+    }
+
+    #[test]
+    fn a_gltf_comes_with_its_buffers_and_only_from_its_own_folder() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let (src, level_dir) = (tmp.path().join("src"), tmp.path().join("level"));
+        std::fs::create_dir_all(&src).expect("dir");
+        // A buffer named with an escape, as exporters write spaces.
+        std::fs::write(src.join("log mesh.bin"), b"1234").expect("write");
+        let log = gltf_with_buffer(&src, "log.gltf", "log%20mesh.bin");
+        assert_eq!(bring_in(&log, &level_dir).unwrap().0, "bodies/log.gltf");
+        assert_eq!(
+            std::fs::read(level_dir.join("bodies/log mesh.bin")).unwrap(),
+            b"1234"
+        );
+
+        // Another file's buffer of the same name but other bytes is not put over it.
+        let other = tmp.path().join("other");
+        std::fs::create_dir_all(&other).expect("dir");
+        std::fs::write(other.join("log mesh.bin"), b"5678").expect("write");
+        let plank = gltf_with_buffer(&other, "plank.gltf", "log%20mesh.bin");
+        let err = bring_in(&plank, &level_dir).expect_err("a clash");
+        assert!(matches!(err, BodyFileError::Clash { .. }), "{err}");
+        assert_eq!(
+            std::fs::read(level_dir.join("bodies/log mesh.bin")).unwrap(),
+            b"1234"
+        );
+
+        // A buffer outside the file's folder, by name or through a link, is not copied.
+        std::fs::write(tmp.path().join("secret.bin"), b"key!").expect("write");
+        let up = gltf_with_buffer(&other, "up.gltf", "../secret.bin");
+        assert!(matches!(
+            bring_in(&up, &level_dir),
+            Err(BodyFileError::Outside { .. })
+        ));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(tmp.path().join("secret.bin"), other.join("link.bin"))
+                .expect("link");
+            let linked = gltf_with_buffer(&other, "linked.gltf", "link.bin");
+            let err = bring_in(&linked, &level_dir).expect_err("a link out");
+            assert!(
+                err.to_string().contains("lies outside the file's folder"),
+                "{err}"
+            );
+            assert!(!level_dir.join("bodies/link.bin").exists());
+            assert!(
+                !level_dir.join("bodies/linked.gltf").exists(),
+                "nothing copied"
+            );
+        }
     }
 
     #[test]

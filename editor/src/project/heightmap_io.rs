@@ -274,9 +274,13 @@ pub fn import(path: &Path, settings: &ImportSettings) -> Result<Grid, HeightmapI
     }
 }
 
-/// A square RAW size that fits `path`'s length (`None` when the length is not a square).
+/// A square RAW size that fits `path`'s length (`None` when the length is not twice a square).
 pub fn guess_raw_size(path: &Path) -> Option<(usize, usize)> {
-    let samples = std::fs::metadata(path).ok()?.len() / 2;
+    let len = std::fs::metadata(path).ok()?.len();
+    if len % 2 != 0 {
+        return None;
+    }
+    let samples = len / 2;
     let side = (samples as f64).sqrt().round() as u64;
     (side >= 2 && side * side == samples).then_some((side as usize, side as usize))
 }

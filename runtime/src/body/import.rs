@@ -334,7 +334,10 @@ fn uri_bytes(
     read_limited(&path, limits.max_file_bytes)
 }
 
-fn percent_decode(s: &str) -> String {
+/// A glTF file's relative URI as the file name it stands for: `%XX` escapes decoded, as this
+/// importer resolves external buffers (so a tool copying a `.gltf` with its buffers finds the
+/// same files).
+pub fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -389,7 +389,10 @@ fn recover(app: &mut EditorApp, ui: &mut egui::Ui, list: &mut Vec<RecoveredWork>
                     app.set_document(level, work.origin.clone());
                     app.document.mark_modified();
                     app.notify("Restored autosaved work: save to keep it", false);
-                    app.warn_unloadable_bodies();
+                    // Only after the last copy: the warning takes this dialog's place.
+                    if list.len() == 1 {
+                        app.warn_unloadable_bodies();
+                    }
                 }
                 Err(e) => {
                     app.notify(format!("Could not restore: {e}"), true);
