@@ -3,7 +3,8 @@
 //! level checks and runs where it was written; `spillway check` loads every body file as a game
 //! would and names the level, the body and the file when one is missing or lies outside the
 //! level's folder; a bake never copies a file from outside the level's folder. `bake --json`
-//! reports the same as one JSON object.
+//! reports the same as one JSON object, and `--require-steady` fails a bake that has not
+//! settled.
 
 use std::path::Path;
 
@@ -109,6 +110,27 @@ fn a_level_baked_into_another_folder_brings_its_body_files_and_runs_there() {
     assert!(json["rate"].as_f64().unwrap() > json["tolerance"].as_f64().unwrap());
     assert!(dir.path().join("out2/bodies/crate.glb").exists());
     assert_eq!(bake_json("src/again.ron")["body_files_copied"], 0);
+
+    // `--require-steady` stops a pipeline on a level that has not settled, and still writes it.
+    let args = [
+        "bake",
+        "src/dam.ron",
+        "-o",
+        "out3/baked.ron",
+        "--max-seconds",
+        "1",
+        "--backend",
+        "cpu",
+        "--require-steady",
+    ];
+    let out = spillway(dir.path(), &args);
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("src/dam.ron: not steady after 1 s") && message.contains("was written"),
+        "{message}"
+    );
+    assert!(file::load(&dir.path().join("out3/baked.ron")).is_ok());
 }
 
 #[test]
@@ -130,6 +152,18 @@ fn check_names_the_body_whose_file_is_missing_or_outside_the_level_folder() {
         message.contains("dam.ron: bodies[0] (dam crate 1):")
             && message.contains("bodies/crate.glb")
             && message.contains("cannot read it"),
+        "{message}"
+    );
+
+    // `sim` names it too, and says how to run the water without the bodies.
+    let out = spillway(
+        dir.path(),
+        &["sim", "dam.ron", "--steps", "1", "--backend", "cpu"],
+    );
+    let message = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        message.contains("bodies[0] (dam crate 1):") && message.contains("--no-bodies runs"),
         "{message}"
     );
 

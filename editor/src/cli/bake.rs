@@ -48,6 +48,10 @@ pub struct BakeArgs {
     /// Print one JSON object instead of a human summary (for build pipelines).
     #[arg(long)]
     pub json: bool,
+    /// Exit with an error when the water has not settled by `--max-seconds` (the baked level
+    /// is still written): a build pipeline stops on a level that does not settle.
+    #[arg(long)]
+    pub require_steady: bool,
 }
 
 /// What `spillway bake --json` prints.
@@ -108,8 +112,13 @@ pub fn run(args: &BakeArgs) -> CliResult {
         }
         ControlFlow::Continue(())
     };
-    let failed =
-        |e: BakeError| CliError::failure(format!("{}: the bake failed: {e}", path.display()));
+    let failed = |e: BakeError| {
+        CliError::failure(format!(
+            "{}: the bake failed: {e}{}",
+            path.display(),
+            super::sim::no_bodies_hint(&e)
+        ))
+    };
     let root = level_folder(path);
     let with_bodies = !args.no_bodies;
     let want_maps = args.maps.is_some();
@@ -180,12 +189,24 @@ pub fn run(args: &BakeArgs) -> CliResult {
     if args.json {
         let text = serde_json::to_string(&report)
             .map_err(|e| CliError::failure(format!("cannot write the report as JSON: {e}")))?;
-        return say(&text);
+        say(&text)?;
+    } else {
+        if let (Some(dir), Some(n)) = (&args.maps, map_files) {
+            say(&format!("maps of the run: {n} files in {}", dir.display()))?;
+        }
+        say(&summary(&report))?;
     }
-    if let (Some(dir), Some(n)) = (&args.maps, map_files) {
-        say(&format!("maps of the run: {n} files in {}", dir.display()))?;
+    if args.require_steady && !report.steady {
+        return Err(CliError::failure(format!(
+            "{}: not steady after {} s: the depth still changes by {:.3e} m/s, above \
+             --until-steady {} (the baked level was written)",
+            path.display(),
+            args.max_seconds,
+            report.rate,
+            args.until_steady
+        )));
     }
-    say(&summary(&report))
+    Ok(())
 }
 
 /// The human summary of a bake: `baked IN → OUT: 30.0 s simulated, final change rate …`.

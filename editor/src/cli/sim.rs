@@ -213,8 +213,13 @@ pub fn run(args: &SimArgs) -> CliResult {
     if args.backend == Backend::Gpu {
         return run_gpu(args, &level);
     }
-    let failed =
-        |e: BakeError| CliError::failure(format!("{}: the simulation failed: {e}", path.display()));
+    let failed = |e: BakeError| {
+        CliError::failure(format!(
+            "{}: the simulation failed: {e}{}",
+            path.display(),
+            no_bodies_hint(&e)
+        ))
+    };
     let mut sim = simulation(&level, path)?;
     sim.set_skip_dry(!args.no_dry_skip);
     let mut coupled =
@@ -318,8 +323,9 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
     };
     let failed = |e: BakeError| {
         CliError::failure(format!(
-            "{}: the GPU simulation failed: {e}",
-            path.display()
+            "{}: the GPU simulation failed: {e}{}",
+            path.display(),
+            no_bodies_hint(&e)
         ))
     };
     let mut sim = spillway::gpu::GpuSimulation::headless(level).map_err(fail)?;
@@ -373,4 +379,15 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
         )
     };
     say(&text)
+}
+
+/// What to add to an error whose cause is a body file that does not load: that `--no-bodies`
+/// runs the water without the bodies (empty for other errors).
+pub(crate) fn no_bodies_hint(e: &BakeError) -> &'static str {
+    match e {
+        BakeError::Bodies(spillway::body::world::WorldError::Import { .. }) => {
+            " (--no-bodies runs the water without the level's bodies)"
+        }
+        _ => "",
+    }
 }
