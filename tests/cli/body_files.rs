@@ -20,23 +20,29 @@ fn ok(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `spillway bake LEVEL -o OUT` for one simulated second on the CPU, then `extra`.
+fn bake_args<'a>(level: &'a str, out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "bake",
+        level,
+        "-o",
+        out,
+        "--max-seconds",
+        "1",
+        "--backend",
+        "cpu",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 #[test]
 fn a_level_baked_into_another_folder_brings_its_body_files_and_runs_there() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
     std::fs::create_dir_all(&src).unwrap();
     crate_dam(&src);
-    let args = [
-        "bake",
-        "src/dam.ron",
-        "-o",
-        "out/baked.ron",
-        "--max-seconds",
-        "1",
-        "--backend",
-        "cpu",
-    ];
-    let text = ok(dir.path(), &args);
+    let text = ok(dir.path(), &bake_args("src/dam.ron", "out/baked.ron", &[]));
     println!("{text}");
     assert!(
         text.contains("its body file copied into out/bodies"),
@@ -83,17 +89,7 @@ fn a_level_baked_into_another_folder_brings_its_body_files_and_runs_there() {
 
     // A build pipeline reads the same from `--json`: one object on stdout.
     let bake_json = |out: &str| {
-        let args = [
-            "bake",
-            "src/dam.ron",
-            "-o",
-            out,
-            "--max-seconds",
-            "1",
-            "--backend",
-            "cpu",
-            "--json",
-        ];
+        let args = bake_args("src/dam.ron", out, &["--json"]);
         let json: serde_json::Value = serde_json::from_str(&ok(dir.path(), &args)).unwrap();
         println!("{json}");
         json
@@ -112,17 +108,7 @@ fn a_level_baked_into_another_folder_brings_its_body_files_and_runs_there() {
     assert_eq!(bake_json("src/again.ron")["body_files_copied"], 0);
 
     // `--require-steady` stops a pipeline on a level that has not settled, and still writes it.
-    let args = [
-        "bake",
-        "src/dam.ron",
-        "-o",
-        "out3/baked.ron",
-        "--max-seconds",
-        "1",
-        "--backend",
-        "cpu",
-        "--require-steady",
-    ];
+    let args = bake_args("src/dam.ron", "out3/baked.ron", &["--require-steady"]);
     let out = spillway(dir.path(), &args);
     let message = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{message}");
@@ -187,18 +173,10 @@ fn check_names_the_body_whose_file_is_missing_or_outside_the_level_folder() {
 
     // Nor does a bake into another folder copy it there, with or without the bodies coupled.
     for extra in [&[][..], &["--no-bodies"][..]] {
-        let mut args = vec![
-            "bake",
-            "inner/dam.ron",
-            "-o",
-            "out/baked.ron",
-            "--max-seconds",
-            "1",
-            "--backend",
-            "cpu",
-        ];
-        args.extend_from_slice(extra);
-        let out = spillway(dir.path(), &args);
+        let out = spillway(
+            dir.path(),
+            &bake_args("inner/dam.ron", "out/baked.ron", extra),
+        );
         let message = stderr(&out);
         assert!(!out.status.success(), "{extra:?}");
         assert!(
