@@ -15,7 +15,8 @@
 //!    bit as the editor would have.
 //! 2. **Build** a [`Simulation`] from it, and **step** it by the frame time with
 //!    [`Simulation::step`] (it sub-steps as the CFL limit needs) or by whole seconds with
-//!    [`Simulation::advance`]. A step that would produce NaN is undone and reported.
+//!    [`Simulation::advance`]. No NaN enters the water: a sub-step that would produce one is
+//!    thrown away and reported ([`sim::StepError`]).
 //! 3. **Query** what the game needs: [`Simulation::depth_at`], [`Simulation::surface_at`] and
 //!    [`Simulation::velocity_at`] at a world point (metres, x right, y down the rows),
 //!    [`Simulation::flooded_area`], [`Simulation::region_volume`], [`Simulation::stats`].

@@ -153,3 +153,59 @@ fn deeply_nested_ron_is_refused_without_overflowing_the_stack() {
     let err = load(&path).expect_err("refused");
     assert!(err.to_string().contains("deep.ron:1:"), "{err}");
 }
+
+/// A small level with `gates` gates over the whole map (each a few dozen bytes of RON).
+fn level_with_gates(dir: &Path, gates: usize) -> std::path::PathBuf {
+    let mut level = spillway::Level::flat(96, 160, 1.0, 0.0);
+    level.gates = (0..gates)
+        .map(|i| spillway::level::Gate {
+            name: format!("g{i}"),
+            shape: spillway::level::Shape::Box {
+                x0: 0.0,
+                y0: 0.0,
+                x1: 96.0,
+                y1: 160.0,
+            },
+            crest: 10.0,
+            open_at: Some(0.0),
+        })
+        .collect();
+    let path = dir.join(format!("gates{gates}.ron"));
+    spillway::level::file::save(&level, &path).expect("save");
+    path
+}
+
+#[test]
+fn objects_covering_the_map_thousands_of_times_are_refused_by_name() {
+    // 1600 whole-map gates: 160 KB of RON that would store 24.6 million gate cells and,
+    // opening together, take minutes on the first step.
+    let dir = tempfile::tempdir().expect("dir");
+    let path = level_with_gates(dir.path(), 1600);
+    let err = quick_and_small(|| load(&path)).expect_err("too much covered");
+    let text = err.to_string();
+    assert!(text.contains("gates1600.ron"), "{text}");
+    assert!(text.contains("sources, sinks, gates, structures and gauges"), "{text}");
+    assert!(text.contains("more than the limit of 262144"), "{text}");
+    // Sixteen times over is allowed; a small map may still hold thousands of point objects.
+    let path = level_with_gates(dir.path(), 16);
+    let level = load(&path).expect("16 whole-map gates");
+    let mut points = level.clone();
+    points.gates.clear();
+    points.sources = (0..10_000)
+        .map(|i| spillway::level::Source {
+            name: format!("s{i}"),
+            shape: spillway::level::Shape::Point {
+                x: (i % 96) as f32,
+                y: (i / 96) as f32,
+            },
+            kind: spillway::level::SourceKind::Rate { m3_per_s: 0.001 },
+            enabled: true,
+        })
+        .collect();
+    points
+        .validate(&Limits::default())
+        .expect("10 000 point sources");
+    let mut sim = spillway::Simulation::new(&level).expect("sim");
+    sim.step(0.02).expect("the sixteen gates open together");
+    assert!(sim.gates().iter().all(|g| g.open));
+}

@@ -4,6 +4,7 @@
 
 pub(crate) mod codec;
 pub mod file;
+mod footprint;
 mod gate;
 mod gauge;
 pub mod ranges;
@@ -22,7 +23,7 @@ pub use gauge::{Gauge, GaugeKind};
 pub use schedule::Schedule;
 pub use sediment::{BedloadLaw, Sediment, Suspension};
 pub use structure::{BreachGrowth, BreachStart, Structure, StructureKind};
-pub use validate::{Limits, ValidationError};
+pub use validate::{Limits, MIN_COVERAGE_CELLS, ValidationError};
 
 /// The level file format version written by this crate.
 pub const FORMAT_VERSION: u32 = 3;

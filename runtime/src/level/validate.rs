@@ -35,10 +35,20 @@ pub struct Limits {
     pub max_bodies: usize,
     /// Most gauges (stage gauges and discharge lines).
     pub max_gauges: usize,
+    /// How many times over the map's cells the level's sources, sinks, gates, structures
+    /// and discharge gauges may cover in all (their bounding boxes summed; at least
+    /// [`MIN_COVERAGE_CELLS`] whatever the map's size). A simulation stores or visits each
+    /// covered cell, so this bounds what a small file can make it allocate and do per step.
+    pub max_coverage: usize,
 }
 
+/// Cells that a level's objects may always cover in all, however small its map (so that a
+/// small map may still hold many point sources and short structures): 2¹⁸.
+pub const MIN_COVERAGE_CELLS: u64 = 1 << 18;
+
 impl Default for Limits {
-    /// 8192 × 8192 cells, 16384 cells a side, 10 000 objects of each kind.
+    /// 8192 × 8192 cells, 16384 cells a side, 10 000 objects of each kind, objects covering
+    /// the map 16 times over in all.
     fn default() -> Self {
         Self {
             max_cells: 8192 * 8192,
@@ -49,6 +59,7 @@ impl Default for Limits {
             max_boundaries: 10_000,
             max_bodies: 10_000,
             max_gauges: 10_000,
+            max_coverage: 16,
         }
     }
 }
@@ -66,7 +77,29 @@ impl Limits {
             max_boundaries: usize::MAX,
             max_bodies: usize::MAX,
             max_gauges: usize::MAX,
+            max_coverage: usize::MAX,
         }
+    }
+
+    /// Checks the cells a level's objects cover in all (`covered`, on a map of `cells`).
+    pub fn check_coverage(&self, covered: u64, cells: usize) -> Result<(), ValidationError> {
+        let most = (cells as u64)
+            .saturating_mul(self.max_coverage as u64)
+            .max(MIN_COVERAGE_CELLS);
+        if covered > most {
+            let why = if most == MIN_COVERAGE_CELLS {
+                "the least allowed on any map".to_string()
+            } else {
+                format!("{} times the map's {cells} cells", self.max_coverage)
+            };
+            return Err(ValidationError::new(
+                "sources, sinks, gates, structures and gauges",
+                format!(
+                    "together they cover {covered} cells, more than the limit of {most} ({why})"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Checks a declared grid size `nx × ny` (at least 2 × 2, within the limits).
@@ -265,7 +298,7 @@ impl Level {
                 rate(&format!("{at}.open_at"), t)?;
             }
         }
-        Ok(())
+        limits.check_coverage(super::footprint::covered_cells(self), nx * ny)
     }
 }
 

@@ -99,9 +99,22 @@ impl Gates {
         for (&c, &ground) in g.cells.iter().zip(&g.ground) {
             terrain[c as usize] = ground;
         }
-        // Where another closed gate covers the same cell, it still holds.
-        let rest = Gates(self.0.clone());
-        rest.close(terrain);
+        // Where another closed gate covers the same cell, it still holds (only gates whose
+        // cells reach into this one's range of cells can: the cells are sorted).
+        let (Some(&lo), Some(&hi)) = (g.cells.first(), g.cells.last()) else {
+            return;
+        };
+        for other in self.0.iter().filter(|o| !o.open) {
+            if other.cells.first().is_some_and(|&c| c > hi)
+                || other.cells.last().is_some_and(|&c| c < lo)
+            {
+                continue;
+            }
+            for &c in other.cells.iter().filter(|&&c| (lo..=hi).contains(&c)) {
+                let t = &mut terrain[c as usize];
+                *t = t.max(other.crest);
+            }
+        }
     }
 
     /// Every gate and whether it is open.
@@ -123,4 +136,51 @@ pub fn closed_ground(level: &Level) -> Vec<f32> {
     let mut ground = level.terrain.data.clone();
     Gates::new(level).close(&mut ground);
     ground
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::{Gate, Shape};
+
+    fn gate(name: &str, x0: f32, x1: f32, crest: f32) -> Gate {
+        Gate {
+            name: name.into(),
+            shape: Shape::Box {
+                x0,
+                y0: 0.0,
+                x1,
+                y1: 8.0,
+            },
+            crest,
+            open_at: None,
+        }
+    }
+
+    #[test]
+    fn an_opened_gate_keeps_the_cells_another_closed_gate_covers() {
+        let mut level = Level::flat(16, 8, 1.0, 1.0);
+        level.gates = vec![
+            gate("a", 0.0, 6.0, 5.0),
+            gate("b", 4.0, 10.0, 4.0),
+            gate("far", 13.0, 15.0, 3.0),
+        ];
+        let mut gates = Gates::new(&level);
+        let mut terrain = level.terrain.data.clone();
+        gates.close(&mut terrain);
+        let row = |t: &[f32]| t[3 * 16..4 * 16].to_vec();
+        let first = row(&terrain);
+        assert_eq!(&first[..4], &[5.0; 4]);
+        assert_eq!(&first[4..6], &[5.0; 2], "both gates: the higher crest");
+        assert_eq!(&first[6..10], &[4.0; 4]);
+        assert_eq!(&first[13..15], &[3.0; 2]);
+        gates.open(gates.closed("a").expect("a"), &mut terrain);
+        let opened = row(&terrain);
+        assert_eq!(&opened[..4], &[1.0; 4], "a's own cells come back to the ground");
+        assert_eq!(&opened[4..10], &[4.0; 6], "b still holds, over a's cells too");
+        assert_eq!(&opened[13..15], &[3.0; 2], "a gate far away is untouched");
+        gates.open(gates.closed("b").expect("b"), &mut terrain);
+        assert_eq!(&row(&terrain)[..10], &[1.0; 10]);
+        assert_eq!(gates.closed("a"), None);
+    }
 }

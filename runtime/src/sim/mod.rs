@@ -72,11 +72,16 @@ pub struct Stats {
     pub wet_cells: usize,
 }
 
-/// A step that went wrong: the state is left as it was before the step.
+/// A step that went wrong. [`StepError::Runaway`] and [`StepError::BadTimeStep`] leave the
+/// state as it was; after [`StepError::BlowUp`] the sub-steps before the failing one are
+/// kept, and so are the failing sub-step's sources, sinks and rain (counted in the volume
+/// balance), but not its flow: no non-finite value enters the water.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum StepError {
-    /// The solver produced a non-finite value.
-    #[error("the water blew up at cell (x={x}, y={y}) at t={time:.3} s; the step was undone")]
+    /// The solver produced a non-finite value; the sub-step's flow was thrown away.
+    #[error(
+        "the water blew up at cell (x={x}, y={y}) at t={time:.3} s; the sub-step's flow was thrown away"
+    )]
     BlowUp {
         /// Cell column.
         x: usize,
@@ -85,10 +90,11 @@ pub enum StepError {
         /// Simulated time of the failed step, seconds.
         time: f64,
     },
-    /// Waves or currents became so fast that one step would need more than `MAX_SUBSTEPS`
-    /// sub-steps.
+    /// The step asked for would need more than `MAX_SUBSTEPS` CFL sub-steps: waves or
+    /// currents became that fast, or the step is that long (a game's frame after a long
+    /// stall: step by less time). Nothing was changed, not even a gate due to open.
     #[error(
-        "the water ran away (wave plus flow speed {speed:.1} m/s: one step would need more than {MAX_SUBSTEPS} CFL sub-steps) at t={time:.3} s; the step was not taken"
+        "the water ran away (wave plus flow speed {speed:.1} m/s: the step asked for would need more than {MAX_SUBSTEPS} CFL sub-steps; step by less time) at t={time:.3} s; the step was not taken"
     )]
     Runaway {
         /// Wave plus flow speed, m/s.
@@ -437,14 +443,13 @@ impl Simulation {
         self.skip_dry = skip;
     }
 
-    /// Advances by `dt` seconds, sub-stepping to stay within the CFL limit. On a blow-up the
-    /// sub-step that failed is undone and an error returned.
+    /// Advances by `dt` seconds, sub-stepping to stay within the CFL limit (at most
+    /// `MAX_SUBSTEPS` sub-steps: a longer step returns [`StepError::Runaway`] having changed
+    /// nothing). On a blow-up the flow of the sub-step that failed is thrown away and an error
+    /// returned (see [`StepError`]).
     pub fn step(&mut self, dt: f32) -> Result<(), StepError> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(StepError::BadTimeStep(dt));
-        }
-        while let Some(i) = self.gates.due(self.time) {
-            self.gates.open(i, &mut self.terrain);
         }
         let needed = (dt / self.stable_dt()).ceil().max(1.0);
         if needed > MAX_SUBSTEPS as f32 {
@@ -453,6 +458,9 @@ impl Simulation {
                 speed,
                 time: self.time,
             });
+        }
+        while let Some(i) = self.gates.due(self.time) {
+            self.gates.open(i, &mut self.terrain);
         }
         let n = needed as u32;
         let sub = dt / n as f32;

@@ -229,6 +229,10 @@ impl Simulation {
             }
         };
         if let Some(c) = report.blow_up {
+            // The sources, sinks and rain already went into the water: count them, so the
+            // balance stays true of the water the step leaves.
+            self.inflow += added;
+            self.outflow += removed;
             return Err(StepError::BlowUp {
                 x: c % self.nx,
                 y: c / self.nx,
