@@ -261,6 +261,20 @@ def gltfs():
     glb = b"glTF" + struct.pack("<II", 2, 1 << 30) + struct.pack("<I", 12) + b"JSON" + b"{}" * 6
     gltf_case("glb_length_lies", glb, expect=["glTF"], name="body.glb")
     gltf_case("glb_truncated", b"glTF\x02\x00\x00\x00", expect=["glTF"], name="body.glb")
+    # Nodes shared between parents: a chain of them places the mesh 2^depth times.
+    dag = gltf_doc("tri.bin")
+    dag["nodes"] = [{"children": [1, 2]}, {"children": [3]}, {"children": [3]}, {"mesh": 0}]
+    gltf_case("node_two_parents", dag, files={"tri.bin": tri},
+              expect=["node 3 is a child of both node 1 and node 2"])
+    # One mesh of 3000 triangles placed by 1000 nodes: 3 million, over the 2^21 allowed.
+    many = gltf_doc("mesh.bin", byte_length=36 + 9000)
+    many["bufferViews"] = [{"buffer": 0, "byteOffset": 0, "byteLength": 36},
+                           {"buffer": 0, "byteOffset": 36, "byteLength": 9000}]
+    many["accessors"].append({"bufferView": 1, "componentType": 5121, "count": 9000, "type": "SCALAR"})
+    many["meshes"] = [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}]
+    many["nodes"] = [{"children": list(range(1, 1001))}] + [{"mesh": 0}] * 1000
+    gltf_case("mesh_placed_too_often", many, files={"mesh.bin": tri + bytes([0, 1, 2]) * 3000},
+              expect=["the triangle count of every placed mesh", "the limit is 2097152"])
 
 
 def main():

@@ -149,9 +149,12 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
     let bytes = read_limited(file, limits.max_file_bytes)?;
     let gltf = parse(&bytes)?;
     let folder = file.parent().unwrap_or(Path::new(""));
-    // Sizes first: vertices and triangles the primitives declare.
+    // Sizes first: vertices and triangles the primitives declare (each mesh's triangles are
+    // counted again below for every node that places it).
     let (mut vertices, mut triangles) = (0usize, 0usize);
+    let mut mesh_triangles = Vec::with_capacity(gltf.meshes().len());
     for mesh in gltf.meshes() {
+        let mut of_mesh = 0usize;
         for p in mesh.primitives() {
             if let Some(a) = p.get(&gltf::Semantic::Positions) {
                 vertices = vertices.saturating_add(a.count());
@@ -160,7 +163,27 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
                     Mode::Triangles => n / 3,
                     _ => n.saturating_sub(2),
                 };
-                triangles = triangles.saturating_add(t);
+                of_mesh = of_mesh.saturating_add(t);
+            }
+        }
+        triangles = triangles.saturating_add(of_mesh);
+        mesh_triangles.push(of_mesh);
+    }
+    // glTF's nodes form trees: a node that is the child of two nodes would be placed once
+    // per path to it, twice as often at each level of a chain of them.
+    let mut parent = vec![None::<usize>; gltf.nodes().len()];
+    for n in gltf.nodes() {
+        for c in n.children() {
+            if let Some(first) = parent[c.index()].replace(n.index()) {
+                let (c, n) = (c.index(), n.index());
+                let twice = if first == n {
+                    format!("node {c} is listed twice among node {n}'s children")
+                } else {
+                    format!("node {c} is a child of both node {first} and node {n}")
+                };
+                return Err(ImportProblem::Broken(format!(
+                    "{twice} (glTF nodes form a tree)"
+                )));
             }
         }
     }
@@ -224,7 +247,7 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
     };
     let mut stack: Vec<(gltf::Node, [[f32; 4]; 4], usize)> =
         roots.into_iter().map(|n| (n, IDENTITY, 0)).collect();
-    let mut visits = 0usize;
+    let (mut visits, mut placed) = (0usize, 0usize);
     while let Some((node, parent, depth)) = stack.pop() {
         visits += 1;
         if depth > MAX_NODE_DEPTH || visits > MAX_NODE_VISITS {
@@ -234,6 +257,14 @@ fn read(file: &Path, root: &Path, limits: &ImportLimits) -> Result<TriMesh, Impo
         }
         let m = mul(&parent, &node.transform().matrix());
         if let Some(me) = node.mesh() {
+            placed = placed.saturating_add(mesh_triangles[me.index()]);
+            if placed > limits.max_triangles {
+                return Err(ImportProblem::Oversized {
+                    what: "the triangle count of every placed mesh",
+                    size: placed as u64,
+                    limit: limits.max_triangles as u64,
+                });
+            }
             for p in me.primitives() {
                 add_primitive(&mut mesh, &p, &m, &buffers, limits)?;
             }
