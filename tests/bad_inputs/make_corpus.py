@@ -120,6 +120,13 @@ def levels():
     sources: [(name: "s", shape: Circle(x: 1.0, y: 1.0, radius: NaN), kind: Rate(m3_per_s: 1.0))],"""
     level_case("nan_source_radius", level_text(refs=refs, extra=src),
                expect=["sources[0].shape.radius", "NaN"], raw_sidecar=blob)
+    # A misspelt key anywhere is refused by name, not left to its default.
+    level_case("misspelt_param", level_text(refs=refs, params="gravty: 1.62"),
+               expect=["level.ron:6:", "`gravty`", "`gravity`"], raw_sidecar=blob)
+    typo = """
+    sources: [(name: "s", shape: Point(x: 1.0, y: 1.0), kind: Rate(m3_per_s: 1.0), enabeld: false)],"""
+    level_case("misspelt_source_field", level_text(refs=refs, extra=typo),
+               expect=["level.ron:7:", "`enabeld`", "`enabled`"], raw_sidecar=blob)
     body = """
     bodies: [(name: "b", gltf: "/etc/passwd", translation: (0.0, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0), scale: (1.0, 1.0, 1.0), density: 500.0, dynamic: true)],"""
     level_case("body_gltf_outside", level_text(refs=refs, extra=body),

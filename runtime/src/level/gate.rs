@@ -9,6 +9,7 @@ use super::Shape;
 
 /// A gate that holds water back until it opens.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gate {
     /// Name shown in the editor and used by game triggers.
     pub name: String,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// A named gauge.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gauge {
     /// Name shown in the editor's plots.
     pub name: String,
@@ -17,6 +18,7 @@ pub struct Gauge {
 
 /// What a gauge measures.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum GaugeKind {
     /// The depth and water surface at world point `(x, y)`, metres.
     Stage {

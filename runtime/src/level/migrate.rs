@@ -21,6 +21,7 @@ use crate::level::{
 
 /// The parameters of format versions 1 and 2: `friction` was a fraction lost per second.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(default)]
 pub(super) struct ParamsV2 {
     solver: SolverKind,

@@ -199,6 +199,7 @@ pub enum Advection {
 
 /// Simulation parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(default)]
 pub struct Params {
     /// The solver used for this level.
@@ -255,6 +256,7 @@ pub const DEFAULT_MANNING_N: f32 = 0.03;
 /// `q ← (q + Δq) / (1 + g·dt·|u|·k(h))` with the face depth `h`, so they are stable for any
 /// step; the linear law keeps `q·(1−f)^dt + Δq`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Friction {
     /// Manning's law, `k = n² / h^(4/3)`: deep water runs faster than thin films, and a river
     /// on slope `S` settles at `u = h^(2/3)·S^(1/2) / n`. Typical `n`: concrete 0.013, gravel
@@ -303,6 +305,7 @@ impl Default for Friction {
 
 /// The area a source or sink covers, in world metres (x right, y down the rows).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Shape {
     /// The single cell containing the point.
     Point {
@@ -335,6 +338,7 @@ pub enum Shape {
 
 /// What a source does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum SourceKind {
     /// Adds water at a fixed rate, spread evenly over the covered cells.
     Rate {
@@ -355,6 +359,7 @@ pub enum SourceKind {
 
 /// A place where water enters the level.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Source {
     /// Name shown in the editor and used by game triggers.
     pub name: String,
@@ -369,6 +374,7 @@ pub struct Source {
 
 /// What a sink does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum SinkKind {
     /// Removes water at up to a fixed rate, spread over the covered cells (never below dry).
     Rate {
@@ -389,6 +395,7 @@ pub enum SinkKind {
 
 /// A place where water leaves the level.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sink {
     /// Name shown in the editor.
     pub name: String,
@@ -425,6 +432,7 @@ impl Edge {
 
 /// The condition on an edge segment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum BoundaryKind {
     /// No flow through the edge.
     Wall,
@@ -450,6 +458,7 @@ pub enum BoundaryKind {
 
 /// A boundary condition on cells `start..end` along one edge.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Boundary {
     /// Which edge.
     pub edge: Edge,
@@ -495,6 +504,7 @@ impl ColliderShape {
 
 /// A placed rigid body from a glTF file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Body {
     /// Name shown in the editor.
     pub name: String,

@@ -11,6 +11,7 @@ use super::validate::{Check, ValidationError, finite, rate};
 /// first point and after the last. With `period`, time wraps around: the series repeats every
 /// `period` seconds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Schedule {
     /// `[time s, value]` pairs, times rising.
     pub points: Vec<[f32; 2]>,

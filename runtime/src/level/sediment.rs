@@ -11,6 +11,7 @@ use super::validate::{ValidationError, check_shape};
 
 /// How the water moves the bed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sediment {
     /// The bedload transport law.
     pub law: BedloadLaw,
@@ -53,6 +54,7 @@ pub struct Sediment {
 /// `pickup·(τ/τc − 1)`; they travel with the water and settle at their fall speed
 /// (`settling × concentration`), most where the flow slows and deepens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Suspension {
     /// Bed shear stress above which the flow lifts grains, Pa (silt 0.1, fine sand 0.2, firm
     /// clay 1).
@@ -81,6 +83,7 @@ fn no_slump() -> f32 {
 /// A bedload transport law: the volume of grains a unit width of bed passes per second, m²/s,
 /// from the water's speed `u` over it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum BedloadLaw {
     /// Grass (1981): `q_b = a·u³`; `a` in s²/m holds the grains' mobility (0.001 fine sand to
     /// 0.0001 coarse gravel; SWASHES uses 0.005).

@@ -36,6 +36,7 @@ pub const DEFAULT_PIPE_ROUGHNESS: f32 = 0.013;
 
 /// A named hydraulic structure.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Structure {
     /// Name shown in the editor and used by game triggers.
     pub name: String,
@@ -45,6 +46,7 @@ pub struct Structure {
 
 /// What a structure is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum StructureKind {
     /// A pipe under an embankment from `from` to `to` (world metres); water runs either way,
     /// from the higher surface to the lower.
@@ -114,6 +116,7 @@ pub enum StructureKind {
 
 /// What starts a breach.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum BreachStart {
     /// At a simulated time, seconds.
     At(f32),
@@ -127,6 +130,7 @@ pub enum BreachStart {
 /// How fast a breach opens, from its start to its full size (its depth and width grow
 /// together).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum BreachGrowth {
     /// Evenly, to its full size in this many seconds.
     Steady(f32),
