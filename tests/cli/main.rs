@@ -8,6 +8,7 @@ mod crates;
 mod determinism;
 mod folders;
 mod kill_save;
+mod outputs;
 mod raw_heightmaps;
 
 use std::path::{Path, PathBuf};
@@ -564,4 +565,22 @@ fn auto_backend_picks_the_cpu_without_a_hardware_gpu() {
         "cpu"
     };
     assert_eq!(json["backend"], expected);
+}
+
+#[test]
+fn an_adapter_name_that_matches_nothing_is_named_with_the_adapters_there_are() {
+    let dir = tempfile::tempdir().unwrap();
+    small_level(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_spillway"))
+        .args(["sim", "small.ron", "--steps", "1", "--backend", "gpu"])
+        .current_dir(dir.path())
+        .env("SPILLWAY_GPU_ADAPTER", "no-such-gpu")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let message = stderr(&out);
+    assert!(
+        message.contains("no GPU adapter's name contains \"no-such-gpu\" (SPILLWAY_GPU_ADAPTER)"),
+        "{message}"
+    );
 }

@@ -184,7 +184,10 @@ fn objects_covering_the_map_thousands_of_times_are_refused_by_name() {
     let err = quick_and_small(|| load(&path)).expect_err("too much covered");
     let text = err.to_string();
     assert!(text.contains("gates1600.ron"), "{text}");
-    assert!(text.contains("sources, sinks, gates, structures and gauges"), "{text}");
+    assert!(
+        text.contains("sources, sinks, gates, structures and gauges"),
+        "{text}"
+    );
     assert!(text.contains("more than the limit of 262144"), "{text}");
     // Sixteen times over is allowed; a small map may still hold thousands of point objects.
     let path = level_with_gates(dir.path(), 16);

@@ -52,6 +52,9 @@ pub struct BakeArgs {
     /// is still written): a build pipeline stops on a level that does not settle.
     #[arg(long)]
     pub require_steady: bool,
+    /// Worker threads (default: one per core): a shared build machine keeps the rest.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// What `spillway bake --json` prints.
@@ -86,6 +89,7 @@ pub struct BakeReport {
 /// Runs `spillway bake`.
 pub fn run(args: &BakeArgs) -> CliResult {
     let started = Instant::now();
+    super::init_threads(args.threads.map(usize::from))?;
     let path = &args.level;
     let level = file::load(path).map_err(|e| CliError::failure(e.to_string()))?;
     let max_seconds = args.max_seconds as f64;

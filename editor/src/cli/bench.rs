@@ -308,7 +308,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
             _ => threads_label(rayon::current_num_threads()),
         };
         say(&format!(
-            "spillway {} ({}, {}, {} section{}{}): {:>6} {:>10} {:>12} {:>12} {:>12} {:>9} {:>10}",
+            "spillway {} ({}, {}, {} section{}{}):\n{:>6} {:>10} {:>12} {:>12} {:>12} {:>9} {:>10}",
             args.backend.name(),
             workers,
             args.solver.name(),

@@ -194,6 +194,8 @@ fn read_water(path: &Path, terrain: &Grid) -> Result<Grid, CliError> {
 /// The name of a level written to `output`: its folder's name for `…/NAME/level.ron`, else the
 /// file stem.
 fn default_name(output: &Path) -> String {
+    // Absolute first: `-o level.ron` run inside `rivers/` names the level "rivers" too.
+    let output = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
     let stem = output.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let folder = output
         .parent()

@@ -10,6 +10,7 @@ pub mod bench;
 pub mod check;
 pub mod import;
 mod options;
+mod output;
 pub mod sim;
 
 use std::io::Write;
@@ -117,13 +118,32 @@ pub fn run(cli: Cli) -> CliResult {
     match cli.command {
         None => edit(&EditArgs { path: None }),
         Some(Command::Edit(args)) => edit(&args),
-        Some(Command::Import(args)) => import::run(&args),
+        Some(Command::Import(mut args)) => {
+            args.output = output::level_output(&args.output);
+            let mut inputs = vec![args.terrain.as_path()];
+            inputs.extend(args.water.as_deref());
+            output::check_output(&args.output, "-o", &inputs)?;
+            import::run(&args)
+        }
         Some(Command::Sim(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
+            if let Some(out) = &args.dump_depth {
+                output::check_output(out, "--dump-depth", &[&args.level])?;
+            }
             sim::run(&args)
         }
         Some(Command::Bake(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
+            args.output = output::level_output(&args.output);
+            if let Some(maps) = args.maps.as_deref().filter(|m| m.exists() && !m.is_dir()) {
+                return Err(CliError::invalid(format!(
+                    "{}: --maps names a file; give a folder for the maps",
+                    maps.display()
+                )));
+            }
+            // Baking over the input is allowed (the bake reads it first, and the save is
+            // atomic); only the folder is checked.
+            output::check_output(&args.output, "-o", &[])?;
             bake::run(&args)
         }
         Some(Command::Check(mut args)) => {

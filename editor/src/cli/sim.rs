@@ -21,7 +21,7 @@ pub struct SimArgs {
     /// The level file (.ron), or a project folder holding its `level.ron`.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
-    /// Simulated seconds to run (rounded to whole steps of the level's dt).
+    /// Simulated seconds to run (rounded to whole steps of the level's dt, at least one).
     #[arg(long, value_name = "S", value_parser = parse_seconds,
           required_unless_present = "steps", conflicts_with = "steps")]
     pub seconds: Option<f64>,
@@ -156,7 +156,9 @@ fn run_watched(sim: &mut impl Settling, steps: u64) -> Result<DepthWatch, BakeEr
 fn steps_of(args: &SimArgs, dt: f32) -> u64 {
     match (args.steps, args.seconds) {
         (Some(n), _) => n,
-        (None, Some(s)) => (s / dt as f64).round().max(0.0) as u64,
+        // At least one step: `--seconds 0.001` with a 0.02 s dt runs one, not none.
+        (None, Some(s)) if s > 0.0 => (s / dt as f64).round().max(1.0) as u64,
+        (None, Some(_)) => 0,
         (None, None) => 0,
     }
 }
@@ -287,7 +289,7 @@ pub fn run(args: &SimArgs) -> CliResult {
 fn bodies_line(report: &SimReport) -> String {
     match report.bodies {
         0 => String::new(),
-        n => format!("\n{n} bodies moved with the water"),
+        n => format!("\n{n} bodies coupled with the water (static ones included)"),
     }
 }
 

@@ -121,11 +121,23 @@ pub(crate) fn check_limits(
 
 /// Adapters in order of preference: the one named by `SPILLWAY_GPU_ADAPTER` if set, then
 /// discrete, integrated, virtual, other and finally software (CPU) adapters.
-fn ranked_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+/// None at all is [`GpuError::NoAdapter`]; none of the name asked for,
+/// [`GpuError::NoAdapterNamed`] with the names there are.
+fn ranked_adapters(instance: &wgpu::Instance) -> Result<Vec<wgpu::Adapter>, GpuError> {
     let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-    let wanted = std::env::var(ADAPTER_ENV).ok().map(|s| s.to_lowercase());
-    if let Some(w) = &wanted {
-        adapters.retain(|a| a.get_info().name.to_lowercase().contains(w.as_str()));
+    if adapters.is_empty() {
+        return Err(GpuError::NoAdapter);
+    }
+    if let Ok(wanted) = std::env::var(ADAPTER_ENV) {
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        let w = wanted.to_lowercase();
+        adapters.retain(|a| a.get_info().name.to_lowercase().contains(&w));
+        if adapters.is_empty() {
+            return Err(GpuError::NoAdapterNamed {
+                wanted,
+                found: names.join(", "),
+            });
+        }
     }
     let rank = |a: &wgpu::Adapter| {
         let info = a.get_info();
@@ -140,7 +152,7 @@ fn ranked_adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
         (kind, info.backend != wgpu::Backend::Vulkan)
     };
     adapters.sort_by_key(rank);
-    adapters
+    Ok(adapters)
 }
 
 /// The process's wgpu instance, made once and shared by every headless simulation: drivers
@@ -163,7 +175,7 @@ fn instance() -> wgpu::Instance {
 
 /// Name of the adapter a headless simulation would use.
 pub fn adapter_name() -> Result<String, GpuError> {
-    ranked_adapters(&instance())
+    ranked_adapters(&instance())?
         .first()
         .map(|a| a.get_info().name)
         .ok_or(GpuError::NoAdapter)
@@ -173,6 +185,7 @@ pub fn adapter_name() -> Result<String, GpuError> {
 /// the GPU solver is the better default.
 pub fn hardware_adapter() -> Option<String> {
     ranked_adapters(&instance())
+        .ok()?
         .into_iter()
         .map(|a| a.get_info())
         .find(|i| i.device_type != wgpu::DeviceType::Cpu)
@@ -186,10 +199,7 @@ pub(crate) fn headless(
     ny: usize,
     features: wgpu::Features,
 ) -> Result<Context, GpuError> {
-    let adapters = ranked_adapters(&instance());
-    if adapters.is_empty() {
-        return Err(GpuError::NoAdapter);
-    }
+    let adapters = ranked_adapters(&instance())?;
     let mut first_err = None;
     for adapter in adapters {
         let have = adapter.limits();

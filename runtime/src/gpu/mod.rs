@@ -92,6 +92,16 @@ pub enum GpuError {
     /// No GPU adapter (and no software one) was found.
     #[error("no GPU adapter found (install a Vulkan driver, or mesa-vulkan-drivers for lavapipe)")]
     NoAdapter,
+    /// `SPILLWAY_GPU_ADAPTER` names no adapter there is.
+    #[error(
+        "no GPU adapter's name contains \"{wanted}\" (SPILLWAY_GPU_ADAPTER); the adapters here: {found}"
+    )]
+    NoAdapterNamed {
+        /// What the variable asked for.
+        wanted: String,
+        /// The adapters' names, joined with commas.
+        found: String,
+    },
     /// The adapter refused to create a device.
     #[error("the GPU refused a device: {0}")]
     RequestDevice(String),

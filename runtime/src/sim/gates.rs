@@ -176,8 +176,16 @@ mod tests {
         assert_eq!(&first[13..15], &[3.0; 2]);
         gates.open(gates.closed("a").expect("a"), &mut terrain);
         let opened = row(&terrain);
-        assert_eq!(&opened[..4], &[1.0; 4], "a's own cells come back to the ground");
-        assert_eq!(&opened[4..10], &[4.0; 6], "b still holds, over a's cells too");
+        assert_eq!(
+            &opened[..4],
+            &[1.0; 4],
+            "a's own cells come back to the ground"
+        );
+        assert_eq!(
+            &opened[4..10],
+            &[4.0; 6],
+            "b still holds, over a's cells too"
+        );
         assert_eq!(&opened[13..15], &[3.0; 2], "a gate far away is untouched");
         gates.open(gates.closed("b").expect("b"), &mut terrain);
         assert_eq!(&row(&terrain)[..10], &[1.0; 10]);

@@ -1,0 +1,123 @@
+//! Outputs are checked before any work, as a build script needs: `-o DIR` means its
+//! `level.ron`, an output that is one of the inputs is refused and the input kept, a folder or
+//! a file where the other is wanted is refused before the run, and `--seconds` shorter than a
+//! step still runs one.
+
+use spillway::Level;
+use spillway::level::file;
+
+use super::{spillway, stderr};
+
+fn lake(dir: &std::path::Path) -> std::path::PathBuf {
+    let project = dir.join("lake");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut level = Level::flat(24, 16, 1.0, 0.0);
+    level.water = spillway::Grid::from_fn(24, 16, |x, _| if x < 8 { 1.0 } else { 0.0 });
+    file::save(&level, &project.join("level.ron")).unwrap();
+    project
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    let before = std::fs::read(d.join("lake/level.ron")).unwrap();
+    let out = spillway(
+        d,
+        &[
+            "sim",
+            "lake",
+            "--steps",
+            "2",
+            "--dump-depth",
+            "lake/./level.ron",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is the input"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(d.join("lake/level.ron")).unwrap(), before);
+
+    super::write_npy_f64(&d.join("t.npy"), &super::ramp(8, 6));
+    let out = spillway(d, &["import", "--terrain", "t.npy", "-o", "t.npy"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("t.npy: -o is the input"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(spillway_editor::heightmap::npy::read(&d.join("t.npy")).is_ok());
+}
+
+#[test]
+fn a_folder_output_means_its_level_and_bad_outputs_fail_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    std::fs::create_dir_all(d.join("out")).unwrap();
+    let out = spillway(d, &["bake", "lake", "-o", "out", "--max-seconds", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(file::load(&d.join("out/level.ron")).unwrap().flow.is_some());
+    let out = spillway(d, &["bake", "lake", "-o", "new/", "--max-seconds", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(d.join("new/level.ron").is_file());
+
+    // A file where the maps' folder should be: refused at once, nothing written.
+    std::fs::write(d.join("afile"), "").unwrap();
+    let out = spillway(d, &["bake", "lake", "-o", "b/level.ron", "--maps", "afile"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--maps names a file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!d.join("b").exists(), "nothing written");
+    let out = spillway(d, &["sim", "lake", "--steps", "1", "--dump-depth", "out"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("names a folder"), "{}", stderr(&out));
+    // A dump into a folder that does not exist yet: made.
+    let out = spillway(
+        d,
+        &["sim", "lake", "--steps", "1", "--dump-depth", "x/y/d.npy"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(d.join("x/y/d.npy").is_file());
+}
+
+#[test]
+fn seconds_shorter_than_a_step_run_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    lake(dir.path());
+    let out = spillway(
+        dir.path(),
+        &[
+            "sim",
+            "lake",
+            "--seconds",
+            "0.001",
+            "--json",
+            "--backend",
+            "cpu",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["steps"], 1);
+}
+
+#[test]
+fn an_imported_level_is_named_after_its_folder_from_inside_it_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let rivers = dir.path().join("rivers");
+    std::fs::create_dir_all(&rivers).unwrap();
+    super::write_npy_f64(&rivers.join("t.npy"), &super::ramp(8, 6));
+    let out = spillway(
+        &rivers,
+        &["import", "--terrain", "t.npy", "-o", "level.ron"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        file::load(&rivers.join("level.ron")).unwrap().name,
+        "rivers"
+    );
+}
