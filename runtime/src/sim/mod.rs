@@ -473,7 +473,9 @@ impl Simulation {
         Ok(())
     }
 
-    /// Advances by `seconds` in steps of the level's `dt`; returns the number of steps.
+    /// Advances by `seconds` in steps of the level's `dt`, rounded to the nearest whole
+    /// number of steps (less than half a step runs none; a game stepping by its frame time
+    /// uses [`Self::step`]); returns the number of steps.
     pub fn advance(&mut self, seconds: f64) -> Result<u64, StepError> {
         let dt = self.params.dt;
         let n = (seconds / dt as f64).round().max(0.0) as u64;

@@ -19,8 +19,17 @@ impl Simulation {
 
     /// Depth-averaged water velocity `(vx, vy)` in m/s of cell `(i, j)`; zero where the water
     /// is a film under 1 mm deep, whose speed means nothing to a game.
+    ///
+    /// # Panics
+    /// If `(i, j)` is not a cell of the grid (`i < nx`, `j < ny`); [`Self::velocity_at`] takes
+    /// any world point.
     pub fn cell_velocity(&self, i: usize, j: usize) -> (f32, f32) {
         let nx = self.nx;
+        assert!(
+            i < nx && j < self.ny,
+            "cell ({i}, {j}) is outside the {nx}×{} grid",
+            self.ny
+        );
         let h = self.depth[j * nx + i];
         if h <= 1e-3 {
             return (0.0, 0.0);

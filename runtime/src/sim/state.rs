@@ -73,7 +73,16 @@ impl Simulation {
     }
 
     /// The level with the current water and flow state, ready to save as a baked level.
+    ///
+    /// # Panics
+    /// If `level` is not the simulation's size: pass the level it was built from (or an
+    /// edited copy of the same size).
     pub fn bake_into(&self, level: &Level) -> Level {
+        assert_eq!(
+            (level.nx(), level.ny()),
+            (self.nx, self.ny),
+            "bake_into: the level is not the simulation's size"
+        );
         let mut out = level.clone();
         out.water.data.copy_from_slice(&self.depth);
         let (flow_x, flow_y, aux_x, aux_y) = match (&self.swe, &self.pipe_momentum) {
