@@ -9,7 +9,8 @@
 //!
 //! 1. **Load** the level the editor exported: [`level::file::load`] reads `NAME.ron` and its
 //!    grid sidecar, checks every size before allocating, every checksum and every value, and
-//!    migrates older format versions. Errors ([`LevelError`]) name the file, the place and the
+//!    migrates older format versions; [`level::file::load_bytes`] does the same from bytes a
+//!    game keeps in its asset pack. Errors ([`LevelError`]) name the file, the place and the
 //!    reason, ready for a log. A level baked by `spillway bake` or the editor carries its water
 //!    and flow state, so the game starts with the rivers already flowing, and continues bit for
 //!    bit as the editor would have.

@@ -4,7 +4,8 @@
 //!
 //! A snapshot is made from a level baked by either solver (`Simulation::bake_into`,
 //! `GpuSimulation::bake_into`): its depths, its [`FlowState`] (faces, ghosts, time and, from the
-//! CPU solver, the remainder and second face field) and which gates had opened. Every grid is
+//! CPU solver, the remainder and second face field, and of a moving bed its floor and, from
+//! [`Snapshot::of`], the ground) and which gates had opened. Every grid is
 //! stored as the level files store theirs (byte-shuffled, LZ4): lossless, so a simulation
 //! started from [`Snapshot::restore`] continues as one started from the baked level would.
 
@@ -77,15 +78,25 @@ pub struct Snapshot {
     ny: usize,
     solver: SolverKind,
     has_flow: bool,
-    /// Depth, faces x and y, remainder, second faces x and y.
-    grids: [Packed; 6],
+    /// Depth, faces x and y, remainder, second faces x and y, the bed's floor and (of a
+    /// level whose bed moves) the terrain.
+    grids: [Packed; 8],
     ghost: Vec<f32>,
     max_speed: Option<f32>,
     opened: Vec<String>,
     breaches: Vec<crate::sim::BreachState>,
 }
 
-const NAMES: [&str; 6] = ["depth", "flow x", "flow y", "carry", "aux x", "aux y"];
+const NAMES: [&str; 8] = [
+    "depth",
+    "flow x",
+    "flow y",
+    "carry",
+    "aux x",
+    "aux y",
+    "bed floor",
+    "terrain",
+];
 
 impl Snapshot {
     /// The state `baked` carries: its water, its flow state (none: water at rest at time 0)
@@ -96,7 +107,10 @@ impl Snapshot {
             .map(|g| g.name.clone())
             .collect();
         let size = (baked.nx(), baked.ny());
-        let mut s = Self::build(size, &baked.water.data, baked.flow.as_ref(), opened);
+        // A moving bed is part of the state: the water goes back onto the ground it had.
+        let terrain = baked.params.sediment.is_some().then_some(&baked.terrain.data[..]);
+        let water = (&baked.water.data[..], terrain);
+        let mut s = Self::build(size, water, baked.flow.as_ref(), opened);
         s.breaches = crate::sim::structures::Structures::new(baked).breach_states();
         s
     }
@@ -104,20 +118,31 @@ impl Snapshot {
     /// The snapshot of `state`.
     pub fn of_state(state: &WaterState) -> Self {
         let size = (state.nx, state.ny);
-        let mut s = Self::build(size, &state.depth, Some(&state.flow), state.opened.clone());
+        let water = (&state.depth[..], None);
+        let mut s = Self::build(size, water, Some(&state.flow), state.opened.clone());
         s.breaches = state.breaches.clone();
         s
     }
 
     fn build(
         (nx, ny): (usize, usize),
-        depth: &[f32],
+        (depth, terrain): (&[f32], Option<&[f32]>),
         flow: Option<&FlowState>,
         opened: Vec<String>,
     ) -> Self {
         let none = FlowState::default();
         let f = flow.unwrap_or(&none);
-        let grids = [depth, &f.flow_x, &f.flow_y, &f.carry, &f.aux_x, &f.aux_y].map(Packed::of);
+        let grids = [
+            depth,
+            &f.flow_x,
+            &f.flow_y,
+            &f.carry,
+            &f.aux_x,
+            &f.aux_y,
+            &f.bed_floor,
+            terrain.unwrap_or(&[]),
+        ]
+        .map(Packed::of);
         Self {
             time: f.time,
             nx,
@@ -167,7 +192,9 @@ impl Snapshot {
 
     /// `level` (terrain, sources, bodies… as they are now) with the snapshot's water as its
     /// initial state: a simulation built from it starts at the snapshot's time with its water,
-    /// flows and open gates.
+    /// flows and open gates. Of a level whose bed moves (`Params::sediment`), a snapshot made
+    /// with [`Snapshot::of`] also puts back the ground as the water had left it, and how deep
+    /// it may still erode.
     pub fn restore(&self, level: &Level) -> Result<Level, SnapshotError> {
         if (level.nx(), level.ny()) != (self.nx, self.ny) {
             return Err(SnapshotError::Size(
@@ -177,11 +204,15 @@ impl Snapshot {
                 level.ny(),
             ));
         }
-        let mut grids = Vec::with_capacity(6);
+        let mut grids = Vec::with_capacity(NAMES.len());
         for (g, name) in self.grids.iter().zip(NAMES) {
             grids.push(g.unpack(name)?);
         }
         let mut out = level.clone();
+        let terrain = grids.pop().unwrap_or_default();
+        if !terrain.is_empty() {
+            out.terrain.data = terrain;
+        }
         let mut grids = grids.into_iter();
         out.water.data = grids.next().unwrap_or_default();
         let mut next = || grids.next().unwrap_or_default();
@@ -195,6 +226,7 @@ impl Snapshot {
             ghost: self.ghost.clone(),
             time: self.time,
             max_speed: self.max_speed,
+            bed_floor: next(),
         });
         for gate in out.gates.iter_mut() {
             if self.opened.contains(&gate.name) {

@@ -5,6 +5,7 @@
 mod continuation;
 mod damage;
 mod hostile;
+mod in_memory;
 mod migration;
 mod roundtrip;
 mod validate;
@@ -92,6 +93,7 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
         aux_x: (0..(nx + 1) * ny).map(|i| i as f32 * 1.0e-3).collect(),
         aux_y: (0..nx * (ny + 1)).map(|i| -(i as f32) * 3.0e-3).collect(),
         max_speed: Some(1.0 / 7.0),
+        bed_floor: (0..nx * ny).map(|i| i as f32 * 0.01 - 3.0).collect(),
     });
     level.params.solver = SolverKind::Swe;
     level.params.cross_section = CrossSection::FaceDepth;

@@ -239,3 +239,44 @@ fn a_region_confines_the_moving_bed() {
     let e = bad.validate(&Default::default()).unwrap_err().to_string();
     assert!(e.contains("params.sediment.region"), "{e}");
 }
+
+#[test]
+fn a_baked_or_rewound_eroding_level_cuts_no_deeper_than_its_loose_layer() {
+    // A thin loose layer (2 cm) that a fast-forwarded river cuts through within 20 s.
+    let layer = 0.02;
+    let level = river_into_lake(Sediment {
+        layer,
+        speedup: 50.0,
+        ..sand(90.0, 0.0)
+    });
+    let authored = level.terrain.data.clone();
+    let deepest = |terrain: &[f32]| {
+        (authored.iter().zip(terrain))
+            .map(|(a, t)| a - t)
+            .fold(0.0f32, f32::max)
+    };
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(20.0).unwrap();
+    let first = deepest(sim.terrain());
+    assert!(first > 0.9 * layer, "the river did not reach the layer's floor: {first}");
+    // Baked, saved and loaded as a game would, then run on: the floor came with it.
+    let baked = sim.bake_into(&level);
+    assert_eq!(baked.flow.as_ref().unwrap().bed_floor.len(), 60 * 6);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("baked.ron");
+    spillway::level::file::save(&baked, &path).unwrap();
+    let loaded = spillway::level::file::load(&path).unwrap();
+    assert_eq!(loaded.state_hash(), baked.state_hash());
+    let mut again = Simulation::new(&loaded).unwrap();
+    again.advance(40.0).unwrap();
+    let cut = deepest(again.terrain());
+    println!("deepest cut {first:.5} m after 20 s, {cut:.5} m after a bake and 40 s more");
+    assert!(cut <= layer + 1e-4, "the bake gave the river a new layer: {cut}");
+    // A snapshot (the editor's timeline, a game's rewind) puts back the moved bed and its
+    // floor, not the authored ground.
+    let back = spillway::snapshot::Snapshot::of(&baked)
+        .restore(&level)
+        .unwrap();
+    assert_eq!(back.terrain.data, baked.terrain.data);
+    assert_eq!(back.state_hash(), baked.state_hash());
+}

@@ -494,6 +494,7 @@ fn flow_state(
         aux_x,
         aux_y,
         max_speed: None,
+        bed_floor: Vec::new(),
     }
 }
 

@@ -71,6 +71,8 @@ pub(crate) struct ErosionPass {
     pub erodible: Vec<bool>,
     /// Bed height per volume of grains (`speedup / (1 − porosity)`).
     pub swell: f32,
+    /// The lowest the ground may erode to, for bakes (`FlowState::bed_floor`).
+    pub floor: Vec<f32>,
 }
 
 /// Workgroups `[x, y]` covering `n` invocations.
@@ -89,14 +91,14 @@ impl ErosionPass {
         (config, bufs): (&Config, &Buffers),
         params: &Params,
         (nx, ny, dx): (usize, usize, f32),
-        terrain: &[f32],
+        (terrain, saved): (&[f32], Option<&[f32]>),
         gates: &Gates,
     ) -> Result<Option<Self>, GpuError> {
         let Some(sediment) = params.sediment.as_ref() else {
             return Ok(None);
         };
         let gate_cells: Vec<u32> = gates.0.iter().flat_map(|g| g.cells.clone()).collect();
-        let cpu = Bed::new(sediment, (nx, ny, dx), terrain, &gate_cells);
+        let cpu = Bed::new(sediment, (nx, ny, dx), terrain, &gate_cells, saved);
         if cpu.swell <= 0.0 {
             return Ok(None);
         }
@@ -190,6 +192,7 @@ impl ErosionPass {
             load_at: law.load,
             erodible: cpu.erodible,
             swell: cpu.swell,
+            floor: cpu.floor,
         }))
     }
 
@@ -271,7 +274,7 @@ impl GpuSimulation {
             (&self.passes.config, &self.bufs),
             &self.params,
             (self.nx, self.ny, self.dx),
-            &terrain,
+            (&terrain, None),
             &self.gates,
         )?;
         Ok(())
@@ -292,6 +295,9 @@ impl GpuSimulation {
             load.as_deref(),
             bed.swell,
         );
+        if let Some(flow) = out.flow.as_mut() {
+            flow.bed_floor = bed.floor.clone();
+        }
         Ok(())
     }
 }

@@ -301,7 +301,7 @@ impl GpuSimulation {
             (&config, &bufs),
             &level.params,
             (nx, ny, dx),
-            ground,
+            (ground, level.flow.as_ref().map(|f| f.bed_floor.as_slice())),
             &gates,
         )?;
         drop(gated);

@@ -45,7 +45,7 @@ use super::{
 use super::{Limits, ValidationError};
 use crate::error::LevelError;
 use crate::grid::Grid;
-use sidecar::{GridRef, GridRequest, TempFile};
+use sidecar::{GridRef, GridRequest, Sidecars, TempFile};
 
 /// Largest level file (the RON text, not the sidecar) that [`load`] reads.
 const MAX_RON_BYTES: u64 = 256 << 20;
@@ -121,6 +121,9 @@ struct FlowFile {
     /// Since version 2: the last step's largest face speed.
     #[serde(default)]
     max_speed: Option<f32>,
+    /// With a moving bed: the lowest the ground may erode to (see `FlowState::bed_floor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bed_floor: Option<GridRef>,
 }
 
 /// Loads the level at `path` (a `.ron` file with its sidecar beside it), checking it against
@@ -135,7 +138,50 @@ pub fn load(path: &Path) -> Result<Level, LevelError> {
 pub fn load_with_limits(path: &Path, limits: &Limits) -> Result<Level, LevelError> {
     let text = read_text(path)?;
     let file = parse(path, &text)?;
-    into_level(path, file, limits)
+    into_level(path, file, &Sidecars::Folder(&folder_of(path)), limits)
+}
+
+/// A level held in memory instead of in a folder: a game's asset pack, an archive, bytes
+/// built into the program, a platform without files. The bytes are those the editor saved:
+/// `NAME.ron` and the sidecar(s) `NAME.<crc32>.grids` its grids name.
+#[derive(Clone, Copy, Debug)]
+pub struct LevelBytes<'a> {
+    /// What messages call the level file (its path in the pack, say `levels/valley.ron`).
+    pub name: &'a Path,
+    /// The level file's bytes (RON text).
+    pub ron: &'a [u8],
+    /// Its sidecars: each one's file name as the level file gives it, and its bytes.
+    pub sidecars: &'a [(&'a str, &'a [u8])],
+}
+
+/// Loads a level from bytes in memory, exactly as [`load_with_limits`] loads it from a folder:
+/// the same size limits, checksums, migrations and validation, and errors that name
+/// `bytes.name`, the place and the reason (a sidecar the level file names but `bytes` lacks is
+/// named as missing). Nothing is read from the file system.
+///
+/// ```no_run
+/// use spillway::level::{Limits, file::{self, LevelBytes}};
+/// // Say a game's pack holds the editor's two files:
+/// let ron = std::fs::read("valley/level.ron")?;
+/// let grids = std::fs::read("valley/level.5c3e9a01.grids")?;
+/// let level = file::load_bytes(
+///     &LevelBytes {
+///         name: "valley/level.ron".as_ref(),
+///         ron: &ron,
+///         sidecars: &[("level.5c3e9a01.grids", &grids)],
+///     },
+///     &Limits::default(),
+/// )?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load_bytes(bytes: &LevelBytes<'_>, limits: &Limits) -> Result<Level, LevelError> {
+    let path = bytes.name;
+    if bytes.ron.len() as u64 > MAX_RON_BYTES {
+        return Err(too_long(path, bytes.ron.len() as u64));
+    }
+    let text = text_of(path, bytes.ron.to_vec())?;
+    let file = parse(path, &text)?;
+    into_level(path, file, &Sidecars::Given(bytes.sidecars), limits)
 }
 
 /// Saves `level` to `path` (`NAME.ron`) and a sidecar `NAME.<crc32>.grids` beside it,
@@ -200,7 +246,7 @@ pub fn save_with(
     }
     if let Some(flow) = &level.flow {
         grids.extend([flow.flow_x.as_slice(), flow.flow_y.as_slice()]);
-        for extra in [&flow.carry, &flow.aux_x, &flow.aux_y] {
+        for extra in [&flow.carry, &flow.aux_x, &flow.aux_y, &flow.bed_floor] {
             if !extra.is_empty() {
                 grids.push(extra);
             }
@@ -258,6 +304,7 @@ pub fn save_with(
                     aux_x: optional(&flow.aux_x)?,
                     aux_y: optional(&flow.aux_y)?,
                     max_speed: flow.max_speed,
+                    bed_floor: optional(&flow.bed_floor)?,
                 })
             }
         },
@@ -325,18 +372,28 @@ fn read_text(path: &Path) -> Result<String, LevelError> {
     let file = File::open(path).map_err(io_err)?;
     let len = file.metadata().map_err(io_err)?.len();
     if len > MAX_RON_BYTES {
-        return Err(invalid(
-            path,
-            ValidationError::new(
-                "(file)",
-                format!("the level file is {len} bytes, more than the {MAX_RON_BYTES}-byte limit"),
-            ),
-        ));
+        return Err(too_long(path, len));
     }
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(MAX_RON_BYTES)
         .read_to_end(&mut bytes)
         .map_err(io_err)?;
+    text_of(path, bytes)
+}
+
+/// The error for a level file of `len` bytes, over [`MAX_RON_BYTES`].
+fn too_long(path: &Path, len: u64) -> LevelError {
+    invalid(
+        path,
+        ValidationError::new(
+            "(file)",
+            format!("the level file is {len} bytes, more than the {MAX_RON_BYTES}-byte limit"),
+        ),
+    )
+}
+
+/// The level file's bytes as text, or where they stop being UTF-8.
+fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, LevelError> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
@@ -434,7 +491,12 @@ fn parse(path: &Path, text: &str) -> Result<LevelFile, LevelError> {
 }
 
 /// Checks the declared sizes against `limits`, reads the grids and validates the level.
-fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, LevelError> {
+fn into_level(
+    path: &Path,
+    file: LevelFile,
+    store: &Sidecars<'_>,
+    limits: &Limits,
+) -> Result<Level, LevelError> {
     let side = |field: &str, n: u64| {
         usize::try_from(n).map_err(|_| {
             invalid(
@@ -498,6 +560,7 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
             ("flow.carry", &flow.carry, cells),
             ("flow.aux_x", &flow.aux_x, faces_x),
             ("flow.aux_y", &flow.aux_y, faces_y),
+            ("flow.bed_floor", &flow.bed_floor, cells),
         ];
         for (name, grid, cells) in extras {
             if let Some(grid) = grid {
@@ -505,7 +568,7 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
             }
         }
     }
-    let mut grids = sidecar::read_grids(path, &folder_of(path), &requests)?.into_iter();
+    let mut grids = sidecar::read_grids(path, store, &requests)?.into_iter();
     let mut next = || grids.next().unwrap_or_default();
 
     let level = Level {
@@ -536,6 +599,7 @@ fn into_level(path: &Path, file: LevelFile, limits: &Limits) -> Result<Level, Le
             aux_x: flow.aux_x.map(|_| next()).unwrap_or_default(),
             aux_y: flow.aux_y.map(|_| next()).unwrap_or_default(),
             max_speed: flow.max_speed,
+            bed_floor: flow.bed_floor.map(|_| next()).unwrap_or_default(),
         }),
         sources: file.sources,
         sinks: file.sinks,

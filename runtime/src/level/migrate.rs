@@ -189,6 +189,7 @@ pub(super) fn v1_to_v2(v1: LevelFileV1) -> LevelFileV2 {
             aux_x: None,
             aux_y: None,
             max_speed: None,
+            bed_floor: None,
         }),
     }
 }

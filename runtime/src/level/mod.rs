@@ -110,7 +110,8 @@ impl Level {
 
     /// A 64-bit FNV-1a hash of the water state: the grid size, the bit patterns of every depth
     /// and, if present, of the whole [`FlowState`] (flows, ghosts, time, remainder, second face
-    /// field, speed). Two levels hash alike exactly when their water would continue alike, so
+    /// field, speed, a moving bed's floor) and, where the bed moves, of the terrain. Two
+    /// levels hash alike exactly when their water would continue alike, so
     /// `spillway sim --hash` hashes [`crate::Simulation::bake_into`] to compare runs bit for bit.
     pub fn state_hash(&self) -> u64 {
         let mut h = Fnv64::new();
@@ -127,7 +128,13 @@ impl Level {
                     h.floats(part);
                 }
                 h.u64(f.max_speed.map_or(u64::MAX, |s| s.to_bits() as u64));
+                if !f.bed_floor.is_empty() {
+                    h.floats(&f.bed_floor);
+                }
             }
+        }
+        if self.params.sediment.is_some() {
+            h.floats(&self.terrain.data);
         }
         h.0
     }
@@ -557,4 +564,9 @@ pub struct FlowState {
     /// Largest face speed of the last step (it sets the next step's CFL limit), m/s; `None`
     /// recomputes it from the saved faces.
     pub max_speed: Option<f32>,
+    /// With a moving bed (`Params::sediment`): the lowest the ground of each cell may erode
+    /// to, `nx × ny`, metres (the terrain the run started on, less the loose layer), so a
+    /// baked level erodes no deeper than the run it continues. Empty: the terrain now less the
+    /// layer.
+    pub bed_floor: Vec<f32>,
 }

@@ -80,12 +80,12 @@ fn is_plain_file_name(name: &str) -> bool {
     )
 }
 
-/// Reads and checks the requested grids from their sidecars in `dir`. Every declared length is
+/// Reads and checks the requested grids from their sidecars in `store`. Every declared length is
 /// checked against the grid size, and every sidecar's length against the declared ranges, before
 /// any grid memory is allocated. Grids are read, checksummed and converted in parallel.
 pub(super) fn read_grids(
     level_path: &Path,
-    dir: &Path,
+    store: &Sidecars<'_>,
     requests: &[GridRequest<'_>],
 ) -> Result<Vec<Vec<f32>>, LevelError> {
     let fail = |req: &GridRequest<'_>, problem| LevelError::Sidecar {
@@ -130,8 +130,8 @@ pub(super) fn read_grids(
         let file_len = match file_lens.get(grid.file.as_str()) {
             Some(&len) => len,
             None => {
-                let sidecar = dir.join(&grid.file);
-                let len = check_header(&sidecar).map_err(|e| match e {
+                let sidecar = store.path(&grid.file);
+                let len = check_header(store, &grid.file).map_err(|e| match e {
                     HeaderError::Problem(p) => fail(req, p),
                     HeaderError::Io(source) => LevelError::Io {
                         path: sidecar.clone(),
@@ -160,16 +160,16 @@ pub(super) fn read_grids(
         .par_iter()
         .map(|req| {
             let grid = req.grid;
-            let sidecar = dir.join(&grid.file);
-            let read = match grid.encoding {
+            let sidecar = store.path(&grid.file);
+            let read = store.open(&grid.file).and_then(|(mut file, _)| match grid.encoding {
                 Encoding::F32Le => {
-                    read_grid(&sidecar, grid.offset, req.cells).map(|(v, crc)| (Ok(v), crc))
+                    read_grid(&mut *file, grid.offset, req.cells).map(|(v, crc)| (Ok(v), crc))
                 }
-                Encoding::ShuffleLz4 => read_encoded(&sidecar, grid.offset, grid.len, req.cells),
-            };
+                Encoding::ShuffleLz4 => read_encoded(&mut *file, grid.offset, grid.len, req.cells),
+            });
             let (values, actual) = read.map_err(|source| {
                 if source.kind() == io::ErrorKind::UnexpectedEof {
-                    let file_len = fs::metadata(&sidecar).map(|m| m.len()).unwrap_or(0);
+                    let file_len = store.open(&grid.file).map_or(0, |(_, len)| len);
                     fail(
                         req,
                         SidecarProblem::Truncated {
@@ -205,16 +205,55 @@ enum HeaderError {
     Io(io::Error),
 }
 
+/// Where a level's sidecars are read from: the level file's folder, or bytes a game holds.
+pub(super) enum Sidecars<'a> {
+    /// Files in this folder.
+    Folder(&'a Path),
+    /// Files given by name, with their bytes.
+    Given(&'a [(&'a str, &'a [u8])]),
+}
+
+/// A sidecar opened for reading.
+trait ReadSeek: Read + Seek {}
+impl<T: Read + Seek> ReadSeek for T {}
+
+impl Sidecars<'_> {
+    /// The sidecar `name` as messages name it: its path in the folder, or the name given.
+    fn path(&self, name: &str) -> PathBuf {
+        match self {
+            Sidecars::Folder(dir) => dir.join(name),
+            Sidecars::Given(_) => PathBuf::from(name),
+        }
+    }
+
+    /// Opens the sidecar `name` at its start, with its length in bytes. A name that was not
+    /// given reads as a file that is not there (`NotFound`).
+    fn open(&self, name: &str) -> io::Result<(Box<dyn ReadSeek + '_>, u64)> {
+        match self {
+            Sidecars::Folder(dir) => {
+                let file = File::open(dir.join(name))?;
+                let len = file.metadata()?.len();
+                Ok((Box::new(file), len))
+            }
+            Sidecars::Given(files) => {
+                let (_, bytes) = files.iter().find(|(n, _)| *n == name).ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::NotFound, "no sidecar of that name was given")
+                })?;
+                Ok((Box::new(io::Cursor::new(*bytes)), bytes.len() as u64))
+            }
+        }
+    }
+}
+
 /// Opens a sidecar, checks its magic bytes and returns its length.
-fn check_header(sidecar: &Path) -> Result<u64, HeaderError> {
-    let mut file = File::open(sidecar).map_err(|e| {
+fn check_header(store: &Sidecars<'_>, name: &str) -> Result<u64, HeaderError> {
+    let (mut file, len) = store.open(name).map_err(|e| {
         if e.kind() == io::ErrorKind::NotFound {
-            HeaderError::Problem(SidecarProblem::Missing(sidecar.to_path_buf()))
+            HeaderError::Problem(SidecarProblem::Missing(store.path(name)))
         } else {
             HeaderError::Io(e)
         }
     })?;
-    let len = file.metadata().map_err(HeaderError::Io)?.len();
     let mut magic = [0u8; MAGIC.len()];
     if len < MAGIC.len() as u64 {
         return Err(HeaderError::Problem(SidecarProblem::BadMagic));
@@ -229,8 +268,7 @@ fn check_header(sidecar: &Path) -> Result<u64, HeaderError> {
 /// Reads `cells` little-endian `f32` values at `offset` (the length was checked by the
 /// caller) and returns them with the CRC-32 of their bytes. Reads through a cache-sized buffer,
 /// checksumming and converting as it goes, so only the result is allocated at full size.
-fn read_grid(path: &Path, offset: u64, cells: usize) -> io::Result<(Vec<f32>, u32)> {
-    let mut file = File::open(path)?;
+fn read_grid(file: &mut dyn ReadSeek, offset: u64, cells: usize) -> io::Result<(Vec<f32>, u32)> {
     file.seek(SeekFrom::Start(offset))?;
     let mut values = Vec::with_capacity(cells);
     let mut hasher = crc32fast::Hasher::new();
@@ -250,12 +288,11 @@ fn read_grid(path: &Path, offset: u64, cells: usize) -> io::Result<(Vec<f32>, u3
 /// decode) with the CRC-32 of the bytes. `len` was checked against the grid's most by the
 /// caller, so the read allocates no more than the grid would.
 fn read_encoded(
-    path: &Path,
+    file: &mut dyn ReadSeek,
     offset: u64,
     len: u64,
     cells: usize,
 ) -> io::Result<(Result<Vec<f32>, String>, u32)> {
-    let mut file = File::open(path)?;
     file.seek(SeekFrom::Start(offset))?;
     let mut bytes = vec![0u8; len as usize];
     file.read_exact(&mut bytes)?;

@@ -473,6 +473,9 @@ fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
     if !flow.carry.is_empty() {
         check_values("flow.carry", &flow.carry, nx, ny, Values::Finite)?;
     }
+    if !flow.bed_floor.is_empty() {
+        check_values("flow.bed_floor", &flow.bed_floor, nx, ny, Values::Height)?;
+    }
     match (flow.aux_x.is_empty(), flow.aux_y.is_empty()) {
         (true, true) => {}
         (false, false) => {

@@ -247,8 +247,16 @@ impl Simulation {
             Some(f) if f.carry.len() == nx * ny => f.carry.clone(),
             _ => vec![0.0; nx * ny],
         };
-        let bed = (level.params.sediment.as_ref())
-            .map(|s| Box::new(erosion::Bed::new(s, (nx, ny, dx), &terrain, &gate_cells)));
+        let floor = level.flow.as_ref().map(|f| f.bed_floor.as_slice());
+        let bed = (level.params.sediment.as_ref()).map(|s| {
+            Box::new(erosion::Bed::new(
+                s,
+                (nx, ny, dx),
+                &terrain,
+                &gate_cells,
+                floor,
+            ))
+        });
         let mut sim = Self {
             nx,
             ny,

@@ -93,12 +93,15 @@ pub(crate) struct Bed {
 }
 
 impl Bed {
-    /// The bed of a level of `nx × ny` cells of `dx` metres whose gates cover `gate_cells`.
+    /// The bed of a level of `nx × ny` cells of `dx` metres whose gates cover `gate_cells`;
+    /// `saved` is the floor a baked level carries (`FlowState::bed_floor`), else the floor is
+    /// the terrain less the loose layer.
     pub fn new(
         s: &Sediment,
         (nx, ny, dx): (usize, usize, f32),
         terrain: &[f32],
         gate_cells: &[u32],
+        saved: Option<&[f32]>,
     ) -> Self {
         let mut erodible = vec![s.region.is_none(); nx * ny];
         if let Some(shape) = &s.region {
@@ -121,7 +124,10 @@ impl Bed {
             clear_inflow: s.clear_inflow,
             carry: vec![0.0; nx * ny],
             erodible,
-            floor: terrain.iter().map(|z| z - s.layer.max(0.0)).collect(),
+            floor: match saved {
+                Some(f) if f.len() == nx * ny => f.to_vec(),
+                _ => terrain.iter().map(|z| z - s.layer.max(0.0)).collect(),
+            },
             supply: vec![1.0; nx * ny],
             fx: vec![0.0; (nx + 1) * ny],
             fy: vec![0.0; nx * (ny + 1)],
