@@ -108,7 +108,11 @@ impl Snapshot {
             .collect();
         let size = (baked.nx(), baked.ny());
         // A moving bed is part of the state: the water goes back onto the ground it had.
-        let terrain = baked.params.sediment.is_some().then_some(&baked.terrain.data[..]);
+        let terrain = baked
+            .params
+            .sediment
+            .is_some()
+            .then_some(&baked.terrain.data[..]);
         let water = (&baked.water.data[..], terrain);
         let mut s = Self::build(size, water, baked.flow.as_ref(), opened);
         s.breaches = crate::sim::structures::Structures::new(baked).breach_states();

@@ -111,7 +111,11 @@ fn a_level_baked_into_another_folder_brings_its_body_files_and_runs_there() {
     let args = bake_args("src/dam.ron", "out3/baked.ron", &["--require-steady"]);
     let out = spillway(dir.path(), &args);
     let message = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "not steady has its own code: {message}"
+    );
     assert!(
         message.contains("src/dam.ron: not steady after 1 s") && message.contains("was written"),
         "{message}"

@@ -121,3 +121,66 @@ fn an_imported_level_is_named_after_its_folder_from_inside_it_too() {
         "rivers"
     );
 }
+
+#[test]
+fn a_bake_over_its_own_file_says_it_drops_the_comments_and_the_old_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    let path = d.join("lake/level.ron");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let commented = text.replacen(
+        "format_version: 3,",
+        "// the lake by the mill\n    format_version: 3,",
+        1,
+    );
+    std::fs::write(&path, commented).unwrap();
+    let out = spillway(
+        d,
+        &["bake", "lake", "-o", "lake/level.ron", "--max-seconds", "1"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("level.ron: the comments in the level file are not kept"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("format version"), "{}", stderr(&out));
+    // Baked again, now without comments: no note; to another file: none either.
+    let out = spillway(
+        d,
+        &["bake", "lake", "-o", "lake/level.ron", "--max-seconds", "1"],
+    );
+    assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
+
+    // An older file (version 1) baked over itself is told it is now version 3.
+    let v1 = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/format/fixtures/v1_baked");
+    let old = d.join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    for entry in std::fs::read_dir(v1).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), old.join(entry.file_name())).unwrap();
+    }
+    let level = std::fs::read_dir(&old)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "ron"))
+        .unwrap();
+    let out = spillway(
+        d,
+        &[
+            "bake",
+            level.to_str().unwrap(),
+            "-o",
+            level.to_str().unwrap(),
+            "--max-seconds",
+            "1",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("written in format version 3 (it was version 1"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -76,7 +76,9 @@ fn damaged_bytes_in_memory_are_refused_by_place() {
     // Not UTF-8, and a misspelt key: line and column, as from a file.
     let err = from_pack(&[0xff, 0xfe, 0x28], &sidecars).expect_err("not text");
     assert!(err.contains("UTF-8") && err.contains(":1:1"), "{err}");
-    let text = String::from_utf8(ron).expect("text").replacen("gravity", "gravty", 1);
+    let text = String::from_utf8(ron)
+        .expect("text")
+        .replacen("gravity", "gravty", 1);
     let err = from_pack(text.as_bytes(), &sidecars).expect_err("misspelt key");
     assert!(err.contains("gravty"), "{err}");
 }

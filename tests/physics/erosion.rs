@@ -258,7 +258,10 @@ fn a_baked_or_rewound_eroding_level_cuts_no_deeper_than_its_loose_layer() {
     let mut sim = Simulation::new(&level).unwrap();
     sim.advance(20.0).unwrap();
     let first = deepest(sim.terrain());
-    assert!(first > 0.9 * layer, "the river did not reach the layer's floor: {first}");
+    assert!(
+        first > 0.9 * layer,
+        "the river did not reach the layer's floor: {first}"
+    );
     // Baked, saved and loaded as a game would, then run on: the floor came with it.
     let baked = sim.bake_into(&level);
     assert_eq!(baked.flow.as_ref().unwrap().bed_floor.len(), 60 * 6);
@@ -271,7 +274,10 @@ fn a_baked_or_rewound_eroding_level_cuts_no_deeper_than_its_loose_layer() {
     again.advance(40.0).unwrap();
     let cut = deepest(again.terrain());
     println!("deepest cut {first:.5} m after 20 s, {cut:.5} m after a bake and 40 s more");
-    assert!(cut <= layer + 1e-4, "the bake gave the river a new layer: {cut}");
+    assert!(
+        cut <= layer + 1e-4,
+        "the bake gave the river a new layer: {cut}"
+    );
     // A snapshot (the editor's timeline, a game's rewind) puts back the moved bed and its
     // floor, not the authored ground.
     let back = spillway::snapshot::Snapshot::of(&baked)

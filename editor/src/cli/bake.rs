@@ -48,8 +48,8 @@ pub struct BakeArgs {
     /// Print one JSON object instead of a human summary (for build pipelines).
     #[arg(long)]
     pub json: bool,
-    /// Exit with an error when the water has not settled by `--max-seconds` (the baked level
-    /// is still written): a build pipeline stops on a level that does not settle.
+    /// Exit with code 3 when the water has not settled by `--max-seconds` (the baked level is
+    /// still written): a build pipeline stops on a level that does not settle.
     #[arg(long)]
     pub require_steady: bool,
     /// Worker threads (default: one per core): a shared build machine keeps the rest.
@@ -167,7 +167,11 @@ pub fn run(args: &BakeArgs) -> CliResult {
         Some((from, to)) => bring_body_files(baked, (from, to), &args.output)?,
         None => (baked, 0),
     };
+    let rewritten = rewrite_notes(path, &args.output);
     file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
+    for note in rewritten {
+        super::note(&note);
+    }
     let map_files = match (&args.maps, &maps) {
         (Some(dir), Some(maps)) => Some(
             crate::project::maps_io::export_maps(dir, maps)
@@ -201,7 +205,7 @@ pub fn run(args: &BakeArgs) -> CliResult {
         say(&summary(&report))?;
     }
     if args.require_steady && !report.steady {
-        return Err(CliError::failure(format!(
+        return Err(CliError::not_steady(format!(
             "{}: not steady after {} s: the depth still changes by {:.3e} m/s, above \
              --until-steady {} (the baked level was written)",
             path.display(),
@@ -211,6 +215,60 @@ pub fn run(args: &BakeArgs) -> CliResult {
         )));
     }
     Ok(())
+}
+
+/// What a bake over its own input loses of the file as the designer wrote it: its comments
+/// (the saved file is written anew) and its older format version (it is saved migrated). One
+/// note each, for stderr; none when the output is another file.
+fn rewrite_notes(input: &Path, output: &Path) -> Vec<String> {
+    let same = match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    let Some(text) = same.then(|| std::fs::read_to_string(input).ok()).flatten() else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    let shown = input.display();
+    if has_comment(&text) {
+        notes.push(format!(
+            "note: {shown}: the comments in the level file are not kept (the baked level is \
+             written anew; bake to another file with -o to keep the original)"
+        ));
+    }
+    if let Some(v) = format_version(&text).filter(|&v| v < spillway::level::FORMAT_VERSION) {
+        notes.push(format!(
+            "note: {shown}: written in format version {} (it was version {v}; older Spillway \
+             versions will not open it)",
+            spillway::level::FORMAT_VERSION
+        ));
+    }
+    notes
+}
+
+/// Whether RON `text` holds a `//` or `/*` comment outside its strings.
+fn has_comment(text: &str) -> bool {
+    let mut in_string = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (in_string, c) {
+            (true, '\\') => {
+                chars.next();
+            }
+            (_, '"') => in_string = !in_string,
+            (false, '/') if matches!(chars.peek(), Some('/' | '*')) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The `format_version: N` a level file's text declares, if it reads as one.
+fn format_version(text: &str) -> Option<u32> {
+    let at = text.find("format_version")? + "format_version".len();
+    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// The human summary of a bake: `baked IN → OUT: 30.0 s simulated, final change rate …`.
@@ -312,5 +370,16 @@ mod tests {
             "; 7 bodies went over an open edge of the map (log 1, log 2, log 3, log 4, log 5 and 2 \
              more) and keep their placement"
         );
+    }
+
+    #[test]
+    fn comments_are_found_outside_strings_only() {
+        assert!(has_comment("(\n    // the river's mouth\n    name: \"x\")"));
+        assert!(has_comment("(name: \"x\", /* later */ cell_size: 1.0)"));
+        assert!(!has_comment("(name: \"http://a/*b*/\", cell_size: 1.0)"));
+        assert!(!has_comment("(name: \"a \\\" // b\", cell_size: 1.0)"));
+        assert_eq!(format_version("(\n    format_version: 2,\n"), Some(2));
+        assert_eq!(format_version("(format_version:3)"), Some(3));
+        assert_eq!(format_version("(name: \"x\")"), None);
     }
 }

@@ -2,8 +2,10 @@
 //! levels without a window. Each subcommand lives in its own module with its clap arguments
 //! and a `run` function; [`main`] parses the command line and turns errors into exit codes.
 //!
-//! Exit codes: 0 success, 1 failure, 2 bad usage or (for `check`) an invalid level. Every error
-//! is one line on stderr that names the file involved.
+//! Exit codes: 0 success, 1 failure, 2 bad usage or (for `check`) an invalid level, 3 a bake
+//! written but not steady under `--require-steady` (so a pipeline tells a level that does not
+//! settle from a disk or a driver failing). Every error is one line on stderr that names the
+//! file involved.
 
 pub mod bake;
 pub mod bench;
@@ -58,7 +60,7 @@ pub struct EditArgs {
 /// A failed command: the one-line message for stderr and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CliError {
-    /// Exit code: 1 for failures, 2 for invalid input.
+    /// Exit code: 1 for failures, 2 for invalid input, 3 for a bake that did not settle.
     pub code: u8,
     /// What went wrong, naming the file involved.
     pub message: String,
@@ -77,6 +79,14 @@ impl CliError {
     pub fn invalid(message: impl Into<String>) -> Self {
         Self {
             code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// A bake that was written but did not settle, under `--require-steady` (exit code 3).
+    pub fn not_steady(message: impl Into<String>) -> Self {
+        Self {
+            code: 3,
             message: message.into(),
         }
     }

@@ -161,12 +161,16 @@ pub(super) fn read_grids(
         .map(|req| {
             let grid = req.grid;
             let sidecar = store.path(&grid.file);
-            let read = store.open(&grid.file).and_then(|(mut file, _)| match grid.encoding {
-                Encoding::F32Le => {
-                    read_grid(&mut *file, grid.offset, req.cells).map(|(v, crc)| (Ok(v), crc))
-                }
-                Encoding::ShuffleLz4 => read_encoded(&mut *file, grid.offset, grid.len, req.cells),
-            });
+            let read = store
+                .open(&grid.file)
+                .and_then(|(mut file, _)| match grid.encoding {
+                    Encoding::F32Le => {
+                        read_grid(&mut *file, grid.offset, req.cells).map(|(v, crc)| (Ok(v), crc))
+                    }
+                    Encoding::ShuffleLz4 => {
+                        read_encoded(&mut *file, grid.offset, grid.len, req.cells)
+                    }
+                });
             let (values, actual) = read.map_err(|source| {
                 if source.kind() == io::ErrorKind::UnexpectedEof {
                     let file_len = store.open(&grid.file).map_or(0, |(_, len)| len);

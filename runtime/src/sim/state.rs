@@ -105,7 +105,11 @@ impl Simulation {
             aux_x,
             aux_y,
             max_speed,
-            bed_floor: self.bed.as_ref().map(|b| b.floor.clone()).unwrap_or_default(),
+            bed_floor: self
+                .bed
+                .as_ref()
+                .map(|b| b.floor.clone())
+                .unwrap_or_default(),
         });
         // A gate that has opened (by its time or a trigger) stays open in the baked level: it
         // opens at the first step after loading, before any water moves.
