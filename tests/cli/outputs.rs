@@ -154,7 +154,10 @@ fn a_bake_over_its_own_file_says_it_drops_the_comments_and_the_old_version() {
     assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
 
     // An older file (version 1) baked over itself is told it is now version 3.
-    let v1 = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/format/fixtures/v1_baked");
+    let v1 = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/format/fixtures/v1_baked"
+    );
     let old = d.join("old");
     std::fs::create_dir_all(&old).unwrap();
     for entry in std::fs::read_dir(v1).unwrap() {

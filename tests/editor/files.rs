@@ -302,3 +302,63 @@ fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
     ed.harness.get_by_label_contains("Opened");
     assert!(!ed.harness.state().document().is_modified());
 }
+
+#[test]
+fn saving_a_level_past_the_default_limits_says_the_game_will_refuse_it() {
+    use spillway::level::{Limits, Shape, Source, SourceKind};
+    // Disabled sources along the north edge up to the limit on the cells objects cover (2^18
+    // on a map this small), clear of the middle where the new one will go.
+    let mut level = bumpy_level();
+    let source = |i: usize, x1: f32, y1: f32| Source {
+        name: format!("rain {i}"),
+        shape: Shape::Box {
+            x0: 0.0,
+            y0: 0.0,
+            x1,
+            y1,
+        },
+        kind: SourceKind::Rate { m3_per_s: 1.0 },
+        enabled: false,
+    };
+    while level.validate(&Limits::default()).is_ok() {
+        level.sources.push(source(level.sources.len(), 96.0, 10.0));
+    }
+    level.sources.pop();
+    // Fill the rest with a narrow box, so any other object tips it over.
+    let n = level.sources.len();
+    level.sources.push(source(n, 96.0, 0.5));
+    while level.validate(&Limits::default()).is_err() {
+        let last = level.sources.last_mut().unwrap();
+        let Shape::Box { x1, .. } = &mut last.shape else {
+            unreachable!()
+        };
+        *x1 -= 1.0;
+        assert!(*x1 > 0.0, "a narrow box fits");
+    }
+    let mut ed = editor_with(&level);
+    ed.key(Modifiers::COMMAND, Key::S);
+    let (text, error) = ed.harness.state().notice().expect("a notice");
+    assert!(!error && text.starts_with("Saved"), "{text}");
+
+    // One more source placed with a click: saved, and said to be past the limits.
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    assert_eq!(ed.harness.state().document().level().sources.len(), n + 2);
+    ed.key(Modifiers::COMMAND, Key::S);
+    let (text, error) = ed.harness.state().notice().expect("a notice");
+    assert!(error, "{text}");
+    assert!(
+        text.contains("past the default limits") && text.contains("sources, sinks"),
+        "{text}"
+    );
+    let path = ed.dir.path().join("level.ron");
+    assert!(
+        !ed.harness.state().document().is_modified(),
+        "saved all the same"
+    );
+    let limits = Limits {
+        max_coverage: usize::MAX,
+        ..Limits::default()
+    };
+    assert!(spillway::level::file::load_with_limits(&path, &limits).is_ok());
+}

@@ -390,7 +390,24 @@ impl EditorApp {
         self.recovery.discard(Some(path));
         self.document.mark_saved(path.to_path_buf());
         self.recent.add(path);
-        self.notify(format!("Saved {}", path.display()), false);
+        // Saving checks only what no level can mean; a game (and the editor) opens a level with
+        // the default limits, so say at once if this one is past them.
+        match self
+            .document
+            .level()
+            .validate(&spillway::level::Limits::default())
+        {
+            Ok(()) => self.notify(format!("Saved {}", path.display()), false),
+            Err(e) => self.notify(
+                format!(
+                    "Saved {}, but it is past the default limits that the game and the editor \
+                     open levels with ({e}): make it smaller, or load it with \
+                     file::load_with_limits",
+                    path.display()
+                ),
+                true,
+            ),
+        }
     }
 
     /// Copies the bodies' glTF files into the folder of `path` where they lie outside it and

@@ -355,6 +355,12 @@ impl EditorApp {
         self.file_task.is_some()
     }
 
+    /// The notice the status bar shows (the last one given): its text, and whether it reports
+    /// a problem.
+    pub fn notice(&self) -> Option<(&str, bool)> {
+        self.notice.as_ref().map(|n| (n.text.as_str(), n.error))
+    }
+
     /// Writes the autosave recovery copy now, as the timer would.
     pub fn autosave_now(&mut self) -> Result<PathBuf, crate::project::recovery::RecoveryError> {
         self.recovery.save(&self.document)

@@ -187,7 +187,10 @@ pub fn load_bytes(bytes: &LevelBytes<'_>, limits: &Limits) -> Result<Level, Leve
 /// Saves `level` to `path` (`NAME.ron`) and a sidecar `NAME.<crc32>.grids` beside it,
 /// atomically: both are written to temporary files and synced, the sidecar is renamed into
 /// place first and the level file last, then the level's older sidecars are removed. The level
-/// is validated first (without size limits), so a file that would not load is never written.
+/// is validated first without size limits ([`Limits::unlimited`]), so a value no level can mean
+/// is never written; a level past [`Limits::default`] (more than 8192² cells, objects covering
+/// the map more than 16 times) is written, and then loads only with [`load_with_limits`]
+/// (check it first with [`Level::validate`]).
 pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
     save_with_progress(level, path, &mut |_| true)
 }
