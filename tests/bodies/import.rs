@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use spillway::body::import::{ImportLimits, ImportProblem, import, import_body};
+use spillway::body::import::{ImportLimits, ImportProblem, import, import_body, import_bytes};
 use spillway::body::raster::{CellGrid, Coverage};
 use spillway::body::{Pose, TriMesh};
 
@@ -327,4 +327,41 @@ fn mutated_files_give_a_mesh_or_an_error_never_a_panic() {
     }
     println!("mutants: {meshes} imported, {errors} refused");
     assert!(errors > 100);
+}
+
+#[test]
+fn a_gltf_in_memory_imports_as_its_file_does_and_needs_its_buffers_inside() {
+    let limits = ImportLimits::default();
+    let name = Path::new("pack/bodies/crate.glb");
+    let glb = std::fs::read(assets().join("crate.glb")).unwrap();
+    assert_eq!(import_bytes(name, &glb, &limits).unwrap(), asset("crate"));
+    let (mut json, bin) = crate_parts();
+    json["buffers"][0]["uri"] = Value::String(format!(
+        "data:application/octet-stream;base64,{}",
+        base64(&bin)
+    ));
+    let embedded = serde_json::to_vec(&json).unwrap();
+    assert_eq!(
+        import_bytes(name, &embedded, &limits).unwrap(),
+        asset("crate")
+    );
+
+    // A buffer in a file beside it cannot be read from memory: named, not looked for on disk.
+    json["buffers"][0]["uri"] = Value::String("crate.bin".into());
+    let external = serde_json::to_vec(&json).unwrap();
+    let e = import_bytes(name, &external, &limits).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("pack/bodies/crate.glb: ") && msg.contains("`crate.bin`"),
+        "{msg}"
+    );
+    assert!(matches!(e.problem, ImportProblem::MissingBuffer { .. }));
+    let small = ImportLimits {
+        max_file_bytes: 100,
+        ..limits
+    };
+    let e = import_bytes(name, &glb, &small).unwrap_err();
+    assert!(matches!(e.problem, ImportProblem::Oversized { .. }), "{e}");
+    let e = import_bytes(name, &glb[..glb.len() / 2], &limits).unwrap_err();
+    assert!(e.to_string().starts_with("pack/bodies/crate.glb: "), "{e}");
 }

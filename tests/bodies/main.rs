@@ -13,6 +13,8 @@ mod gpu_coupled;
 #[cfg(feature = "rapier")]
 mod ground;
 mod import;
+#[cfg(feature = "rapier")]
+mod packed;
 mod raster;
 #[cfg(feature = "rapier")]
 mod sleep;

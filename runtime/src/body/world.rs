@@ -47,7 +47,7 @@ use cells::Window;
 use thiserror::Error;
 
 use super::forces::{Fluid, WaterForces};
-use super::import::{ImportError, ImportLimits, import_body};
+use super::import::{ImportError, ImportLimits, ImportProblem, import_body, import_bytes};
 use super::raster::{CellGrid, Coverage};
 use super::solver::{SolverError, WaterCopy, WaterSolver};
 use super::{Pose, TriMesh, blocks_water};
@@ -93,19 +93,49 @@ pub struct BodyId(pub usize);
 /// missing, broken or outside `root` is the error, named by its index and name. `spillway
 /// check` calls this to prove a level's body files load before a game does.
 pub fn import_meshes(level: &Level, root: &Path) -> Result<Vec<Arc<TriMesh>>, WorldError> {
-    let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
     let limits = ImportLimits::default();
+    meshes_of(level, |gltf| import_body(root, gltf, &limits))
+}
+
+/// [`import_meshes`] from glTF files held in memory (a game's asset pack, with a level from
+/// [`crate::level::file::load_bytes`]): `files` gives each body's `gltf` path, as the level
+/// names it, with the file's bytes (a `.glb`, or a `.gltf` with `data:` buffers;
+/// [`import_bytes`]). A path not among `files` is named as missing.
+pub fn import_meshes_from_bytes(
+    level: &Level,
+    files: &[(&str, &[u8])],
+) -> Result<Vec<Arc<TriMesh>>, WorldError> {
+    let limits = ImportLimits::default();
+    meshes_of(level, |gltf| {
+        match files.iter().find(|(name, _)| *name == gltf) {
+            Some((_, bytes)) => import_bytes(Path::new(gltf), bytes, &limits),
+            None => Err(ImportError {
+                file: gltf.into(),
+                problem: ImportProblem::Io(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "not among the files given",
+                )),
+            }),
+        }
+    })
+}
+
+/// Every body's mesh from `import` (called once per distinct `gltf` path), or the first
+/// body whose import fails.
+fn meshes_of(
+    level: &Level,
+    mut import: impl FnMut(&str) -> Result<TriMesh, ImportError>,
+) -> Result<Vec<Arc<TriMesh>>, WorldError> {
+    let mut meshes: HashMap<&str, Arc<TriMesh>> = HashMap::new();
     let mut out = Vec::with_capacity(level.bodies.len());
     for (index, body) in level.bodies.iter().enumerate() {
         let mesh = match meshes.get(body.gltf.as_str()) {
             Some(m) => m.clone(),
             None => {
-                let m = import_body(root, &body.gltf, &limits).map_err(|source| {
-                    WorldError::Import {
-                        index,
-                        name: body.name.clone(),
-                        source,
-                    }
+                let m = import(&body.gltf).map_err(|source| WorldError::Import {
+                    index,
+                    name: body.name.clone(),
+                    source,
                 })?;
                 let m = Arc::new(m);
                 meshes.insert(&body.gltf, m.clone());
@@ -259,12 +289,23 @@ impl BodyWorld {
         sim: &S,
         root: &Path,
     ) -> Result<Self, WorldError> {
+        Ok(Self::from_meshes(level, sim, import_meshes(level, root)?))
+    }
+
+    /// [`Self::from_level`] with the bodies' meshes given, one per body of `level` in order
+    /// (from [`import_meshes_from_bytes`], say, or a game's own loader through
+    /// [`TriMesh::new`]).
+    pub fn from_meshes<S: WaterSolver + ?Sized>(
+        level: &Level,
+        sim: &S,
+        meshes: Vec<Arc<TriMesh>>,
+    ) -> Self {
         let mut world = Self::new(sim);
         world.set_edges(&level.boundaries, &level.params.default_boundary);
-        for (body, mesh) in level.bodies.iter().zip(import_meshes(level, root)?) {
+        for (body, mesh) in level.bodies.iter().zip(meshes) {
             world.add(body, mesh);
         }
-        Ok(world)
+        world
     }
 
     /// Adds `body` (its placement, density, motion type and coupling) with its `mesh`; returns

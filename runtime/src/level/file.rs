@@ -157,7 +157,8 @@ pub struct LevelBytes<'a> {
 /// Loads a level from bytes in memory, exactly as [`load_with_limits`] loads it from a folder:
 /// the same size limits, checksums, migrations and validation, and errors that name
 /// `bytes.name`, the place and the reason (a sidecar the level file names but `bytes` lacks is
-/// named as missing). Nothing is read from the file system.
+/// named as missing). Nothing is read from the file system. The bodies' glTF files come from
+/// the pack likewise: `body::world::import_meshes_from_bytes` (features `bodies`, `rapier`).
 ///
 /// ```no_run
 /// use spillway::level::{Limits, file::{self, LevelBytes}};

@@ -1,0 +1,133 @@
+//! Where an imported glTF's bytes come from: files inside the level's folder (never out of
+//! it, by name or through links), size-checked before they are read, and `data:` URIs.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::{ImportLimits, ImportProblem};
+
+/// Reads a whole file after checking its size.
+pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ImportProblem> {
+    let size = std::fs::metadata(path)?.len();
+    if size > limit {
+        return Err(ImportProblem::Oversized {
+            what: "the file",
+            size,
+            limit,
+        });
+    }
+    Ok(std::fs::read(path)?)
+}
+
+/// `relative` joined to `root`, refused if it leaves `root` by name or through links.
+pub(super) fn inside(root: &Path, relative: &Path) -> Result<PathBuf, ImportProblem> {
+    let outside = || ImportProblem::OutsideFolder(format!("`{}`", relative.display()));
+    let mut depth = 0usize;
+    for c in relative.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => depth = depth.checked_sub(1).ok_or_else(outside)?,
+            Component::RootDir | Component::Prefix(_) => return Err(outside()),
+        }
+    }
+    let joined = root.join(relative);
+    if let (Ok(r), Ok(j)) = (root.canonicalize(), joined.canonicalize())
+        && !j.starts_with(&r)
+    {
+        return Err(outside());
+    }
+    Ok(joined)
+}
+
+/// The bytes of an external or `data:` buffer.
+pub(super) fn uri_bytes(
+    uri: &str,
+    folder: &Path,
+    root: &Path,
+    limits: &ImportLimits,
+    index: usize,
+) -> Result<Vec<u8>, ImportProblem> {
+    if let Some(rest) = uri.strip_prefix("data:") {
+        let Some((_, b64)) = rest.split_once(";base64,") else {
+            return Err(ImportProblem::Unsupported(format!(
+                "buffer {index}: a data URI that is not base64"
+            )));
+        };
+        if b64.len() as u64 / 4 * 3 > limits.max_file_bytes {
+            return Err(ImportProblem::Oversized {
+                what: "an embedded buffer",
+                size: b64.len() as u64 / 4 * 3,
+                limit: limits.max_file_bytes,
+            });
+        }
+        return base64(b64)
+            .ok_or_else(|| ImportProblem::Broken(format!("buffer {index}: bad base64 data")));
+    }
+    if uri.contains(':') {
+        return Err(ImportProblem::OutsideFolder(format!(
+            "buffer {index} (`{uri}`)"
+        )));
+    }
+    let decoded = percent_decode(uri);
+    let rel_folder = folder.strip_prefix(root).unwrap_or(Path::new(""));
+    let path = inside(root, &rel_folder.join(&decoded))
+        .map_err(|_| ImportProblem::OutsideFolder(format!("buffer {index} (`{decoded}`)")))?;
+    if !path.exists() {
+        return Err(ImportProblem::MissingBuffer {
+            index,
+            why: format!("`{decoded}` does not exist"),
+        });
+    }
+    read_limited(&path, limits.max_file_bytes)
+}
+
+/// A glTF file's relative URI as the file name it stands for: `%XX` escapes decoded, as this
+/// importer resolves external buffers (so a tool copying a `.gltf` with its buffers finds the
+/// same files).
+pub fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                b.get(i + 1).and_then(|&c| hex(c)),
+                b.get(i + 2).and_then(|&c| hex(c)),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn base64(s: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &c in s
+        .as_bytes()
+        .iter()
+        .filter(|c| !c.is_ascii_whitespace() && **c != b'=')
+    {
+        acc = acc << 6 | value(c)? as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
