@@ -15,7 +15,7 @@ use spillway::body::world::import_meshes;
 use spillway::gpu::GpuSimulation;
 use spillway::level::{Level, file};
 
-use super::options::{Backend, parse_positive, simulation};
+use super::options::{Backend, parse_max_seconds, parse_positive, simulation};
 use super::{CliError, CliResult, create_parent, level_folder, say};
 pub use crate::bake::{BakeError, BakeOutcome, Coupled, Settling, settle};
 use crate::project::body_files::{BODIES_DIR, relink};
@@ -33,7 +33,7 @@ pub struct BakeArgs {
     #[arg(long, value_name = "TOL", default_value_t = 1e-3, value_parser = parse_positive)]
     pub until_steady: f32,
     /// Stop after this many simulated seconds even if not steady.
-    #[arg(long, value_name = "S", default_value_t = 600.0, value_parser = parse_positive)]
+    #[arg(long, value_name = "S", default_value_t = 600.0, value_parser = parse_max_seconds)]
     pub max_seconds: f32,
     /// Where the simulation runs (auto: the GPU where a hardware GPU exists).
     #[arg(long, value_enum, default_value = "auto")]

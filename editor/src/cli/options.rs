@@ -179,6 +179,9 @@ pub enum OptionError {
     /// A Manning's n outside 0 ≤ n ≤ 1.
     #[error("{0} is outside 0 ≤ n ≤ 1")]
     Manning(f32),
+    /// More simulated seconds than a run may ask for.
+    #[error("{0:e} s is more than the {MAX_RUN_SECONDS:e} s (about 116 days) a run may simulate")]
+    TooLong(f32),
     /// A time step longer than the 10 s maximum.
     #[error("{0} s is longer than the 10 s maximum")]
     StepTooLong(f32),
@@ -221,13 +224,29 @@ pub fn parse_positive(s: &str) -> Result<f32, OptionError> {
     }
 }
 
-/// A finite number of seconds, zero or more.
+/// Most simulated seconds `sim --seconds` and `bake --max-seconds` take: a typo such as
+/// `1e30` is refused at once rather than run for ever.
+pub const MAX_RUN_SECONDS: f32 = 1e7;
+
+/// A finite number of seconds, zero or more, at most [`MAX_RUN_SECONDS`].
 pub fn parse_seconds(s: &str) -> Result<f64, OptionError> {
     let v = number(s)?;
-    if v >= 0.0 {
-        Ok(v as f64)
-    } else {
+    if v < 0.0 {
         Err(OptionError::Negative(v))
+    } else if v > MAX_RUN_SECONDS {
+        Err(OptionError::TooLong(v))
+    } else {
+        Ok(v as f64)
+    }
+}
+
+/// A run's longest simulated time: more than 0 s, at most [`MAX_RUN_SECONDS`].
+pub fn parse_max_seconds(s: &str) -> Result<f32, OptionError> {
+    let v = parse_positive(s)?;
+    if v > MAX_RUN_SECONDS {
+        Err(OptionError::TooLong(v))
+    } else {
+        Ok(v)
     }
 }
 
@@ -289,5 +308,11 @@ mod tests {
             assert_eq!(got.unwrap_err().to_string(), want);
         }
         assert_eq!(parse_seconds("1.5"), Ok(1.5));
+        assert_eq!(
+            parse_seconds("1e30").unwrap_err().to_string(),
+            "1e30 s is more than the 1e7 s (about 116 days) a run may simulate"
+        );
+        assert_eq!(parse_max_seconds("1e7"), Ok(1e7));
+        assert_eq!(parse_max_seconds("2e7"), Err(OptionError::TooLong(2e7)));
     }
 }
