@@ -30,7 +30,8 @@
 //! 5. **Rewind or save** the water: [`snapshot::Snapshot::of`] a level from
 //!    [`Simulation::bake_into`] keeps the whole state compressed in memory, and
 //!    [`snapshot::Snapshot::restore`] gives a level to build a simulation from that continues
-//!    where it was.
+//!    where it was. A save game on disk is the baked level itself: [`level::file::save`] it,
+//!    and [`level::file::load`] gives it back (checked like any level) to continue from.
 //!
 //! ```
 //! use spillway::level::{Gate, Shape, file};
