@@ -348,7 +348,7 @@ fn saving_a_level_past_the_default_limits_says_the_game_will_refuse_it() {
     let (text, error) = ed.harness.state().notice().expect("a notice");
     assert!(error, "{text}");
     assert!(
-        text.contains("past the default limits") && text.contains("sources, sinks"),
+        text.contains("a game's default limits refuse it") && text.contains("sources, sinks"),
         "{text}"
     );
     let path = ed.dir.path().join("level.ron");
@@ -361,4 +361,19 @@ fn saving_a_level_past_the_default_limits_says_the_game_will_refuse_it() {
         ..Limits::default()
     };
     assert!(spillway::level::file::load_with_limits(&path, &limits).is_ok());
+    assert!(
+        spillway::level::file::load(&path).is_err(),
+        "the game's default refuses it"
+    );
+
+    // The editor opens it again: the designer's work is not locked out.
+    let edited = ed.harness.state().document().level().clone();
+    let mut other = bumpy_level();
+    other.name = "other".into();
+    let folder = ed.dir.path().join("other");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    drop_on_window(&mut ed, crate::support::save_level(&other, &folder));
+    assert_eq!(ed.harness.state().document().level().name, "other");
+    drop_on_window(&mut ed, path);
+    assert_eq!(ed.harness.state().document().level(), &edited);
 }

@@ -297,7 +297,7 @@ impl EditorApp {
             }
         };
         let path = file.as_path();
-        match spillway::level::file::load(path) {
+        match crate::project::open_level(path) {
             Ok(level) => {
                 self.discard_recovery();
                 self.set_document(level, Some(path.to_path_buf()));
@@ -390,8 +390,8 @@ impl EditorApp {
         self.recovery.discard(Some(path));
         self.document.mark_saved(path.to_path_buf());
         self.recent.add(path);
-        // Saving checks only what no level can mean; a game (and the editor) opens a level with
-        // the default limits, so say at once if this one is past them.
+        // Saving checks only what no level can mean; a game opens a level with the default
+        // limits, so say at once if this one is past them.
         match self
             .document
             .level()
@@ -400,9 +400,8 @@ impl EditorApp {
             Ok(()) => self.notify(format!("Saved {}", path.display()), false),
             Err(e) => self.notify(
                 format!(
-                    "Saved {}, but it is past the default limits that the game and the editor \
-                     open levels with ({e}): make it smaller, or load it with \
-                     file::load_with_limits",
+                    "Saved {}, but a game's default limits refuse it ({e}): make it \
+                     smaller, or have the game load it with file::load_with_limits",
                     path.display()
                 ),
                 true,

@@ -12,6 +12,8 @@ pub mod recovery;
 
 use std::path::{Path, PathBuf};
 
+use spillway::level::Limits;
+
 #[cfg(feature = "gui")]
 pub use dialogs::{FileDialogs, NativeDialogs, ScriptedDialogs};
 pub use heightmap_io::{HeightRange, HeightmapFormat, ImportSettings};
@@ -49,6 +51,22 @@ impl ConfigPaths {
             })?;
         Some(Self::in_dir(&base.join("spillway")))
     }
+}
+
+/// The limits the editor opens levels with: a game's defaults ([`Limits::default`]), except
+/// that objects may cover the map up to 256 times over rather than 16 (a designer's
+/// overlapping rain boxes). The editor saves such a level, saying that a game's default
+/// limits refuse it, and must open it again.
+pub fn open_limits() -> Limits {
+    Limits {
+        max_coverage: 256,
+        ..Limits::default()
+    }
+}
+
+/// Loads the level at `path` with [`open_limits`].
+pub fn open_level(path: &Path) -> Result<spillway::Level, spillway::LevelError> {
+    spillway::level::file::load_with_limits(path, &open_limits())
 }
 
 /// The level file that `path` names: `path` itself, or for a project folder its `level.ron`

@@ -73,7 +73,7 @@ pub struct RecoveredWork {
 impl RecoveredWork {
     /// Loads the recovered level.
     pub fn load(&self) -> Result<Level, LevelError> {
-        spillway::level::file::load(&self.level_file)
+        super::open_level(&self.level_file)
     }
 
     /// Deletes the recovery copy.
