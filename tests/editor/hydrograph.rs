@@ -57,3 +57,28 @@ fn a_source_follows_a_hydrograph_made_in_the_inspector() {
     let saved = spillway::level::file::load(&ed.dir.path().join("level.ron")).expect("saved");
     assert_eq!(saved.sources[0].kind, SourceKind::Hydrograph(schedule(&ed)));
 }
+
+#[test]
+fn a_point_time_typed_digit_by_digit_stays_in_its_row() {
+    use egui_kittest::kittest::Queryable;
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    ed.click("Hydrograph");
+    // Click the last point's time to type in it, and type 50 over it, one key at a time: with
+    // "5" typed the points would sort before the "0" came.
+    ed.harness.get_by_value("1800 s").click();
+    ed.harness.run_steps(3);
+    ed.key(Modifiers::COMMAND, Key::A);
+    for digit in ["5", "0"] {
+        ed.harness.event(egui::Event::Text(digit.into()));
+        ed.harness.run_steps(2);
+    }
+    ed.key(Modifiers::NONE, Key::Enter);
+    ed.harness.run_steps(3);
+    assert_eq!(
+        schedule(&ed).points,
+        vec![[0.0, 5.0], [50.0, 5.0], [600.0, 20.0]],
+        "the point typed at 50 s, then sorted"
+    );
+}

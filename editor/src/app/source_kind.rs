@@ -223,19 +223,23 @@ pub(crate) const OPENING: ScheduleUnit = ScheduleUnit {
 pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, unit: &ScheduleUnit) {
     ui.label("Points");
     let mut remove = None;
+    // A time being typed or dragged stays in its row until the edit ends: sorting at every
+    // keystroke moved the next digit into another point's field.
+    let mut timing = false;
     ui.vertical(|ui| {
         let n = s.points.len();
         for (i, p) in s.points.iter_mut().enumerate() {
             ui.horizontal(|ui| {
-                busy.track(
+                let time = busy.track(
                     ui.add(
                         DragValue::new(&mut p[0])
                             .range(0.0..=1.0e7)
                             .speed(1.0)
                             .suffix(" s"),
                     ),
-                )
-                .on_hover_text("Simulated time of the point, seconds");
+                );
+                timing |= time.has_focus() || time.dragged();
+                time.on_hover_text("Simulated time of the point, seconds");
                 busy.track(
                     ui.add(
                         DragValue::new(&mut p[1])
@@ -269,11 +273,14 @@ pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, un
     if let Some(i) = remove {
         s.points.remove(i);
     }
-    // Times rise: sorted, and a point on another's time moved a tenth of a second on.
-    s.points.sort_by(|a, b| a[0].total_cmp(&b[0]));
-    for i in 1..s.points.len() {
-        if s.points[i][0] <= s.points[i - 1][0] {
-            s.points[i][0] = s.points[i - 1][0] + 0.1;
+    // Times rise: sorted, and a point on another's time moved a tenth of a second on (once no
+    // time is being edited).
+    if !timing {
+        s.points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        for i in 1..s.points.len() {
+            if s.points[i][0] <= s.points[i - 1][0] {
+                s.points[i][0] = s.points[i - 1][0] + 0.1;
+            }
         }
     }
     ui.label("Repeat");
