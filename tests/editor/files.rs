@@ -377,3 +377,28 @@ fn saving_a_level_past_the_default_limits_says_the_game_will_refuse_it() {
     drop_on_window(&mut ed, path);
     assert_eq!(ed.harness.state().document().level(), &edited);
 }
+
+#[test]
+fn a_body_placed_from_the_library_is_autosaved_and_restored() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::K);
+    ed.click_at(ed.at(0.5, 0.55));
+    let edited = ed.harness.state().document().level().clone();
+    assert_eq!(edited.bodies.len(), 1);
+    assert!(
+        Path::new(&edited.bodies[0].gltf).is_absolute(),
+        "a library body names its file by its path until the level is saved: {}",
+        edited.bodies[0].gltf
+    );
+    ed.harness
+        .state_mut()
+        .autosave_now()
+        .expect("autosave with a library body");
+    let project = ed.dir.path().join("level.ron");
+    let dir = ed.dir;
+    drop(ed.harness);
+
+    let mut ed = editor_in(dir, Some(project));
+    ed.click("Restore");
+    assert_eq!(ed.harness.state().document().level(), &edited);
+}

@@ -56,6 +56,11 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
 struct RecoveryInfo {
     origin: Option<PathBuf>,
     saved_unix_secs: u64,
+    /// Bodies placed from files outside any level folder (the body library), by index, with
+    /// their absolute paths: a level file may not name those, so the copy holds the file name
+    /// and the path comes back from here.
+    #[serde(default)]
+    outside_files: Vec<(usize, String)>,
 }
 
 /// Unsaved work found in the recovery folder.
@@ -67,13 +72,21 @@ pub struct RecoveredWork {
     pub level_file: PathBuf,
     /// When it was saved, seconds since the Unix epoch.
     pub saved_unix_secs: u64,
+    /// Bodies whose glTF file lies outside any level folder: index and absolute path.
+    outside_files: Vec<(usize, String)>,
     folder: PathBuf,
 }
 
 impl RecoveredWork {
     /// Loads the recovered level.
     pub fn load(&self) -> Result<Level, LevelError> {
-        super::open_level(&self.level_file)
+        let mut level = super::open_level(&self.level_file)?;
+        for (i, path) in &self.outside_files {
+            if let Some(body) = level.bodies.get_mut(*i) {
+                body.gltf.clone_from(path);
+            }
+        }
+        Ok(level)
     }
 
     /// Deletes the recovery copy.
@@ -147,12 +160,27 @@ impl Recovery {
             return Err(RecoveryError::Folder { folder, source });
         }
         let level_file = folder.join("level.ron");
-        spillway::level::file::save(document.level(), &level_file)?;
+        // A body just placed from the library names its file by an absolute path, which a
+        // level file may not: the copy names the file only, and the note keeps the path.
+        let mut outside_files = Vec::new();
+        let mut copy = std::borrow::Cow::Borrowed(document.level());
+        for (i, body) in document.level().bodies.iter().enumerate() {
+            let path = Path::new(&body.gltf);
+            if path.is_absolute() {
+                let name = path
+                    .file_name()
+                    .map_or("body.glb".into(), |n| n.to_string_lossy().into_owned());
+                copy.to_mut().bodies[i].gltf = name;
+                outside_files.push((i, body.gltf.clone()));
+            }
+        }
+        spillway::level::file::save(&copy, &level_file)?;
         let info = RecoveryInfo {
             origin: document.path().map(Path::to_path_buf),
             saved_unix_secs: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
+            outside_files,
         };
         let note = folder.join("origin.ron");
         let text = match ron::to_string(&info) {
@@ -193,6 +221,7 @@ impl Recovery {
                     origin: info.origin,
                     level_file,
                     saved_unix_secs: info.saved_unix_secs,
+                    outside_files: info.outside_files,
                     folder,
                 })
             })
