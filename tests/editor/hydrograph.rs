@@ -82,3 +82,36 @@ fn a_point_time_typed_digit_by_digit_stays_in_its_row() {
         "the point typed at 50 s, then sorted"
     );
 }
+
+#[test]
+fn nan_typed_into_a_number_field_keeps_the_value() {
+    use egui_kittest::kittest::Queryable;
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    let rate = |ed: &crate::support::Editor| {
+        ed.harness.state().document().level().sources[0]
+            .kind
+            .clone()
+    };
+    assert_eq!(rate(&ed), SourceKind::Rate { m3_per_s: 5.0 });
+    for typed in ["NaN", "inf"] {
+        ed.harness
+            .get_by(|n| {
+                n.value()
+                    .is_some_and(|v| v.starts_with("5") && v.ends_with("m³/s"))
+            })
+            .click();
+        ed.harness.run_steps(3);
+        ed.key(Modifiers::COMMAND, Key::A);
+        ed.harness.event(egui::Event::Text(typed.into()));
+        ed.harness.run_steps(2);
+        ed.key(Modifiers::NONE, Key::Enter);
+        ed.harness.run_steps(3);
+        assert_eq!(
+            rate(&ed),
+            SourceKind::Rate { m3_per_s: 5.0 },
+            "{typed} leaves the rate (it set the top of the range, 1e6 m³/s)"
+        );
+    }
+}

@@ -28,7 +28,7 @@ pub(crate) fn controls(app: &mut EditorApp, ui: &mut Ui) {
     ui.horizontal_wrapped(|ui| {
         let until = ui.label("until change <");
         ui.add(
-            egui::DragValue::new(&mut s.tolerance)
+            crate::app::number(&mut s.tolerance)
                 .range(1e-6..=1.0)
                 .speed(1e-5)
                 .custom_formatter(|v, _| format!("{v:.0e}"))
@@ -38,7 +38,7 @@ pub(crate) fn controls(app: &mut EditorApp, ui: &mut Ui) {
         .on_hover_text("Steady when no cell's depth changes faster than this (m/s)");
         let or = ui.label("or");
         ui.add(
-            egui::DragValue::new(&mut s.max_seconds)
+            crate::app::number(&mut s.max_seconds)
                 .range(1.0..=1.0e6)
                 .speed(10.0)
                 .max_decimals(0)

@@ -3,7 +3,7 @@
 //! mass, static or dynamic, coupling with the water, placement fields, and the Row and Stack
 //! helpers. Field changes reach the level live and become one command when let go.
 
-use egui::{DragValue, Ui};
+use egui::Ui;
 use spillway::body::{WATER_DENSITY, blocks_water};
 use spillway::level::{Body, ColliderShape, Coupling};
 
@@ -111,7 +111,7 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
             ui.label("Density");
             track(
                 ui.add(
-                    DragValue::new(&mut body.density)
+                    crate::app::number(&mut body.density)
                         .range(1.0..=50_000.0)
                         .speed(5.0)
                         .suffix(" kg/m³"),
@@ -125,7 +125,7 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
                     let mut kg = mass(body, m);
                     if track(
                         ui.add(
-                            DragValue::new(&mut kg)
+                            crate::app::number(&mut kg)
                                 .range(0.001..=1.0e9)
                                 .speed(5.0)
                                 .suffix(" kg"),
@@ -188,7 +188,7 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
             ui.label("Position");
             ui.horizontal(|ui| {
                 for v in &mut body.translation {
-                    track(ui.add(DragValue::new(v).speed(0.05).suffix(" m")));
+                    track(ui.add(crate::app::number(v).speed(0.05).suffix(" m")));
                 }
             })
             .response
@@ -201,7 +201,7 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
                 for (v, axis) in deg.iter_mut().zip(["x", "y", "z"]) {
                     track(
                         ui.add(
-                            DragValue::new(v)
+                            crate::app::number(v)
                                 .speed(0.5)
                                 .prefix(format!("{axis} "))
                                 .suffix("°"),
@@ -217,7 +217,7 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
             ui.label("Scale");
             ui.horizontal(|ui| {
                 for v in &mut body.scale {
-                    track(ui.add(DragValue::new(v).range(0.01..=1000.0).speed(0.01)));
+                    track(ui.add(crate::app::number(v).range(0.01..=1000.0).speed(0.01)));
                 }
             })
             .response
@@ -232,7 +232,7 @@ fn helpers(app: &mut EditorApp, ui: &mut Ui) {
     ui.separator();
     ui.horizontal(|ui| {
         ui.label("Copies");
-        ui.add(DragValue::new(&mut app.bodies.count).range(2..=MAX_COPIES))
+        ui.add(crate::app::number(&mut app.bodies.count).range(2..=MAX_COPIES))
             .on_hover_text("How many bodies the row or stack holds, the selected one included");
     });
     ui.horizontal(|ui| {

@@ -27,7 +27,7 @@ fn body(app: &mut EditorApp, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         ui.label("Run the water for");
         ui.add(
-            egui::DragValue::new(&mut app.erosion.seconds)
+            crate::app::number(&mut app.erosion.seconds)
                 .range(1.0..=86_400.0)
                 .speed(1.0)
                 .suffix(" s"),
@@ -37,7 +37,7 @@ fn body(app: &mut EditorApp, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         ui.label("Bed ages");
         ui.add(
-            egui::DragValue::new(&mut app.erosion.speedup)
+            crate::app::number(&mut app.erosion.speedup)
                 .range(1.0..=10_000.0)
                 .speed(1.0)
                 .prefix("×"),
@@ -99,7 +99,7 @@ fn region(app: &mut EditorApp, ui: &mut egui::Ui) {
     };
     let field = |ui: &mut egui::Ui, v: &mut f32, hi: f32, tip: &str| {
         ui.add(
-            egui::DragValue::new(v)
+            crate::app::number(v)
                 .range(0.0..=hi)
                 .speed(1.0)
                 .suffix(" m"),

@@ -2,7 +2,7 @@
 //! crest height and opening time. Field changes reach the level live and become one command
 //! when the field is let go, as for sources and sinks.
 
-use egui::{DragValue, Ui};
+use egui::Ui;
 
 use super::EditorApp;
 use crate::document::Features;
@@ -46,7 +46,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
             ui.label("Crest");
             track(
                 ui.add(
-                    DragValue::new(&mut gate.crest)
+                    crate::app::number(&mut gate.crest)
                         .range(spillway::level::ranges::HEIGHTS)
                         .speed(0.1)
                         .suffix(" m"),
@@ -69,8 +69,15 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                     gate.open_at = timed.then_some(10.0);
                 }
                 if let Some(t) = gate.open_at.as_mut() {
-                    track(ui.add(DragValue::new(t).range(0.0..=1.0e6).speed(0.5).suffix(" s")))
-                        .on_hover_text("Simulated seconds from the start");
+                    track(
+                        ui.add(
+                            crate::app::number(t)
+                                .range(0.0..=1.0e6)
+                                .speed(0.5)
+                                .suffix(" s"),
+                        ),
+                    )
+                    .on_hover_text("Simulated seconds from the start");
                 }
             });
             ui.end_row();

@@ -6,7 +6,7 @@
 //! loses focus, a click at once. Only what the runtime accepts is offered: values are clamped
 //! to the ranges the level file validates.
 
-use egui::{DragValue, Response, Ui};
+use egui::{Response, Ui};
 use spillway::level::{BoundaryKind, DEFAULT_MANNING_N, Friction, SolverKind};
 
 use super::EditorApp;
@@ -104,7 +104,7 @@ fn form(ui: &mut Ui, s: &mut Settings, edits: &mut Edits) {
     );
     edits.track(
         ui.add(
-            DragValue::new(&mut p.dt)
+            crate::app::number(&mut p.dt)
                 .range(0.001..=10.0)
                 .speed(0.001)
                 .max_decimals(3)
@@ -129,7 +129,7 @@ fn form(ui: &mut Ui, s: &mut Settings, edits: &mut Edits) {
         .on_hover_text("Gravitational acceleration: 9.81 m/s² on Earth");
     edits.track(
         ui.add(
-            DragValue::new(&mut p.gravity)
+            crate::app::number(&mut p.gravity)
                 .range(spillway::level::ranges::GRAVITY)
                 .speed(0.01)
                 .max_decimals(2)
@@ -143,7 +143,7 @@ fn form(ui: &mut Ui, s: &mut Settings, edits: &mut Edits) {
         .on_hover_text("Rain over the whole level: 2 mm/h is a drizzle, 50 mm/h a cloudburst");
     edits.track(
         ui.add(
-            DragValue::new(&mut p.rain_mm_per_hour)
+            crate::app::number(&mut p.rain_mm_per_hour)
                 .range(0.0..=10000.0)
                 .speed(0.5)
                 .max_decimals(1)
@@ -197,7 +197,7 @@ fn friction(ui: &mut Ui, f: &mut Friction, edits: &mut Edits) {
         let r = match f {
             Friction::Manning { n } => ui
                 .add(
-                    DragValue::new(n)
+                    crate::app::number(n)
                         .range(0.0..=1.0)
                         .speed(0.001)
                         .max_decimals(3)
@@ -209,7 +209,7 @@ fn friction(ui: &mut Ui, f: &mut Friction, edits: &mut Edits) {
                 ),
             Friction::Chezy { c } => ui
                 .add(
-                    DragValue::new(c)
+                    crate::app::number(c)
                         .range(1.0..=10000.0)
                         .speed(0.5)
                         .max_decimals(1)
@@ -219,7 +219,7 @@ fn friction(ui: &mut Ui, f: &mut Friction, edits: &mut Edits) {
                 .on_hover_text("Chézy's C: larger is smoother"),
             Friction::Linear { per_second } => ui
                 .add(
-                    DragValue::new(per_second)
+                    crate::app::number(per_second)
                         .range(0.0..=0.999)
                         .speed(0.001)
                         .max_decimals(3)
@@ -268,7 +268,7 @@ fn default_edge(ui: &mut Ui, kind: &mut BoundaryKind, edits: &mut Edits) {
         if let BoundaryKind::FixedLevel { surface } = kind {
             let r = ui
                 .add(
-                    DragValue::new(surface)
+                    crate::app::number(surface)
                         .range(spillway::level::ranges::HEIGHTS)
                         .speed(0.05)
                         .max_decimals(2)

@@ -5,6 +5,8 @@
 //! [`run`] opens the window; [`EditorApp`] is the app itself, which tests drive with
 //! egui_kittest through [`EditorOptions`] that inject file dialogs and configuration paths.
 
+mod finite;
+pub(crate) use finite::number;
 mod actions;
 mod analysis;
 mod authoring;

@@ -96,19 +96,19 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
         match tool {
             Tool::SetHeight => {
                 ui.label("Target height");
-                ui.add(egui::DragValue::new(&mut b.target_height).range(spillway::level::ranges::HEIGHTS).speed(0.25).suffix(" m"))
+                ui.add(crate::app::number(&mut b.target_height).range(spillway::level::ranges::HEIGHTS).speed(0.25).suffix(" m"))
                     .on_hover_text("Height the brush pulls the terrain towards");
                 ui.end_row();
             }
             Tool::Terrace => {
                 ui.label("Step height");
-                ui.add(egui::DragValue::new(&mut b.terrace_step).range(0.05..=1000.0).speed(0.05).suffix(" m"))
+                ui.add(crate::app::number(&mut b.terrace_step).range(0.05..=1000.0).speed(0.05).suffix(" m"))
                     .on_hover_text("Height of each terrace step");
                 ui.end_row();
             }
             Tool::Noise => {
                 ui.label("Feature size");
-                ui.add(egui::DragValue::new(&mut b.noise_scale).range(0.1..=10000.0).speed(0.1).suffix(" m"))
+                ui.add(crate::app::number(&mut b.noise_scale).range(0.1..=10000.0).speed(0.1).suffix(" m"))
                     .on_hover_text("Typical distance between bumps");
                 ui.end_row();
             }
@@ -123,7 +123,7 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
                 ui.end_row();
                 if b.water_mode == WaterMode::SetLevel {
                     ui.label("Water level");
-                    ui.add(egui::DragValue::new(&mut b.water_level).range(spillway::level::ranges::HEIGHTS).speed(0.05).suffix(" m"))
+                    ui.add(crate::app::number(&mut b.water_level).range(spillway::level::ranges::HEIGHTS).speed(0.05).suffix(" m"))
                         .on_hover_text("Surface height the brush pulls the water towards");
                     ui.end_row();
                 }
@@ -131,7 +131,7 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
             Tool::Roughness => {
                 ui.label("Manning's n");
                 ui.add(
-                    egui::DragValue::new(&mut b.roughness)
+                    crate::app::number(&mut b.roughness)
                         .range(roughness::N_RANGE)
                         .speed(0.001)
                         .max_decimals(3)

@@ -2,7 +2,7 @@
 //! capacity, or a hydrograph (a rate that follows simulated time: a flood wave, a pump's
 //! schedule), edited as a list of points with a plot of the curve.
 
-use egui::{DragValue, Ui};
+use egui::Ui;
 use egui_plot::{Line, Plot, PlotPoints};
 use spillway::Level;
 use spillway::level::{Schedule, Shape, SinkKind, SourceKind};
@@ -153,7 +153,7 @@ pub(super) fn kind_fields(
         ui.label("Level");
         busy.track(
             ui.add(
-                DragValue::new(&mut v.surface)
+                crate::app::number(&mut v.surface)
                     .range(spillway::level::ranges::HEIGHTS)
                     .max_decimals(2)
                     .speed(0.05)
@@ -168,7 +168,7 @@ pub(super) fn kind_fields(
     }
     busy.track(
         ui.add(
-            DragValue::new(&mut v.m3_per_s)
+            crate::app::number(&mut v.m3_per_s)
                 .max_decimals(2)
                 .range(0.0..=1.0e6)
                 .speed(0.1)
@@ -232,7 +232,7 @@ pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, un
             ui.horizontal(|ui| {
                 let time = busy.track(
                     ui.add(
-                        DragValue::new(&mut p[0])
+                        crate::app::number(&mut p[0])
                             .range(0.0..=1.0e7)
                             .speed(1.0)
                             .suffix(" s"),
@@ -242,7 +242,7 @@ pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, un
                 time.on_hover_text("Simulated time of the point, seconds");
                 busy.track(
                     ui.add(
-                        DragValue::new(&mut p[1])
+                        crate::app::number(&mut p[1])
                             .range(unit.min..=1.0e6)
                             .max_decimals(2)
                             .speed(0.1)
@@ -295,8 +295,15 @@ pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, un
             s.period = repeat.then_some(end);
         }
         if let Some(p) = s.period.as_mut() {
-            busy.track(ui.add(DragValue::new(p).range(0.1..=1.0e7).speed(1.0).suffix(" s")))
-                .on_hover_text("Length of one cycle, seconds");
+            busy.track(
+                ui.add(
+                    crate::app::number(p)
+                        .range(0.1..=1.0e7)
+                        .speed(1.0)
+                        .suffix(" s"),
+                ),
+            )
+            .on_hover_text("Length of one cycle, seconds");
         }
     });
     ui.end_row();

@@ -2,7 +2,7 @@
 //! then the selected one's fields (a sluice gate's opening as a schedule). Field changes reach
 //! the level live and become one command when the field is let go, as for gates.
 
-use egui::{DragValue, Ui};
+use egui::Ui;
 use spillway::level::{BreachGrowth, BreachStart, StructureKind};
 
 use super::EditorApp;
@@ -78,7 +78,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                         .on_hover_text("Length of the pipe: longer pipes lose more to friction");
                     ui.end_row();
                     ui.label("Roughness");
-                    busy.track(ui.add(DragValue::new(roughness).range(0.0..=1.0).speed(0.001)))
+                    busy.track(ui.add(crate::app::number(roughness).range(0.0..=1.0).speed(0.001)))
                         .on_hover_text("Manning's n of the pipe wall (concrete 0.013, corrugated metal 0.024)");
                     ui.end_row();
                 }
@@ -90,7 +90,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                         .on_hover_text("Height of the weir's crest: water above it pours over");
                     ui.end_row();
                     ui.label("Coefficient");
-                    busy.track(ui.add(DragValue::new(coefficient).range(0.01..=2.0).speed(0.01)))
+                    busy.track(ui.add(crate::app::number(coefficient).range(0.01..=2.0).speed(0.01)))
                         .on_hover_text("Discharge coefficient (1: the ideal broad-crested weir)");
                     ui.end_row();
                 }
@@ -105,7 +105,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                         .on_hover_text("Height of the floor under the gate");
                     ui.end_row();
                     ui.label("Contraction");
-                    busy.track(ui.add(DragValue::new(contraction).range(0.01..=1.0).speed(0.005)))
+                    busy.track(ui.add(crate::app::number(contraction).range(0.01..=1.0).speed(0.005)))
                         .on_hover_text("Contraction coefficient of the jet under the gate (0.611 for a sharp edge)");
                     ui.end_row();
                     ui.label("Opening").on_hover_text("The gate's opening above the sill over simulated time");
@@ -129,8 +129,8 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
 }
 
 /// A field of metres from `min`.
-fn metres(v: &mut f32, min: f32) -> DragValue<'_> {
-    DragValue::new(v)
+fn metres(v: &mut f32, min: f32) -> egui::DragValue<'_> {
+    crate::app::number(v)
         .range(min..=spillway::level::ranges::MAX_HEIGHT)
         .speed(0.05)
         .suffix(" m")
@@ -153,8 +153,14 @@ fn breach_fields(
         .on_hover_text("Width of the breach's floor once it is fully open");
     ui.end_row();
     ui.label("Side slope");
-    busy.track(ui.add(DragValue::new(side_slope).range(0.0..=100.0).speed(0.05)))
-        .on_hover_text("Horizontal metres per metre of height of the breach's sides");
+    busy.track(
+        ui.add(
+            crate::app::number(side_slope)
+                .range(0.0..=100.0)
+                .speed(0.05),
+        ),
+    )
+    .on_hover_text("Horizontal metres per metre of height of the breach's sides");
     ui.end_row();
     ui.label("Starts");
     ui.vertical(|ui| {
@@ -191,12 +197,19 @@ fn breach_fields(
         }
         match start {
             BreachStart::At(t) => {
-                busy.track(ui.add(DragValue::new(t).range(0.0..=1.0e7).speed(1.0).suffix(" s")));
+                busy.track(
+                    ui.add(
+                        crate::app::number(t)
+                            .range(0.0..=1.0e7)
+                            .speed(1.0)
+                            .suffix(" s"),
+                    ),
+                );
             }
             BreachStart::Overtopping(d) => {
                 busy.track(
                     ui.add(
-                        DragValue::new(d)
+                        crate::app::number(d)
                             .range(0.0..=100.0)
                             .speed(0.01)
                             .suffix(" m"),
@@ -228,13 +241,20 @@ fn breach_fields(
         }
         match growth {
             BreachGrowth::Steady(t) => {
-                busy.track(ui.add(DragValue::new(t).range(0.0..=1.0e7).speed(1.0).suffix(" s")))
-                    .on_hover_text("Seconds from its start to its full size");
+                busy.track(
+                    ui.add(
+                        crate::app::number(t)
+                            .range(0.0..=1.0e7)
+                            .speed(1.0)
+                            .suffix(" s"),
+                    ),
+                )
+                .on_hover_text("Seconds from its start to its full size");
             }
             BreachGrowth::Erosion(r) => {
                 busy.track(
                     ui.add(
-                        DragValue::new(r)
+                        crate::app::number(r)
                             .range(0.0..=100.0)
                             .speed(0.005)
                             .suffix(" m/s"),

@@ -245,7 +245,7 @@ fn keyframes_menu(timeline: &mut Timeline, ui: &mut Ui) {
         ui.horizontal(|ui| {
             ui.label("Every");
             ui.add(
-                egui::DragValue::new(&mut timeline.spacing)
+                crate::app::number(&mut timeline.spacing)
                     .range(0.1..=600.0)
                     .suffix(" s"),
             )
@@ -255,7 +255,7 @@ fn keyframes_menu(timeline: &mut Timeline, ui: &mut Ui) {
             ui.label("Memory budget");
             let mut mb = (timeline.budget >> 20) as u32;
             if ui
-                .add(egui::DragValue::new(&mut mb).range(16..=65536).suffix(" MB"))
+                .add(crate::app::number(&mut mb).range(16..=65536).suffix(" MB"))
                 .on_hover_text("Most memory the keyframes take; beyond it every other keyframe is dropped and the spacing doubles")
                 .changed()
             {

@@ -3,7 +3,7 @@
 //! Fill basin level. Field changes reach the level live and become one command when the field
 //! is let go (see [`super::authoring::Authoring::edit_live`]).
 
-use egui::{DragValue, Response, Ui};
+use egui::{Response, Ui};
 use spillway::Level;
 use spillway::level::{BoundaryKind, Schedule, Shape};
 
@@ -199,7 +199,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
     ui.horizontal(|ui| {
         busy.track(
             ui.add(
-                DragValue::new(&mut x)
+                crate::app::number(&mut x)
                     .max_decimals(2)
                     .range(0.0..=extent[0])
                     .speed(0.1)
@@ -210,7 +210,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
         .on_hover_text("East–west position of the centre, metres from the west edge");
         busy.track(
             ui.add(
-                DragValue::new(&mut y)
+                crate::app::number(&mut y)
                     .max_decimals(2)
                     .range(0.0..=extent[1])
                     .speed(0.1)
@@ -230,7 +230,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
             ui.label("Radius");
             busy.track(
                 ui.add(
-                    DragValue::new(radius)
+                    crate::app::number(radius)
                         .max_decimals(2)
                         .range(0.0..=1.0e5)
                         .speed(0.05)
@@ -249,7 +249,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
             ui.horizontal(|ui| {
                 busy.track(
                     ui.add(
-                        DragValue::new(&mut w)
+                        crate::app::number(&mut w)
                             .max_decimals(2)
                             .range(0.0..=1.0e5)
                             .speed(0.1)
@@ -260,7 +260,7 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
                 .on_hover_text("East–west width of the box, metres");
                 busy.track(
                     ui.add(
-                        DragValue::new(&mut h)
+                        crate::app::number(&mut h)
                             .max_decimals(2)
                             .range(0.0..=1.0e5)
                             .speed(0.1)
@@ -348,7 +348,7 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
             ui.horizontal(|ui| {
                 ui.label("Outside level");
                 ui.add(
-                    DragValue::new(surface)
+                    crate::app::number(surface)
                         .range(spillway::level::ranges::HEIGHTS)
                         .max_decimals(2)
                         .speed(0.05)
@@ -373,7 +373,7 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
             ui.horizontal(|ui| {
                 ui.label("Inflow");
                 ui.add(
-                    DragValue::new(m3_per_s)
+                    crate::app::number(m3_per_s)
                         .max_decimals(2)
                         .range(0.0..=1.0e6)
                         .speed(0.1)
@@ -446,7 +446,7 @@ fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
     match fill {
         FillLevel::AboveClick(depth) => {
             ui.add(
-                DragValue::new(depth)
+                crate::app::number(depth)
                     .max_decimals(2)
                     .range(0.0..=1.0e4)
                     .speed(0.05)
@@ -457,7 +457,7 @@ fn fill_settings(app: &mut EditorApp, ui: &mut Ui) {
         }
         FillLevel::Surface(surface) => {
             ui.add(
-                DragValue::new(surface)
+                crate::app::number(surface)
                     .range(spillway::level::ranges::HEIGHTS)
                     .max_decimals(2)
                     .speed(0.05)

@@ -91,7 +91,7 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
     egui::Grid::new("new level").num_columns(2).show(ui, |ui| {
         ui.label("Cells in x");
         ui.add(
-            egui::DragValue::new(&mut form.nx)
+            crate::app::number(&mut form.nx)
                 .range(2..=16384)
                 .suffix(" cells"),
         )
@@ -99,7 +99,7 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
         ui.end_row();
         ui.label("Cells in y");
         ui.add(
-            egui::DragValue::new(&mut form.ny)
+            crate::app::number(&mut form.ny)
                 .range(2..=16384)
                 .suffix(" cells"),
         )
@@ -107,7 +107,7 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
         ui.end_row();
         ui.label("Cell size");
         ui.add(
-            egui::DragValue::new(&mut form.cell_size)
+            crate::app::number(&mut form.cell_size)
                 .range(spillway::level::ranges::CELL_SIZE)
                 .speed(0.05)
                 .suffix(" m"),
@@ -116,7 +116,7 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
         ui.end_row();
         ui.label("Initial height");
         ui.add(
-            egui::DragValue::new(&mut form.height)
+            crate::app::number(&mut form.height)
                 .range(spillway::level::ranges::HEIGHTS)
                 .speed(0.5)
                 .suffix(" m"),
@@ -159,11 +159,11 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
 
 fn range_fields(ui: &mut egui::Ui, min: &mut f32, max: &mut f32, what: &str) {
     ui.label("Lowest height");
-    ui.add(egui::DragValue::new(min).speed(0.5).suffix(" m"))
+    ui.add(crate::app::number(min).speed(0.5).suffix(" m"))
         .on_hover_text(format!("Height of {what} 0 (black), metres"));
     ui.end_row();
     ui.label("Highest height");
-    ui.add(egui::DragValue::new(max).speed(0.5).suffix(" m"))
+    ui.add(crate::app::number(max).speed(0.5).suffix(" m"))
         .on_hover_text(format!("Height of the largest {what} (white), metres"));
     ui.end_row();
 }
@@ -200,7 +200,7 @@ fn import(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ImportForm) -> Outc
         if form.format == HeightmapFormat::RawR16 {
             ui.label("Samples per row");
             ui.add(
-                egui::DragValue::new(&mut form.raw_width)
+                crate::app::number(&mut form.raw_width)
                     .range(2..=16384)
                     .suffix(" px"),
             )
@@ -208,7 +208,7 @@ fn import(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ImportForm) -> Outc
             ui.end_row();
             ui.label("Rows");
             ui.add(
-                egui::DragValue::new(&mut form.raw_height)
+                crate::app::number(&mut form.raw_height)
                     .range(2..=16384)
                     .suffix(" px"),
             )
