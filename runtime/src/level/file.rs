@@ -31,9 +31,10 @@
 mod migrate;
 #[path = "sidecar.rs"]
 mod sidecar;
+#[path = "file_text.rs"]
+mod text;
 
-use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,7 @@ use super::{Limits, ValidationError};
 use crate::error::LevelError;
 use crate::grid::Grid;
 use sidecar::{GridRef, GridRequest, Sidecars, TempFile};
+use text::{read_text, ron_error, text_of, too_long};
 
 /// Largest level file (the RON text, not the sidecar) that [`load`] reads.
 const MAX_RON_BYTES: u64 = 256 << 20;
@@ -363,104 +365,6 @@ fn invalid(path: &Path, e: ValidationError) -> LevelError {
         path: path.to_path_buf(),
         field: e.field,
         reason: e.reason,
-    }
-}
-
-/// Reads the level file's text, refusing files over [`MAX_RON_BYTES`].
-fn read_text(path: &Path) -> Result<String, LevelError> {
-    let io_err = |source| LevelError::Io {
-        path: path.to_path_buf(),
-        action: "read the level file",
-        source,
-    };
-    let file = File::open(path).map_err(io_err)?;
-    let len = file.metadata().map_err(io_err)?.len();
-    if len > MAX_RON_BYTES {
-        return Err(too_long(path, len));
-    }
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.take(MAX_RON_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    text_of(path, bytes)
-}
-
-/// The error for a level file of `len` bytes, over [`MAX_RON_BYTES`].
-fn too_long(path: &Path, len: u64) -> LevelError {
-    invalid(
-        path,
-        ValidationError::new(
-            "(file)",
-            format!("the level file is {len} bytes, more than the {MAX_RON_BYTES}-byte limit"),
-        ),
-    )
-}
-
-/// The level file's bytes as text, or where they stop being UTF-8.
-fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, LevelError> {
-    String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let bytes = e.as_bytes();
-        let before = &bytes[..at];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        LevelError::Ron {
-            path: path.to_path_buf(),
-            line,
-            column: at - line_start + 1,
-            message: format!(
-                "not UTF-8 text (byte 0x{:02x} at byte offset {at}); a level file is RON text",
-                bytes[at]
-            ),
-        }
-    })
-}
-
-/// Converts a RON error to a [`LevelError::Ron`] at its position, quoting the offending line.
-fn ron_error(path: &Path, text: &str, e: ron::error::SpannedError) -> LevelError {
-    let line = e.span.start.line;
-    let mut message = match &e.code {
-        ron::Error::ExceededRecursionLimit => {
-            "nested too deeply (more brackets inside each other than any level has)".to_string()
-        }
-        code => code.to_string().replace(['\n', '\r'], " "),
-    };
-    // The parser names this module's private structs; a designer knows them as the level.
-    for (internal, shown) in [
-        ("struct `VersionProbe`", "the level"),
-        ("`VersionProbe`", "the level"),
-        ("`LevelFileV1`", "the level (format version 1)"),
-        ("`LevelFileV2`", "the level (format version 2)"),
-        ("`ParamsV2`", "`params`"),
-        ("`LevelFile`", "the level"),
-        ("`FlowFileV1`", "`flow` (format version 1)"),
-        ("`FlowFile`", "`flow`"),
-        ("`GridRef`", "the grid reference"),
-    ] {
-        message = message.replace(internal, shown);
-    }
-    let excerpt = text
-        .lines()
-        .nth(line.saturating_sub(1))
-        .unwrap_or("")
-        .trim();
-    if !excerpt.is_empty() {
-        let short: String = excerpt.chars().take(80).collect();
-        let more = if short.len() < excerpt.len() {
-            "…"
-        } else {
-            ""
-        };
-        message = format!("{message} (in `{short}{more}`)");
-    }
-    LevelError::Ron {
-        path: path.to_path_buf(),
-        line,
-        column: e.span.start.col,
-        message,
     }
 }
 
