@@ -46,7 +46,8 @@ pub enum Command {
     Bake(bake::BakeArgs),
     /// Load and validate a level file.
     Check(check::CheckArgs),
-    /// Time the solver on the peers' benchmark scene (see shared/bench/pipe_array.py).
+    /// Time the solver on the peers' benchmark scene: a dam break over hills, walls, n × n
+    /// cells (the scene of the peers' `pipe_array.py`, outside this repository).
     Bench(bench::BenchArgs),
 }
 
