@@ -5,13 +5,15 @@
 //! path into the level such as `sources[2].shape.radius`, `params.dt` or `terrain(x=3, y=7)`.
 
 use std::fmt;
-use std::path::{Component, Path};
+
+#[path = "validate_body.rs"]
+mod body;
+use body::check_body;
 
 use super::ranges::{CELL_SIZE, GRAVITY, MAX_HEIGHT, height, number, within};
 use super::schedule::{check_levels, check_schedule};
 use super::{
-    Body, Boundary, BoundaryKind, Edge, FlowState, Friction, Level, Params, Shape, SinkKind,
-    SourceKind,
+    Boundary, BoundaryKind, Edge, FlowState, Friction, Level, Params, Shape, SinkKind, SourceKind,
 };
 use crate::grid::Grid;
 
@@ -558,48 +560,4 @@ fn check_boundary(at: &str, b: &Boundary, nx: usize, ny: usize) -> Check {
         ));
     }
     check_boundary_kind(&format!("{at}.kind"), &b.kind)
-}
-
-fn check_body(at: &str, body: &Body) -> Check {
-    check_gltf_path(&format!("{at}.gltf"), &body.gltf)?;
-    for (i, &v) in body.translation.iter().enumerate() {
-        finite(&format!("{at}.translation[{i}]"), v)?;
-    }
-    for (i, &v) in body.rotation.iter().enumerate() {
-        finite(&format!("{at}.rotation[{i}]"), v)?;
-    }
-    let norm2: f32 = body.rotation.iter().map(|v| v * v).sum();
-    if !(norm2 > 0.0 && norm2.is_finite()) {
-        return Err(ValidationError::new(
-            format!("{at}.rotation"),
-            "quaternion has zero (or unrepresentable) length",
-        ));
-    }
-    for (i, &v) in body.scale.iter().enumerate() {
-        positive(&format!("{at}.scale[{i}]"), v)?;
-    }
-    positive(&format!("{at}.density"), body.density)
-}
-
-fn check_gltf_path(field: &str, gltf: &str) -> Check {
-    let err = |reason: &str| Err(ValidationError::new(field, reason));
-    if gltf.trim().is_empty() {
-        return err("glTF path is empty");
-    }
-    if gltf.contains('\0') {
-        return err("glTF path contains a NUL character");
-    }
-    let bytes = gltf.as_bytes();
-    let windows_absolute = gltf.starts_with('\\')
-        || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':');
-    let path = Path::new(gltf);
-    if windows_absolute
-        || path.is_absolute()
-        || path
-            .components()
-            .any(|c| matches!(c, Component::RootDir | Component::Prefix(_)))
-    {
-        return err("glTF path must be relative to the level file");
-    }
-    Ok(())
 }
