@@ -197,3 +197,38 @@ fn the_events_menu_jumps_to_the_moment_a_gate_opened() {
     let gates = ed.harness.state().preview().gates();
     assert!(gates.iter().all(|g| g.open), "{gates:?}");
 }
+
+#[test]
+fn the_bar_of_a_level_baked_at_a_later_time_spans_its_own_run() {
+    // The river baked at 40 s, as `spillway bake` leaves a level.
+    let mut sim = spillway::sim::Simulation::new(&river()).unwrap();
+    sim.advance(40.0).unwrap();
+    let baked = sim.bake_into(&river());
+    let start = baked.flow.as_ref().unwrap().time;
+    assert!((start - 40.0).abs() < 0.05, "{start}");
+    let mut ed = editor(&baked);
+    ed.click("Play");
+    ed.frames(27);
+    ed.click("Pause");
+    let timeline = &ed.harness.state().preview().timeline;
+    let (origin, span) = (timeline.origin(), timeline.span());
+    assert_eq!(origin, start);
+    assert!(span > start + 5.0, "{span}");
+
+    // A click at 40% of the bar goes to 40% of the run, not to 40% of 0 s..end (before 40 s).
+    let bar = ed.harness.get_by_label("Timeline bar").rect();
+    ed.click_screen(egui::pos2(bar.min.x + 0.4 * bar.width(), bar.center().y));
+    settle(&mut ed);
+    let wanted = start + 0.4 * (span - start);
+    assert!(
+        (clock(&ed) - wanted).abs() < 0.05,
+        "scrubbed to {} for {wanted}",
+        clock(&ed)
+    );
+    ed.click_contains("Branches (");
+    let run = format!("Run: {start:.1} s to");
+    assert!(
+        ed.harness.query_by_label_contains(&run).is_some(),
+        "the Branches menu names the run from {start:.1} s"
+    );
+}

@@ -234,7 +234,7 @@ fn branches_menu(timeline: &Timeline, ui: &mut Ui, asked: &mut Vec<TimelineActio
 fn describe(b: &Branch) -> String {
     match b.forked_at {
         Some(t) => format!("{}: from {t:.1} s to {:.1} s", b.name, b.end),
-        None => format!("{}: 0 s to {:.1} s", b.name, b.end),
+        None => format!("{}: {:.1} s to {:.1} s", b.name, b.start, b.end),
     }
 }
 
@@ -294,8 +294,9 @@ fn bar(app: &EditorApp, ui: &mut Ui) -> Option<TimelineAction> {
     let size = vec2(ui.available_width(), 26.0 + 5.0 * rows);
     let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Timeline bar"));
-    let span = timeline.span().max(now).max(1.0);
-    let x = |t: f64| rect.left() + (t / span) as f32 * rect.width();
+    let origin = timeline.origin().min(now);
+    let span = (timeline.span().max(now) - origin).max(1.0);
+    let x = |t: f64| rect.left() + ((t - origin) / span) as f32 * rect.width();
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
     painter.rect_filled(rect, 3.0, visuals.extreme_bg_color);
@@ -323,7 +324,7 @@ fn bar(app: &EditorApp, ui: &mut Ui) -> Option<TimelineAction> {
         } else {
             Color32::GRAY
         };
-        let from = b.forked_at.unwrap_or(0.0);
+        let from = b.start;
         painter.line_segment(
             [pos2(x(from), y), pos2(x(b.end), y)],
             Stroke::new(3.0, colour),
@@ -365,7 +366,7 @@ fn bar(app: &EditorApp, ui: &mut Ui) -> Option<TimelineAction> {
     if let Some(e) = hovered_event.filter(|_| response.clicked()) {
         return Some(TimelineAction::Seek(e.time));
     }
-    let t = ((p.x - rect.left()) / rect.width()) as f64 * span;
-    let t = t.clamp(0.0, branch.end);
+    let t = origin + ((p.x - rect.left()) / rect.width()) as f64 * span;
+    let t = t.clamp(origin, branch.end);
     ((t - now).abs() * rect.width() as f64 / span >= 1.0).then_some(TimelineAction::Seek(t))
 }

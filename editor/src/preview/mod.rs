@@ -338,6 +338,10 @@ impl Preview {
         };
         match started {
             Ok(()) => {
+                if start.is_none() {
+                    self.timeline
+                        .starts_at(level.flow.as_ref().map_or(0.0, |f| f.time));
+                }
                 self.uploaded = Some(level.clone());
                 self.restored_bodies = start.map(|s| s.bodies);
                 true
@@ -407,6 +411,10 @@ impl Preview {
             self.fall_back(&why);
         }
         self.flush();
+        if let Some(sim) = self.sim.as_mut() {
+            // Every recorded step is submitted now, so the read-back's clock is the water's.
+            sim.request_stats();
+        }
         if let Some(time) = self.seek_to.take() {
             self.go_to(level, time);
         }
@@ -465,11 +473,12 @@ impl Preview {
                 }
             }
         }
+        let caught_up = self.catch_up(level.params.dt, steps);
         self.after_steps(level);
         let Some(sim) = self.sim.as_mut() else {
             return false;
         };
-        self.last_steps = steps;
+        self.last_steps = steps + caught_up;
         if let Some(stats) = sim.poll_stats() {
             let status = sim.status();
             self.clamped_steps = status.clamped_steps;
@@ -481,7 +490,6 @@ impl Preview {
                 sim.clear_halt();
             }
         }
-        sim.request_stats();
         if let Some(reading) = sim.poll_probe() {
             self.probe = Some(reading);
         }
@@ -489,7 +497,30 @@ impl Preview {
             Some((x, y)) => sim.request_probe(x, y),
             None => self.probe = None,
         }
-        self.playing || steps > 0 || self.target.is_some()
+        self.playing || steps + caught_up > 0 || self.target.is_some()
+    }
+
+    /// Records steps that run again the simulated time clamped steps lost (the water's own
+    /// time fell behind the clock), within the frame's step budget, after the frame's `steps`;
+    /// returns how many. Not with bodies (their steps are coupled one by one) nor while the
+    /// water is halted.
+    fn catch_up(&mut self, dt: f32, steps: usize) -> usize {
+        if self.has_bodies() || self.halt.is_some() {
+            return 0;
+        }
+        let Some(sim) = self.sim.as_mut() else {
+            return 0;
+        };
+        match sim.encode_catch_up(dt, MAX_STEPS_PER_FRAME.saturating_sub(steps)) {
+            Ok((commands, n)) => {
+                self.commands.extend(commands);
+                n
+            }
+            Err(e) => {
+                self.fail(PreviewError::Gpu(e));
+                0
+            }
+        }
     }
 
     /// Takes this frame's recorded solver steps, for the renderer to submit in the same

@@ -67,6 +67,9 @@ pub struct Branch {
     pub name: String,
     /// The moment it left its parent branch (`None`: the first run).
     pub forked_at: Option<f64>,
+    /// The moment its water starts: its fork, or for the first run the level's own time (a
+    /// level baked at 40 s starts there), seconds.
+    pub start: f64,
     /// Keyframes in time order.
     pub keys: Vec<Arc<Keyframe>>,
     /// Events in time order.
@@ -80,6 +83,7 @@ impl Branch {
         Self {
             name,
             forked_at: None,
+            start: 0.0,
             keys: Vec::new(),
             events: Vec::new(),
             end: 0.0,
@@ -354,6 +358,7 @@ impl Timeline {
         let parent = self.branch();
         let mut branch = Branch::new(format!("Branch {}", self.made));
         branch.forked_at = Some(time);
+        branch.start = time;
         // A keyframe at the very moment is taken again, with the edit in it.
         branch.keys = (parent.keys.iter())
             .filter(|k| k.time() < time - 1e-9)
@@ -411,6 +416,25 @@ impl Timeline {
     /// The latest moment any branch reached, seconds (the timeline's span).
     pub fn span(&self) -> f64 {
         self.branches.iter().map(|b| b.end).fold(0.0, f64::max)
+    }
+
+    /// The earliest moment of any branch, seconds (the left end of the timeline's bar).
+    pub fn origin(&self) -> f64 {
+        (self.branches.iter())
+            .map(|b| b.start)
+            .fold(f64::INFINITY, f64::min)
+            .min(self.span())
+    }
+
+    /// The water of a new run starts at `time` (the level's own time: 0 s, or the moment it
+    /// was baked at). Only the first run's start moves; a timeline that has recorded water
+    /// keeps its start.
+    pub fn starts_at(&mut self, time: f64) {
+        if self.branches.len() == 1 && self.branches[0].keys.is_empty() && time.is_finite() {
+            let run = &mut self.branches[0];
+            run.start = time;
+            run.end = run.end.max(time);
+        }
     }
 }
 

@@ -281,9 +281,35 @@ impl GpuSimulation {
             let n = (lag / dt as f64).round().max(1.0) as usize;
             // The clock already counts these steps' time.
             self.record_steps(n, dt, None, None)?;
+            self.lag.made_up(n, dt);
             added += n as u64;
         }
         Ok(added)
+    }
+
+    /// Simulated time that clamped steps lost and that is not yet run again, as of the last
+    /// collected read-back (see [`Self::encode_catch_up`]), seconds.
+    pub fn lost_time(&self) -> f64 {
+        self.lag.owed
+    }
+
+    /// Records, without waiting, steps of `dt` that run again the time clamped steps lost
+    /// ([`Self::lost_time`], as the last read-back stats found it), at most `max` of them;
+    /// they do not move [`Self::clock`], which already counts that time. Returns the command
+    /// buffers to submit (an interactive preview calls it each frame after its steps, so the
+    /// water's own time keeps up with the clock without a stall) and the steps recorded.
+    pub fn encode_catch_up(
+        &mut self,
+        dt: f32,
+        max: usize,
+    ) -> Result<(Vec<wgpu::CommandBuffer>, usize), GpuError> {
+        let mut out = Vec::new();
+        let n = ((self.lag.owed / dt as f64).round().max(0.0) as usize).min(max);
+        if n > 0 {
+            self.record_steps(n, dt, None, Some(&mut out))?;
+            self.lag.made_up(n, dt);
+        }
+        Ok((out, n))
     }
 
     /// One step of `dt` seconds (see [`Self::step_n`]).
@@ -321,6 +347,7 @@ impl GpuSimulation {
         );
         self.ctx.queue.submit([encoder.finish()]);
         self.readback.map();
+        self.lag.asked(self.clock);
     }
 
     /// The stats of the last requested read-back once the GPU delivered them; never blocks.
@@ -336,6 +363,7 @@ impl GpuSimulation {
                     self.time_base,
                 );
                 let stats = report.stats;
+                self.lag.found(stats.time);
                 self.last = Some(report);
                 Some(stats)
             }
@@ -373,6 +401,7 @@ impl GpuSimulation {
                     self.time_base,
                 );
                 let stats = report.stats;
+                self.lag.found(stats.time);
                 self.last = Some(report);
                 self.check_device()?;
                 return Ok(stats);
@@ -494,5 +523,36 @@ impl GpuSimulation {
         out.set_breaches(&self.breaches()?);
         self.bake_bed(&mut out)?;
         Ok(out)
+    }
+}
+
+/// The simulated time clamped steps lost, seen through the asynchronous stats read-backs: the
+/// clock when a read-back was asked for, against the water's own time it found, less what was
+/// run again since the request.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Lag {
+    /// Seconds run again so far, in all.
+    made_up: f64,
+    /// The clock and `made_up` when the read-back under way was asked for.
+    at_request: (f64, f64),
+    /// Seconds still to run again, as of the last read-back.
+    pub(crate) owed: f64,
+}
+
+impl Lag {
+    fn asked(&mut self, clock: f64) {
+        self.at_request = (clock, self.made_up);
+    }
+
+    fn found(&mut self, water_time: f64) {
+        let (clock, made_up) = self.at_request;
+        let owed = clock - water_time - (self.made_up - made_up);
+        self.owed = if owed.is_finite() { owed.max(0.0) } else { 0.0 };
+    }
+
+    fn made_up(&mut self, steps: usize, dt: f32) {
+        let t = steps as f64 * dt as f64;
+        self.made_up += t;
+        self.owed = (self.owed - t).max(0.0);
     }
 }

@@ -54,6 +54,8 @@ pub struct GpuSimulation {
     pub(crate) time_base: f64,
     /// Simulated time after the steps recorded so far (the GPU's own clock, seen from the CPU).
     pub(crate) clock: f64,
+    /// Time lost to clamped steps, and what of it has been run again: see [`super::run::Lag`].
+    pub(crate) lag: super::run::Lag,
     pub(crate) gates: Gates,
     /// Max depth and speed at start-up (for the first steps' sub-step count).
     pub(crate) init_figures: (f32, f32),
@@ -324,6 +326,7 @@ impl GpuSimulation {
             volume_initial: volume(&start.depth, dx),
             time_base: start.time,
             clock: start.time,
+            lag: Default::default(),
             gates,
             init_figures: (max_depth, start.max_speed),
             edge_cells: cells,
