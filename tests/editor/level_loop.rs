@@ -3,6 +3,7 @@
 //! Roughness tool slowing the river; a bake cancelled (nothing changes) and a bake finished
 //! (the saved water equals a headless `spillway bake`); "Keep this state" and its undo.
 
+use egui_kittest::kittest::Queryable;
 use std::time::{Duration, Instant};
 
 use egui::{Key, Modifiers};
@@ -195,6 +196,14 @@ fn wait_for_bake(ed: &mut Editor, limit: Duration) {
         ed.frames(1);
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The frame that found it ended shows its notice (the status bar is drawn after the bake
+    // is collected), so it shows without the designer moving the mouse.
+    assert!(
+        ["Baked:", "Bake cancelled"]
+            .iter()
+            .any(|t| ed.harness.query_by_label_contains(t).is_some()),
+        "the frame that found the bake ended shows no notice"
+    );
     ed.frames(2);
 }
 

@@ -239,10 +239,18 @@ fn two_basins() -> Level {
 
 #[test]
 fn fill_to_spill_fills_a_basin_to_its_saddle_and_marks_the_saddle() {
-    let mut ed = editor_with(&two_basins());
-    ed.key(Modifiers::NONE, Key::L);
-    ed.click("To its spill level");
-    ed.click_at(ed.screen(15.5, 15.5));
+    // At the bottom of the west basin, and 2 m up its side (the fill starts from the bottom
+    // the clicked cell drains to).
+    for (x, y) in [(15.5, 15.5), (10.5, 15.5), (15.5, 20.5)] {
+        let mut ed = editor_with(&two_basins());
+        ed.key(Modifiers::NONE, Key::L);
+        ed.click("To its spill level");
+        ed.click_at(ed.screen(x, y));
+        filled_to_the_saddle(&ed);
+    }
+}
+
+fn filled_to_the_saddle(ed: &crate::support::Editor) {
     let level = ed.harness.state().document().level();
     let saddle = 3.0;
     let mut wet = 0;

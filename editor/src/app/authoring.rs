@@ -14,7 +14,7 @@ use crate::tools::gate::{gate_label, hit_gate, new_gate};
 use crate::tools::gauge::{hit_gauge, new_gauge};
 use crate::tools::leaks::Leak;
 use crate::tools::placement::{PlacementDrag, Selection, hit};
-use crate::tools::spill::{Spill, spill};
+use crate::tools::spill::{Spill, basin_floor, spill};
 use crate::tools::structure::{StructureChoice, hit_structure, new_structure};
 use spillway_render::math::Vec3;
 
@@ -263,23 +263,32 @@ impl Authoring {
         if !(cx >= 0.0 && cy >= 0.0) || cx as usize >= level.nx() || cy as usize >= level.ny() {
             return "Click inside the level to fill a basin".into();
         }
-        let (cx, cy) = (cx as usize, cy as usize);
+        let (mut cx, mut cy) = (cx as usize, cy as usize);
         self.last_spill = None;
         let surface = match self.fill {
-            FillLevel::ToSpill => match walls.map_or_else(
-                || spill(level, &spillway::sim::closed_ground(level), cx, cy),
-                |ground| spill(level, ground, cx, cy),
-            ) {
-                Some(s) => {
-                    self.last_spill = Some(s);
-                    s.surface
+            FillLevel::ToSpill => {
+                let closed;
+                let ground = match walls {
+                    Some(ground) => ground,
+                    None => {
+                        closed = spillway::sim::closed_ground(level);
+                        &closed
+                    }
+                };
+                // The basin the clicked cell lies in or drains to, filled from its floor.
+                (cx, cy) = basin_floor(level, ground, cx, cy);
+                match spill(level, ground, cx, cy) {
+                    Some(s) => {
+                        self.last_spill = Some(s);
+                        s.surface
+                    }
+                    None => {
+                        return "This basin is walled in all round: it never spills, so there \
+                                is no spill level to fill to"
+                            .into();
+                    }
                 }
-                None => {
-                    return "This basin is walled in all round: it never spills, so there is \
-                            no spill level to fill to"
-                        .into();
-                }
-            },
+            }
             other => other.surface(level.terrain.get(cx, cy)),
         };
         self.last_fill = Some(surface);

@@ -117,19 +117,21 @@ fn set_state(app: &mut EditorApp, label: &str, from: &spillway::Level) {
         .execute(Box::new(SetWaterState::new(label, before, after)));
 }
 
-/// The progress window of a running bake, and what happens when it ends.
+/// What happens when a bake ends: called at the start of a frame, before the panels, so the
+/// frame that finds it ended already shows its notice and its water.
+pub(crate) fn collect(app: &mut EditorApp, ctx: &egui::Context) {
+    if let Some(end) = app.bake.as_mut().and_then(|job| job.poll()) {
+        app.bake = None;
+        finish(app, end);
+        ctx.request_repaint();
+    }
+}
+
+/// The progress window of a running bake.
 pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
     let Some(job) = app.bake.as_mut() else {
         return;
     };
-    match job.poll() {
-        None => {}
-        Some(end) => {
-            app.bake = None;
-            finish(app, end);
-            return;
-        }
-    }
     ctx.request_repaint_after(std::time::Duration::from_millis(50));
     egui::Modal::new(egui::Id::unique("bake progress")).show(ctx, |ui| {
         ui.set_width(460.0);

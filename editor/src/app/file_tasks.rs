@@ -288,8 +288,9 @@ fn file_name(path: &Path) -> String {
     )
 }
 
-/// The progress window of the running file task, and what happens when it ends.
-pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
+/// What happens when the running file task ends: called at the start of a frame, before the
+/// panels, so the frame that finds it ended already shows its notice and what it changed.
+pub(crate) fn collect(app: &mut EditorApp, ctx: &egui::Context) {
     let Some(running) = app.file_task.as_ref() else {
         return;
     };
@@ -299,12 +300,19 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
         FileTask::Export { task, .. } => task.poll().map(|r| r.map(|()| None)),
         FileTask::Erode { task, .. } => task.poll().map(|r| r.map(Some)),
     };
-    if let Some(result) = done {
-        if let Some(running) = app.file_task.take() {
-            finish(app, running, result);
-        }
-        return;
+    if let Some(result) = done
+        && let Some(running) = app.file_task.take()
+    {
+        finish(app, running, result);
+        ctx.request_repaint();
     }
+}
+
+/// The progress window of the running file task.
+pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
+    let Some(running) = app.file_task.as_ref() else {
+        return;
+    };
     ctx.request_repaint_after(Duration::from_millis(50));
     egui::Modal::new(egui::Id::unique("file task")).show(ctx, |ui| {
         ui.set_width(380.0);

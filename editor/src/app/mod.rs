@@ -450,6 +450,8 @@ impl eframe::App for EditorApp {
         for action in self.input(&ctx) {
             self.request(action);
         }
+        bake_panel::collect(self, &ctx);
+        file_tasks::collect(self, &ctx);
 
         egui::Panel::top("menu").show(ui, |ui| menu::show(self, ui));
         egui::Panel::bottom("status").show(ui, |ui| panels::status_bar(self, ui));

@@ -90,16 +90,53 @@ fn open_edge(level: &Level, x: usize, y: usize) -> bool {
         || (y + 1 == ny && lets_out(Edge::South, x))
 }
 
-/// The spill of the basin around cell `(x, y)` over `ground` ([`walls`]): the region grows from the cell over its lowest
-/// rim cell each time; the water level is the highest ground crossed so far. The first rim cell
-/// lower than that level lies beyond the spill point, the region cell it was reached from; an
-/// edge cell whose edge lets water out is a spill point too. `None` when the cell is outside the map or
-/// the basin holds water up to the top of the map (walled in all round).
+/// The bottom of the basin cell `(x, y)` drains to over `ground`: from the cell, always on to
+/// its lowest 4-neighbour while that is lower, until no neighbour is (a pit, or a flat). Every
+/// cell on the way lies at or below the cell's ground.
+pub fn basin_floor(level: &Level, ground: &[f32], x: usize, y: usize) -> (usize, usize) {
+    let (nx, ny) = (level.nx(), level.ny());
+    let (mut x, mut y) = (x.min(nx - 1), y.min(ny - 1));
+    // Each move goes strictly lower, so no cell is visited twice.
+    loop {
+        let here = ground[y * nx + x];
+        let mut best = (here, x, y);
+        let mut look = |i: usize, j: usize| {
+            let h = ground[j * nx + i];
+            if h < best.0 {
+                best = (h, i, j);
+            }
+        };
+        if x > 0 {
+            look(x - 1, y);
+        }
+        if x + 1 < nx {
+            look(x + 1, y);
+        }
+        if y > 0 {
+            look(x, y - 1);
+        }
+        if y + 1 < ny {
+            look(x, y + 1);
+        }
+        if (best.1, best.2) == (x, y) {
+            return (x, y);
+        }
+        (x, y) = (best.1, best.2);
+    }
+}
+
+/// The spill of the basin cell `(x, y)` lies in (or drains to) over `ground` ([`walls`]): the
+/// region grows from the basin's floor ([`basin_floor`]) over its lowest rim cell each time;
+/// the water level is the highest ground crossed so far. The first rim cell lower than that
+/// level lies beyond the spill point, the region cell it was reached from; an edge cell whose
+/// edge lets water out is a spill point too. `None` when the cell is outside the map or the
+/// basin holds water up to the top of the map (walled in all round).
 pub fn spill(level: &Level, ground: &[f32], x: usize, y: usize) -> Option<Spill> {
     let (nx, ny) = (level.nx(), level.ny());
     if x >= nx || y >= ny {
         return None;
     }
+    let (x, y) = basin_floor(level, ground, x, y);
     spill_from(level, ground, &[y * nx + x])
 }
 
@@ -201,6 +238,23 @@ mod tests {
                 .surface,
             3.0
         );
+    }
+
+    #[test]
+    fn a_click_on_the_side_of_a_bowl_finds_the_same_spill_as_its_bottom() {
+        let level = two_bowls();
+        let ground = walls(&level, &[]);
+        let bottom = spill(&level, &ground, 10, 10).expect("it spills");
+        // 2 m up the west side and 1.5 m up the south side of the west bowl.
+        for (x, y) in [(6, 10), (10, 13), (7, 8)] {
+            assert_eq!(basin_floor(&level, &ground, x, y), (10, 10));
+            assert_eq!(spill(&level, &ground, x, y), Some(bottom), "from {x}, {y}");
+        }
+        // On the east bowl's side it is the east bowl's, which spills over the same saddle.
+        assert_eq!(basin_floor(&level, &ground, 34, 12), (30, 10));
+        // On the flat rim no cell is lower: the water stays where it is put.
+        let rim = spill(&level, &ground, 0, 0).expect("it spills");
+        assert_eq!((rim.surface, rim.off_map), (5.0, false));
     }
 
     #[test]
