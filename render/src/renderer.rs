@@ -208,7 +208,7 @@ impl TerrainRenderer {
 
     /// Uploads what changed in `level` (everything on first use or when the size changed).
     pub fn sync(&mut self, level: &Level, changes: &Dirty) {
-        let max = self.device.limits().max_texture_dimension_2d as usize;
+        let max = self.max_side();
         if level.nx() > max || level.ny() > max {
             self.terrain = None;
             self.error = Some(RenderError::TooLarge {
@@ -266,6 +266,11 @@ impl TerrainRenderer {
             Some((textures, _)) => textures.set_reference(&self.device, &self.queue, depth),
             None => false,
         }
+    }
+
+    /// The most cells a side of a level this device can draw (its largest 2D texture).
+    pub fn max_side(&self) -> usize {
+        self.device.limits().max_texture_dimension_2d as usize
     }
 
     /// Why the level cannot be drawn, if it cannot.

@@ -17,6 +17,10 @@ pub struct Dirty {
     pub roughness: Option<CellRect>,
     /// The level's parameters may differ (the level-wide roughness among them).
     pub parameters: bool,
+    /// The terrain's height range (which sets the terrain's colours and the camera's bounds)
+    /// is to be found again over the whole grid, as after a finished edit or an undo that may
+    /// have lowered a peak. Otherwise an edit only widens it (cheap while a brush moves).
+    pub rescan_range: bool,
 }
 
 impl Dirty {
@@ -55,7 +59,8 @@ pub struct TerrainTextures {
     reference: Option<wgpu::Texture>,
     nx: usize,
     ny: usize,
-    /// Lowest and highest terrain height uploaded (grows with edits; exact after a full upload).
+    /// Lowest and highest terrain height uploaded (grows with edits; exact after a full upload
+    /// or a [`Dirty::rescan_range`]).
     range: (f32, f32),
     /// Cells uploaded since creation (for the benchmark and tests).
     uploaded_cells: u64,
@@ -190,7 +195,9 @@ impl TerrainTextures {
         let all = CellRect::whole(self.nx, self.ny);
         if let Some(rect) = changes.terrain.map(|r| r.intersect(&all)) {
             upload(queue, &self.heights, &level.terrain, &rect);
-            if let Some((lo, hi)) = value_range(&level.terrain, &rect) {
+            if changes.rescan_range {
+                self.range = value_range(&level.terrain, &all).unwrap_or((0.0, 1.0));
+            } else if let Some((lo, hi)) = value_range(&level.terrain, &rect) {
                 self.range = (self.range.0.min(lo), self.range.1.max(hi));
             }
             self.uploaded_cells += rect.area() as u64;

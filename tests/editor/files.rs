@@ -402,3 +402,28 @@ fn a_body_placed_from_the_library_is_autosaved_and_restored() {
     ed.click("Restore");
     assert_eq!(ed.harness.state().document().level(), &edited);
 }
+
+#[test]
+fn a_new_level_larger_than_the_gpu_draws_is_warned_of() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::COMMAND, Key::N);
+    let warning = "cells a side";
+    assert!(ed.harness.query_by_label_contains(warning).is_none());
+    let max = ed.harness.state().max_drawn_side().expect("a renderer");
+    let typed = (max + 1).to_string();
+    ed.harness
+        .get_all_by(|n| n.value().is_some_and(|v| v == "256 cells"))
+        .next()
+        .expect("the Cells in x field")
+        .click();
+    ed.harness.run_steps(3);
+    ed.key(Modifiers::COMMAND, Key::A);
+    ed.harness.event(egui::Event::Text(typed.clone()));
+    ed.key(Modifiers::NONE, Key::Enter);
+    ed.harness.run_steps(3);
+    let wanted = format!("at most {max} cells a side: the viewport cannot show a {typed} × 256");
+    assert!(
+        ed.harness.query_by_label_contains(&wanted).is_some(),
+        "the dialog warns that the viewport cannot draw it"
+    );
+}

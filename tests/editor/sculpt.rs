@@ -136,3 +136,34 @@ fn flatten_pulls_towards_the_height_where_the_stroke_started() {
     assert!(closer > 20, "{closer} cells moved towards {target}");
     assert_eq!(further, 0);
 }
+
+#[test]
+fn undoing_a_tall_stroke_gives_the_terrain_its_colours_back() {
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    ed.harness.state_mut().brush_mut().radius = RADIUS;
+    ed.harness.state_mut().brush_mut().strength = 1.0;
+    ed.frames(1);
+    let range = |ed: &crate::support::Editor| {
+        ed.harness
+            .state()
+            .drawn_height_range()
+            .expect("the renderer has the level")
+    };
+    let before = range(&ed);
+    // Raise the same spot over many frames: a peak well above the rest.
+    let here = ed.at(0.5, 0.5);
+    let path = vec![here; 40];
+    ed.drag(&path, Modifiers::NONE);
+    ed.frames(1);
+    let raised = range(&ed);
+    assert!(raised.1 > before.1 + 0.5, "{before:?} → {raised:?}");
+    ed.key(Modifiers::COMMAND, Key::Z);
+    ed.frames(1);
+    assert_eq!(ed.terrain(), level.terrain.data, "undo restores the ground");
+    assert_eq!(
+        range(&ed),
+        before,
+        "the colours span the ground as it is again"
+    );
+}

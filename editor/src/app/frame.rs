@@ -185,7 +185,12 @@ impl EditorApp {
             ui.ctx().request_repaint();
         }
         let level = self.document.level();
-        renderer.sync(level, &changes.dirty());
+        let dirty = spillway_render::Dirty {
+            // A finished stroke or an undo may have lowered the highest ground.
+            rescan_range: self.sculpt.stroke.is_none(),
+            ..changes.dirty()
+        };
+        renderer.sync(level, &dirty);
         // An Erode run under way shows the terrain it has made so far.
         if let Some(shown) = super::file_tasks::erosion_so_far(&mut self.file_task) {
             let all = spillway::CellRect::whole(shown.nx(), shown.ny());
@@ -249,5 +254,19 @@ fn water_legend(overlay: WaterOverlay, live: bool, depth: f32) -> Option<(String
             ),
             false,
         )),
+    }
+}
+
+impl EditorApp {
+    /// The terrain heights the viewport's colours span (lowest, highest), once the renderer
+    /// has the level.
+    pub fn drawn_height_range(&self) -> Option<(f32, f32)> {
+        let renderer = self.renderer.as_ref()?;
+        renderer.terrain().map(|t| t.range())
+    }
+
+    /// The most cells a side of a level the viewport can draw, once it has a renderer.
+    pub fn max_drawn_side(&self) -> Option<usize> {
+        self.renderer.as_ref().map(|r| r.max_side())
     }
 }

@@ -94,6 +94,8 @@ impl Changes {
             water: self.water,
             roughness: self.roughness,
             parameters: self.settings,
+            // Whether an edit is finished is the viewport's to say (a stroke under way).
+            rescan_range: false,
         }
     }
 }

@@ -134,6 +134,18 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
         Ok(_) => ui.weak(extent),
         Err(e) => ui.colored_label(ui.visuals().error_fg_color, e.to_string()),
     };
+    if let Some(max) = app.renderer.as_ref().map(|r| r.max_side())
+        && form.nx.max(form.ny) > max
+    {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!(
+                "This GPU draws levels of at most {max} cells a side: the viewport cannot show \
+                 a {} × {} level (the command line can still bake it)",
+                form.nx, form.ny
+            ),
+        );
+    }
     let mut outcome = Outcome::Keep;
     buttons(ui, |ui| {
         let create = ui
