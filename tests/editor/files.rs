@@ -427,3 +427,21 @@ fn a_new_level_larger_than_the_gpu_draws_is_warned_of() {
         "the dialog warns that the viewport cannot draw it"
     );
 }
+
+#[test]
+fn a_desktop_with_no_file_dialog_is_said_so() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.dialogs.set_no_desktop(true);
+    ed.key(Modifiers::COMMAND, Key::O);
+    ed.frames(2);
+    assert!(
+        ed.harness
+            .query_by_label_contains("No file dialog could be shown")
+            .is_some(),
+        "Open with no file dialog says why nothing happened"
+    );
+    assert!(matches!(
+        ed.harness.state().dialog(),
+        Some(Dialog::Error { .. })
+    ));
+}

@@ -104,3 +104,41 @@ fn raw_r16_import_then_export_round_trips() {
 fn npy_import_then_export_round_trips() {
     round_trip(HeightmapFormat::Npy, "in.npy");
 }
+
+#[test]
+fn an_empty_export_range_is_said_before_the_file_is_chosen() {
+    let mut ed = editor_with(&bumpy_level());
+    let output = ed.dir.path().join("out.png");
+    ed.dialogs.push(&output);
+    ed.click("File");
+    ed.click("Export heightmap…");
+    // The lowest height typed above the highest (the dialog's two fields come last).
+    let fields: Vec<_> = ed
+        .harness
+        .get_all_by(|n| n.value().is_some_and(|v| v.ends_with(" m")))
+        .collect();
+    fields[fields.len() - 2].click();
+    ed.frames(3);
+    ed.key(egui::Modifiers::COMMAND, egui::Key::A);
+    ed.harness.event(egui::Event::Text("1000".into()));
+    ed.key(egui::Modifiers::NONE, egui::Key::Enter);
+    ed.frames(3);
+    assert!(
+        ed.harness
+            .query_by_label_contains("the top must be above the bottom")
+            .is_some(),
+        "the dialog says the range is empty"
+    );
+    ed.click("Export…");
+    ed.frames(2);
+    assert!(
+        matches!(
+            ed.harness.state().dialog(),
+            Some(spillway_editor::app::Dialog::Export(_))
+        ),
+        "the dialog stays open for a range the file can hold"
+    );
+    assert!(!output.exists());
+    // The file picker was not opened: its answer is still queued for the next question.
+    assert_eq!(ed.dialogs.pending(), 1, "no file was asked for");
+}

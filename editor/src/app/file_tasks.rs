@@ -289,8 +289,15 @@ fn file_name(path: &Path) -> String {
 }
 
 /// What happens when the running file task ends: called at the start of a frame, before the
-/// panels, so the frame that finds it ended already shows its notice and what it changed.
+/// panels, so the frame that finds it ended already shows its notice and what it changed. A
+/// file question the last frame could not ask (no file dialog on this desktop) is said here too.
 pub(crate) fn collect(app: &mut EditorApp, ctx: &egui::Context) {
+    if let Some(why) = app.dialogs.take_unavailable() {
+        app.dialog = Some(super::Dialog::Error {
+            title: "No file dialog".into(),
+            message: why,
+        });
+    }
     let Some(running) = app.file_task.as_ref() else {
         return;
     };

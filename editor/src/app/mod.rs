@@ -78,7 +78,7 @@ impl EditorOptions {
         Self {
             project,
             config: ConfigPaths::from_env(),
-            dialogs: Box::new(NativeDialogs),
+            dialogs: Box::new(NativeDialogs::default()),
             autosave_interval: recovery::DEFAULT_INTERVAL,
             history_budget: crate::document::history::DEFAULT_BUDGET_BYTES,
             background_bytes: file_tasks::BACKGROUND_BYTES,

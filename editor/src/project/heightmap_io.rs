@@ -191,7 +191,8 @@ impl HeightRange {
         }
     }
 
-    fn check(self) -> Result<(), EmptyRange> {
+    /// Whether a file can hold it: both ends finite, the highest above the lowest.
+    pub fn check(self) -> Result<(), EmptyRange> {
         if !(self.min.is_finite() && self.max.is_finite() && self.max > self.min) {
             return Err(EmptyRange(self));
         }

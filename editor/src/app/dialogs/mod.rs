@@ -274,11 +274,19 @@ fn export(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ExportForm) -> Outc
             range_fields(ui, &mut form.min, &mut form.max, "sample");
         }
     });
-    if form.format.needs_range() {
+    // A range the file cannot hold is said before the file is chosen.
+    let bad_range = (form.format.needs_range())
+        .then(|| form.range().check().err())
+        .flatten();
+    if let Some(e) = &bad_range {
+        ui.colored_label(ui.visuals().error_fg_color, e.to_string());
+    } else if form.format.needs_range() {
         let step = form.format.precision(form.range());
         ui.weak(format!(
             "One step of the file is {step:.4} m; heights outside the range are clamped."
         ));
+    }
+    if form.format.needs_range() {
         if ui
             .small_button("Fit to terrain")
             .on_hover_text("Set the range to the terrain's lowest and highest heights")
@@ -294,8 +302,9 @@ fn export(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ExportForm) -> Outc
     let mut outcome = Outcome::Keep;
     buttons(ui, |ui| {
         if ui
-            .button("Export…")
+            .add_enabled(bad_range.is_none(), egui::Button::new("Export…"))
             .on_hover_text("Choose a file and write the terrain to it")
+            .on_disabled_hover_text("Set a range the file can hold first")
             .clicked()
         {
             match app.export_heightmap(form) {
