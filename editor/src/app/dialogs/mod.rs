@@ -286,15 +286,14 @@ fn export(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ExportForm) -> Outc
             "One step of the file is {step:.4} m; heights outside the range are clamped."
         ));
     }
-    if form.format.needs_range() {
-        if ui
+    if form.format.needs_range()
+        && ui
             .small_button("Fit to terrain")
             .on_hover_text("Set the range to the terrain's lowest and highest heights")
             .clicked()
-        {
-            let r = HeightRange::of(&app.document.level().terrain);
-            (form.min, form.max) = (r.min, r.max);
-        }
+    {
+        let r = HeightRange::of(&app.document.level().terrain);
+        (form.min, form.max) = (r.min, r.max);
     }
     if let Some(e) = &form.error {
         ui.colored_label(ui.visuals().error_fg_color, e);
