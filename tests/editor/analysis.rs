@@ -165,3 +165,31 @@ fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
         assert!(out.join(f).is_file(), "{f}");
     }
 }
+
+#[test]
+fn flow_sizing_reads_the_channel_under_the_cursor_or_says_why_it_cannot() {
+    // The river (Manning, 20 m³/s in from the west): the status bar sizes it.
+    let mut ed = editor_with(&crate::support::river());
+    ed.harness
+        .event(egui::Event::PointerMoved(ed.screen(100.0, 10.0)));
+    ed.frames(2);
+    assert!(
+        ed.harness
+            .query_by_label_contains("Q 20.0 m³/s →")
+            .is_some(),
+        "the status bar sizes the river"
+    );
+    // The same river with the older linear friction: no depth to give, and it says so.
+    let mut level = crate::support::river();
+    level.params.friction = spillway::level::Friction::Linear { per_second: 0.02 };
+    let mut ed = editor_with(&level);
+    ed.harness
+        .event(egui::Event::PointerMoved(ed.screen(100.0, 10.0)));
+    ed.frames(2);
+    assert!(
+        ed.harness
+            .query_by_label_contains("no sizing with linear friction")
+            .is_some(),
+        "the status bar says why it sizes nothing"
+    );
+}

@@ -204,8 +204,8 @@ impl EditorApp {
         match crate::project::maps_io::export_maps(&folder, &maps) {
             Ok(files) => self.notify(
                 format!(
-                    "Exported {} files of the run's maps to {}",
-                    files.len(),
+                    "Exported {} of the run's maps to {}",
+                    crate::count(files.len(), "file"),
                     folder.display()
                 ),
                 false,

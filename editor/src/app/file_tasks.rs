@@ -210,7 +210,10 @@ fn apply_erosion(app: &mut EditorApp, label: &str, grid: Grid) {
         app.document.execute(Box::new(patch));
     }
     app.notify(
-        format!("{label}: the water moved the bed in {changed} cells"),
+        format!(
+            "{label}: the water moved the bed in {}",
+            crate::count(changed, "cell")
+        ),
         false,
     );
 }

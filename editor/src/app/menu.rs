@@ -227,8 +227,8 @@ fn edit_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
     ui.separator();
     let mb = app.document.history().bytes() as f64 / (1 << 20) as f64;
     ui.weak(format!(
-        "History: {} steps, {mb:.1} MiB",
-        app.document.history().undo_len()
+        "History: {}, {mb:.1} MiB",
+        crate::count(app.document.history().undo_len(), "step")
     ));
 }
 

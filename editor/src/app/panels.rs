@@ -237,10 +237,10 @@ pub(crate) fn level_info(app: &mut EditorApp, ui: &mut egui::Ui) {
         (
             "Objects",
             format!(
-                "{} sources, {} sinks, {} bodies",
-                level.sources.len(),
-                level.sinks.len(),
-                level.bodies.len()
+                "{}, {}, {}",
+                crate::count(level.sources.len(), "source"),
+                crate::count(level.sinks.len(), "sink"),
+                crate::count(level.bodies.len(), "body")
             ),
             "Placed water sources, sinks and rigid bodies",
         ),
@@ -363,7 +363,21 @@ fn sizing_discharge(app: &EditorApp) -> Option<crate::sizing::Discharge> {
 fn sizing_text(app: &EditorApp) -> Option<(String, String)> {
     let p = app.viewport.hover?;
     let q = sizing_discharge(app)?;
-    let f = crate::sizing::normal_flow(app.document.level(), p.x, p.y, q.m3_per_s)?;
+    let level = app.document.level();
+    if matches!(
+        level.params.friction,
+        spillway::level::Friction::Linear { .. }
+    ) {
+        return Some((
+            format!("Q {:.1} m³/s: no sizing with linear friction", q.m3_per_s),
+            "Flow sizing finds the depth and speed a discharge settles at in the channel under \
+             the cursor by Manning's or Chézy's law. This level's friction is linear (one decay \
+             rate at every depth, as older levels had), which sets no such depth: choose \
+             Manning under Friction in the Level panel to size channels."
+                .into(),
+        ));
+    }
+    let f = crate::sizing::normal_flow(level, p.x, p.y, q.m3_per_s)?;
     Some((
         format!(
             "Q {:.1} m³/s → {:.2} m deep, {:.2} m/s",

@@ -295,14 +295,22 @@ fn boundaries(painter: &Painter, view: &View, level: &Level, emphasise: bool) {
     }
 }
 
-/// The boundary colours, in the viewport's bottom-left corner.
-fn legend(painter: &Painter, rect: Rect, level: &Level) {
-    let kinds = [
+/// Every kind of boundary, in the legend's order.
+fn legend_kinds() -> [BoundaryKind; 6] {
+    use spillway::level::Schedule;
+    [
         BoundaryKind::Wall,
         BoundaryKind::Open,
         BoundaryKind::FixedLevel { surface: 0.0 },
         BoundaryKind::Inflow { m3_per_s: 0.0 },
-    ];
+        BoundaryKind::Tide(Schedule::constant(0.0)),
+        BoundaryKind::Hydrograph(Schedule::constant(0.0)),
+    ]
+}
+
+/// The boundary colours, in the viewport's bottom-left corner.
+fn legend(painter: &Painter, rect: Rect, level: &Level) {
+    let kinds = legend_kinds();
     let line = 18.0;
     let default = format!(
         "thin: level default ({})",
@@ -489,5 +497,35 @@ pub(crate) fn ramp_bar(painter: &Painter, rect: Rect) {
         let x1 = rect.left() + rect.width() * (k + 1) as f32 / steps as f32;
         let cell = Rect::from_min_max(egui::pos2(x0, rect.top()), egui::pos2(x1, rect.bottom()));
         painter.rect_filled(cell, 0.0, c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_legend_shows_every_boundary_kind_in_its_own_colour() {
+        let kinds = legend_kinds();
+        // A new kind of boundary fails to compile here until the legend has it.
+        let mut seen: Vec<usize> = (kinds.iter())
+            .map(|k| match k {
+                BoundaryKind::Wall => 0,
+                BoundaryKind::Open => 1,
+                BoundaryKind::FixedLevel { .. } => 2,
+                BoundaryKind::Inflow { .. } => 3,
+                BoundaryKind::Tide(_) => 4,
+                BoundaryKind::Hydrograph(_) => 5,
+            })
+            .collect();
+        seen.sort();
+        assert_eq!(seen, [0, 1, 2, 3, 4, 5]);
+        let mut colours: Vec<_> = kinds
+            .iter()
+            .map(|k| boundary_colour(k).to_array())
+            .collect();
+        colours.sort();
+        colours.dedup();
+        assert_eq!(colours.len(), kinds.len(), "colours told apart");
     }
 }

@@ -283,7 +283,10 @@ fn summary(r: &BakeReport) -> String {
     };
     let mut bodies = match r.bodies {
         0 => String::new(),
-        n => format!(", {n} bodies coupled (saved where they came to rest)"),
+        n => format!(
+            ", {} coupled (saved where they came to rest)",
+            crate::count(n, "body")
+        ),
     } + &left_map_note(&r.left_map);
     if r.body_files_copied > 0 {
         let files = match r.body_files_copied {

@@ -9,6 +9,7 @@ use spillway::body::world::import_meshes;
 use spillway::level::file;
 
 use super::{CliError, CliResult, level_folder, say};
+use crate::count;
 
 /// Arguments of `spillway check`.
 #[derive(Clone, Debug, Args)]
@@ -54,13 +55,4 @@ pub fn run(args: &CheckArgs) -> CliResult {
         },
         level.water_volume(),
     ))
-}
-
-/// `n` and the noun, plural unless `n` is 1 ("1 sink", "3 bodies").
-fn count(n: usize, noun: &str) -> String {
-    match (n, noun.strip_suffix('y')) {
-        (1, _) => format!("1 {noun}"),
-        (_, Some(stem)) => format!("{n} {stem}ies"),
-        _ => format!("{n} {noun}s"),
-    }
 }

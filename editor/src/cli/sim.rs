@@ -289,7 +289,10 @@ pub fn run(args: &SimArgs) -> CliResult {
 fn bodies_line(report: &SimReport) -> String {
     match report.bodies {
         0 => String::new(),
-        n => format!("\n{n} bodies coupled with the water (static ones included)"),
+        n => format!(
+            "\n{} coupled with the water (static ones included)",
+            crate::count(n, "body")
+        ),
     }
 }
 
