@@ -78,11 +78,11 @@ fn shape(
             tip
         }
     };
-    painter.text(
+    super::water_overlay::plated_text(
+        painter,
         anchor + egui::vec2(8.0, -4.0),
         egui::Align2::LEFT_BOTTOM,
         label,
-        egui::FontId::proportional(13.0),
         GAUGE_COLOUR,
     );
 }

@@ -70,11 +70,11 @@ fn shape(painter: &Painter, view: &View, level: &Level, s: &Structure, selected:
         StructureKind::Culvert { .. } => a,
         _ => a + (b - a) * 0.5,
     };
-    painter.text(
+    super::water_overlay::plated_text(
+        painter,
         anchor + egui::vec2(6.0, -6.0),
         egui::Align2::LEFT_BOTTOM,
         &s.name,
-        egui::FontId::proportional(13.0),
         c,
     );
 }

@@ -241,11 +241,7 @@ fn feature(
 
 /// Text on a dark plate, its bottom centre at `at`.
 fn label_at(painter: &Painter, at: Pos2, text: &str, colour: Color32) {
-    let galley = painter.layout_no_wrap(text.to_owned(), FontId::proportional(12.0), colour);
-    let size = galley.size();
-    let rect = Rect::from_min_size(at - egui::vec2(size.x * 0.5, size.y), size).expand(2.0);
-    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(150));
-    painter.galley(rect.min + egui::vec2(2.0, 2.0), galley, colour);
+    plated_text(painter, at, Align2::CENTER_BOTTOM, text, colour);
 }
 
 /// World point of the outer border beside cell `i` of `edge`, at `t` (0..1) across the cell.
@@ -446,13 +442,28 @@ fn cell_marker(
         return;
     };
     painter.circle_stroke(at, 14.0, Stroke::new(3.0, colour));
-    painter.text(
+    plated_text(
+        painter,
         at + egui::vec2(18.0, -18.0),
-        egui::Align2::LEFT_BOTTOM,
+        Align2::LEFT_BOTTOM,
         label,
-        egui::FontId::proportional(13.0),
         colour,
     );
+}
+
+/// A label of the viewport's overlays at `pos` (placed by `align`) on a dark plate, so it
+/// reads over bright ground and water alike.
+pub(crate) fn plated_text(
+    painter: &Painter,
+    pos: egui::Pos2,
+    align: Align2,
+    text: &str,
+    colour: Color32,
+) {
+    let galley = painter.layout_no_wrap(text.to_owned(), FontId::proportional(13.0), colour);
+    let rect = align.anchor_size(pos, galley.size());
+    painter.rect_filled(rect.expand(3.0), 3.0, Color32::from_black_alpha(150));
+    painter.galley(rect.min, galley, colour);
 }
 
 /// The region an Erode run is confined to (`[x0, y0, x1, y1]`, metres): a sand-coloured box
@@ -474,8 +485,7 @@ pub(crate) fn erosion_region(painter: &Painter, view: &View, level: &Level, r: [
         view.ground_line(painter, level, &edge(w[0], w[1]), stroke);
     }
     if let Some(p) = view.ground(level, x0, y0) {
-        let font = egui::FontId::proportional(13.0);
-        painter.text(p, egui::Align2::LEFT_BOTTOM, "erodes", font, sand);
+        plated_text(painter, p, Align2::LEFT_BOTTOM, "erodes", sand);
     }
 }
 
