@@ -436,7 +436,7 @@ impl BakeJob {
     }
 
     /// Estimated wall-clock seconds left: the change rate's recent fall (a straight line in
-    /// log(rate) over the last points) extended to the tolerance, no further than the time
+    /// log(rate) over the last half of the run, see [`estimate_left`]) extended to the tolerance, no further than the time
     /// limit, at the recent simulated-per-wall-second speed. `None` until there are enough
     /// points.
     pub fn eta(&self) -> Option<f64> {
@@ -459,13 +459,29 @@ fn run(
     Ok((outcome, Box::new(sim.baked(level)?)))
 }
 
-/// See [`BakeJob::eta`].
+/// Most points [`estimate_left`] fits (8128 slopes, well under a millisecond each frame).
+const MAX_WINDOW: usize = 128;
+
+/// The middle value of `v` (`None` when empty); reorders `v`.
+fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mid = v.len() / 2;
+    let (_, m, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    Some(*m)
+}
+
+/// See [`BakeJob::eta`]. The fit spans the last half of the run (8 to [`MAX_WINDOW`] points)
+/// and is robust (Theil–Sen): the change rate is the largest change anywhere, noisy from
+/// second to second, and a least-squares fit over the last 8 took a few quiet seconds for a
+/// fall that was not there (a bake said "0.2 s left" with 11 s to go).
 pub fn estimate_left(points: &[BakePoint], settings: BakeSettings) -> Option<f64> {
-    const WINDOW: usize = 8;
     if points.len() < 3 {
         return None;
     }
-    let recent = &points[points.len().saturating_sub(WINDOW)..];
+    let window = (points.len() / 2).clamp(8, MAX_WINDOW);
+    let recent = &points[points.len().saturating_sub(window)..];
     let last = recent.last()?;
     let first = recent.first()?;
     let sim_span = last.seconds - first.seconds;
@@ -475,28 +491,30 @@ pub fn estimate_left(points: &[BakePoint], settings: BakeSettings) -> Option<f64
     }
     let wall_per_sim = (wall_span / sim_span).max(0.0);
     let to_limit = (settings.max_seconds as f64 - last.seconds).max(0.0);
-    // Least squares of log(rate) against simulated seconds.
+    // Theil–Sen: the median of the slopes between every two points of log(rate) against
+    // simulated seconds, so a few odd seconds do not tilt the trend.
     let pts: Vec<(f64, f64)> = recent
         .iter()
         .filter(|p| p.rate > 0.0 && p.rate.is_finite())
         .map(|p| (p.seconds, (p.rate as f64).ln()))
         .collect();
-    let sim_left = if pts.len() >= 2 {
-        let n = pts.len() as f64;
-        let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
-        let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
-        let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-        let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-        let target = (settings.tolerance as f64).ln();
-        let now = (last.rate as f64).max(1e-30).ln();
-        if slope < 0.0 {
-            ((target - now) / slope).clamp(0.0, to_limit)
-        } else {
-            to_limit
+    let mut slopes = Vec::with_capacity(pts.len() * pts.len() / 2);
+    for (i, a) in pts.iter().enumerate() {
+        for b in &pts[i + 1..] {
+            if b.0 > a.0 {
+                slopes.push((b.1 - a.1) / (b.0 - a.0));
+            }
         }
-    } else {
-        to_limit
+    }
+    let sim_left = match median(&mut slopes) {
+        Some(slope) if slope < 0.0 => {
+            let mut offsets: Vec<f64> = pts.iter().map(|p| p.1 - slope * p.0).collect();
+            // The trend's value now, not the last rate: one quiet second is no trend.
+            let now = median(&mut offsets).unwrap_or(0.0) + slope * last.seconds;
+            let target = (settings.tolerance as f64).ln();
+            ((target - now) / slope).clamp(0.0, to_limit)
+        }
+        _ => to_limit,
     };
     Some(sim_left * wall_per_sim)
 }
@@ -524,6 +542,22 @@ mod tests {
         let p = points(&[10.0, 1.0, 1e-1]);
         let left = estimate_left(&p, BakeSettings::default()).unwrap();
         assert!((left - 1.0).abs() < 1e-6, "{left}");
+    }
+
+    #[test]
+    fn a_quiet_second_in_a_noisy_fall_is_not_taken_for_the_end() {
+        // The rate's trend falls a decade per 40 simulated seconds, 1e-2 at 40 s: 1e-3 is
+        // 40 s (20 s of wall time) away. Around the trend it jumps ×2 and ×½, and the last
+        // second happens to be ten times quieter than the trend.
+        let noise = [1.0, 2.0, 0.5, 1.0, 0.5, 2.0];
+        let rates: Vec<f32> = (1..=40)
+            .map(|t| {
+                let trend = 10f32.powf(-1.0 - t as f32 / 40.0);
+                trend * if t == 40 { 0.1 } else { noise[t % noise.len()] }
+            })
+            .collect();
+        let left = estimate_left(&points(&rates), BakeSettings::default()).unwrap();
+        assert!((left - 20.0).abs() < 0.3 * 20.0, "{left} s left for 20 s");
     }
 
     #[test]
