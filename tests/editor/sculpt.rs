@@ -1,6 +1,7 @@
 //! Sculpting with real input: drags across the viewport, Shift, `[` and `]`, undo and redo.
 
 use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable;
 use spillway_editor::tools::Tool;
 
 use crate::support::{bumpy_level, distance_to_path, editor_with, line};
@@ -166,4 +167,17 @@ fn undoing_a_tall_stroke_gives_the_terrain_its_colours_back() {
         before,
         "the colours span the ground as it is again"
     );
+}
+
+#[test]
+fn in_a_short_window_the_tool_panel_scrolls_to_every_tool() {
+    let mut ed = editor_with(&bumpy_level());
+    ed.harness.set_size(egui::vec2(1024.0, 560.0));
+    ed.frames(3);
+    let body = format!("{}  {}", Tool::Body.key(), Tool::Body.name());
+    ed.harness.get_by_label(&body).scroll_to_me();
+    ed.frames(3);
+    ed.harness.get_by_label(&body).click();
+    ed.frames(2);
+    assert_eq!(ed.harness.state().tool(), Tool::Body);
 }

@@ -11,8 +11,15 @@ use crate::tools::{MAX_RADIUS, MIN_RADIUS, Tool, WaterMode, roughness};
 /// How long a status message stays.
 const NOTICE_TIME: Duration = Duration::from_secs(6);
 
-/// The tool panel: one button per sculpting tool, then one per water tool.
+/// The tool panel: one button per sculpting tool, then one per water tool (scrolling in a
+/// short window).
 pub(crate) fn tool_panel(app: &mut EditorApp, ui: &mut egui::Ui) {
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, true])
+        .show(ui, |ui| tool_list(app, ui));
+}
+
+fn tool_list(app: &mut EditorApp, ui: &mut egui::Ui) {
     ui.add_space(4.0);
     ui.heading("Sculpt");
     ui.add_space(4.0);
