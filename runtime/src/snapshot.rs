@@ -4,8 +4,9 @@
 //!
 //! A snapshot is made from a level baked by either solver (`Simulation::bake_into`,
 //! `GpuSimulation::bake_into`): its depths, its [`FlowState`] (faces, ghosts, time and, from the
-//! CPU solver, the remainder and second face field, and of a moving bed its floor and, from
-//! [`Snapshot::of`], the ground) and which gates had opened. Every grid is
+//! CPU solver, the remainder and second face field, and of a moving bed its floor and its
+//! ground, read from the GPU without a wait by [`Snapshot::of_state`] too) and which gates had
+//! opened. Every grid is
 //! stored as the level files store theirs (byte-shuffled, LZ4): lossless, so a simulation
 //! started from [`Snapshot::restore`] continues as one started from the baked level would.
 
@@ -68,6 +69,9 @@ pub struct WaterState {
     pub opened: Vec<String>,
     /// The breaches and how far each had opened.
     pub breaches: Vec<crate::sim::BreachState>,
+    /// A moving bed's ground (with the grains in the water settled where they are) on the
+    /// cells whose bed moves, `NaN` on the others (gates); `None` when the bed stands still.
+    pub terrain: Option<Vec<f32>>,
 }
 
 /// The compressed water state of a level at one moment.
@@ -122,7 +126,7 @@ impl Snapshot {
     /// The snapshot of `state`.
     pub fn of_state(state: &WaterState) -> Self {
         let size = (state.nx, state.ny);
-        let water = (&state.depth[..], None);
+        let water = (&state.depth[..], state.terrain.as_deref());
         let mut s = Self::build(size, water, Some(&state.flow), state.opened.clone());
         s.breaches = state.breaches.clone();
         s
@@ -214,8 +218,13 @@ impl Snapshot {
         }
         let mut out = level.clone();
         let terrain = grids.pop().unwrap_or_default();
-        if !terrain.is_empty() {
-            out.terrain.data = terrain;
+        if terrain.len() == out.terrain.data.len() {
+            // NaN: a cell whose bed does not move keeps the level's ground.
+            for (z, t) in out.terrain.data.iter_mut().zip(terrain) {
+                if !t.is_nan() {
+                    *z = t;
+                }
+            }
         }
         let mut grids = grids.into_iter();
         out.water.data = grids.next().unwrap_or_default();

@@ -155,3 +155,41 @@ fn a_resumed_shallow_water_river_moves_the_same_bed_on_both() {
         assert!(bed < 1e-6 && water < 1e-6, "bed {bed}, water {water}");
     }
 }
+
+/// The editor's keyframes of an eroding level on the GPU: the state read without waiting
+/// carries the moved bed (grains in the water settled, as a bake) and its floor, so a scrub
+/// back puts the water onto the ground it had then, not onto the authored ground.
+#[test]
+fn a_keyframe_read_without_waiting_keeps_the_moved_bed() {
+    let mut level = river(SolverKind::Pipes, suspended());
+    // A gate across the lake: its cells do not erode, and keep the authored ground.
+    level.gates.push(spillway::level::Gate {
+        name: "weir".into(),
+        shape: spillway::level::Shape::Box {
+            x0: 50.0,
+            y0: 0.0,
+            x1: 51.0,
+            y1: 6.0,
+        },
+        crest: -1.0,
+        open_at: None,
+    });
+    let mut sim = gpu(&level);
+    run_gpu(&mut sim, 200, 100);
+    assert!(sim.request_state().unwrap());
+    let state = (sim.poll_state(true).unwrap().unwrap().read()).unwrap();
+    let baked = sim.bake_into(&level).unwrap();
+    let restored = spillway::snapshot::Snapshot::of_state(&state)
+        .restore(&level)
+        .unwrap();
+    let (moved, _) = max_diff(&baked.terrain.data, &level.terrain.data);
+    let (diff, cell) = max_diff(&restored.terrain.data, &baked.terrain.data);
+    println!(
+        "the bed moved {moved:.4} m; the keyframe's ground is {diff:.1e} m from the bake's at {cell:?}"
+    );
+    assert!(moved > 0.01, "the river moved no bed: {moved}");
+    assert_eq!(restored.terrain.data, baked.terrain.data);
+    let floor = &restored.flow.as_ref().unwrap().bed_floor;
+    assert_eq!(floor, &baked.flow.as_ref().unwrap().bed_floor);
+    assert_eq!(floor.len(), 60 * 6);
+}

@@ -53,6 +53,8 @@ pub struct StateCopy {
     breaches: Vec<String>,
     /// Columns, rows, solver, and whether the advected velocities are in it.
     grid: (usize, usize, SolverKind, bool),
+    /// A moving bed's cells that move, its height per volume of grains and its floor.
+    bed: Option<(Vec<bool>, f32, Vec<f32>)>,
 }
 
 impl GpuSimulation {
@@ -63,7 +65,7 @@ impl GpuSimulation {
     pub fn prepare_state_copy(&mut self) {
         let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
         let mut kept: Vec<u64> = spare.iter().map(wgpu::Buffer::size).collect();
-        for (_, bytes) in self.state_parts() {
+        for (_, _, bytes) in self.state_parts() {
             match kept.iter().position(|&k| k == bytes) {
                 Some(k) => {
                     kept.swap_remove(k);
@@ -74,8 +76,8 @@ impl GpuSimulation {
         }
     }
 
-    /// The buffers a state copy reads and how many bytes of each (0: none).
-    fn state_parts(&self) -> Vec<(&wgpu::Buffer, u64)> {
+    /// The buffers a state copy reads, from which byte and how many bytes of each (0: none).
+    fn state_parts(&self) -> Vec<(&wgpu::Buffer, u64, u64)> {
         let (nx, ny) = (self.nx as u64, self.ny as u64);
         let (cells, fx, fy) = (nx * ny, (nx + 1) * ny, nx * (ny + 1));
         let b = &self.bufs;
@@ -93,6 +95,13 @@ impl GpuSimulation {
         let advected = self.params.solver == SolverKind::Pipes && self.params.pipe_advection;
         parts.push((&b.vel, if advected { 8 * (fx + fy) } else { 0 }));
         parts.push((&b.breaches, 8 * self.breach_names.len() as u64));
+        let mut parts: Vec<_> = parts.into_iter().map(|(b, n)| (b, 0, n)).collect();
+        // A moving bed: the ground as it is, and the grains the water carries.
+        if let Some(bed) = &self.bed {
+            parts.push((&b.terrain, 0, 4 * cells));
+            let load = bed.load_part();
+            parts.push(load.map_or((&b.terrain, 0, 0), |(buffer, at)| (buffer, at, 4 * cells)));
+        }
         parts
     }
 
@@ -108,14 +117,14 @@ impl GpuSimulation {
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
         let mut spare = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|e| e.into_inner()));
         let staging: Vec<Option<wgpu::Buffer>> = (self.state_parts().into_iter())
-            .map(|(buffer, bytes)| {
+            .map(|(buffer, from, bytes)| {
                 (bytes > 0).then(|| {
                     let kept = spare.iter().position(|b| b.size() == bytes);
                     let to = match kept {
                         Some(k) => spare.swap_remove(k),
                         None => staging_buffer(&self.ctx.device, bytes),
                     };
-                    encoder.copy_buffer_to_buffer(buffer, 0, &to, 0, bytes);
+                    encoder.copy_buffer_to_buffer(buffer, from, &to, 0, bytes);
                     to
                 })
             })
@@ -141,6 +150,7 @@ impl GpuSimulation {
             opened,
             breaches: self.breach_names.clone(),
             grid: (self.nx, self.ny, self.params.solver, advected),
+            bed: (self.bed.as_ref()).map(|b| (b.erodible.clone(), b.swell, b.floor.clone())),
         });
         Ok(true)
     }
@@ -215,6 +225,17 @@ impl StateCopy {
             (Vec::new(), Vec::new())
         };
         let words = floats(7, 0, 2 * self.breaches.len());
+        // The bed as a bake leaves it: the grains in the water settled where they are.
+        let (terrain, bed_floor) = match self.bed {
+            Some((erodible, swell, floor)) => {
+                let (ground, load) = (floats(8, 0, cells), floats(9, 0, cells));
+                let mut settled = vec![f32::NAN; cells];
+                let load = (!load.is_empty()).then_some(&load[..]);
+                crate::sim::erosion::settle_into(&mut settled, &ground, &erodible, load, swell);
+                (Some(settled), floor)
+            }
+            None => (None, Vec::new()),
+        };
         let breaches = (self.breaches.iter().zip(words.chunks_exact(2)))
             .map(|(name, w)| crate::sim::BreachState {
                 name: name.clone(),
@@ -240,10 +261,12 @@ impl StateCopy {
                 max_speed: Some(control.max_speed).filter(|v| v.is_finite()),
                 aux_x,
                 aux_y,
+                bed_floor,
                 ..Default::default()
             },
             opened: self.opened,
             breaches,
+            terrain,
         })
     }
 

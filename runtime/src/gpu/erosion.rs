@@ -234,6 +234,13 @@ impl ErosionPass {
         }
     }
 
+    /// Where the grains in the water lie: the buffer and the byte offset of its `cells`
+    /// floats; `None` without a suspension.
+    pub(crate) fn load_part(&self) -> Option<(&wgpu::Buffer, u64)> {
+        self.suspension
+            .then_some((&self.bed, 4 * self.load_at as u64))
+    }
+
     /// The grains in the water per cell (m³ per m²), `None` without a suspension. Waits for the
     /// GPU.
     pub fn read_load(
