@@ -1,6 +1,8 @@
 //! [`Snapshot`]: the whole water state of a running simulation at one moment, compressed in
 //! memory, and put back as a level's initial state. The editor's timeline keeps one every few
-//! simulated seconds to scrub and branch; a game can keep one to rewind or to save.
+//! simulated seconds to scrub and branch; a game can keep one in memory to rewind to. (A
+//! snapshot is not written to disk: a save game on disk is the baked level itself, saved with
+//! `level::file::save` and loaded with its checks.)
 //!
 //! A snapshot is made from a level baked by either solver (`Simulation::bake_into`,
 //! `GpuSimulation::bake_into`): its depths, its [`FlowState`] (faces, ghosts, time and, from the
