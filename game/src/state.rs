@@ -93,6 +93,8 @@ pub struct Game {
     /// Simulated time of the next read of the ground, while the level has breaches (infinite
     /// without).
     next_ground_read: f64,
+    /// Whether each gate was open when the ground was last drawn and given to the bodies.
+    gates_open: Vec<bool>,
 }
 
 impl Game {
@@ -156,7 +158,9 @@ impl Game {
         if let Some(e) = renderer.error() {
             return Err(e.to_string().into());
         }
+        let gates_open = sim.gates().iter().map(|g| g.open).collect();
         Ok(Self {
+            gates_open,
             renderer,
             level,
             shown,
@@ -197,6 +201,7 @@ impl Game {
         let steps = (self.owed / dt as f64).floor() as usize;
         self.owed -= steps as f64 * dt as f64;
         self.bodies.step(&mut self.sim, steps, dt)?;
+        self.follow_gates()?;
         self.sim.request_stats();
         if let Some(s) = self.sim.poll_stats() {
             self.stats = Some((s.time, s.volume));
@@ -211,11 +216,25 @@ impl Game {
         for gate in self.sim.gates().into_iter().filter(|g| !g.open) {
             opened += self.sim.open_gate(&gate.name)? as usize;
         }
-        if opened > 0 {
+        self.follow_gates()?;
+        Ok(opened)
+    }
+
+    /// Gates that opened since the ground was last drawn (at their time, or by a trigger) are
+    /// lowered in the drawn terrain and in the bodies' ground.
+    fn follow_gates(&mut self) -> Result<(), Box<dyn Error>> {
+        let open: Vec<bool> = self.sim.gates().iter().map(|g| g.open).collect();
+        if open != self.gates_open {
+            self.gates_open = open;
             self.bodies.terrain_changed(&self.sim)?;
             self.show_gates();
         }
-        Ok(opened)
+        Ok(())
+    }
+
+    /// The ground drawn, row-major: the terrain with the gates still closed standing on it.
+    pub fn drawn_ground(&self) -> &[f32] {
+        &self.shown.terrain.data
     }
 
     /// Starts every stopped source and sink by name (the level's triggers, as a lever in a
@@ -326,7 +345,8 @@ impl Game {
             s += step;
         }
         at = at + right * side;
-        let margin = self.level.cell_size * 2.0;
+        // Two cells in from the edges, or the middle of a map narrower than four.
+        let margin = (self.level.cell_size * 2.0).min(0.5 * w.min(h));
         at.x = at.x.clamp(margin, w - margin);
         at.y = at.y.clamp(margin, h - margin);
         self.bodies.drop_crate([at.x, at.y, at.z], f.y.atan2(f.x));

@@ -115,7 +115,11 @@ impl Gfx {
             level.ny(),
             level.cell_size
         );
-        let dir = opts.level.parent().unwrap_or(Path::new(".")).to_path_buf();
+        // `level.ron` alone has the empty path as its folder: the current one.
+        let dir = (opts.level.parent())
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
         let game = Game::new(level, &dir, &workspace(), &device, &queue, format)?;
         Ok(Self {
             window,

@@ -2,7 +2,7 @@
 //!
 //! The crate a game links to run the water of a level made in the Spillway editor: the level
 //! format ([`level`]), the CPU water solvers ([`sim`]) and cheap queries of the water state.
-//! With default features it needs only serde, ron, thiserror, rayon and crc32fast; the GPU
+//! With default features it needs only serde, ron, thiserror, rayon, crc32fast and lz4_flex; the GPU
 //! solver (`gpu`, wgpu) and glTF import of rigid bodies (`bodies`) are features.
 //!
 //! ## A game's loop

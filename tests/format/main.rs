@@ -139,7 +139,7 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
         Sink {
             name: "overflow".into(),
             shape: Shape::Circle {
-                x: 5.0,
+                x: 2.5,
                 y: 1.0,
                 radius: 0.0,
             },
@@ -151,7 +151,7 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
         },
         Sink {
             name: "pump".into(),
-            shape: Shape::Point { x: 4.0, y: 4.0 },
+            shape: Shape::Point { x: 2.0, y: 2.5 },
             kind: SinkKind::Hydrograph(spillway::level::Schedule {
                 points: vec![[0.0, 0.0], [3600.0, 0.25]],
                 period: Some(86_400.0),
@@ -223,9 +223,9 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
         spillway::level::Gate {
             name: "dam".into(),
             shape: Shape::Box {
-                x0: 4.0,
+                x0: 2.0,
                 y0: 0.0,
-                x1: 6.0,
+                x1: 3.0,
                 y1: 20.0,
             },
             crest: 12.5,
@@ -233,9 +233,10 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
         },
         spillway::level::Gate {
             name: "sluice".into(),
+            // Reaching onto the map from its corner (a gate wholly off the map is refused).
             shape: Shape::Circle {
-                x: 10.0,
-                y: 10.0,
+                x: 1.0,
+                y: 1.0,
                 radius: 2.0,
             },
             crest: 3.0,

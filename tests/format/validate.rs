@@ -216,6 +216,46 @@ fn objects() {
         },
         "sinks[1].kind.max_m3_per_s",
     );
+    // Wholly off the 6 m × 4.5 m map (it would pour into the nearest edge cell); reaching
+    // onto it from outside is fine.
+    assert_field(
+        |l| {
+            l.sources[0].shape = Shape::Box {
+                x0: 5000.0,
+                y0: 1.0,
+                x1: 5024.0,
+                y1: 2.0,
+            }
+        },
+        "sources[0].shape",
+    );
+    assert_field(
+        |l| l.sinks[0].shape = Shape::Point { x: 3.0, y: -0.5 },
+        "sinks[0].shape",
+    );
+    assert_field(
+        |l| {
+            l.gates.push(spillway::level::Gate {
+                name: "far".into(),
+                shape: Shape::Circle {
+                    x: -3.0,
+                    y: 2.0,
+                    radius: 2.0,
+                },
+                crest: 1.0,
+                open_at: None,
+            })
+        },
+        &format!("gates[{}].shape", rich_level(12, 9).gates.len()),
+    );
+    assert!(
+        field_after(|l| l.sources[0].shape = Shape::Circle {
+            x: -1.0,
+            y: 2.0,
+            radius: 1.5
+        })
+        .is_none()
+    );
     assert_field(|l| l.boundaries[1].end = 10, "boundaries[1].end"); // East edge is ny = 9 long
     assert!(field_after(|l| l.boundaries[1].end = 9).is_none());
     assert_field(|l| l.boundaries[2].end = 0, "boundaries[2].end"); // start 0 == end 0

@@ -68,6 +68,10 @@ fn the_gpu_opens_a_breach_as_the_cpu_does() {
     gpu.step_n(100, dt).unwrap();
     assert!(cpu.start_breach("dam breach"));
     assert!(gpu.start_breach("dam breach").unwrap());
+    // Started once: a second call says so on both solvers (the GPU said `true` again).
+    assert!(!cpu.start_breach("dam breach"));
+    assert!(!gpu.start_breach("dam breach").unwrap());
+    assert!(!gpu.start_breach("no such breach").unwrap());
     for _ in 0..1400 {
         cpu.step(dt).unwrap();
     }

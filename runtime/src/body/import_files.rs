@@ -31,7 +31,14 @@ pub(super) fn inside(root: &Path, relative: &Path) -> Result<PathBuf, ImportProb
         }
     }
     let joined = root.join(relative);
-    if let (Ok(r), Ok(j)) = (root.canonicalize(), joined.canonicalize())
+    // A level named without a folder (`level.ron`) has the empty path as its folder: the
+    // current folder, which canonicalises (the empty path does not, and skipped the check).
+    let base = if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root
+    };
+    if let (Ok(r), Ok(j)) = (base.canonicalize(), base.join(relative).canonicalize())
         && !j.starts_with(&r)
     {
         return Err(outside());
@@ -130,4 +137,27 @@ fn base64(s: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_out_of_the_current_folder_is_refused_for_a_level_named_without_a_folder() {
+        // `level.ron` alone: its folder is the empty path, the current folder.
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("secret.glb");
+        std::fs::write(&target, b"glTF").unwrap();
+        let link = PathBuf::from(format!(".inside-test-{}.glb", std::process::id()));
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let refused = inside(Path::new(""), &link);
+        let plain = inside(Path::new(""), Path::new("Cargo.toml"));
+        std::fs::remove_file(&link).unwrap();
+        assert!(
+            matches!(refused, Err(ImportProblem::OutsideFolder(_))),
+            "{refused:?}"
+        );
+        assert_eq!(plain.unwrap(), PathBuf::from("Cargo.toml"));
+    }
 }

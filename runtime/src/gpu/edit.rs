@@ -226,12 +226,26 @@ impl GpuSimulation {
     }
 
     /// Starts the breach called `name` (a game's trigger): from the next step it opens as its
-    /// growth says. Returns whether the level has a breach of that name.
+    /// growth says. Returns whether a breach of that name that had not started existed, as
+    /// the CPU solver's `start_breach` does (a second call, or a call after the water started
+    /// it, returns `false`); to know, it waits for the steps recorded so far (a read of the
+    /// breach's flag, 4 bytes).
     pub fn start_breach(&mut self, name: &str) -> Result<bool, GpuError> {
-        self.stir();
         let Some(k) = self.breach_names.iter().position(|n| n == name) else {
             return Ok(false);
         };
+        self.check_device()?;
+        let flag = super::readback::read_f32(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.bufs.breaches,
+            2 * k as u64,
+            1,
+        )?;
+        if flag[0].to_bits() != 0 {
+            return Ok(false);
+        }
+        self.stir();
         self.ctx
             .queue
             .write_buffer(&self.bufs.breaches, 8 * k as u64, &1u32.to_le_bytes());

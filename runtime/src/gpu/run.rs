@@ -318,7 +318,11 @@ impl GpuSimulation {
     }
 
     /// Advances by `seconds` in steps of the level's `dt`; returns the number of steps recorded.
+    /// A span that is not a finite number ≥ 0 is refused and nothing runs.
     pub fn advance(&mut self, seconds: f64) -> Result<u64, GpuError> {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(GpuError::Step(StepError::BadSpan(seconds)));
+        }
         let dt = self.params.dt;
         let n = (seconds / dt as f64).round().max(0.0) as u64;
         self.step_n(n as usize, dt)?;

@@ -171,7 +171,8 @@ pub enum SolverKind {
     /// Virtual pipes on a staggered grid (thesis §4.5): fast and robust.
     #[default]
     Pipes,
-    /// Full shallow-water equations with semi-Lagrangian velocity advection (thesis §4.3).
+    /// Full shallow-water equations (thesis §4.3), their velocities advected as
+    /// [`Params::advection`] says: momentum-conserving by default, semi-Lagrangian on request.
     Swe,
 }
 

@@ -228,9 +228,11 @@ impl Level {
             check_flow(flow, nx, ny)?;
         }
 
+        let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];
         for (i, source) in self.sources.iter().enumerate() {
             let at = format!("sources[{i}]");
             check_shape(&at, &source.shape)?;
+            on_map(&at, &source.shape, extent)?;
             match &source.kind {
                 SourceKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), *m3_per_s)?,
                 SourceKind::Level {
@@ -246,6 +248,7 @@ impl Level {
         for (i, sink) in self.sinks.iter().enumerate() {
             let at = format!("sinks[{i}]");
             check_shape(&at, &sink.shape)?;
+            on_map(&at, &sink.shape, extent)?;
             match &sink.kind {
                 SinkKind::Rate { m3_per_s } => rate(&format!("{at}.kind.m3_per_s"), *m3_per_s)?,
                 SinkKind::Level {
@@ -274,7 +277,6 @@ impl Level {
                 ),
             ));
         }
-        let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];
         for (i, gauge) in self.gauges.iter().enumerate() {
             super::gauge::check(&format!("gauges[{i}].kind"), gauge, extent)?;
         }
@@ -295,6 +297,7 @@ impl Level {
         for (i, gate) in self.gates.iter().enumerate() {
             let at = format!("gates[{i}]");
             check_shape(&at, &gate.shape)?;
+            on_map(&at, &gate.shape, extent)?;
             height(&format!("{at}.crest"), gate.crest)?;
             if let Some(t) = gate.open_at {
                 rate(&format!("{at}.open_at"), t)?;
@@ -500,6 +503,27 @@ fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
         ));
     }
     Ok(())
+}
+
+/// A shape (already checked finite) reaches onto the map of `extent` metres: a point lies on
+/// it, a circle's or a box's extent overlaps it. (One wholly off the map would be placed on
+/// the edge cell nearest its centre.)
+fn on_map(at: &str, shape: &Shape, extent: [f32; 2]) -> Check {
+    let (lo, hi) = match *shape {
+        Shape::Point { x, y } => ([x, y], [x, y]),
+        Shape::Circle { x, y, radius } => ([x - radius, y - radius], [x + radius, y + radius]),
+        Shape::Box { x0, y0, x1, y1 } => ([x0, y0], [x1, y1]),
+    };
+    if (0..2).all(|k| hi[k] >= 0.0 && lo[k] <= extent[k]) {
+        return Ok(());
+    }
+    Err(ValidationError::new(
+        format!("{at}.shape"),
+        format!(
+            "{shape:?} lies wholly outside the map (0..{} × 0..{} m)",
+            extent[0], extent[1]
+        ),
+    ))
 }
 
 pub(super) fn check_shape(at: &str, shape: &Shape) -> Check {

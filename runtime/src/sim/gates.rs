@@ -32,9 +32,12 @@ pub struct GateState {
 pub(crate) struct Gates(pub Vec<GateCells>);
 
 impl Gates {
-    /// The gates of `level`, all closed.
+    /// The gates of `level`: open those whose opening time has come at the level's own time
+    /// (a baked or saved level marks the gates that had opened with `open_at: Some(0.0)`), the
+    /// others closed.
     pub fn new(level: &Level) -> Self {
         let (nx, ny) = (level.nx(), level.ny());
+        let start = level.flow.as_ref().map_or(0.0, |f| f.time);
         Self(
             level
                 .gates
@@ -53,7 +56,7 @@ impl Gates {
                         ground,
                         crest: g.crest,
                         open_at: g.open_at,
-                        open: false,
+                        open: g.open_at.is_some_and(|t| start >= t as f64),
                     }
                 })
                 .collect(),
@@ -130,8 +133,9 @@ impl Gates {
 }
 
 /// The ground the water meets when the level starts: the terrain, raised to the crest of every
-/// gate over its cells (gates start closed), row-major. For analysis that treats gates as walls
-/// (where a basin spills, where it leaks).
+/// gate still closed then over its cells (a gate whose `open_at` has come at the level's time
+/// is open), row-major. For analysis that treats gates as walls (where a basin spills, where it
+/// leaks) and for drawing the ground as the water meets it.
 pub fn closed_ground(level: &Level) -> Vec<f32> {
     let mut ground = level.terrain.data.clone();
     Gates::new(level).close(&mut ground);
@@ -190,5 +194,30 @@ mod tests {
         gates.open(gates.closed("b").expect("b"), &mut terrain);
         assert_eq!(&row(&terrain)[..10], &[1.0; 10]);
         assert_eq!(gates.closed("a"), None);
+    }
+
+    #[test]
+    fn a_gate_whose_time_has_come_at_the_start_is_open_from_the_start() {
+        let mut level = Level::flat(16, 8, 1.0, 1.0);
+        level.gates = vec![gate("opened", 0.0, 4.0, 5.0), gate("later", 8.0, 12.0, 5.0)];
+        // As a bake marks a gate that had opened.
+        level.gates[0].open_at = Some(0.0);
+        level.gates[1].open_at = Some(30.0);
+        let ground = closed_ground(&level);
+        assert_eq!(ground[3 * 16], 1.0, "the opened gate is no wall");
+        assert_eq!(ground[3 * 16 + 9], 5.0, "the later one is");
+        // Before its first step, the simulation says so and meets the open ground.
+        let mut sim = crate::sim::Simulation::new(&level).unwrap();
+        let open: Vec<bool> = sim.gates().iter().map(|g| g.open).collect();
+        assert_eq!(open, [true, false]);
+        assert!(!sim.open_gate("opened"), "it was open already");
+        assert_eq!(sim.surface_at(2.0, 3.5), 1.0);
+        // A level saved at 40 s: the later gate's time has come too.
+        let mut baked = level.clone();
+        baked.flow = Some(crate::level::FlowState {
+            time: 40.0,
+            ..Default::default()
+        });
+        assert!(Gates::new(&baked).0.iter().all(|g| g.open));
     }
 }

@@ -105,6 +105,9 @@ pub enum StepError {
     /// The requested step length is not a positive finite number.
     #[error("the time step {0} s is not a positive finite number")]
     BadTimeStep(f32),
+    /// The span asked of an `advance` is not a finite number of seconds ≥ 0.
+    #[error("the span {0} s to advance by is not a finite number ≥ 0")]
+    BadSpan(f64),
 }
 
 /// Why a level cannot be simulated.
@@ -483,13 +486,39 @@ impl Simulation {
 
     /// Advances by `seconds` in steps of the level's `dt`, rounded to the nearest whole
     /// number of steps (less than half a step runs none; a game stepping by its frame time
-    /// uses [`Self::step`]); returns the number of steps.
+    /// uses [`Self::step`]); returns the number of steps. It returns when they have all run:
+    /// a long span takes as long as its steps. A span that is not a finite number ≥ 0 is
+    /// refused ([`StepError::BadSpan`]) and nothing runs.
     pub fn advance(&mut self, seconds: f64) -> Result<u64, StepError> {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(StepError::BadSpan(seconds));
+        }
         let dt = self.params.dt;
         let n = (seconds / dt as f64).round().max(0.0) as u64;
         for _ in 0..n {
             self.step(dt)?;
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advance_refuses_a_span_that_is_no_number_of_seconds() {
+        let mut sim = Simulation::new(&Level::flat(4, 4, 1.0, 0.0)).unwrap();
+        // Infinity ran u64::MAX steps (a hang); NaN ran none and said nothing.
+        for bad in [f64::NAN, f64::INFINITY, -1.0] {
+            let refused = sim.advance(bad);
+            assert!(
+                matches!(refused, Err(StepError::BadSpan(_))),
+                "{bad}: {refused:?}"
+            );
+        }
+        assert_eq!(sim.steps, 0);
+        let dt = sim.params.dt as f64;
+        assert_eq!(sim.advance(0.5), Ok((0.5 / dt).round() as u64));
     }
 }
