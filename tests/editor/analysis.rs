@@ -112,29 +112,9 @@ fn the_flow_paths_follow_a_sculpted_channel() {
     assert_ne!(before.data, after.data, "recomputed for the new terrain");
 }
 
-/// A 60 × 20 channel of 1 m cells with a 2 m reservoir behind a gate at x = 20 that opens at
-/// 0.5 s.
-fn gated_reservoir() -> Level {
-    let mut level = Level::flat(60, 20, 1.0, 0.0);
-    level.water = Grid::from_fn(60, 20, |x, _| if x < 20 { 2.0 } else { 0.0 });
-    level.gates.push(spillway::level::Gate {
-        name: "dam".into(),
-        shape: spillway::level::Shape::Box {
-            x0: 20.0,
-            y0: 0.0,
-            x1: 22.0,
-            y1: 20.0,
-        },
-        crest: 3.0,
-        open_at: Some(0.5),
-    });
-    level.params.dt = 0.02;
-    level
-}
-
 #[test]
 fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
-    let mut ed = editor_with(&gated_reservoir());
+    let mut ed = editor_with(&crate::support::gated_reservoir(Some(0.5)));
     ed.harness.remove_cursor();
     ed.harness.state_mut().preview_mut().speed = 4.0;
     ed.click("Play");

@@ -83,20 +83,7 @@ fn the_game_draws_the_crate_dam_as_the_editor_shows_it() {
 #[test]
 fn a_gate_opening_at_its_time_is_lowered_in_the_game() {
     // A reservoir behind a gate (x = 20..22 m, crest 3 m) that opens by itself at 0.2 s.
-    let mut level = spillway::Level::flat(60, 20, 1.0, 0.0);
-    level.water = spillway::Grid::from_fn(60, 20, |x, _| if x < 20 { 2.0 } else { 0.0 });
-    level.params.dt = 0.02;
-    level.gates.push(spillway::level::Gate {
-        name: "dam".into(),
-        shape: spillway::level::Shape::Box {
-            x0: 20.0,
-            y0: 0.0,
-            x1: 22.0,
-            y1: 20.0,
-        },
-        crest: 3.0,
-        open_at: Some(0.2),
-    });
+    let mut level = crate::support::gated_reservoir(Some(0.2));
     let dir = tempfile::tempdir().expect("temp dir");
     let gate_cell = 10 * 60 + 21;
     let mut game = Game::headless(level.clone(), dir.path(), &workspace()).expect("the game");
