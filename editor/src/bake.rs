@@ -435,10 +435,10 @@ impl BakeJob {
         time.max(fall).clamp(0.0, 1.0)
     }
 
-    /// Estimated wall-clock seconds left: the change rate's recent fall (a straight line in
-    /// log(rate) over the last half of the run, see [`estimate_left`]) extended to the tolerance, no further than the time
-    /// limit, at the recent simulated-per-wall-second speed. `None` until there are enough
-    /// points.
+    /// Estimated wall-clock seconds left: the change rate's fall (a straight line in log(rate)
+    /// over the last half of the run, see [`estimate_left`]) extended to the tolerance, no
+    /// further than the time limit, at the simulated-per-wall-second speed over the same
+    /// points. `None` until there are enough points.
     pub fn eta(&self) -> Option<f64> {
         estimate_left(&self.points, self.settings)
     }

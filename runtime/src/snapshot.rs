@@ -202,9 +202,9 @@ impl Snapshot {
 
     /// `level` (terrain, sources, bodies… as they are now) with the snapshot's water as its
     /// initial state: a simulation built from it starts at the snapshot's time with its water,
-    /// flows and open gates. Of a level whose bed moves (`Params::sediment`), a snapshot made
-    /// with [`Snapshot::of`] also puts back the ground as the water had left it, and how deep
-    /// it may still erode.
+    /// flows and open gates. Of a level whose bed moves (`Params::sediment`), it also puts back
+    /// the ground as the water had left it (from [`Snapshot::of`], or [`Snapshot::of_state`]
+    /// on the cells whose bed moves) and how deep it may still erode.
     pub fn restore(&self, level: &Level) -> Result<Level, SnapshotError> {
         if (level.nx(), level.ny()) != (self.nx, self.ny) {
             return Err(SnapshotError::Size(

@@ -187,3 +187,127 @@ fn a_bake_over_its_own_file_says_it_drops_the_comments_and_the_old_version() {
         stderr(&out)
     );
 }
+
+#[test]
+fn an_output_never_lands_on_a_levels_sidecar_a_device_or_a_name_meant_as_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    let sidecar = std::fs::read_dir(d.join("lake"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "grids"))
+        .unwrap();
+    let kept = std::fs::read(&sidecar).unwrap();
+    let name = format!("lake/{}", sidecar.file_name().unwrap().to_str().unwrap());
+    // Both wrote over the grids and left the level unloadable.
+    for args in [
+        vec!["sim", "lake", "--steps", "1", "--dump-depth", &name],
+        vec!["bake", "lake", "-o", &name, "--max-seconds", "1"],
+    ] {
+        let out = spillway(d, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("must name a ."), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read(&sidecar).unwrap(), kept);
+    assert!(file::load(&d.join("lake/level.ron")).is_ok());
+    // `-o build` (no such folder yet) wrote a level file called `build`.
+    let out = spillway(d, &["bake", "lake", "-o", "build", "--max-seconds", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!d.join("build").exists());
+    // A pipe (and, as root, a device such as /dev/null) was replaced by a level file.
+    #[cfg(unix)]
+    {
+        let fifo = d.join("pipe.ron");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let out = spillway(d, &["bake", "lake", "-o", "pipe.ron", "--max-seconds", "1"]);
+            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            assert!(
+                stderr(&out).contains("not a regular file"),
+                "{}",
+                stderr(&out)
+            );
+            let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+            assert!(!kind.is_file(), "the pipe is still a pipe");
+        }
+    }
+}
+
+#[test]
+fn run_lengths_that_run_nothing_or_for_ever_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    for args in [
+        vec!["sim", "lake", "--seconds", "0"],
+        vec!["sim", "lake", "--seconds", "1e-300"],
+        vec!["sim", "lake", "--steps", "18446744073709551615"],
+    ] {
+        let out = spillway(d, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    // Threads beyond the cores only cost their start: as many as there are cores.
+    let out = spillway(
+        d,
+        &[
+            "sim",
+            "lake",
+            "--steps",
+            "2",
+            "--threads",
+            "60000",
+            "--backend",
+            "cpu",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cores here"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_import_whose_options_make_a_bad_level_blames_them_not_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    super::write_npy_f64(&d.join("t.npy"), &super::ramp(8, 6));
+    let out = spillway(
+        d,
+        &[
+            "import",
+            "--terrain",
+            "t.npy",
+            "--height-scale",
+            "1e30",
+            "-o",
+            "x/level.ron",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("t.npy: the level it makes is not valid")
+            && stderr(&out).contains("--height-scale"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!d.join("x/level.ron").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_json_report_names_a_path_that_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    let odd = std::ffi::OsStr::from_bytes(b"out\xfe/level.ron");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spillway"))
+        .args(["bake", "lake", "--max-seconds", "1", "--json", "-o"])
+        .arg(odd)
+        .current_dir(d)
+        .output()
+        .unwrap();
+    // It wrote the level, then failed to print the report (exit 1, no JSON).
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["output"], "out\u{fffd}/level.ron");
+}

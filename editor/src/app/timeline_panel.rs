@@ -324,7 +324,7 @@ fn bar(app: &EditorApp, ui: &mut Ui) -> Option<TimelineAction> {
         } else {
             Color32::GRAY
         };
-        let from = b.start;
+        let from = b.forked_at.unwrap_or(b.start);
         painter.line_segment(
             [pos2(x(from), y), pos2(x(b.end), y)],
             Stroke::new(3.0, colour),

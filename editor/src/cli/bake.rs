@@ -60,9 +60,11 @@ pub struct BakeArgs {
 /// What `spillway bake --json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct BakeReport {
-    /// The level baked, as given.
+    /// The level baked, as given (a path that is not UTF-8 with its odd bytes replaced).
+    #[serde(serialize_with = "super::output::lossy_path")]
     pub input: PathBuf,
-    /// The baked level written, as given.
+    /// The baked level written, as given (the same).
+    #[serde(serialize_with = "super::output::lossy_path")]
     pub output: PathBuf,
     /// Simulated seconds.
     pub seconds: f64,

@@ -211,6 +211,19 @@ fn default_name(output: &Path) -> String {
 /// Runs `spillway import`.
 pub fn run(args: &ImportArgs) -> CliResult {
     let level = build(args)?;
+    // Checked before the save, which would blame the file it writes: the heights come from
+    // the heightmap and the options.
+    if let Err(e) = level.validate(&spillway::level::Limits::unlimited()) {
+        return Err(CliError::invalid(format!(
+            "{}{}: the level it makes is not valid: `{}`: {} (check --height-scale)",
+            args.terrain.display(),
+            args.water
+                .as_deref()
+                .map_or(String::new(), |w| format!(" with {}", w.display())),
+            e.field,
+            e.reason
+        )));
+    }
     create_parent(&args.output)?;
     file::save(&level, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
     let (lo, hi) = level

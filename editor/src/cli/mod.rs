@@ -133,28 +133,25 @@ pub fn run(cli: Cli) -> CliResult {
             args.output = output::level_output(&args.output);
             let mut inputs = vec![args.terrain.as_path()];
             inputs.extend(args.water.as_deref());
-            output::check_output(&args.output, "-o", &inputs)?;
+            output::check_output(&args.output, "-o", &inputs, "ron")?;
             import::run(&args)
         }
         Some(Command::Sim(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
             if let Some(out) = &args.dump_depth {
-                output::check_output(out, "--dump-depth", &[&args.level])?;
+                output::check_output(out, "--dump-depth", &[&args.level], "npy")?;
             }
             sim::run(&args)
         }
         Some(Command::Bake(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
             args.output = output::level_output(&args.output);
-            if let Some(maps) = args.maps.as_deref().filter(|m| m.exists() && !m.is_dir()) {
-                return Err(CliError::invalid(format!(
-                    "{}: --maps names a file; give a folder for the maps",
-                    maps.display()
-                )));
-            }
             // Baking over the input is allowed (the bake reads it first, and the save is
             // atomic); only the folder is checked.
-            output::check_output(&args.output, "-o", &[])?;
+            if let Some(maps) = &args.maps {
+                output::check_folder(maps, "--maps")?;
+            }
+            output::check_output(&args.output, "-o", &[], "ron")?;
             bake::run(&args)
         }
         Some(Command::Check(mut args)) => {
@@ -221,9 +218,17 @@ pub fn threads_label(n: usize) -> String {
     }
 }
 
-/// Builds rayon's global pool with `threads` threads, if given.
+/// Builds rayon's global pool with `threads` threads (at most one a core), if given.
 pub fn init_threads(threads: Option<usize>) -> CliResult {
-    if let Some(n) = threads {
+    if let Some(mut n) = threads {
+        // More threads than cores only costs their start (65535 did not start in 20 s).
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        if n > cores {
+            note(&format!(
+                "note: --threads {n} is more than the {cores} cores here: using {cores}"
+            ));
+            n = cores;
+        }
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()

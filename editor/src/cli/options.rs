@@ -170,9 +170,6 @@ pub enum OptionError {
     /// Zero or negative where only positive numbers make sense.
     #[error("{0} must be greater than 0")]
     NotPositive(f32),
-    /// Negative where zero or more is needed.
-    #[error("{0} must not be negative")]
-    Negative(f32),
     /// A linear friction outside 0 ≤ F < 1.
     #[error("{0} is outside 0 ≤ friction < 1")]
     Friction(f32),
@@ -228,11 +225,27 @@ pub fn parse_positive(s: &str) -> Result<f32, OptionError> {
 /// `1e30` is refused at once rather than run for ever.
 pub const MAX_RUN_SECONDS: f32 = 1e7;
 
-/// A finite number of seconds, zero or more, at most [`MAX_RUN_SECONDS`].
+/// Most steps `sim --steps` takes: a typo such as `18446744073709551615` is refused at once
+/// rather than run for ever.
+pub const MAX_RUN_STEPS: u64 = 1_000_000_000;
+
+/// A number of steps, at most [`MAX_RUN_STEPS`] (0 runs none: the initial state's hash).
+pub fn parse_steps(s: &str) -> Result<u64, String> {
+    let n: u64 =
+        (s.trim().parse()).map_err(|e| format!("`{s}` is not a whole number of steps: {e}"))?;
+    if n > MAX_RUN_STEPS {
+        return Err(format!(
+            "{n} steps is more than the {MAX_RUN_STEPS} a run may take"
+        ));
+    }
+    Ok(n)
+}
+
+/// A finite number of seconds, more than 0, at most [`MAX_RUN_SECONDS`].
 pub fn parse_seconds(s: &str) -> Result<f64, OptionError> {
     let v = number(s)?;
-    if v < 0.0 {
-        Err(OptionError::Negative(v))
+    if v <= 0.0 {
+        Err(OptionError::NotPositive(v))
     } else if v > MAX_RUN_SECONDS {
         Err(OptionError::TooLong(v))
     } else {
@@ -308,6 +321,15 @@ mod tests {
             assert_eq!(got.unwrap_err().to_string(), want);
         }
         assert_eq!(parse_seconds("1.5"), Ok(1.5));
+        // Zero (and what f32 reads as zero) ran no step though the help says at least one.
+        for zero in ["0", "-0", "1e-300"] {
+            assert!(matches!(
+                parse_seconds(zero),
+                Err(OptionError::NotPositive(_))
+            ));
+        }
+        assert_eq!(parse_steps("0"), Ok(0));
+        assert!(parse_steps("18446744073709551615").is_err());
         assert_eq!(
             parse_seconds("1e30").unwrap_err().to_string(),
             "1e30 s is more than the 1e7 s (about 116 days) a run may simulate"

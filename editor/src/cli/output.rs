@@ -21,6 +21,12 @@ pub fn level_output(path: &Path) -> PathBuf {
     }
 }
 
+/// Writes `path` into a JSON report as text, its bytes that are not UTF-8 replaced (JSON
+/// holds only text: a report of a run that wrote its files must not fail for a name).
+pub fn lossy_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
+}
+
 /// `path` made absolute and with links resolved as far as it exists (an output file usually
 /// does not yet: its folder is resolved and its name appended).
 fn resolved(path: &Path) -> PathBuf {
@@ -41,8 +47,16 @@ fn resolved(path: &Path) -> PathBuf {
 }
 
 /// Checks the output file `out` (`what` names the option, `-o` or `--dump-depth`) before
-/// the command runs: not a folder, not one of `inputs`, its folder made and writable.
-pub fn check_output(out: &Path, what: &str, inputs: &[&Path]) -> Result<(), CliError> {
+/// the command runs: named with `extension` (so it can never be a level's grid sidecar or a
+/// body's glTF file, nor a folder meant as one), not a folder, not a device or a pipe (which
+/// the atomic save would replace with a file), not one of `inputs`, its folder made and
+/// writable.
+pub fn check_output(
+    out: &Path,
+    what: &str,
+    inputs: &[&Path],
+    extension: &str,
+) -> Result<(), CliError> {
     if out.is_dir() {
         return Err(CliError::invalid(format!(
             "{}: {what} names a folder; give the file to write",
@@ -57,8 +71,49 @@ pub fn check_output(out: &Path, what: &str, inputs: &[&Path]) -> Result<(), CliE
             input.display()
         )));
     }
+    let named = out.extension().and_then(|e| e.to_str());
+    if !named.is_some_and(|e| e.eq_ignore_ascii_case(extension)) {
+        let folder = if extension == "ron" {
+            " (or a folder: an existing one, or end the path with / to make one)"
+        } else {
+            ""
+        };
+        return Err(CliError::invalid(format!(
+            "{}: {what} must name a .{extension} file{folder}",
+            out.display()
+        )));
+    }
+    if let Ok(meta) = std::fs::metadata(out)
+        && !meta.is_file()
+    {
+        return Err(CliError::invalid(format!(
+            "{}: {what} names something that is not a regular file (a device or a pipe); \
+             write the output to a file",
+            out.display()
+        )));
+    }
     super::create_parent(out)?;
-    let dir = super::level_folder(out);
+    writable(out, &super::level_folder(out))
+}
+
+/// Checks the output folder `dir` (`what` names the option, `--maps`) before the command
+/// runs: made if missing, and writable, so a run of minutes does not end in a failure to
+/// write its last files.
+pub fn check_folder(dir: &Path, what: &str) -> Result<(), CliError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::invalid(format!(
+            "{}: {what} names a file; give a folder",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::failure(format!("{}: cannot make the folder: {e}", dir.display()))
+    })?;
+    writable(dir, dir)
+}
+
+/// Whether a file can be made in `dir` (for the output `out`), tried with a probe file.
+fn writable(out: &Path, dir: &Path) -> Result<(), CliError> {
     let probe = dir.join(format!(".spillway-write-check-{}", std::process::id()));
     match std::fs::OpenOptions::new()
         .write(true)
@@ -91,14 +146,43 @@ mod tests {
         let file = d.join("a.ron");
         assert_eq!(level_output(&file), file);
         std::fs::write(&file, "x").expect("write");
-        let err = check_output(&file, "-o", &[&d.join("./a.ron")]).expect_err("same file");
+        let err = check_output(&file, "-o", &[&d.join("./a.ron")], "ron").expect_err("same file");
         assert!(err.message.contains("is the input"), "{}", err.message);
         assert_eq!(err.code, 2);
-        let err = check_output(d, "--dump-depth", &[]).expect_err("a folder");
+        let err = check_output(d, "--dump-depth", &[], "npy").expect_err("a folder");
         assert!(err.message.contains("names a folder"), "{}", err.message);
+        // A level's sidecar, a body's glTF, a path meant as a folder: refused by their names.
+        for name in ["level.0123abcd.grids", "bodies/crate.glb", "build"] {
+            let err = check_output(&d.join(name), "-o", &[], "ron").expect_err(name);
+            assert!(
+                err.message.contains("must name a .ron file"),
+                "{}",
+                err.message
+            );
+        }
         let deep = d.join("x/y/out.npy");
-        check_output(&deep, "--dump-depth", &[&file]).expect("made and writable");
+        check_output(&deep, "--dump-depth", &[&file], "npy").expect("made and writable");
         assert!(d.join("x/y").is_dir());
         assert_eq!(std::fs::read_dir(d.join("x/y")).expect("dir").count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_or_a_pipe_is_never_replaced_by_an_output() {
+        let dir = tempfile::tempdir().expect("dir");
+        let fifo = dir.path().join("pipe.ron");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let err = check_output(&fifo, "-o", &[], "ron").expect_err("a pipe");
+            assert!(
+                err.message.contains("not a regular file"),
+                "{}",
+                err.message
+            );
+            assert_eq!(err.code, 2);
+        }
+        // /dev/null has no extension; named as a level it is refused by its name already.
+        let err = check_output(Path::new("/dev/null"), "-o", &[], "ron").expect_err("a device");
+        assert_eq!(err.code, 2);
     }
 }

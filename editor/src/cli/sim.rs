@@ -11,7 +11,9 @@ use spillway::Grid;
 use spillway::level::file;
 
 use super::bake::{BakeError, Coupled, Settling};
-use super::options::{Backend, CpuVectors, SolverOverrides, parse_seconds, simulation};
+use super::options::{
+    Backend, CpuVectors, SolverOverrides, parse_seconds, parse_steps, simulation,
+};
 use super::{CliError, CliResult, init_threads, level_folder, say, threads_label};
 use crate::heightmap::npy;
 
@@ -21,12 +23,13 @@ pub struct SimArgs {
     /// The level file (.ron), or a project folder holding its `level.ron`.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
-    /// Simulated seconds to run (rounded to whole steps of the level's dt, at least one).
+    /// Simulated seconds to run, more than 0 (rounded to whole steps of the level's dt, at
+    /// least one; `--steps 0` runs none).
     #[arg(long, value_name = "S", value_parser = parse_seconds,
           required_unless_present = "steps", conflicts_with = "steps")]
     pub seconds: Option<f64>,
-    /// Steps of the level's dt to run, instead of --seconds.
-    #[arg(long, value_name = "N")]
+    /// Steps of the level's dt to run, instead of --seconds (at most 1e9).
+    #[arg(long, value_name = "N", value_parser = parse_steps)]
     pub steps: Option<u64>,
     /// Print a 64-bit hash of the final water state (depths, flows, time; see
     /// `spillway::Level::state_hash`): bit-identical runs print the same hash.

@@ -339,8 +339,8 @@ impl Preview {
         match started {
             Ok(()) => {
                 if start.is_none() {
-                    self.timeline
-                        .starts_at(level.flow.as_ref().map_or(0.0, |f| f.time));
+                    // The water's own start (a saved state for another solver starts at 0 s).
+                    self.timeline.starts_at(self.clock());
                 }
                 self.uploaded = Some(level.clone());
                 self.restored_bodies = start.map(|s| s.bodies);
@@ -501,7 +501,7 @@ impl Preview {
     }
 
     /// Records steps that run again the simulated time clamped steps lost (the water's own
-    /// time fell behind the clock), within the frame's step budget, after the frame's `steps`;
+    /// time fell behind the clock), within what the frame's pace leaves after its `steps`;
     /// returns how many. Not with bodies (their steps are coupled one by one) nor while the
     /// water is halted.
     fn catch_up(&mut self, dt: f32, steps: usize) -> usize {
@@ -511,7 +511,7 @@ impl Preview {
         let Some(sim) = self.sim.as_mut() else {
             return 0;
         };
-        match sim.encode_catch_up(dt, MAX_STEPS_PER_FRAME.saturating_sub(steps)) {
+        match sim.encode_catch_up(dt, self.pace.cap().saturating_sub(steps)) {
             Ok((commands, n)) => {
                 self.commands.extend(commands);
                 n

@@ -43,6 +43,11 @@ impl Pace {
         run
     }
 
+    /// The most steps a frame may run now.
+    pub fn cap(&self) -> usize {
+        self.cap as usize
+    }
+
     /// Whether the last frame ran fewer steps than the speed asked (frames were slow).
     pub fn held(&self) -> bool {
         self.held

@@ -203,7 +203,9 @@ impl Preview {
                 let at = (level.gates.iter())
                     .find(|g| g.name == gate.name)
                     .and_then(|g| g.open_at)
-                    .map_or(now, |t| (t as f64).min(now));
+                    .map_or(now, |t| (t as f64).min(now))
+                    // Opened before the run began (a level saved after): at its start.
+                    .max(self.timeline.branch().start);
                 self.timeline.mark(at, label);
             }
         }

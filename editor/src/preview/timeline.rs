@@ -67,8 +67,9 @@ pub struct Branch {
     pub name: String,
     /// The moment it left its parent branch (`None`: the first run).
     pub forked_at: Option<f64>,
-    /// The moment its water starts: its fork, or for the first run the level's own time (a
-    /// level baked at 40 s starts there), seconds.
+    /// The moment its history starts, seconds: the first run's start (the level's own time: a
+    /// level baked at 40 s starts there), which a branch shares with the run it left (it keeps
+    /// that run's keyframes before its fork).
     pub start: f64,
     /// Keyframes in time order.
     pub keys: Vec<Arc<Keyframe>>,
@@ -358,7 +359,7 @@ impl Timeline {
         let parent = self.branch();
         let mut branch = Branch::new(format!("Branch {}", self.made));
         branch.forked_at = Some(time);
-        branch.start = time;
+        branch.start = parent.start;
         // A keyframe at the very moment is taken again, with the edit in it.
         branch.keys = (parent.keys.iter())
             .filter(|k| k.time() < time - 1e-9)
@@ -482,6 +483,24 @@ mod tests {
         assert!(t.discard(0));
         assert_eq!((t.branches.len(), t.current), (1, 0));
         assert_eq!(t.bytes(), 2 * one);
+    }
+
+    #[test]
+    fn a_branch_keeps_the_start_of_the_run_it_left() {
+        // A level baked at 40 s, run to 60 s, edited back at 47 s, the first run discarded:
+        // the bar still starts at 40 s, where the branch's shared keyframes begin.
+        let mut t = Timeline::default();
+        t.starts_at(40.0);
+        for i in 0..5 {
+            t.push(key(40.0 + i as f64 * 5.0, 1.0));
+        }
+        assert_eq!(t.origin(), 40.0);
+        assert!(t.edited(47.0));
+        assert_eq!(t.branch().start, 40.0);
+        assert_eq!(t.branch().forked_at, Some(47.0));
+        assert!(t.discard(0));
+        assert_eq!(t.origin(), 40.0);
+        assert_eq!(t.branch().keys[0].time(), 40.0);
     }
 
     #[test]

@@ -40,8 +40,8 @@ fn staging_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
 pub struct StateCopy {
     /// One staging buffer per part: the view, the control block, depth, faces x, faces y (both
     /// halves for the pipes; SWE's velocities, x then y, in the faces x part), edges,
-    /// advected velocities (pipes with advection), the breaches' state words; `None` for an
-    /// empty part.
+    /// advected velocities (pipes with advection), the breaches' state words, and of a moving
+    /// bed the ground and the grains in the water; `None` for an empty part.
     staging: Vec<Option<wgpu::Buffer>>,
     /// How many parts have been mapped (plus [`FAILED`] for each that failed).
     mapped: Arc<AtomicUsize>,
@@ -54,8 +54,12 @@ pub struct StateCopy {
     /// Columns, rows, solver, and whether the advected velocities are in it.
     grid: (usize, usize, SolverKind, bool),
     /// A moving bed's cells that move, its height per volume of grains and its floor.
-    bed: Option<(Vec<bool>, f32, Vec<f32>)>,
+    bed: Option<BedCopy>,
 }
+
+/// A moving bed's cells that move, its height per volume of grains and its floor, shared with
+/// the erosion pass (not copied per keyframe).
+type BedCopy = (Arc<[bool]>, f32, Arc<[f32]>);
 
 impl GpuSimulation {
     /// Makes the staging buffers of a state copy now, those not kept already, so that a
@@ -232,7 +236,7 @@ impl StateCopy {
                 let mut settled = vec![f32::NAN; cells];
                 let load = (!load.is_empty()).then_some(&load[..]);
                 crate::sim::erosion::settle_into(&mut settled, &ground, &erodible, load, swell);
-                (Some(settled), floor)
+                (Some(settled), floor.to_vec())
             }
             None => (None, Vec::new()),
         };

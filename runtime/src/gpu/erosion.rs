@@ -67,12 +67,13 @@ pub(crate) struct ErosionPass {
     suspension: bool,
     /// Element offset of the suspended load in `bed`.
     load_at: u32,
-    /// Per cell: whether the bed there moves (gates do not), for bakes.
-    pub erodible: Vec<bool>,
+    /// Per cell: whether the bed there moves (gates do not), for bakes and keyframes (shared
+    /// with each state copy, not copied).
+    pub erodible: std::sync::Arc<[bool]>,
     /// Bed height per volume of grains (`speedup / (1 − porosity)`).
     pub swell: f32,
-    /// The lowest the ground may erode to, for bakes (`FlowState::bed_floor`).
-    pub floor: Vec<f32>,
+    /// The lowest the ground may erode to, for bakes and keyframes (`FlowState::bed_floor`).
+    pub floor: std::sync::Arc<[f32]>,
 }
 
 /// Workgroups `[x, y]` covering `n` invocations.
@@ -190,9 +191,9 @@ impl ErosionPass {
             face_groups: groups(fx + fy),
             suspension: law.suspension != 0,
             load_at: law.load,
-            erodible: cpu.erodible,
+            erodible: cpu.erodible.into(),
             swell: cpu.swell,
-            floor: cpu.floor,
+            floor: cpu.floor.into(),
         }))
     }
 
@@ -303,7 +304,7 @@ impl GpuSimulation {
             bed.swell,
         );
         if let Some(flow) = out.flow.as_mut() {
-            flow.bed_floor = bed.floor.clone();
+            flow.bed_floor = bed.floor.to_vec();
         }
         Ok(())
     }
