@@ -131,6 +131,18 @@ fn failed_save_does_not_touch_the_previous_level() {
 }
 
 #[test]
+fn a_save_that_cannot_put_its_level_file_in_place_leaves_no_sidecar() {
+    // The level file's name is taken by a folder: the rename fails after the sidecar was
+    // written (a bake into an unwritable file ran, then left a stray `.grids` beside it).
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("level.ron");
+    fs::create_dir_all(path.join("inside")).expect("a folder in the way");
+    let before = files_in(dir.path());
+    save(&rich_level(8, 8), &path).expect_err("a folder is in the way");
+    assert_eq!(files_in(dir.path()), before, "no sidecar left behind");
+}
+
+#[test]
 fn files_are_at_most_one_and_a_half_times_the_raw_grids() {
     let (nx, ny) = (512, 512);
     let level = rich_level(nx, ny);

@@ -133,8 +133,15 @@ pub fn run(cli: Cli) -> CliResult {
             args.output = output::level_output(&args.output);
             let mut inputs = vec![args.terrain.as_path()];
             inputs.extend(args.water.as_deref());
+            let folder = level_folder(&args.output);
+            let made = !folder.exists();
             output::check_output(&args.output, "-o", &inputs, "ron")?;
-            import::run(&args)
+            let imported = import::run(&args);
+            if imported.is_err() && made {
+                // A refused import leaves no empty folder behind (it is only removed empty).
+                let _ = std::fs::remove_dir(&folder);
+            }
+            imported
         }
         Some(Command::Sim(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;

@@ -260,84 +260,100 @@ pub fn save_with(
     }
     let compress = storage == GridStorage::Compressed;
     let written = sidecar::write_sidecar(&dir, stem, &grids, compress, progress)?;
-    let mut refs = written.refs.into_iter();
-    let mut next_ref = || {
-        refs.next().ok_or_else(|| LevelError::Io {
+    let sidecar::WrittenSidecar {
+        file_name: sidecar_name,
+        refs,
+        fresh,
+    } = written;
+    // The level file put in place, or the sidecar this save made removed again: a failed
+    // save leaves the folder as it was.
+    let placed = (|| -> Result<(), LevelError> {
+        let mut refs = refs.into_iter();
+        let mut next_ref = || {
+            refs.next().ok_or_else(|| LevelError::Io {
+                path: path.to_path_buf(),
+                action: "write the grid sidecar",
+                source: io::Error::other("sidecar returned fewer grids than written"),
+            })
+        };
+
+        let file = LevelFile {
+            format_version: FORMAT_VERSION,
+            name: level.name.clone(),
+            cell_size: level.cell_size,
+            size: Size {
+                nx: level.nx() as u64,
+                ny: level.ny() as u64,
+            },
+            params: level.params.clone(),
+            sources: level.sources.clone(),
+            sinks: level.sinks.clone(),
+            boundaries: level.boundaries.clone(),
+            bodies: level.bodies.clone(),
+            gates: level.gates.clone(),
+            gauges: level.gauges.clone(),
+            structures: level.structures.clone(),
+            terrain: next_ref()?,
+            water: next_ref()?,
+            roughness: match &level.roughness {
+                Some(_) => Some(next_ref()?),
+                None => None,
+            },
+            flow: match &level.flow {
+                None => None,
+                Some(flow) => {
+                    let flow_x = next_ref()?;
+                    let flow_y = next_ref()?;
+                    let mut optional = |v: &Vec<f32>| match v.is_empty() {
+                        true => Ok(None),
+                        false => next_ref().map(Some),
+                    };
+                    Some(FlowFile {
+                        solver: flow.solver,
+                        time: flow.time,
+                        ghost: flow.ghost.clone(),
+                        flow_x,
+                        flow_y,
+                        carry: optional(&flow.carry)?,
+                        aux_x: optional(&flow.aux_x)?,
+                        aux_y: optional(&flow.aux_y)?,
+                        max_speed: flow.max_speed,
+                        bed_floor: optional(&flow.bed_floor)?,
+                    })
+                }
+            },
+        };
+        let text = to_ron(&file).map_err(|e| LevelError::Io {
             path: path.to_path_buf(),
-            action: "write the grid sidecar",
-            source: io::Error::other("sidecar returned fewer grids than written"),
-        })
-    };
+            action: "write the level as RON",
+            source: io::Error::other(e),
+        })?;
 
-    let file = LevelFile {
-        format_version: FORMAT_VERSION,
-        name: level.name.clone(),
-        cell_size: level.cell_size,
-        size: Size {
-            nx: level.nx() as u64,
-            ny: level.ny() as u64,
-        },
-        params: level.params.clone(),
-        sources: level.sources.clone(),
-        sinks: level.sinks.clone(),
-        boundaries: level.boundaries.clone(),
-        bodies: level.bodies.clone(),
-        gates: level.gates.clone(),
-        gauges: level.gauges.clone(),
-        structures: level.structures.clone(),
-        terrain: next_ref()?,
-        water: next_ref()?,
-        roughness: match &level.roughness {
-            Some(_) => Some(next_ref()?),
-            None => None,
-        },
-        flow: match &level.flow {
-            None => None,
-            Some(flow) => {
-                let flow_x = next_ref()?;
-                let flow_y = next_ref()?;
-                let mut optional = |v: &Vec<f32>| match v.is_empty() {
-                    true => Ok(None),
-                    false => next_ref().map(Some),
-                };
-                Some(FlowFile {
-                    solver: flow.solver,
-                    time: flow.time,
-                    ghost: flow.ghost.clone(),
-                    flow_x,
-                    flow_y,
-                    carry: optional(&flow.carry)?,
-                    aux_x: optional(&flow.aux_x)?,
-                    aux_y: optional(&flow.aux_y)?,
-                    max_speed: flow.max_speed,
-                    bed_floor: optional(&flow.bed_floor)?,
-                })
-            }
-        },
-    };
-    let text = to_ron(&file).map_err(|e| LevelError::Io {
-        path: path.to_path_buf(),
-        action: "write the level as RON",
-        source: io::Error::other(e),
-    })?;
-
-    let io_err = |p: &Path, action, source| LevelError::Io {
-        path: p.to_path_buf(),
-        action,
-        source,
-    };
-    let mut temp = TempFile::create(&dir, file_name)
-        .map_err(|e| io_err(&dir, "create a temporary file", e))?;
-    temp.file()
-        .and_then(|f| {
-            f.write_all(text.as_bytes())?;
-            f.sync_all()
-        })
-        .map_err(|e| io_err(temp.path(), "write the level file", e))?;
-    temp.persist(path)
-        .map_err(|e| io_err(path, "rename the level file into place", e))?;
+        let io_err = |p: &Path, action, source| LevelError::Io {
+            path: p.to_path_buf(),
+            action,
+            source,
+        };
+        let mut temp = TempFile::create(&dir, file_name)
+            .map_err(|e| io_err(&dir, "create a temporary file", e))?;
+        temp.file()
+            .and_then(|f| {
+                f.write_all(text.as_bytes())?;
+                f.sync_all()
+            })
+            .map_err(|e| io_err(temp.path(), "write the level file", e))?;
+        temp.persist(path)
+            .map_err(|e| io_err(path, "rename the level file into place", e))?;
+        Ok(())
+    })();
+    if let Err(e) = placed {
+        if fresh {
+            let _ = std::fs::remove_file(dir.join(&sidecar_name));
+        }
+        return Err(e);
+    }
     sidecar::sync_dir(&dir);
-    sidecar::remove_stale_sidecars(&dir, stem, &written.file_name);
+    sidecar::remove_stale_sidecars(&dir, stem, &sidecar_name);
     Ok(())
 }
 

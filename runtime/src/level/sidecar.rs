@@ -310,6 +310,9 @@ pub(super) struct WrittenSidecar {
     pub file_name: String,
     /// References to the grids, in the order they were given.
     pub refs: Vec<GridRef>,
+    /// Whether this save made it (else an identical sidecar was there already, perhaps the
+    /// one the level on disk references).
+    pub fresh: bool,
 }
 
 /// Writes `grids` to a new sidecar named after `stem` and its content checksum, atomically:
@@ -393,6 +396,7 @@ pub(super) fn write_sidecar(
 
     let hash = total.finalize();
     let mut file_name = String::new();
+    let mut fresh = false;
     for n in 0u32.. {
         file_name = match n {
             0 => format!("{stem}.{hash:08x}.{EXTENSION}"),
@@ -405,6 +409,7 @@ pub(super) fn write_sidecar(
             Ok(None) => {
                 temp.persist(&target)
                     .map_err(|e| io_err(&target, "rename the grid sidecar into place", e))?;
+                fresh = true;
                 break;
             }
             Ok(Some(false)) => {
@@ -425,7 +430,11 @@ pub(super) fn write_sidecar(
             encoding,
         })
         .collect();
-    Ok(WrittenSidecar { file_name, refs })
+    Ok(WrittenSidecar {
+        file_name,
+        refs,
+        fresh,
+    })
 }
 
 /// `None` if `b` does not exist, else whether the two files hold the same bytes.
