@@ -14,6 +14,7 @@ mod gauges;
 mod maps;
 mod pace;
 mod rewind;
+mod start;
 pub mod stride;
 pub mod timeline;
 
@@ -296,76 +297,6 @@ impl Preview {
         self.playing = false;
         self.owed = 0.0;
         self.body_stride.behind = 0;
-    }
-
-    fn ensure(&mut self, level: &Level, device: &wgpu::Device, queue: &wgpu::Queue) -> bool {
-        if self.is_live() {
-            return true;
-        }
-        if self.error.is_some() {
-            return false;
-        }
-        let start = self.start.take();
-        let from = start.as_ref().map_or(level, |s| &s.level);
-        let started = if self.on_cpu() {
-            CpuWater::new(from)
-                .map(|mut cpu| {
-                    if self.record_maps {
-                        cpu.record_maps();
-                    }
-                    self.stats = Some(cpu.stats());
-                    self.cpu = Some(cpu);
-                })
-                .map_err(PreviewError::CpuStart)
-        } else {
-            GpuSimulation::new(from, device, queue)
-                .map(|mut sim| {
-                    if !self.watch.watches(device) {
-                        self.watch = DeviceWatch::install(device);
-                    }
-                    sim.request_stats();
-                    // Without maps the water still runs; the maps overlay then shows none.
-                    if self.record_maps && sim.record_maps().is_ok() {
-                        sim.set_maps_stride(maps::MAPS_STRIDE);
-                    }
-                    // The keyframes' read-back buffers, made off the frame (large levels).
-                    if self.timeline.recording {
-                        sim.prepare_state_copy();
-                    }
-                    self.sim = Some(sim);
-                })
-                .map_err(PreviewError::GpuStart)
-        };
-        match started {
-            Ok(()) => {
-                if start.is_none() {
-                    // The water's own start (a saved state for another solver starts at 0 s).
-                    self.timeline.starts_at(self.clock());
-                }
-                self.uploaded = Some(level.clone());
-                self.restored_bodies = start.map(|s| s.bodies);
-                true
-            }
-            Err(e) => {
-                self.error = Some(e);
-                self.playing = false;
-                false
-            }
-        }
-    }
-
-    /// Moves the water to the CPU after the GPU device was lost: pauses, drops every GPU
-    /// resource, and restarts from the authored water on the next frame.
-    fn fall_back(&mut self, why: &str) {
-        let at = self.time();
-        self.reset();
-        self.commands.clear();
-        self.playing = false;
-        self.lost_news = true;
-        self.gpu_lost = Some(format!(
-            "The GPU device was lost ({why}) at {at:.1} s of preview. The preview is paused and \
-             runs on the CPU solver from the authored water; the level is unchanged."
-        ));
     }
 
     /// Handles a coupled step that failed: a refused water step (a blow-up at a cell) pauses
