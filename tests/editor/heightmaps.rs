@@ -142,3 +142,42 @@ fn an_empty_export_range_is_said_before_the_file_is_chosen() {
     // The file picker was not opened: its answer is still queued for the next question.
     assert_eq!(ed.dialogs.pending(), 1, "no file was asked for");
 }
+
+#[test]
+fn a_smaller_heightmap_leaves_out_the_objects_beyond_it_and_names_them() {
+    // The test level is 96 m × 80 m; the heightmap makes it 64 m × 64 m.
+    let mut level = bumpy_level();
+    for (name, x) in [("spring", 10.0), ("far spring", 90.0)] {
+        level.sources.push(spillway::level::Source {
+            name: name.into(),
+            shape: spillway::level::Shape::Point { x, y: 10.0 },
+            kind: spillway::level::SourceKind::Rate { m3_per_s: 1.0 },
+            enabled: true,
+        });
+    }
+    let mut ed = editor_with(&level);
+    let input = ed.dir.path().join("small.npy");
+    let range = HeightRange {
+        min: 0.0,
+        max: 100.0,
+    };
+    heightmap_io::export(&input, &source_heights(), HeightmapFormat::Npy, range)
+        .expect("write the heightmap");
+    ed.dialogs.push(&input);
+    ed.click("File");
+    ed.click("Import heightmap…");
+    ed.harness.get_by_role(Role::ComboBox).click();
+    ed.frames(3);
+    ed.click(HeightmapFormat::Npy.name());
+    ed.click("Import");
+    // It failed with "the resized level is not valid" before.
+    let doc = ed.harness.state().document().level();
+    assert_eq!((doc.nx(), doc.ny()), (64, 64));
+    let names: Vec<&str> = doc.sources.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["spring"]);
+    let (notice, _) = ed.harness.state().notice().expect("a notice");
+    assert!(
+        notice.contains("left out 1 object beyond the new map: source far spring"),
+        "{notice}"
+    );
+}

@@ -464,6 +464,7 @@ impl EditorApp {
     /// Makes `grid` (read from `path`) the terrain, as one undoable command.
     pub(crate) fn apply_heightmap(&mut self, path: &Path, grid: Grid) -> Result<(), EditorError> {
         let level = self.document.level();
+        let mut left_out = Vec::new();
         if (grid.nx, grid.ny) == (level.nx(), level.ny()) {
             let rect = CellRect::whole(grid.nx, grid.ny);
             let patch = GridPatch::new(
@@ -479,7 +480,11 @@ impl EditorApp {
                 self.document.execute(Box::new(patch));
             }
         } else {
-            let resized = resized_level(level, grid);
+            let crate::tools::resize::Resized {
+                level: resized,
+                dropped,
+            } = crate::tools::resize::resized_level(level, grid);
+            left_out = dropped;
             resized
                 .validate(&spillway::level::Limits::default())
                 .map_err(|e| EditorError::ResizedLevel {
@@ -494,7 +499,15 @@ impl EditorApp {
             )));
             self.viewport.frame_on_next_frame();
         }
-        self.notify(format!("Imported {}", path.display()), false);
+        let left_out = match left_out.len() {
+            0 => String::new(),
+            n => format!(
+                "; left out {} beyond the new map: {}",
+                crate::count(n, "object"),
+                left_out.join(", ")
+            ),
+        };
+        self.notify(format!("Imported {}{left_out}", path.display()), false);
         Ok(())
     }
 
@@ -566,25 +579,4 @@ impl EditorApp {
         }
         None
     }
-}
-
-/// `level` with `terrain` of another size: dry, without saved flow or roughness grid,
-/// boundaries clipped to the new edges.
-fn resized_level(level: &Level, terrain: Grid) -> Level {
-    let (nx, ny) = (terrain.nx, terrain.ny);
-    let mut out = level.clone();
-    out.water = Grid::filled(nx, ny, 0.0);
-    out.terrain = terrain;
-    out.flow = None;
-    // A roughness grid of the old size would no longer fit: the level-wide n applies again.
-    out.roughness = None;
-    out.boundaries.retain_mut(|b| {
-        let len = match b.edge {
-            spillway::level::Edge::West | spillway::level::Edge::East => ny,
-            _ => nx,
-        } as u32;
-        b.end = b.end.min(len);
-        b.start < b.end
-    });
-    out
 }

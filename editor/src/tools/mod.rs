@@ -13,6 +13,7 @@ pub mod gate;
 pub mod gauge;
 pub mod leaks;
 pub mod placement;
+pub mod resize;
 pub mod roughness;
 pub mod sculpt;
 pub mod spill;

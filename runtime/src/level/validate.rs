@@ -509,12 +509,7 @@ fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
 /// it, a circle's or a box's extent overlaps it. (One wholly off the map would be placed on
 /// the edge cell nearest its centre.)
 fn on_map(at: &str, shape: &Shape, extent: [f32; 2]) -> Check {
-    let (lo, hi) = match *shape {
-        Shape::Point { x, y } => ([x, y], [x, y]),
-        Shape::Circle { x, y, radius } => ([x - radius, y - radius], [x + radius, y + radius]),
-        Shape::Box { x0, y0, x1, y1 } => ([x0, y0], [x1, y1]),
-    };
-    if (0..2).all(|k| hi[k] >= 0.0 && lo[k] <= extent[k]) {
+    if shape.reaches(extent) {
         return Ok(());
     }
     Err(ValidationError::new(
