@@ -114,7 +114,7 @@ fn the_flow_paths_follow_a_sculpted_channel() {
 
 #[test]
 fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
-    let mut ed = editor_with(&crate::support::gated_reservoir(Some(0.5)));
+    let mut ed = editor_with(&spillway_tests::gated_reservoir(Some(0.5)));
     ed.harness.remove_cursor();
     ed.harness.state_mut().preview_mut().speed = 4.0;
     ed.click("Play");

@@ -293,23 +293,3 @@ pub fn river() -> Level {
     }
     level
 }
-
-/// A 60 × 20 channel of 1 m cells with a 2 m reservoir behind a gate (x = 20..22 m, crest
-/// 3 m) that opens at `open_at`.
-pub fn gated_reservoir(open_at: Option<f32>) -> Level {
-    let mut level = Level::flat(60, 20, 1.0, 0.0);
-    level.water = spillway::Grid::from_fn(60, 20, |x, _| if x < 20 { 2.0 } else { 0.0 });
-    level.gates.push(spillway::level::Gate {
-        name: "dam".into(),
-        shape: spillway::level::Shape::Box {
-            x0: 20.0,
-            y0: 0.0,
-            x1: 22.0,
-            y1: 20.0,
-        },
-        crest: 3.0,
-        open_at,
-    });
-    level.params.dt = 0.02;
-    level
-}
