@@ -3,6 +3,7 @@
 //! restores a simulation that continues as the original does.
 
 use spillway::gpu::GpuSimulation;
+use spillway::level::{BedloadLaw, Sediment, Suspension};
 use spillway::snapshot::Snapshot;
 use spillway::{Grid, Level, SolverKind};
 use spillway_tests::gated_reservoir;
@@ -57,6 +58,47 @@ fn buffers_made_ahead_serve_the_state_copies() {
             assert_copy_is_baked(&mut sim, &level, 20, &format!("{solver:?} {round}"));
         }
     }
+}
+
+#[test]
+fn buffers_kept_ready_follow_a_change_of_the_physics() {
+    // Switching the moving bed on (or the other solver) in the middle of a preview adds and
+    // grows parts of the copy: their buffers are made in the frame of the change, not in the
+    // frame of the next keyframe, and only where the buffers were asked to be kept ready.
+    let level = busy_scene(SolverKind::Pipes);
+    let mut sim = GpuSimulation::headless(&level).expect("a GPU");
+    let mut lazy = GpuSimulation::headless(&level).expect("a GPU");
+    assert!(
+        !sim.state_copy_ready(),
+        "nothing made before it is asked for"
+    );
+    sim.prepare_state_copy();
+    assert!(sim.state_copy_ready());
+    let mut moving = level.clone();
+    moving.params.sediment = Some(Sediment {
+        law: BedloadLaw::Grass { a: 0.002 },
+        porosity: 0.4,
+        talus_degrees: 30.0,
+        slump_per_second: 0.5,
+        clear_inflow: true,
+        layer: 5.0,
+        speedup: 1.0,
+        suspension: Some(Suspension {
+            critical_shear: 5.0,
+            pickup: 1e-4,
+            settling: 0.01,
+        }),
+        region: None,
+    });
+    sim.set_params(&moving.params).expect("sediment on");
+    lazy.set_params(&moving.params).expect("sediment on");
+    assert!(sim.state_copy_ready(), "the bed's ground and load parts");
+    assert!(!lazy.state_copy_ready(), "not asked for: none made");
+    assert_copy_is_baked(&mut sim, &moving, 10, "with a moving bed");
+    moving.params.solver = SolverKind::Swe;
+    sim.set_params(&moving.params).expect("the other solver");
+    assert!(sim.state_copy_ready(), "the velocities' part");
+    assert_copy_is_baked(&mut sim, &moving, 10, "shallow water with a moving bed");
 }
 
 #[test]

@@ -24,7 +24,22 @@ const FAILED: usize = 1 << 20;
 /// frame most of a second (542.4 and 644.6 ms for the 2.1 GB of an 8192² level on an H100),
 /// so they are made once, when the water starts ([`GpuSimulation::prepare_state_copy`]), and
 /// kept.
-pub(crate) type Spare = Arc<Mutex<Vec<wgpu::Buffer>>>;
+pub(crate) type Spare = Arc<Mutex<Kept>>;
+
+/// The staging buffers kept for the next state copy, and whether they are kept ready: once
+/// [`GpuSimulation::prepare_state_copy`] asked for them, a change of the parameters that adds or
+/// grows a part (a moving bed switched on, advection, the other solver) makes its buffers then,
+/// in the frame of the change, rather than in the frame of the next keyframe.
+#[derive(Default)]
+pub(crate) struct Kept {
+    buffers: Vec<wgpu::Buffer>,
+    ready: bool,
+}
+
+/// Locks the kept buffers (a poisoned lock still holds buffers).
+fn lock(spare: &Spare) -> std::sync::MutexGuard<'_, Kept> {
+    spare.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A staging buffer for a state copy's part of `bytes`.
 fn staging_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
@@ -67,17 +82,46 @@ impl GpuSimulation {
     /// them as the water starts, where making them in the frame of the first keyframe took
     /// 542.4 and 644.6 ms for an 8192² level on an H100.
     pub fn prepare_state_copy(&mut self) {
-        let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
-        let mut kept: Vec<u64> = spare.iter().map(wgpu::Buffer::size).collect();
+        let mut spare = lock(&self.spare);
+        spare.ready = true;
+        // Buffers out with a copy under way come back when it is read.
+        let mut out = self.out_sizes();
+        let mut old = std::mem::take(&mut spare.buffers);
         for (_, _, bytes) in self.state_parts() {
-            match kept.iter().position(|&k| k == bytes) {
-                Some(k) => {
-                    kept.swap_remove(k);
-                }
-                None if bytes > 0 => spare.push(staging_buffer(&self.ctx.device, bytes)),
-                None => {}
+            if let Some(k) = out.iter().position(|&k| k == bytes) {
+                out.swap_remove(k);
+            } else if let Some(k) = old.iter().position(|b| b.size() == bytes) {
+                spare.buffers.push(old.swap_remove(k));
+            } else if bytes > 0 {
+                spare.buffers.push(staging_buffer(&self.ctx.device, bytes));
             }
         }
+        // What is left in `old` fits no part any more and is dropped.
+    }
+
+    /// The sizes of the staging buffers out with a copy under way.
+    fn out_sizes(&self) -> Vec<u64> {
+        let out = self.capture.iter().flat_map(|c| c.staging.iter().flatten());
+        out.map(wgpu::Buffer::size).collect()
+    }
+
+    /// Makes the staging buffers of parts that a change added or grew, where
+    /// [`Self::prepare_state_copy`] was asked for before.
+    pub(crate) fn keep_state_copy_ready(&mut self) {
+        if lock(&self.spare).ready {
+            self.prepare_state_copy();
+        }
+    }
+
+    /// Whether every part of a state copy has a staging buffer kept (or out with a copy under
+    /// way): a [`Self::request_state`] then makes none in its frame.
+    pub fn state_copy_ready(&self) -> bool {
+        let mut kept = self.out_sizes();
+        kept.extend(lock(&self.spare).buffers.iter().map(wgpu::Buffer::size));
+        self.state_parts().iter().all(|&(_, _, bytes)| {
+            let found = kept.iter().position(|&k| k == bytes);
+            found.map(|k| kept.swap_remove(k)).is_some() || bytes == 0
+        })
     }
 
     /// The buffers a state copy reads, from which byte and how many bytes of each (0: none).
@@ -119,7 +163,7 @@ impl GpuSimulation {
         self.check_device()?;
         let advected = self.params.solver == SolverKind::Pipes && self.params.pipe_advection;
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-        let mut spare = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut spare = std::mem::take(&mut lock(&self.spare).buffers);
         let staging: Vec<Option<wgpu::Buffer>> = (self.state_parts().into_iter())
             .map(|(buffer, from, bytes)| {
                 (bytes > 0).then(|| {
@@ -133,7 +177,7 @@ impl GpuSimulation {
                 })
             })
             .collect();
-        (self.spare.lock().unwrap_or_else(|e| e.into_inner())).extend(spare);
+        (lock(&self.spare).buffers).extend(spare);
         self.ctx.queue.submit([encoder.finish()]);
         let mapped = Arc::new(AtomicUsize::new(0));
         for buffer in staging.iter().flatten() {
@@ -249,8 +293,7 @@ impl StateCopy {
             .collect();
         drop(views);
         let staging = self.staging.into_iter().flatten();
-        (self.spare.lock().unwrap_or_else(|e| e.into_inner()))
-            .extend(staging.inspect(wgpu::Buffer::unmap));
+        (lock(&self.spare).buffers).extend(staging.inspect(wgpu::Buffer::unmap));
         Ok(WaterState {
             nx,
             ny,

@@ -183,6 +183,7 @@ impl GpuSimulation {
         if old.sediment != params.sediment || old.friction != params.friction {
             self.rebuild_bed()?;
         }
+        self.keep_state_copy_ready();
         self.check_device()
     }
 
@@ -302,6 +303,7 @@ impl GpuSimulation {
         self.plan.breaches = !table.breaches.is_empty();
         self.breach_names = table.breaches;
         self.edge_schedules = table.edges;
+        self.keep_state_copy_ready();
         Ok(())
     }
 
