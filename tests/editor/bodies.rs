@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use egui::{Event, Key, Modifiers, PointerButton, Pos2};
+use egui_kittest::kittest::Queryable;
 use spillway::body::{Pose, TriMesh};
 use spillway::level::Body;
 use spillway_editor::app::{Action, Dialog, GizmoMode, Handle};
@@ -222,6 +223,41 @@ fn clicking_a_body_selects_it_instead_of_dropping_another() {
 }
 
 #[test]
+fn f_frames_the_selected_body_and_the_level_without_one() {
+    let mut ed = with_one_crate();
+    ed.key(Modifiers::NONE, Key::F);
+    let body = bodies(&ed)[0].translation;
+    let close = *ed.harness.state().camera();
+    let off = close.target - spillway_render::math::Vec3::new(body[0], body[1], body[2]);
+    assert!(
+        off.dot(off).sqrt() < 1.0,
+        "{:?} against {body:?}",
+        close.target
+    );
+    let framed = format!("Framed {}", bodies(&ed)[0].name);
+    assert!(
+        ed.harness.query_by_label_contains(&framed).is_some(),
+        "{framed}"
+    );
+    // Nothing selected: the whole level, from the same side.
+    ed.key(Modifiers::NONE, Key::Escape);
+    ed.key(Modifiers::NONE, Key::F);
+    let whole = *ed.harness.state().camera();
+    assert_eq!(
+        (whole.target.x, whole.target.y),
+        (48.0, 40.0),
+        "the level's centre"
+    );
+    assert_eq!((whole.yaw, whole.pitch), (close.yaw, close.pitch));
+    assert!(
+        close.distance < whole.distance / 4.0,
+        "close up: {} m against the level's {} m",
+        close.distance,
+        whole.distance
+    );
+}
+
+#[test]
 fn the_row_helper_makes_n_bodies_in_one_step() {
     let mut ed = with_one_crate();
     *ed.harness.state_mut().body_count_mut() = 6;
@@ -325,11 +361,8 @@ fn save_then_open_keeps_the_bodies_with_their_files_beside_the_level() {
 fn the_inspector_sets_a_convex_decomposition_as_one_undoable_step() {
     let mut ed = with_one_crate();
     let steps = ed.harness.state().document().history().undo_len();
-    {
-        use egui_kittest::kittest::Queryable;
-        ed.harness.get_by_value("Auto (convex hull)").click();
-        ed.harness.run_steps(3);
-    }
+    ed.harness.get_by_value("Auto (convex hull)").click();
+    ed.harness.run_steps(3);
     ed.click("Convex decomposition");
     assert_eq!(
         bodies(&ed)[0].collider,

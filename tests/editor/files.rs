@@ -445,3 +445,86 @@ fn a_desktop_with_no_file_dialog_is_said_so() {
         Some(Dialog::Error { .. })
     ));
 }
+
+/// Sculpts a stroke across the middle of the view and writes the autosave copy at once.
+fn edit_and_autosave(ed: &mut crate::support::Editor) -> spillway::Level {
+    ed.drag(&line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 6), Modifiers::NONE);
+    ed.harness.state_mut().autosave_now().expect("autosave");
+    ed.harness.state().document().level().clone()
+}
+
+/// "Crashes" the editor (drops it without closing) and starts it again on `project`.
+fn restart(
+    ed: crate::support::Editor,
+    project: Option<std::path::PathBuf>,
+) -> crate::support::Editor {
+    let dir = ed.dir;
+    drop(ed.harness);
+    editor_in(dir, project)
+}
+
+fn offers_recovery(ed: &crate::support::Editor) -> bool {
+    matches!(ed.harness.state().dialog(), Some(Dialog::Recover(_)))
+}
+
+#[test]
+fn autosaved_untitled_work_survives_a_start_that_opens_a_project() {
+    // Every start opens a project (the sample when none is named); opening it dropped the
+    // untitled document's copy before the Restore button could load it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = crate::support::save_level(&bumpy_level(), dir.path());
+    let mut ed = editor_in(dir, None);
+    assert!(ed.harness.state().document().path().is_none(), "untitled");
+    let edited = edit_and_autosave(&mut ed);
+    let mut ed = restart(ed, Some(project));
+    assert!(offers_recovery(&ed));
+    ed.click("Restore");
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.level(), &edited);
+    assert!(doc.path().is_none(), "still untitled");
+}
+
+#[test]
+fn a_copy_left_for_later_outlives_this_runs_edits_and_saves() {
+    let mut ed = editor_with(&bumpy_level());
+    let project = ed.dir.path().join("level.ron");
+    let crashed = edit_and_autosave(&mut ed);
+    let mut ed = restart(ed, Some(project.clone()));
+    ed.click("Later");
+    // This run edits the same file, autosaves, saves, and edits and drops its changes.
+    edit_and_autosave(&mut ed);
+    ed.key(Modifiers::COMMAND, Key::S);
+    assert!(!ed.harness.state().document().is_modified());
+    let mut ed = restart(ed, Some(project));
+    assert!(
+        offers_recovery(&ed),
+        "the earlier run's copy is still offered"
+    );
+    ed.click("Restore");
+    assert_eq!(ed.harness.state().document().level(), &crashed);
+}
+
+#[test]
+fn undoing_back_to_the_saved_state_drops_the_copy() {
+    let mut ed = editor_with(&bumpy_level());
+    let project = ed.dir.path().join("level.ron");
+    edit_and_autosave(&mut ed);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert!(!ed.harness.state().document().is_modified());
+    ed.frames(2);
+    let ed = restart(ed, Some(project));
+    assert!(!offers_recovery(&ed), "nothing unsaved to offer");
+}
+
+#[test]
+fn restored_work_once_saved_is_not_offered_again() {
+    let mut ed = editor_with(&bumpy_level());
+    let project = ed.dir.path().join("level.ron");
+    let edited = edit_and_autosave(&mut ed);
+    let mut ed = restart(ed, Some(project.clone()));
+    ed.click("Restore");
+    ed.key(Modifiers::COMMAND, Key::S);
+    let ed = restart(ed, Some(project.clone()));
+    assert!(!offers_recovery(&ed));
+    assert_eq!(ed.harness.state().document().level(), &edited, "saved");
+}

@@ -104,6 +104,28 @@ fn settings_change_undo_redo_save_reopen_and_reach_the_running_water() {
 }
 
 #[test]
+fn settings_outside_the_panels_ranges_open_unchanged() {
+    // Valid to the runtime, outside what the Level panel's fields offer: drawing the panel
+    // clamped them, which changed the level as it opened, marked it modified and made an
+    // undo step ("Level settings: CFL") that came back after every Ctrl+Z.
+    let mut wide = channel();
+    wide.params.cfl = 0.02;
+    wide.params.dt = 0.0005;
+    wide.params.friction = Friction::Chezy { c: 0.5 };
+    let mut ed = editor_with(&wide);
+    ed.frames(5);
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.level().params, wide.params);
+    assert_eq!(
+        doc.history().undo_len(),
+        0,
+        "{:?}",
+        doc.history().undo_label()
+    );
+    assert!(!doc.is_modified());
+}
+
+#[test]
 fn the_shallow_water_solver_is_offered_with_blocking_bodies() {
     // Both solvers block: switching a level with a crate to shallow water is one undoable edit.
     let mut with_body = channel();

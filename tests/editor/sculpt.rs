@@ -181,3 +181,59 @@ fn in_a_short_window_the_tool_panel_scrolls_to_every_tool() {
     ed.frames(2);
     assert_eq!(ed.harness.state().tool(), Tool::Body);
 }
+
+#[test]
+fn ctrl_s_in_the_middle_of_a_stroke_waits_for_it() {
+    // Saving half a stroke wrote it to the file and marked the state before the stroke as the
+    // saved one: undoing the stroke then showed no changes while the file held half of it.
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    let path = ed
+        .harness
+        .state()
+        .document()
+        .path()
+        .expect("saved")
+        .to_path_buf();
+    let on_disk = std::fs::read(&path).expect("the level file");
+    let (a, b) = (ed.at(0.4, 0.5), ed.at(0.6, 0.5));
+    let h = &mut ed.harness;
+    h.event(egui::Event::PointerMoved(a));
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos: a,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    h.event(egui::Event::PointerMoved(b));
+    h.step();
+    ed.key(Modifiers::COMMAND, Key::S);
+    assert!(
+        ed.harness
+            .query_by_label_contains("Let go of the stroke")
+            .is_some(),
+        "says why it did not save"
+    );
+    let h = &mut ed.harness;
+    h.event(egui::Event::PointerButton {
+        pos: b,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.run_steps(3);
+    assert_eq!(
+        std::fs::read(&path).expect("the level file"),
+        on_disk,
+        "not saved"
+    );
+    assert!(ed.harness.state().document().is_modified());
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(ed.terrain(), level.terrain.data, "the stroke undone");
+    assert!(
+        !ed.harness.state().document().is_modified(),
+        "back at the file's state"
+    );
+}

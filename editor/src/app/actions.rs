@@ -91,12 +91,33 @@ impl Action {
             Action::Create(_) | Action::Open | Action::OpenPath(_) | Action::Quit
         )
     }
+
+    /// Whether the action waits for the stroke or drag in progress to end: it reads or writes
+    /// the whole document, which holds half a gesture until the button is let go (saving it
+    /// would write half a stroke and mark the state before it as the saved one).
+    fn waits_for_gestures(&self) -> bool {
+        matches!(
+            self,
+            Action::Save
+                | Action::SaveAs
+                | Action::Create(_)
+                | Action::Open
+                | Action::OpenPath(_)
+                | Action::Export
+                | Action::Bake
+                | Action::KeepState
+        )
+    }
 }
 
 impl EditorApp {
     /// Carries out `action`, first asking about unsaved changes if it would lose them.
     pub(crate) fn request(&mut self, action: Action) {
         self.repaint = true;
+        if action.waits_for_gestures() && self.gesture_in_progress() {
+            self.notify("Let go of the stroke or drag first", true);
+            return;
+        }
         if action.replaces_document() && self.document.is_modified() {
             self.dialog = Some(Dialog::Unsaved { then: action });
             return;
@@ -158,7 +179,11 @@ impl EditorApp {
             Action::SetGizmoMode(mode) => self.bodies.mode = mode,
             Action::GrowBrush => self.sculpt.brush.grow(),
             Action::ShrinkBrush => self.sculpt.brush.shrink(),
-            Action::FrameView => self.viewport.frame_on_next_frame(),
+            Action::FrameView => {
+                if let Some(name) = self.frame_view() {
+                    self.notify(format!("Framed {name}"), false);
+                }
+            }
             Action::ResetView => self.viewport.reset_on_next_frame(),
             Action::PlayPause if self.preview.playing => self.preview.pause(),
             Action::PlayPause => {
@@ -216,57 +241,6 @@ impl EditorApp {
                     message: e.to_string(),
                 })
             }
-        }
-    }
-
-    /// Deletes the selected body (with the Body tool), or else the selected feature.
-    fn delete_selected(&mut self) {
-        if self.sculpt.tool == Tool::Body {
-            if let Some(name) = self.bodies.delete(&mut self.document) {
-                self.notify(format!("Deleted {name}"), false);
-            }
-        } else {
-            self.authoring.commit_pending(&mut self.document);
-            self.delete_selection();
-        }
-    }
-
-    /// Cancels the stroke or drag in progress, or else clears the selection.
-    fn cancel(&mut self) {
-        if let Some(stroke) = self.sculpt.stroke.take() {
-            stroke.cancel(&mut self.document);
-            self.notify("Stroke cancelled", false);
-        } else if self.authoring.cancel(&mut self.document)
-            || self.bodies.cancel(&mut self.document)
-        {
-            self.notify("Cancelled", false);
-        } else {
-            self.authoring.selection = None;
-            self.bodies.selected = None;
-        }
-    }
-
-    fn undo(&mut self) {
-        if self.sculpt.stroke.is_some() || self.authoring.busy() || self.bodies.busy() {
-            return;
-        }
-        self.authoring.commit_pending(&mut self.document);
-        self.bodies.commit_pending(&mut self.document);
-        let label = self.document.history().undo_label().map(str::to_owned);
-        if self.document.undo() {
-            self.notify(format!("Undid {}", label.unwrap_or_default()), false);
-        }
-    }
-
-    fn redo(&mut self) {
-        if self.sculpt.stroke.is_some() || self.authoring.busy() || self.bodies.busy() {
-            return;
-        }
-        self.authoring.commit_pending(&mut self.document);
-        self.bodies.commit_pending(&mut self.document);
-        let label = self.document.history().redo_label().map(str::to_owned);
-        if self.document.redo() {
-            self.notify(format!("Redid {}", label.unwrap_or_default()), false);
         }
     }
 
@@ -497,7 +471,7 @@ impl EditorApp {
                 before,
                 resized,
             )));
-            self.viewport.frame_on_next_frame();
+            self.viewport.frame_on_next_frame(None);
         }
         let left_out = match left_out.len() {
             0 => String::new(),

@@ -30,9 +30,14 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
         ui.weak("No bodies yet: click the terrain to drop the chosen one.");
     }
     let names: Vec<String> = level.bodies.iter().map(|b| b.name.clone()).collect();
+    if !names.is_empty() {
+        ui.label(format!("Placed: {}", crate::count(names.len(), "body")))
+            .on_hover_text("The bodies in the level; the list scrolls. F frames the selected one.");
+    }
     egui::ScrollArea::vertical()
         .id_salt("body list")
         .max_height(120.0)
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
         .show(ui, |ui| {
             for (i, name) in names.into_iter().enumerate() {
                 let selected = app.bodies.selected == Some(i);

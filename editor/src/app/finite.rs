@@ -4,7 +4,10 @@
 /// the value as it was (egui's own parser accepts them, and its clamp then set the field to the
 /// top of its range: a floater's density to 50 000 kg/m³, a blocker).
 pub(crate) fn number<N: egui::emath::Numeric>(value: &mut N) -> egui::DragValue<'_> {
-    egui::DragValue::new(value).custom_parser(finite_number)
+    // A value outside the field's range (a hand-written or older file's, valid to the
+    // runtime) stays as it is until the designer edits it: clamping it as the field is drawn
+    // would change the level, mark it modified and make an undo step of its own.
+    (egui::DragValue::new(value).custom_parser(finite_number)).clamp_existing_to_range(false)
 }
 
 /// egui's number parsing (spaces ignored, `−` read as `-`), finite numbers only.

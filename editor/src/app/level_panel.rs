@@ -119,8 +119,12 @@ fn form(ui: &mut Ui, s: &mut Settings, edits: &mut Edits) {
          (smaller is steadier and slower)",
     );
     edits.track(
-        ui.add(egui::Slider::new(&mut p.cfl, 0.05..=1.0).max_decimals(2))
-            .labelled_by(cfl.id),
+        ui.add(
+            egui::Slider::new(&mut p.cfl, 0.05..=1.0)
+                .max_decimals(2)
+                .clamping(egui::SliderClamping::Edits),
+        )
+        .labelled_by(cfl.id),
         "CFL",
     );
     ui.end_row();

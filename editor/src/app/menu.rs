@@ -235,9 +235,10 @@ fn edit_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
 fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
     if item(
         ui,
-        "Frame level",
+        "Frame selection",
         Some(Shortcut::Frame),
-        "Move the camera to see the whole level",
+        "Move the camera to see the selected body, source or sink up close, or the whole \
+         level when nothing is selected",
     ) {
         app.request(Action::FrameView);
     }

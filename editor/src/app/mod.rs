@@ -14,10 +14,12 @@ mod bake_panel;
 mod bodies;
 mod body_panel;
 mod dialogs;
+mod editing;
 mod erode_menu;
 mod error;
 mod file_tasks;
 mod frame;
+mod framing;
 mod gate_panel;
 mod gauge_overlay;
 mod gizmo;
@@ -25,6 +27,7 @@ mod level_panel;
 mod menu;
 mod panels;
 mod preview_panel;
+mod session;
 mod shortcuts;
 mod source_kind;
 mod structure_overlay;
@@ -208,7 +211,11 @@ impl EditorApp {
         if let Some(path) = &options.project {
             app.open_path(path);
         }
-        if !pending.is_empty() && app.dialog.is_none() {
+        if !pending.is_empty() {
+            // Unsaved work first: what kept the project from opening shows as a message.
+            if let Some(Dialog::Error { title, message }) = app.dialog.take() {
+                app.notify(format!("{title}: {message}"), true);
+            }
             app.dialog = Some(Dialog::Recover(pending));
         }
         app
@@ -363,11 +370,6 @@ impl EditorApp {
         self.notice.as_ref().map(|n| (n.text.as_str(), n.error))
     }
 
-    /// Writes the autosave recovery copy now, as the timer would.
-    pub fn autosave_now(&mut self) -> Result<PathBuf, crate::project::recovery::RecoveryError> {
-        self.recovery.save(&self.document)
-    }
-
     pub(crate) fn notify(&mut self, text: impl Into<String>, error: bool) {
         self.notice = Some(Notice {
             text: text.into(),
@@ -402,37 +404,6 @@ impl EditorApp {
             .map(|p| format!(" — {}", p.display()))
             .unwrap_or_default();
         format!("{star}{}{place} — Spillway", self.document.title())
-    }
-
-    fn autosave(&mut self, ctx: &egui::Context) {
-        if self.sculpt.stroke.is_some() || self.authoring.busy() || self.bodies.busy() {
-            return;
-        }
-        let now = Instant::now();
-        match self.recovery.tick(&self.document, now) {
-            Some(Ok(_)) => self.notify("Autosaved a recovery copy", false),
-            Some(Err(e)) => self.notify(format!("Autosave failed: {e}"), true),
-            None => {}
-        }
-        if self.document.is_modified() {
-            ctx.request_repaint_after(self.recovery.due_in(now).max(Duration::from_millis(250)));
-        }
-    }
-
-    fn handle_close_request(&mut self, ctx: &egui::Context) {
-        if !ctx.input(|i| i.viewport().close_requested()) {
-            return;
-        }
-        if self.file_task.is_some() {
-            // Closing now could lose the file being written: wait for it (or Cancel).
-            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.notify("Wait for the file work to finish, or cancel it", true);
-            return;
-        }
-        if self.document.is_modified() && !self.quit_confirmed {
-            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.dialog = Some(Dialog::Unsaved { then: Action::Quit });
-        }
     }
 }
 

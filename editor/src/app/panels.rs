@@ -40,7 +40,7 @@ fn tool_list(app: &mut EditorApp, ui: &mut egui::Ui) {
     }
     ui.add_space(12.0);
     ui.separator();
-    ui.weak("Left drag: paint\nShift: invert\nDel: delete selected\n[ ] : brush size\nRight drag: orbit\nShift+right: pan\nMiddle drag: orbit\nWheel: zoom\nRight + WASD/QE: fly\nF: frame level");
+    ui.weak("Left drag: paint\nShift: invert\nDel: delete selected\n[ ] : brush size\nRight drag: orbit\nShift+right: pan\nMiddle drag: orbit\nWheel: zoom\nRight + WASD/QE: fly\nF: frame selection");
 }
 
 fn tool_button(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {

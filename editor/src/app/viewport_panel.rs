@@ -14,6 +14,7 @@ use crate::document::CellRect;
 use crate::document::{Changes, Document};
 use crate::preview::Preview;
 use crate::tools::{Stroke, Tool};
+use spillway_render::Bounds;
 use spillway_render::math::Vec3;
 use spillway_render::{BrushOutline, Camera, Overlays, Scene, WaterOverlay, pick};
 use spillway_render::{level_bounds, terrain::value_range};
@@ -74,6 +75,8 @@ pub(crate) struct ViewportPanel {
     /// WASD was used during this right-button hold: the mouse looks around the eye.
     flying: bool,
     frame_pending: bool,
+    /// What the pending frame frames (`None`: the level).
+    frame_target: Option<Bounds>,
     reset_pending: bool,
 }
 
@@ -91,6 +94,7 @@ impl Default for ViewportPanel {
             camera_drag: false,
             flying: false,
             frame_pending: false,
+            frame_target: None,
             reset_pending: true,
         }
     }
@@ -108,9 +112,10 @@ impl ViewportPanel {
         self.hover = None;
     }
 
-    /// Frames the level at the start of the next frame.
-    pub fn frame_on_next_frame(&mut self) {
+    /// Frames `target` (world bounds; `None`: the level) at the start of the next frame.
+    pub fn frame_on_next_frame(&mut self, target: Option<Bounds>) {
         self.frame_pending = true;
+        self.frame_target = target;
     }
 
     /// Resets the view at the start of the next frame.
@@ -166,7 +171,8 @@ impl ViewportPanel {
             if self.reset_pending {
                 self.camera.reset(&bounds, aspect);
             } else {
-                self.camera.frame(&bounds, aspect);
+                let target = self.frame_target.take().unwrap_or(bounds);
+                self.camera.frame(&target, aspect);
             }
             self.reset_pending = false;
             self.frame_pending = false;

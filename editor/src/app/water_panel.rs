@@ -271,8 +271,15 @@ fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) 
                 .on_hover_text("North–south height of the box, metres");
             });
             ui.end_row();
-            (*x0, *x1) = (x - w * 0.5, x + w * 0.5);
-            (*y0, *y1) = (y - h * 0.5, y + h * 0.5);
+            // Rebuilt from its centre and size only where one of them was edited: the round
+            // trip through them moves an untouched box's sides by a rounding, which would be
+            // an edit of its own each frame.
+            if w != *x1 - *x0 {
+                (*x0, *x1) = (x - w * 0.5, x + w * 0.5);
+            }
+            if h != *y1 - *y0 {
+                (*y0, *y1) = (y - h * 0.5, y + h * 0.5);
+            }
         }
     }
 }

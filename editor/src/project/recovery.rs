@@ -1,7 +1,11 @@
 //! Autosave and crash recovery. While a document has unsaved changes, [`Recovery::tick`] saves
-//! it every interval to `RECOVERY_DIR/<key>/level.ron` (key from the document's file). Saving
-//! or discarding the document removes that copy, so a copy found at startup means the editor
-//! stopped with unsaved work, which [`Recovery::pending`] lists for the user to restore.
+//! it every interval to `RECOVERY_DIR/<key>-<session>/level.ron` (key from the document's
+//! file, session from this run of the editor). Saving or discarding the document, or undoing
+//! back to its saved state, removes this run's copy, so a copy found at startup means an
+//! editor stopped with unsaved work, which [`Recovery::pending`] lists for the user to
+//! restore. A run touches only its own copies: one left by an earlier run stays until the user
+//! restores it (its work then lives in this run's copy) or discards it, whatever this run
+//! opens, edits, saves or drops.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -103,6 +107,8 @@ pub struct Recovery {
     last_time: Instant,
     /// History state last autosaved, so an unchanged document is not written again.
     last_state: Option<u64>,
+    /// This run's part of the copies' folder names.
+    session: String,
 }
 
 impl Recovery {
@@ -113,6 +119,7 @@ impl Recovery {
             interval,
             last_time: Instant::now(),
             last_state: None,
+            session: session(),
         }
     }
 
@@ -140,6 +147,11 @@ impl Recovery {
         document: &Document,
         now: Instant,
     ) -> Option<Result<PathBuf, RecoveryError>> {
+        if !document.is_modified() && self.last_state.is_some() {
+            // Undone back to the saved state: the copy holds changes the user undid.
+            self.discard(document.path());
+            return None;
+        }
         if !document.is_modified()
             || self.last_state == Some(document.history().state())
             || self.due_in(now) > Duration::ZERO
@@ -155,7 +167,7 @@ impl Recovery {
         let Some(dir) = &self.dir else {
             return Err(RecoveryError::Off);
         };
-        let folder = dir.join(key(document.path()));
+        let folder = dir.join(self.folder_name(document.path()));
         if let Err(source) = std::fs::create_dir_all(&folder) {
             return Err(RecoveryError::Folder { folder, source });
         }
@@ -194,12 +206,38 @@ impl Recovery {
         Ok(level_file)
     }
 
-    /// Removes the recovery copy of the document at `origin` (saved or deliberately discarded).
+    /// Removes this run's recovery copy of the document at `origin` (saved or deliberately
+    /// discarded); copies left by earlier runs stay.
     pub fn discard(&mut self, origin: Option<&Path>) {
         self.last_state = None;
         if let Some(dir) = &self.dir {
-            let _ = std::fs::remove_dir_all(dir.join(key(origin)));
+            let _ = std::fs::remove_dir_all(dir.join(self.folder_name(origin)));
         }
+    }
+
+    /// Takes recovered `work` over once it is restored into `document`: its copy is written
+    /// again as this run's, then the earlier run's is removed (kept if writing failed).
+    pub fn adopt(
+        &mut self,
+        document: &Document,
+        work: &RecoveredWork,
+    ) -> Result<(), RecoveryError> {
+        self.save(document)?;
+        if work.folder
+            != self
+                .dir
+                .as_deref()
+                .unwrap_or(Path::new(""))
+                .join(self.folder_name(document.path()))
+        {
+            work.discard();
+        }
+        Ok(())
+    }
+
+    /// The folder name of this run's copy of the document at `origin`.
+    fn folder_name(&self, origin: Option<&Path>) -> String {
+        format!("{}-{}", key(origin), self.session)
     }
 
     /// Every recovery copy left in the folder, newest first.
@@ -229,6 +267,15 @@ impl Recovery {
         found.sort_by_key(|w| std::cmp::Reverse(w.saved_unix_secs));
         found
     }
+}
+
+/// A name for this run of the editor, unique among the runs that share a recovery folder:
+/// the process id and the start time, nanoseconds.
+fn session() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}.{nanos:x}", std::process::id())
 }
 
 /// The recovery folder name of a document: a hash of its path, or `untitled`.

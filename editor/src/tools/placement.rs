@@ -92,6 +92,30 @@ pub fn moved_to(shape: &Shape, x: f32, y: f32) -> Shape {
     }
 }
 
+/// `shape` moved by `(dx, dy)` metres (by none: the very same shape).
+pub fn moved_by(shape: &Shape, dx: f32, dy: f32) -> Shape {
+    if dx == 0.0 && dy == 0.0 {
+        return shape.clone();
+    }
+    match *shape {
+        Shape::Point { x, y } => Shape::Point {
+            x: x + dx,
+            y: y + dy,
+        },
+        Shape::Circle { x, y, radius } => Shape::Circle {
+            x: x + dx,
+            y: y + dy,
+            radius,
+        },
+        Shape::Box { x0, y0, x1, y1 } => Shape::Box {
+            x0: x0 + dx,
+            y0: y0 + dy,
+            x1: x1 + dx,
+            y1: y1 + dy,
+        },
+    }
+}
+
 /// Whether world point `(x, y)` lies within `slack` metres of `shape`'s area.
 pub fn contains(shape: &Shape, x: f32, y: f32, slack: f32) -> bool {
     match *shape {
@@ -206,8 +230,9 @@ pub fn sink_label(sink: &Sink) -> String {
 #[derive(Debug)]
 pub struct PlacementDrag {
     selection: Selection,
-    /// Feature centre minus the grab point, metres.
-    offset: [f32; 2],
+    /// Where the feature was grabbed, and its shape then: a drag moves that shape by the
+    /// pointer's way from the grab point (none moves it not at all, not even by a rounding).
+    grab: ([f32; 2], Shape),
     label: String,
     before: Features,
 }
@@ -215,10 +240,10 @@ pub struct PlacementDrag {
 impl PlacementDrag {
     /// Grabs the existing feature `selection` at world point `(x, y)`.
     pub fn grab(document: &Document, selection: Selection, x: f32, y: f32) -> Option<Self> {
-        let [cx, cy] = centre(selection.shape(document.level())?);
+        let shape = selection.shape(document.level())?.clone();
         Some(Self {
             selection,
-            offset: [cx - x, cy - y],
+            grab: ([x, y], shape),
             label: format!("Move {}", selection.noun()),
             before: Features::of(document.level()),
         })
@@ -239,9 +264,10 @@ impl PlacementDrag {
             Selection::Source(level.sources.len() - 1)
         };
         document.note_change(&Change::Features);
+        let shape = selection.shape(document.level()).cloned();
         Self {
             selection,
-            offset: [0.0, 0.0],
+            grab: ([x, y], shape.unwrap_or(Shape::Point { x, y })),
             label: format!("Place {}", selection.noun()),
             before,
         }
@@ -257,11 +283,11 @@ impl PlacementDrag {
         if !(x.is_finite() && y.is_finite()) {
             return;
         }
-        let [ox, oy] = self.offset;
+        let ([gx, gy], start) = &self.grab;
         let Some(shape) = self.selection.shape(document.level()) else {
             return;
         };
-        let moved = moved_to(shape, x + ox, y + oy);
+        let moved = moved_by(start, x - gx, y - gy);
         if &moved == shape {
             return;
         }

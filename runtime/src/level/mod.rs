@@ -349,12 +349,17 @@ impl Shape {
     /// lies on it, a circle's or a box's extent overlaps it. A level's sources, sinks and
     /// gates must (one wholly off the map would act on the edge cell nearest its centre).
     pub fn reaches(&self, extent: [f32; 2]) -> bool {
-        let (lo, hi) = match *self {
+        let (lo, hi) = self.bounds();
+        (0..2).all(|k| hi[k] >= 0.0 && lo[k] <= extent[k])
+    }
+
+    /// The shape's smallest and largest world `[x, y]`, metres (a point's are its own).
+    pub fn bounds(&self) -> ([f32; 2], [f32; 2]) {
+        match *self {
             Shape::Point { x, y } => ([x, y], [x, y]),
             Shape::Circle { x, y, radius } => ([x - radius, y - radius], [x + radius, y + radius]),
             Shape::Box { x0, y0, x1, y1 } => ([x0, y0], [x1, y1]),
-        };
-        (0..2).all(|k| hi[k] >= 0.0 && lo[k] <= extent[k])
+        }
     }
 }
 

@@ -408,7 +408,13 @@ fn recover(app: &mut EditorApp, ui: &mut egui::Ui, list: &mut Vec<RecoveredWork>
                 Ok(level) => {
                     app.set_document(level, work.origin.clone());
                     app.document.mark_modified();
-                    app.notify("Restored autosaved work: save to keep it", false);
+                    match app.recovery.adopt(&app.document, &work) {
+                        Ok(()) => app.notify("Restored autosaved work: save to keep it", false),
+                        Err(e) => app.notify(
+                            format!("Restored autosaved work (its copy stays: {e})"),
+                            true,
+                        ),
+                    }
                     // Only after the last copy: the warning takes this dialog's place.
                     if list.len() == 1 {
                         app.warn_unloadable_bodies();

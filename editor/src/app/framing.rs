@@ -1,0 +1,97 @@
+//! Framing the view (F, View ▸ Frame): on the selection where there is one — the selected
+//! body with the Body tool, the selected source or sink — and on the whole level otherwise.
+
+use spillway::Level;
+use spillway::rect::CellRect;
+use spillway_render::Bounds;
+use spillway_render::math::Vec3;
+
+use super::EditorApp;
+use crate::tools::Tool;
+use crate::tools::body::world_bounds;
+
+/// The least room left around a framed selection on each side, metres.
+const MIN_MARGIN: f32 = 1.0;
+
+impl EditorApp {
+    /// Frames the selection, or else the level, at the start of the next frame; returns what
+    /// it frames, for the status line.
+    pub(super) fn frame_view(&mut self) -> Option<String> {
+        let framed = self.selection_bounds();
+        let name = framed.as_ref().map(|(name, _)| name.clone());
+        self.viewport
+            .frame_on_next_frame(framed.map(|(_, bounds)| pad(bounds)));
+        name
+    }
+
+    /// The selection's name and world bounds: the selected body (Body tool), or the selected
+    /// source or sink down to the ground under it.
+    fn selection_bounds(&mut self) -> Option<(String, Bounds)> {
+        let level = self.document.level();
+        if self.sculpt.tool == Tool::Body {
+            let body = level.bodies.get(self.bodies.selected?)?.clone();
+            let mesh = self.bodies.mesh_of(&self.document, &body).ok()?;
+            let (lo, hi) = world_bounds(&body, &mesh.mesh);
+            return Some((
+                body.name,
+                Bounds {
+                    min: vec(lo),
+                    max: vec(hi),
+                },
+            ));
+        }
+        let selection = self.authoring.selection?;
+        let shape = selection.shape(level)?;
+        let (lo, hi) = shape.bounds();
+        let name = match selection {
+            crate::tools::placement::Selection::Source(i) => level.sources[i].name.clone(),
+            crate::tools::placement::Selection::Sink(i) => level.sinks[i].name.clone(),
+        };
+        let (z0, z1) = ground_under(level, lo, hi);
+        let bounds = Bounds {
+            min: Vec3::new(lo[0], lo[1], z0),
+            max: Vec3::new(hi[0], hi[1], z1),
+        };
+        Some((name, bounds))
+    }
+}
+
+/// The lowest ground and the highest surface under the world rectangle `lo`–`hi`.
+fn ground_under(level: &Level, lo: [f32; 2], hi: [f32; 2]) -> (f32, f32) {
+    let cell = |v: f32, n: usize| ((v / level.cell_size).floor().max(0.0) as usize).min(n - 1);
+    let (nx, ny) = (level.nx(), level.ny());
+    let rect = CellRect::new(
+        cell(lo[0], nx),
+        cell(lo[1], ny),
+        cell(hi[0], nx) + 1,
+        cell(hi[1], ny) + 1,
+    );
+    let (mut low, mut top) = (f32::INFINITY, f32::NEG_INFINITY);
+    for y in rect.y0..rect.y1 {
+        for k in y * nx + rect.x0..y * nx + rect.x1 {
+            let ground = level.terrain.data[k];
+            low = low.min(ground);
+            top = top.max(ground + level.water.data[k].max(0.0));
+        }
+    }
+    if low.is_finite() && top.is_finite() {
+        (low, top)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+fn vec([x, y, z]: [f32; 3]) -> Vec3 {
+    Vec3::new(x, y, z)
+}
+
+/// `bounds` with room around it: half its largest side, at least [`MIN_MARGIN`].
+fn pad(bounds: Bounds) -> Bounds {
+    let size = bounds.max - bounds.min;
+    let m = (0.5 * size.x.max(size.y).max(size.z)).max(MIN_MARGIN);
+    let m = Vec3::new(m, m, m);
+    Bounds {
+        min: bounds.min - m,
+        max: bounds.max + m,
+    }
+}

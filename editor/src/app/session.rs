@@ -1,0 +1,45 @@
+//! What keeps the designer's work: the autosave timer, and closing the window only once the
+//! file work has finished and unsaved changes were answered for.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::{Action, Dialog, EditorApp};
+
+impl EditorApp {
+    /// Writes the autosave recovery copy now, as the timer would.
+    pub fn autosave_now(&mut self) -> Result<PathBuf, crate::project::recovery::RecoveryError> {
+        self.recovery.save(&self.document)
+    }
+
+    pub(super) fn autosave(&mut self, ctx: &egui::Context) {
+        if self.gesture_in_progress() {
+            return;
+        }
+        let now = Instant::now();
+        match self.recovery.tick(&self.document, now) {
+            Some(Ok(_)) => self.notify("Autosaved a recovery copy", false),
+            Some(Err(e)) => self.notify(format!("Autosave failed: {e}"), true),
+            None => {}
+        }
+        if self.document.is_modified() {
+            ctx.request_repaint_after(self.recovery.due_in(now).max(Duration::from_millis(250)));
+        }
+    }
+
+    pub(super) fn handle_close_request(&mut self, ctx: &egui::Context) {
+        if !ctx.input(|i| i.viewport().close_requested()) {
+            return;
+        }
+        if self.file_task.is_some() {
+            // Closing now could lose the file being written: wait for it (or Cancel).
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.notify("Wait for the file work to finish, or cancel it", true);
+            return;
+        }
+        if self.document.is_modified() && !self.quit_confirmed {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.dialog = Some(Dialog::Unsaved { then: Action::Quit });
+        }
+    }
+}
