@@ -3,7 +3,10 @@
 //! The crate a game links to run the water of a level made in the Spillway editor: the level
 //! format ([`level`]), the CPU water solvers ([`sim`]) and cheap queries of the water state.
 //! With default features it needs only serde, ron, thiserror, rayon, crc32fast and lz4_flex; the GPU
-//! solver (`gpu`, wgpu) and glTF import of rigid bodies (`bodies`) are features.
+//! solver (`gpu`, wgpu) and glTF import of rigid bodies (`bodies`) are features, and so are
+//! `rapier` (implies `bodies`: a rapier3d world of the level's bodies stepped with the water,
+//! `body::world::BodyWorld`) and `rapier-profile` (implies `rapier`: rapier's own stage timers,
+//! summed in `StepTimes::rapier_stages`, for the `body_bench` example).
 //!
 //! ## A game's loop
 //!

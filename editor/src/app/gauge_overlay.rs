@@ -28,7 +28,11 @@ pub(crate) fn draw(
         let latest = series
             .iter()
             .find(|s| s.name == gauge.name)
-            .and_then(|s| s.points.last().map(|p| format!(": {:.2} {}", p[1], s.unit)))
+            .and_then(|s| {
+                s.points
+                    .last()
+                    .map(|p| format!(": {:.2} {}", unsigned_zero(p[1]), s.unit))
+            })
             .unwrap_or_default();
         let label = format!("{}{latest}", gauge.name);
         shape(painter, view, level, &gauge.kind, &label, selected);
@@ -85,4 +89,9 @@ fn shape(
         label,
         GAUGE_COLOUR,
     );
+}
+
+/// `v`, with what would show as −0.00 (a line with no flow through it yet) shown as 0.00.
+fn unsigned_zero(v: f64) -> f64 {
+    if v.abs() < 0.005 { 0.0 } else { v }
 }

@@ -235,7 +235,11 @@ fn plots(preview: &Preview, ui: &mut Ui) {
         .map(|s| [s.time, s.flooded])
         .collect();
     let gauges = preview.gauge_series();
-    let plots = if gauges.is_empty() { 2.0 } else { 3.0 };
+    // One plot per unit: a stage of 19 m and a discharge of 0.5 m³/s share no axis.
+    let mut units: Vec<&str> = gauges.iter().map(|g| g.unit).collect();
+    units.sort_unstable();
+    units.dedup();
+    let plots = 2.0 + units.len() as f32;
     let width = ((ui.available_width() - 8.0 * plots) / plots).max(100.0);
     let height = ui.available_height().clamp(80.0, 220.0);
     Plot::new("volume plot")
@@ -256,24 +260,31 @@ fn plots(preview: &Preview, ui: &mut Ui) {
         .show(ui, |p| p.line(Line::new("flooded area (m²)", flooded)))
         .response
         .on_hover_text("Wet area (deeper than 1 mm) over simulated time");
-    if gauges.is_empty() {
-        return;
+    for unit in units {
+        let (id, tip) = if unit == "m" {
+            (
+                "stage plot",
+                "The water surface at each stage gauge over simulated time (m)",
+            )
+        } else {
+            (
+                "discharge plot",
+                "The discharge through each gauge line over simulated time (m³/s)",
+            )
+        };
+        Plot::new(id)
+            .width(width)
+            .height(height)
+            .legend(Legend::default())
+            .x_axis_label("t (s)")
+            .allow_scroll(false)
+            .show(ui, |p| {
+                for g in gauges.iter().filter(|g| g.unit == unit) {
+                    let points: PlotPoints = g.points.iter().copied().collect();
+                    p.line(Line::new(format!("{} ({})", g.name, g.unit), points));
+                }
+            })
+            .response
+            .on_hover_text(tip);
     }
-    Plot::new("gauge plot")
-        .width(width)
-        .height(height)
-        .legend(Legend::default())
-        .x_axis_label("t (s)")
-        .allow_scroll(false)
-        .show(ui, |p| {
-            for g in gauges {
-                let points: PlotPoints = g.points.iter().copied().collect();
-                p.line(Line::new(format!("{} ({})", g.name, g.unit), points));
-            }
-        })
-        .response
-        .on_hover_text(
-            "The level's gauges over simulated time: the water surface at each stage gauge (m), \
-             the discharge through each line (m³/s)",
-        );
 }

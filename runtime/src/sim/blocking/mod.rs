@@ -3,10 +3,10 @@
 //!
 //! A game (or the editor) describes where bodies are with [`Blockers`]: per cell, the bottom and
 //! top height of the body column and the fraction of the cell it covers (see
-//! [`crate::body::raster`]). `Simulation::set_blockers` hands them to the pipes solver, which from
-//! then on recomputes every interior face touching a covered cell with the blocked rule below; all
-//! other faces keep the plain pipes expression, and with no blockers the solver runs exactly its
-//! original code.
+//! [`crate::body::raster`]). `Simulation::set_blockers` hands them to the solver, pipes or shallow
+//! water, which from then on recomputes every interior face touching a covered cell with the
+//! blocked rule below; all other faces keep the solver's plain expression, and with no blockers the
+//! solver runs exactly its original code.
 //!
 //! **Storage.** The solver keeps one water depth per cell (a volume per area). A fully covered
 //! cell (`cover ≥ BLOCKED_COVER`) stores it in the gap between terrain and blocker bottom first;
