@@ -385,7 +385,30 @@ fn a_gate_drawn_across_the_valley_holds_until_opened_during_the_preview() {
     assert!(released > 20.0);
     // The authored level still has its gate, closed, and the reservoir.
     assert_eq!(ed.harness.state().document().level().water, level.water);
-    // Undo removes the gate.
+    // A click off the gate adds none (the tool's hint: click selects), and leaves none
+    // selected: Delete then removes nothing.
+    ed.click_at(ed.screen(40.0, 24.0));
+    assert_eq!(ed.harness.state().document().level().gates, gates);
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert_eq!(ed.harness.state().document().level().gates, gates);
+    // Deleted while the water runs with it: the running water keeps it until Reset, and the
+    // gates row says so though the level has no gate left.
+    ed.click_at(ed.screen(22.5, 24.0));
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert!(ed.harness.state().document().level().gates.is_empty());
+    assert!(
+        (ed.harness)
+            .query_by_label_contains("Gates were edited")
+            .is_some()
+    );
+    // Undo brings it back as it was: the running water has it again, and the hint goes.
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(ed.harness.state().document().level().gates, gates);
+    assert!(
+        (ed.harness)
+            .query_by_label_contains("Gates were edited")
+            .is_none()
+    );
     ed.key(Modifiers::COMMAND, Key::Z);
     assert!(ed.harness.state().document().level().gates.is_empty());
 }

@@ -87,15 +87,80 @@ fn a_weir_and_a_culvert_are_placed_backed_up_against_edited_undone_and_saved() {
     assert_eq!(level_now.structures.len(), 2);
     assert_eq!(level_now.structures[1].name, "Culvert 1");
     assert_eq!(level_now.structures[1].kind.label(), "Culvert");
+    // A diameter past what a level may hold (100 m) stops there: the level still saves.
+    type_into_field(&mut ed, 1.0, "150");
+    let level_now = ed.harness.state().document().level().clone();
+    assert!(matches!(
+        level_now.structures[1].kind,
+        StructureKind::Culvert { diameter, .. } if diameter == 100.0
+    ));
 
     ed.key(Modifiers::COMMAND, Key::S);
     ed.frames(2);
     let saved = spillway::level::file::load(&ed.dir.path().join("level.ron")).expect("saved");
     assert_eq!(saved.structures, level_now.structures);
     ed.key(Modifiers::COMMAND, Key::Z);
+    ed.key(Modifiers::COMMAND, Key::Z);
     assert_eq!(ed.harness.state().document().level().structures.len(), 1);
     ed.key(Modifiers::COMMAND, Key::Z);
     assert!((crest(&ed) - (ground + 1.0)).abs() < 0.05);
     ed.key(Modifiers::COMMAND, Key::Z);
     assert!(ed.harness.state().document().level().structures.is_empty());
+}
+
+/// Types `text` into the inspector's number field showing `now`.
+fn type_into_field(ed: &mut crate::support::Editor, now: f64, text: &str) {
+    use egui_kittest::kittest::{NodeT, Queryable};
+    ed.harness
+        .get_all_by_role(egui::accesskit::Role::SpinButton)
+        .find(|n| {
+            n.accesskit_node()
+                .numeric_value()
+                .is_some_and(|v| (v - now).abs() < 1e-3)
+        })
+        .expect("the field")
+        .click();
+    ed.frames(2);
+    ed.key(Modifiers::COMMAND, Key::A);
+    ed.harness.event(egui::Event::Text(text.into()));
+    ed.key(Modifiers::NONE, Key::Enter);
+    ed.frames(3);
+}
+
+fn structure_names(ed: &crate::support::Editor) -> Vec<String> {
+    let level = ed.harness.state().document().level();
+    level.structures.iter().map(|s| s.name.clone()).collect()
+}
+
+#[test]
+fn the_selection_follows_its_structure_through_undo_and_a_click_off_clears_it() {
+    let mut ed = editor_with(&river());
+    ed.key(Modifiers::NONE, Key::H);
+    ed.click("Weir");
+    for x in [60.0, 100.0, 140.0] {
+        let path = line(ed.screen(x, 0.5), ed.screen(x, 19.5), 8);
+        ed.drag(&path, Modifiers::NONE);
+    }
+    assert_eq!(structure_names(&ed), ["Weir 1", "Weir 2", "Weir 3"]);
+    ed.click_at(ed.screen(60.0, 10.0));
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert_eq!(structure_names(&ed), ["Weir 2", "Weir 3"]);
+    // Weir 3 selected (second in the list), then the delete undone: Weir 3 is third again,
+    // and the selection went with it (it stayed on the second, Weir 2, which Delete removed).
+    ed.click_at(ed.screen(140.0, 10.0));
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(structure_names(&ed), ["Weir 1", "Weir 2", "Weir 3"]);
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert_eq!(structure_names(&ed), ["Weir 1", "Weir 2"]);
+    // A click off every structure adds nothing and selects nothing: Delete then removes none.
+    ed.click_at(ed.screen(120.0, 10.0));
+    assert_eq!(structure_names(&ed), ["Weir 1", "Weir 2"]);
+    ed.click_at(ed.screen(60.0, 10.0));
+    ed.key(Modifiers::NONE, Key::Escape);
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert_eq!(
+        structure_names(&ed),
+        ["Weir 1", "Weir 2"],
+        "Escape cleared it"
+    );
 }

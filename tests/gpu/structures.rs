@@ -144,3 +144,45 @@ fn a_gpu_snapshot_taken_while_a_breach_opens_restores_it() {
     assert_eq!(gpu.read_terrain().unwrap(), again.read_terrain().unwrap());
     assert!(depth < 1e-4, "{depth}");
 }
+
+#[test]
+fn a_breachs_state_stays_with_it_when_the_structures_change() {
+    // Two breaches on triggers in the sample's dam; the first is started. Deleting it (the
+    // editor's live edit) must not hand its state to the second, which held its slot next;
+    // renaming a breach keeps its state.
+    use spillway::level::{BreachStart, StructureKind, file};
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../projects/breach_dam/level.ron");
+    let mut level = file::load(&path).expect("the breach_dam sample");
+    if let StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
+        *start = BreachStart::Trigger;
+    }
+    let mut second = level.structures[0].clone();
+    second.name = "second".into();
+    level.structures.push(second);
+    let first = level.structures[0].name.clone();
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    assert!(gpu.start_breach(&first).unwrap());
+    gpu.step_n(100, level.params.dt).unwrap();
+    let opened = gpu.breaches().unwrap()[0].clone();
+    assert!(opened.started && opened.progress > 0.0, "{opened:?}");
+
+    let mut renamed = level.clone();
+    renamed.structures[0].name = "first, renamed".into();
+    gpu.set_sources_sinks(&renamed).unwrap();
+    let now = gpu.breaches().unwrap();
+    assert_eq!(
+        (now[0].started, now[0].progress),
+        (true, opened.progress),
+        "{now:?}"
+    );
+    assert!(!now[1].started, "{now:?}");
+
+    let mut without = renamed.clone();
+    without.structures.remove(0);
+    gpu.set_sources_sinks(&without).unwrap();
+    let now = gpu.breaches().unwrap();
+    assert_eq!(now.len(), 1);
+    assert_eq!(now[0].name, "second");
+    assert!(!now[0].started && now[0].progress == 0.0, "{now:?}");
+}

@@ -103,10 +103,17 @@ impl Authoring {
 
     /// A new document is open: forget selections and gestures that belonged to the old one.
     pub fn document_replaced(&mut self) {
-        self.selection = None;
-        self.gate = None;
+        self.clear_selection();
         self.gesture = None;
         self.pending = None;
+    }
+
+    /// Selects nothing: no source or sink, gate, gauge or structure.
+    pub fn clear_selection(&mut self) {
+        self.selection = None;
+        self.gate = None;
+        self.gauge = None;
+        self.structure = None;
     }
 
     /// Handles one frame of viewport input for `tool`. Returns a notice for the status bar.
@@ -156,6 +163,11 @@ impl Authoring {
                 Some(Gesture::Edge(stroke)) => {
                     stroke.finish(document);
                 }
+                Some(Gesture::Gate(a, b))
+                    if (b[0] - a[0]).hypot(b[1] - a[1]) < document.level().cell_size =>
+                {
+                    // A click off every gate: nothing to add, and the selection is cleared.
+                }
                 Some(Gesture::Gate(a, b)) => {
                     let gate = new_gate(document.level(), a[0], a[1], b[0], b[1]);
                     notice = Some(format!("Added {}", gate_label(&gate)));
@@ -186,6 +198,12 @@ impl Authoring {
                             let label = format!("Add {}", choice.name().to_lowercase());
                             document.execute(Box::new(EditFeatures::new(label, before, after)));
                             added
+                        }
+                        // A click off every structure only clears the selection.
+                        None if (b[0] - a[0]).hypot(b[1] - a[1])
+                            < 0.5 * document.level().cell_size =>
+                        {
+                            return None;
                         }
                         None => format!(
                             "Drag further to place a {}: a line at least a cell long",

@@ -38,7 +38,9 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
 /// A button per gate of the level: open it while the water runs.
 fn gates(app: &mut EditorApp, ui: &mut Ui) {
     let preview = &mut app.preview;
-    if app.document.level().gates.is_empty() {
+    // With the last gate deleted the running water still has the gates it started with: the
+    // row stays to say so.
+    if app.document.level().gates.is_empty() && !preview.gates_changed {
         return;
     }
     let states = preview.gates();

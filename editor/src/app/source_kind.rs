@@ -278,8 +278,11 @@ pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, un
     if !timing {
         s.points.sort_by(|a, b| a[0].total_cmp(&b[0]));
         for i in 1..s.points.len() {
-            if s.points[i][0] <= s.points[i - 1][0] {
-                s.points[i][0] = s.points[i - 1][0] + 0.1;
+            let prev = s.points[i - 1][0];
+            if s.points[i][0] <= prev {
+                // Past 2^21 s a tenth of a second is lost to f32's rounding: the next value up.
+                let on = prev + 0.1;
+                s.points[i][0] = if on > prev { on } else { prev.next_up() };
             }
         }
     }

@@ -3,6 +3,7 @@
 //! the level live and become one command when the field is let go, as for gates.
 
 use egui::Ui;
+use spillway::level::ranges;
 use spillway::level::{BreachGrowth, BreachStart, StructureKind};
 
 use super::EditorApp;
@@ -70,11 +71,11 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                     ..
                 } => {
                     ui.label("Diameter");
-                    busy.track(ui.add(metres(diameter, 0.01)))
+                    busy.track(ui.add(metres(diameter, ranges::PIPE_DIAMETER)))
                         .on_hover_text("Inside diameter of the pipe");
                     ui.end_row();
                     ui.label("Length");
-                    busy.track(ui.add(metres(length, 0.0)))
+                    busy.track(ui.add(metres(length, ranges::STRUCTURE_LENGTH)))
                         .on_hover_text("Length of the pipe: longer pipes lose more to friction");
                     ui.end_row();
                     ui.label("Roughness");
@@ -86,7 +87,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                     crest, coefficient, ..
                 } => {
                     ui.label("Crest");
-                    busy.track(ui.add(metres(crest, -spillway::level::ranges::MAX_HEIGHT)))
+                    busy.track(ui.add(metres(crest, ranges::HEIGHTS)))
                         .on_hover_text("Height of the weir's crest: water above it pours over");
                     ui.end_row();
                     ui.label("Coefficient");
@@ -101,7 +102,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
                     ..
                 } => {
                     ui.label("Sill");
-                    busy.track(ui.add(metres(sill, -spillway::level::ranges::MAX_HEIGHT)))
+                    busy.track(ui.add(metres(sill, ranges::HEIGHTS)))
                         .on_hover_text("Height of the floor under the gate");
                     ui.end_row();
                     ui.label("Contraction");
@@ -128,12 +129,9 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
     busy.0
 }
 
-/// A field of metres from `min`.
-fn metres(v: &mut f32, min: f32) -> egui::DragValue<'_> {
-    crate::app::number(v)
-        .range(min..=spillway::level::ranges::MAX_HEIGHT)
-        .speed(0.05)
-        .suffix(" m")
+/// A field of metres within `range` (what the level's validation allows).
+fn metres(v: &mut f32, range: std::ops::RangeInclusive<f32>) -> egui::DragValue<'_> {
+    crate::app::number(v).range(range).speed(0.05).suffix(" m")
 }
 
 /// A breach's rows of the inspector's grid.
@@ -145,11 +143,11 @@ fn breach_fields(
     growth: &mut BreachGrowth,
 ) {
     ui.label("Bottom");
-    busy.track(ui.add(metres(bottom, -spillway::level::ranges::MAX_HEIGHT)))
+    busy.track(ui.add(metres(bottom, ranges::HEIGHTS)))
         .on_hover_text("Height of the breach's floor once it is fully open");
     ui.end_row();
     ui.label("Width");
-    busy.track(ui.add(metres(width, 0.0)))
+    busy.track(ui.add(metres(width, ranges::STRUCTURE_LENGTH)))
         .on_hover_text("Width of the breach's floor once it is fully open");
     ui.end_row();
     ui.label("Side slope");

@@ -81,7 +81,8 @@ impl Preview {
         old.sinks = level.sinks.clone();
         old.structures = level.structures.clone();
         old.boundaries = level.boundaries.clone();
-        self.gates_changed |= old.gates != level.gates;
+        // `old.gates` stay the gates the run started with: undone back to them, no hint.
+        self.gates_changed = old.gates != level.gates;
         if let Some(e) = failed {
             self.fail(e);
         } else if edited {

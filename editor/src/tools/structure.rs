@@ -119,7 +119,8 @@ pub fn new_structure(
             from: a,
             to: b,
             diameter: PIPE_DIAMETER,
-            length,
+            // A level more than 100 km across may hold a longer line than a pipe may be.
+            length: length.min(*spillway::level::ranges::STRUCTURE_LENGTH.end()),
             roughness: DEFAULT_PIPE_ROUGHNESS,
         },
         StructureChoice::Weir => StructureKind::Weir {

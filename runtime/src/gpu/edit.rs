@@ -280,6 +280,27 @@ impl GpuSimulation {
             .collect())
     }
 
+    /// Moves each breach's state (started, how far open) to its slot among the breaches of
+    /// `level`, named `names` in their order: matched by name, or else, where only names
+    /// changed (as many breaches as before), by place; a new breach starts as `level` says.
+    /// The state words are kept per slot, so without this a deleted breach's state passed to
+    /// the next one (which then opened at once).
+    fn match_breaches(&mut self, level: &Level, names: &[String]) -> Result<(), GpuError> {
+        let old = self.breaches()?;
+        let mut words = super::structures::breach_words(level);
+        for (k, name) in names.iter().enumerate() {
+            let renamed = (old.len() == names.len())
+                .then(|| &old[k])
+                .filter(|o| !names.contains(&o.name));
+            if let Some(o) = old.iter().find(|o| o.name == *name).or(renamed) {
+                words[2 * k] = u32::from(o.started);
+                words[2 * k + 1] = o.progress.to_bits();
+            }
+        }
+        (self.ctx.queue).write_buffer(&self.bufs.breaches, 0, bytemuck::cast_slice(&words));
+        Ok(())
+    }
+
     /// Builds and uploads the patch table of `level` with the stored edge segments' schedules.
     fn upload_table(&mut self, level: &Level) -> Result<(), GpuError> {
         let table = patch_table(level, &self.boundaries, self.time_base);
@@ -301,6 +322,9 @@ impl GpuSimulation {
         self.plan.forcing = table.patches > 0;
         self.plan.structures = table.structures > 0;
         self.plan.breaches = !table.breaches.is_empty();
+        if table.breaches != self.breach_names {
+            self.match_breaches(level, &table.breaches)?;
+        }
         self.breach_names = table.breaches;
         self.edge_schedules = table.edges;
         self.keep_state_copy_ready();

@@ -26,6 +26,12 @@ pub const MAX_HEIGHT: f32 = 1.0e6;
 /// The heights a level may hold, metres: ±[`MAX_HEIGHT`].
 pub const HEIGHTS: RangeInclusive<f32> = -MAX_HEIGHT..=MAX_HEIGHT;
 
+/// A culvert's inside diameter, metres.
+pub const PIPE_DIAMETER: RangeInclusive<f32> = 0.01..=100.0;
+
+/// A culvert's length, and a breach's width, metres.
+pub const STRUCTURE_LENGTH: RangeInclusive<f32> = 0.0..=1.0e5;
+
 /// `v` within `range` (which also refuses NaN), in `unit` (`""` for a plain number).
 pub(super) fn within(
     field: &str,

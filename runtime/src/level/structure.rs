@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Schedule;
-use super::ranges::MAX_HEIGHT;
+use super::ranges::{MAX_HEIGHT, PIPE_DIAMETER, STRUCTURE_LENGTH};
 use super::validate::ValidationError;
 
 /// Most structures a level may have.
@@ -228,8 +228,18 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             roughness,
             ..
         } => {
-            number("diameter", *diameter, 0.01, 100.0)?;
-            number("length", *length, 0.0, 1.0e5)?;
+            number(
+                "diameter",
+                *diameter,
+                *PIPE_DIAMETER.start(),
+                *PIPE_DIAMETER.end(),
+            )?;
+            number(
+                "length",
+                *length,
+                *STRUCTURE_LENGTH.start(),
+                *STRUCTURE_LENGTH.end(),
+            )?;
             number("roughness", *roughness, 0.0, 1.0)?;
         }
         StructureKind::Weir {
@@ -258,7 +268,12 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             ..
         } => {
             number("bottom", *bottom, -MAX_HEIGHT, MAX_HEIGHT)?;
-            number("width", *width, 0.0, 1.0e5)?;
+            number(
+                "width",
+                *width,
+                *STRUCTURE_LENGTH.start(),
+                *STRUCTURE_LENGTH.end(),
+            )?;
             number("side_slope", *side_slope, 0.0, 100.0)?;
             match start {
                 BreachStart::At(t) => number("start", *t, 0.0, 1.0e9)?,
