@@ -449,3 +449,46 @@ fn slow_frames_run_fewer_steps_and_the_panel_says_the_water_is_held_back() {
             .is_some()
     );
 }
+
+#[test]
+fn renaming_an_open_gate_while_the_cpu_water_runs_keeps_it_open() {
+    // The CPU solver restarts from its state at each edit, carrying gates over by name: the
+    // renamed gate closed again (and a renamed breach lost how far it had opened).
+    let level = spillway_tests::gated_reservoir(None);
+    let name = level.gates[0].name.clone();
+    let mut ed = editor_with(&level);
+    ed.click("CPU solver");
+    ed.click("Step");
+    ed.click(&format!("Open {name}"));
+    for _ in 0..5 {
+        ed.click("Step");
+    }
+    let open = |ed: &Editor| ed.harness.state().preview().gates();
+    assert!(open(&ed)[0].open, "opened by its button: {:?}", open(&ed));
+    ed.key(Modifiers::NONE, Key::G);
+    let listed = spillway_editor::tools::gate::gate_label(&level.gates[0]);
+    ed.harness.get_by_label(&listed).click();
+    ed.frames(2);
+    {
+        use egui_kittest::kittest::NodeT;
+        (ed.harness.get_all_by_value(&name))
+            .find(|n| n.accesskit_node().role() == egui::accesskit::Role::TextInput)
+            .expect("the gate's name field")
+            .click();
+    }
+    ed.frames(2);
+    ed.key(Modifiers::COMMAND, Key::A);
+    ed.harness.event(egui::Event::Text("sluice".into()));
+    ed.key(Modifiers::NONE, Key::Enter);
+    ed.frames(3);
+    assert_eq!(
+        ed.harness.state().document().level().gates[0].name,
+        "sluice"
+    );
+    let gates = open(&ed);
+    assert_eq!(
+        (gates[0].name.as_str(), gates[0].open),
+        ("sluice", true),
+        "{gates:?}"
+    );
+}

@@ -119,7 +119,20 @@ impl Preview {
             self.playing = playing;
             return;
         }
-        let mut now = cpu.sim().bake_into(level);
+        let mut now = match old.and_then(|o| under_old_names(o, level)) {
+            // Renamed gates and breaches keep their state: carried over under the old names.
+            Some(as_run) => {
+                let mut now = cpu.sim().bake_into(&as_run);
+                for (gate, named) in now.gates.iter_mut().zip(&level.gates) {
+                    gate.name.clone_from(&named.name);
+                }
+                for (structure, named) in now.structures.iter_mut().zip(&level.structures) {
+                    structure.name.clone_from(&named.name);
+                }
+                now
+            }
+            None => cpu.sim().bake_into(level),
+        };
         if let Some(r) = changes.water.filter(|r| !r.is_empty()) {
             let painted = spillway::rect::copy_out(&level.water.data, level.nx(), &r);
             spillway::rect::copy_in(&mut now.water.data, level.nx(), &r, &painted);
@@ -199,4 +212,39 @@ fn only_water(changes: &Changes) -> bool {
         && changes.terrain.is_none_or(|r| r.is_empty())
         && changes.roughness.is_none()
         && !changes.features
+}
+
+/// `level` with its gates and structures renamed since `old` under their old names, so that
+/// what the run carries over by name (a gate open, a breach partly open) reaches them; `None`
+/// when none was renamed. A rename changes a name in place: as many as before, and the old
+/// name gone from the list.
+fn under_old_names(old: &Level, level: &Level) -> Option<Level> {
+    let gates = renamed(&old.gates, &level.gates, |g| &g.name);
+    let structures = renamed(&old.structures, &level.structures, |s| &s.name);
+    if gates.is_empty() && structures.is_empty() {
+        return None;
+    }
+    let mut as_run = level.clone();
+    for i in gates {
+        as_run.gates[i].name.clone_from(&old.gates[i].name);
+    }
+    for i in structures {
+        as_run.structures[i]
+            .name
+            .clone_from(&old.structures[i].name);
+    }
+    Some(as_run)
+}
+
+/// Where `new` holds, in place of an item of `old`, one of another name while the old name
+/// is gone.
+fn renamed<T>(old: &[T], new: &[T], name: fn(&T) -> &String) -> Vec<usize> {
+    if old.len() != new.len() {
+        return Vec::new();
+    }
+    (0..new.len())
+        .filter(|&i| {
+            name(&old[i]) != name(&new[i]) && !new.iter().any(|n| name(n) == name(&old[i]))
+        })
+        .collect()
 }
