@@ -327,6 +327,41 @@ fn keep_this_state_then_undo() {
     );
 }
 
+#[test]
+fn keeping_the_state_keeps_how_far_a_breach_opened_and_the_moved_bed() {
+    // The kept state held only water, flow, gates and bodies: a breach that had opened came
+    // back closed (the water already gone below it), and a moved bed sprang back.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../projects/breach_dam");
+    let mut authored = spillway::level::file::load(&path.join("level.ron")).expect("sample");
+    if let spillway::level::StructureKind::Breach { start, .. } = &mut authored.structures[0].kind {
+        *start = spillway::level::BreachStart::At(0.5);
+    }
+    authored.params.sediment = Some(spillway::level::Sediment {
+        law: spillway::level::BedloadLaw::Grass { a: 0.002 },
+        porosity: 0.4,
+        talus_degrees: 30.0,
+        slump_per_second: 0.5,
+        clear_inflow: true,
+        layer: 5.0,
+        speedup: 1.0,
+        suspension: None,
+        region: None,
+    });
+    let mut ed = editor_with(&authored);
+    for _ in 0..60 {
+        ed.click("Step");
+    }
+    ed.click("Keep this state");
+    let kept = level(&ed).clone();
+    let spillway::level::StructureKind::Breach { opened, .. } = kept.structures[0].kind else {
+        panic!("a breach");
+    };
+    assert!(opened.is_some_and(|p| p > 0.0), "{opened:?}");
+    assert_ne!(kept.terrain, authored.terrain, "the bed the water moved");
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_eq!(level(&ed), &authored);
+}
+
 /// Runs frames until no file work runs (at most 60 s).
 fn wait_for_files(ed: &mut Editor) {
     let start = Instant::now();

@@ -186,3 +186,34 @@ fn a_breachs_state_stays_with_it_when_the_structures_change() {
     assert_eq!(now[0].name, "second");
     assert!(!now[0].started && now[0].progress == 0.0, "{now:?}");
 }
+
+#[test]
+fn a_moving_bed_on_the_gpu_leaves_a_breachs_ground_to_the_breach() {
+    // As on the CPU (`physics::breach`): the bake keeps the dam's ground where the breach cut.
+    use spillway::level::{BedloadLaw, BreachStart, Sediment, StructureKind, file};
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../projects/breach_dam/level.ron");
+    let mut level = file::load(&path).expect("the breach_dam sample");
+    if let StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
+        *start = BreachStart::At(1.0);
+    }
+    level.params.sediment = Some(Sediment {
+        law: BedloadLaw::Grass { a: 0.002 },
+        porosity: 0.4,
+        talus_degrees: 30.0,
+        slump_per_second: 0.5,
+        clear_inflow: true,
+        layer: 5.0,
+        speedup: 1.0,
+        suspension: None,
+        region: None,
+    });
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    gpu.step_n((30.0 / level.params.dt) as usize, level.params.dt)
+        .unwrap();
+    let cell = 30 * level.nx() + 44;
+    let cut = gpu.read_terrain().unwrap()[cell];
+    assert!(cut < 11.0, "the breach cut the dam: {cut}");
+    let baked = gpu.bake_into(&level).unwrap();
+    assert_eq!(baked.terrain.data[cell], 12.0, "the dam's own ground");
+}

@@ -3,7 +3,7 @@
 //! default edge); [`SetWaterState`] replaces the initial water and flow state (a bake, "Keep
 //! this state").
 
-use spillway::level::{Body, FlowState, Gate, Params};
+use spillway::level::{Body, FlowState, Gate, Params, Structure};
 use spillway::{Grid, Level};
 
 use super::command::Change;
@@ -49,7 +49,8 @@ impl Part for Settings {
 pub type EditSettings = Edit<Settings>;
 
 /// The initial water of a level: depths, the saved flow state, the gates (a baked gate that
-/// had opened stays open) and the bodies (where the water brought them to rest).
+/// had opened stays open), the bodies (where the water brought them to rest), the structures
+/// (how far each breach had opened) and, where the bed moves, the terrain the water left.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WaterState {
     /// Depth per cell, metres.
@@ -60,6 +61,10 @@ pub struct WaterState {
     pub gates: Vec<Gate>,
     /// The bodies (their poses).
     pub bodies: Vec<Body>,
+    /// The structures (a breach's `opened`).
+    pub structures: Vec<Structure>,
+    /// The terrain, for a level whose bed moves (`params.sediment`); `None` otherwise.
+    pub terrain: Option<Grid>,
 }
 
 impl WaterState {
@@ -70,6 +75,12 @@ impl WaterState {
             flow: level.flow.clone(),
             gates: level.gates.clone(),
             bodies: level.bodies.clone(),
+            structures: level.structures.clone(),
+            terrain: level
+                .params
+                .sediment
+                .is_some()
+                .then(|| level.terrain.clone()),
         }
     }
 }
@@ -86,6 +97,10 @@ impl Part for WaterState {
         level.flow.clone_from(&self.flow);
         level.gates.clone_from(&self.gates);
         level.bodies.clone_from(&self.bodies);
+        level.structures.clone_from(&self.structures);
+        if let Some(terrain) = &self.terrain {
+            level.terrain.clone_from(terrain);
+        }
     }
 
     fn bytes(&self) -> usize {
@@ -97,9 +112,11 @@ impl Part for WaterState {
                 + f.aux_x.len()
                 + f.aux_y.len()
         });
-        (self.water.data.len() + flow) * 4
+        let terrain = self.terrain.as_ref().map_or(0, |t| t.data.len());
+        (self.water.data.len() + flow + terrain) * 4
             + self.gates.len() * std::mem::size_of::<Gate>()
             + self.bodies.len() * std::mem::size_of::<Body>()
+            + self.structures.len() * std::mem::size_of::<Structure>()
     }
 }
 

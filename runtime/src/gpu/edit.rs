@@ -326,6 +326,14 @@ impl GpuSimulation {
             self.match_breaches(level, &table.breaches)?;
         }
         self.breach_names = table.breaches;
+        let breach_cells = super::erosion::breach_cells(level);
+        if breach_cells != self.breach_cells {
+            // A moving bed leaves the breaches' ground alone: it learns where they are now.
+            self.breach_cells = breach_cells;
+            if self.bed.is_some() {
+                self.rebuild_bed()?;
+            }
+        }
         self.edge_schedules = table.edges;
         self.keep_state_copy_ready();
         Ok(())

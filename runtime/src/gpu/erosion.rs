@@ -67,7 +67,7 @@ pub(crate) struct ErosionPass {
     suspension: bool,
     /// Element offset of the suspended load in `bed`.
     load_at: u32,
-    /// Per cell: whether the bed there moves (gates do not), for bakes and keyframes (shared
+    /// Per cell: whether the bed there moves (gates and breaches do not), for bakes and keyframes (shared
     /// with each state copy, not copied).
     pub erodible: std::sync::Arc<[bool]>,
     /// Bed height per volume of grains (`speedup / (1 − porosity)`).
@@ -85,7 +85,8 @@ fn groups(n: usize) -> [u32; 2] {
 
 impl ErosionPass {
     /// The pass for a level of `params` (`nx × ny` cells of `dx` metres) on the terrain the
-    /// solver holds (`terrain`, gates closed), whose `gates` do not erode; `None` when its bed
+    /// solver holds (`terrain`, gates closed), whose `gates` and `breach_cells` do not erode
+    /// (as on the CPU: [`crate::sim::fixed_cells`]); `None` when its bed
     /// stands still.
     pub fn new(
         device: &wgpu::Device,
@@ -93,13 +94,14 @@ impl ErosionPass {
         params: &Params,
         (nx, ny, dx): (usize, usize, f32),
         (terrain, saved): (&[f32], Option<&[f32]>),
-        gates: &Gates,
+        (gates, breach_cells): (&Gates, &[u32]),
     ) -> Result<Option<Self>, GpuError> {
         let Some(sediment) = params.sediment.as_ref() else {
             return Ok(None);
         };
-        let gate_cells: Vec<u32> = gates.0.iter().flat_map(|g| g.cells.clone()).collect();
-        let cpu = Bed::new(sediment, (nx, ny, dx), terrain, &gate_cells, saved);
+        let gate_cells = gates.0.iter().flat_map(|g| g.cells.iter().copied());
+        let fixed: Vec<u32> = gate_cells.chain(breach_cells.iter().copied()).collect();
+        let cpu = Bed::new(sediment, (nx, ny, dx), terrain, &fixed, saved);
         if cpu.swell <= 0.0 {
             return Ok(None);
         }
@@ -283,7 +285,7 @@ impl GpuSimulation {
             &self.params,
             (self.nx, self.ny, self.dx),
             (&terrain, None),
-            &self.gates,
+            (&self.gates, &self.breach_cells),
         )?;
         Ok(())
     }
@@ -308,4 +310,12 @@ impl GpuSimulation {
         }
         Ok(())
     }
+}
+
+/// The cells the breaches of `level` cut.
+pub(crate) fn breach_cells(level: &crate::Level) -> Vec<u32> {
+    let cuts = crate::sim::structures::Structures::new(level).cuts;
+    (cuts.iter())
+        .flat_map(|c| c.cells.iter().map(|&(cell, _, _)| cell))
+        .collect()
 }

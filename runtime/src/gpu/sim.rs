@@ -57,6 +57,8 @@ pub struct GpuSimulation {
     /// Time lost to clamped steps, and what of it has been run again: see [`super::run::Lag`].
     pub(crate) lag: super::run::Lag,
     pub(crate) gates: Gates,
+    /// The cells the breaches cut, which a moving bed does not erode.
+    pub(crate) breach_cells: Vec<u32>,
     /// Max depth and speed at start-up (for the first steps' sub-step count).
     pub(crate) init_figures: (f32, f32),
     /// Edge conditions in force (kind and value; ghosts live on the GPU).
@@ -298,13 +300,14 @@ impl GpuSimulation {
         })?;
         let passes = Passes::new(device, config, &bufs, (nx, ny))?;
         let ground = &gated.as_ref().unwrap_or(level).terrain.data;
+        let breach_cells = super::erosion::breach_cells(level);
         let bed = super::erosion::ErosionPass::new(
             device,
             (&config, &bufs),
             &level.params,
             (nx, ny, dx),
             (ground, level.flow.as_ref().map(|f| f.bed_floor.as_slice())),
-            &gates,
+            (&gates, &breach_cells),
         )?;
         drop(gated);
         let mut sim = Self {
@@ -328,6 +331,7 @@ impl GpuSimulation {
             clock: start.time,
             lag: Default::default(),
             gates,
+            breach_cells,
             init_figures: (max_depth, start.max_speed),
             edge_cells: cells,
             blockers: Some(super::blocking::GpuBlockers::idle(&ctx.device, nx, ny)),

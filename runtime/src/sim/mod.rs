@@ -218,7 +218,8 @@ impl Simulation {
         let mut edges = Edges::new(level, &depth, saved.map(|f| f.ghost.as_slice()));
         let dx = level.cell_size;
         let gates = Gates::new(level);
-        let gate_cells: Vec<u32> = gates.0.iter().flat_map(|g| g.cells.clone()).collect();
+        let structures = structures::Structures::new(level);
+        let fixed = fixed_cells(&gates, &structures);
         let mut terrain = level.terrain.data.clone();
         gates.close(&mut terrain);
         let (mut qx, mut qy) = (vec![0.0; (nx + 1) * ny], vec![0.0; nx * (ny + 1)]);
@@ -251,15 +252,8 @@ impl Simulation {
             _ => vec![0.0; nx * ny],
         };
         let floor = level.flow.as_ref().map(|f| f.bed_floor.as_slice());
-        let bed = (level.params.sediment.as_ref()).map(|s| {
-            Box::new(erosion::Bed::new(
-                s,
-                (nx, ny, dx),
-                &terrain,
-                &gate_cells,
-                floor,
-            ))
-        });
+        let bed = (level.params.sediment.as_ref())
+            .map(|s| Box::new(erosion::Bed::new(s, (nx, ny, dx), &terrain, &fixed, floor)));
         let mut sim = Self {
             nx,
             ny,
@@ -280,7 +274,7 @@ impl Simulation {
             edges,
             patches: forcing::patches(level),
             gates,
-            structures: structures::Structures::new(level),
+            structures,
             time: saved.map_or(0.0, |f| f.time),
             steps: 0,
             substeps: 0,
@@ -500,6 +494,15 @@ impl Simulation {
         }
         Ok(n)
     }
+}
+
+/// The cells whose ground a moving bed leaves to others: a gate's (it holds its crest until it
+/// opens) and a breach's (the breach cuts them as it opens, from the ground it started from;
+/// a bake keeps that ground and how far the breach had opened, which cuts it again on load).
+pub(crate) fn fixed_cells(gates: &Gates, structures: &structures::Structures) -> Vec<u32> {
+    let gate_cells = gates.0.iter().flat_map(|g| g.cells.iter().copied());
+    let cut_cells = (structures.cuts.iter()).flat_map(|c| c.cells.iter().map(|&(cell, _, _)| cell));
+    gate_cells.chain(cut_cells).collect()
 }
 
 #[cfg(test)]

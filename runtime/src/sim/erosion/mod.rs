@@ -8,7 +8,7 @@
 //!
 //! At an edge that lets water in or out, the bed carries what its law carries at the edge's
 //! flow (an inflow brings in as much as the water can carry, unless `clear_inflow`; an outlet
-//! lets out as much); a wall passes none. The cells of gates are not erodible.
+//! lets out as much); a wall passes none. The cells of gates and breaches are not erodible.
 
 mod suspension;
 
@@ -93,14 +93,15 @@ pub(crate) struct Bed {
 }
 
 impl Bed {
-    /// The bed of a level of `nx × ny` cells of `dx` metres whose gates cover `gate_cells`;
+    /// The bed of a level of `nx × ny` cells of `dx` metres whose gates and breaches cover
+    /// `fixed` (their ground does not erode: [`super::fixed_cells`]);
     /// `saved` is the floor a baked level carries (`FlowState::bed_floor`), else the floor is
     /// the terrain less the loose layer.
     pub fn new(
         s: &Sediment,
         (nx, ny, dx): (usize, usize, f32),
         terrain: &[f32],
-        gate_cells: &[u32],
+        fixed: &[u32],
         saved: Option<&[f32]>,
     ) -> Self {
         let mut erodible = vec![s.region.is_none(); nx * ny];
@@ -109,7 +110,7 @@ impl Bed {
                 erodible[c as usize] = true;
             }
         }
-        for &c in gate_cells {
+        for &c in fixed {
             erodible[c as usize] = false;
         }
         Self {
