@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the bad-input corpus (run from anywhere; rewrites tests/bad_inputs/{levels,heightmaps,gltf}).
+"""Writes the bad-input corpus (run from anywhere; rewrites its cases in tests/bad_inputs/{levels,heightmaps,gltf}).
 
 Every case is a real, small file. Beside each case, `expect` (levels, glTF: a file in the
 case folder) or `NAME.expect` (heightmaps) lists, one per line, text the error must contain:
@@ -7,7 +7,7 @@ the file name, the place and the reason. Runners: tests/cli/bad_inputs.rs (level
 `spillway check`, heightmaps through `spillway import --terrain`) and tests/bad_inputs/gltf.rs
 (glTF through `spillway::body::import`). Fuzz-found crashes live in `fuzz_regressions/`.
 Three level cases were written by hand and are not made here (`cell_size_1e-30`,
-`fixed_level_at_1e38`, `gravity_1e30`): after a run, `git checkout` them back.
+`fixed_level_at_1e38`, `gravity_1e30`): a run rewrites only its own cases and leaves them.
 """
 import json, os, shutil, struct, zlib
 
@@ -49,6 +49,7 @@ def level_text(version=2, nx=4, ny=3, terrain=None, water=None, name="level.grid
 
 def level_case(case, text, grids=None, expect=(), sidecar_name="level.grids", raw_sidecar=None):
     d = os.path.join(HERE, "levels", case)
+    shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     mode = "wb" if isinstance(text, bytes) else "w"
     with open(os.path.join(d, "level.ron"), mode) as f:
@@ -222,6 +223,7 @@ def heightmaps():
 
 def gltf_case(case, doc, files=None, expect=(), name="body.gltf"):
     d = os.path.join(HERE, "gltf", case)
+    shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     with open(os.path.join(d, name), "wb") as f:
         f.write(doc if isinstance(doc, bytes) else json.dumps(doc, indent=1).encode())
@@ -273,6 +275,16 @@ def gltfs():
     dag["nodes"] = [{"children": [1, 2]}, {"children": [3]}, {"children": [3]}, {"mesh": 0}]
     gltf_case("node_two_parents", dag, files={"tri.bin": tri},
               expect=["node 3 is a child of both node 1 and node 2"])
+    # Transforms that overflow f32: a product of scales, and a finite one that takes a
+    # position past f32's range.
+    far = gltf_doc("tri.bin")
+    far["nodes"] = [{"scale": [1e38, 1, 1], "children": [1]}, {"scale": [1e38, 1, 1], "mesh": 0}]
+    gltf_case("transform_overflows", far, files={"tri.bin": tri},
+              expect=["node 1: its transform (with its parents') is not finite"])
+    past = gltf_doc("tri.bin")
+    past["nodes"] = [{"translation": [3e38, 0, 0], "scale": [1e38, 1, 1], "mesh": 0}]
+    gltf_case("position_placed_past_f32", past, files={"tri.bin": tri},
+              expect=["accessor 0: a position placed by its node's transform is out of range"])
     # One mesh of 3000 triangles placed by 1000 nodes: 3 million, over the 2^21 allowed.
     many = gltf_doc("mesh.bin", byte_length=36 + 9000)
     many["bufferViews"] = [{"buffer": 0, "byteOffset": 0, "byteLength": 36},
@@ -285,8 +297,8 @@ def gltfs():
 
 
 def main():
-    for sub in ["levels", "heightmaps", "gltf"]:
-        shutil.rmtree(os.path.join(HERE, sub), ignore_errors=True)
+    # Each case is written afresh; cases added by hand beside them (the levels named after
+    # the values found by review, the fuzzers' finds) stay.
     levels()
     heightmaps()
     gltfs()

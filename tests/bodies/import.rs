@@ -246,10 +246,33 @@ fn broken_empty_oversized_missing_and_escaping_files_are_refused_by_name() {
     let e = import_body(&inner, "../outside.glb", &limits).expect_err("outside");
     assert!(matches!(e.problem, ImportProblem::OutsideFolder(_)), "{e}");
 
-    let short = write_gltf(root, "short.gltf", json, "short.bin");
+    let short = write_gltf(root, "short.gltf", json.clone(), "short.bin");
     std::fs::write(root.join("short.bin"), &bin[..bin.len() / 2]).unwrap();
     let (msg, p) = problem(&short, root, &limits);
     assert!(matches!(p, ImportProblem::MissingBuffer { .. }), "{msg}");
+
+    // An external buffer too large, or that cannot be read, is named: it is not the glTF
+    // that is too large or unreadable.
+    let large = write_gltf(root, "large.gltf", json.clone(), "large.bin");
+    std::fs::write(root.join("large.bin"), vec![0u8; 4096]).unwrap();
+    let small = ImportLimits {
+        max_file_bytes: 2048,
+        ..limits
+    };
+    let (msg, p) = problem(&large, root, &small);
+    assert!(
+        matches!(p, ImportProblem::MissingBuffer { index: 0, .. }),
+        "{msg}"
+    );
+    assert!(msg.contains("`large.bin` is 4096 bytes"), "{msg}");
+    let folder = write_gltf(root, "folder.gltf", json, "a_folder.bin");
+    std::fs::create_dir(root.join("a_folder.bin")).unwrap();
+    let (msg, p) = problem(&folder, root, &limits);
+    assert!(
+        matches!(p, ImportProblem::MissingBuffer { index: 0, .. }),
+        "{msg}"
+    );
+    assert!(msg.contains("`a_folder.bin` cannot be read"), "{msg}");
 }
 
 #[test]

@@ -291,7 +291,23 @@ fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
     let bodies = ed.dir.path().join("bodies");
     std::fs::create_dir_all(&bodies).expect("mkdir");
     let crate_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    ed.frames(2);
+    let tried = ed.harness.state().body_files_parsed();
     std::fs::copy(crate_file, bodies.join("crate.glb")).expect("copy the crate");
+    // The open level finds it at once (the failure was kept, not retried each frame, but a
+    // file that changed is tried again).
+    ed.frames(2);
+    assert_eq!(
+        ed.harness.state().body_files_parsed(),
+        tried + 1,
+        "parsed once it is back"
+    );
+    ed.frames(2);
+    assert_eq!(
+        ed.harness.state().body_files_parsed(),
+        tried + 1,
+        "and only once"
+    );
     ed.dialogs.push(&path);
     ed.key(Modifiers::COMMAND, Key::O);
     assert!(

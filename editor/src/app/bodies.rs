@@ -17,7 +17,7 @@ use super::gizmo::{Gizmo, GizmoDrag, GizmoMode, Handle};
 use super::water_overlay::View;
 use crate::document::{Change, Document, EditBodies};
 use crate::preview::Preview;
-use crate::tools::body::library::{bundled_bodies, resolve};
+use crate::tools::body::library::{Stamp, bundled_bodies, resolve, stamp};
 use crate::tools::body::{
     Arrangement, BodyMesh, MeshCache, arrange, duplicate, hit_body, new_body, world_bounds,
 };
@@ -68,8 +68,9 @@ pub(crate) struct Bodies {
     pub pending: Option<(String, Vec<Body>)>,
     /// How many bodies the Row and Stack helpers make (the selected one included).
     pub count: usize,
-    /// Files that failed to load, with why (not retried every frame).
-    failed: HashMap<PathBuf, Arc<ImportError>>,
+    /// Files that failed to load, with why and the file's stamp then: retried once the file
+    /// changes (put back beside the level, fixed), not every frame.
+    failed: HashMap<PathBuf, (Stamp, Arc<ImportError>)>,
 }
 
 /// Speed a Shift+click knock gives a body, m/s (the impulse is its mass times this): enough to
@@ -136,12 +137,16 @@ impl Bodies {
     }
 
     fn mesh_at(&mut self, path: &Path) -> Result<Arc<BodyMesh>, Arc<ImportError>> {
-        if let Some(why) = self.failed.get(path) {
-            return Err(why.clone());
+        if let Some((was, why)) = self.failed.get(path) {
+            if *was == stamp(path) {
+                return Err(why.clone());
+            }
+            self.failed.remove(path);
         }
         self.cache.load(path).map_err(|e| {
             let why = Arc::new(e);
-            self.failed.insert(path.to_path_buf(), why.clone());
+            self.failed
+                .insert(path.to_path_buf(), (stamp(path), why.clone()));
             why
         })
     }

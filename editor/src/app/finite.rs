@@ -10,13 +10,15 @@ pub(crate) fn number<N: egui::emath::Numeric>(value: &mut N) -> egui::DragValue<
     (egui::DragValue::new(value).custom_parser(finite_number)).clamp_existing_to_range(false)
 }
 
-/// egui's number parsing (spaces ignored, `−` read as `-`), finite numbers only.
+/// egui's number parsing (spaces ignored, `−` read as `-`), finite numbers only, and only those
+/// an `f32` holds (the level's fields are `f32`: `1e39` became `inf` there, a body's position
+/// with it, and the level would not save).
 fn finite_number(text: &str) -> Option<f64> {
     let text: String = (text.chars())
         .filter(|c| !c.is_whitespace())
         .map(|c| if c == '−' { '-' } else { c })
         .collect();
-    text.parse::<f64>().ok().filter(|v| v.is_finite())
+    (text.parse::<f64>().ok()).filter(|v| v.is_finite() && v.abs() <= f64::from(f32::MAX))
 }
 
 #[cfg(test)]
@@ -28,7 +30,9 @@ mod tests {
         assert_eq!(finite_number(" 1 000.5 "), Some(1000.5));
         assert_eq!(finite_number("−2"), Some(-2.0));
         assert_eq!(finite_number("1e3"), Some(1000.0));
-        for bad in ["NaN", "nan", "inf", "-inf", "infinity", "1e400", "", "abc"] {
+        for bad in [
+            "NaN", "nan", "inf", "-inf", "infinity", "1e400", "1e39", "-4e38", "", "abc",
+        ] {
             assert_eq!(finite_number(bad), None, "{bad}");
         }
     }

@@ -277,6 +277,12 @@ fn mesh_of(
             )));
         }
         let m = mul(&parent, &node.transform().matrix());
+        if !m.iter().flatten().all(|v| v.is_finite()) {
+            return Err(ImportProblem::Broken(format!(
+                "node {}: its transform (with its parents') is not finite",
+                node.index()
+            )));
+        }
         if let Some(me) = node.mesh() {
             placed = placed.saturating_add(mesh_triangles[me.index()]);
             if placed > limits.max_triangles {
@@ -458,7 +464,14 @@ fn add_primitive(
             )));
         }
         let w = |r: usize| m[0][r] * x + m[1][r] * y + m[2][r] * z + m[3][r];
-        mesh.positions.push([w(0), -w(2), w(1)]);
+        let placed = [w(0), -w(2), w(1)];
+        if !placed.iter().all(|v| v.is_finite()) {
+            return Err(ImportProblem::Broken(format!(
+                "accessor {}: a position placed by its node's transform is out of range",
+                pos.index()
+            )));
+        }
+        mesh.positions.push(placed);
     }
     let indices: Vec<u32> = match p.indices() {
         None => (0..pos.count() as u32).collect(),
@@ -488,9 +501,13 @@ fn add_primitive(
         }
     };
     if let Some(&bad) = indices.iter().find(|&&i| i as usize >= pos.count()) {
+        let of = p
+            .indices()
+            .map_or(String::new(), |ix| format!("accessor {}: ", ix.index()));
         return Err(ImportProblem::Broken(format!(
-            "index {bad} is past the {} vertices",
-            pos.count()
+            "{of}index {bad} is past the {} vertices of accessor {}",
+            pos.count(),
+            pos.index()
         )));
     }
     let at = |i: usize| base as u32 + indices[i];

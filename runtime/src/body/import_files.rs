@@ -85,7 +85,18 @@ pub(super) fn uri_bytes(
             why: format!("`{decoded}` does not exist"),
         });
     }
-    read_limited(&path, limits.max_file_bytes)
+    // Said of the buffer's own file, not of the glTF that names it.
+    read_limited(&path, limits.max_file_bytes).map_err(|problem| match problem {
+        ImportProblem::Oversized { size, limit, .. } => ImportProblem::MissingBuffer {
+            index,
+            why: format!("`{decoded}` is {size} bytes, over the limit of {limit}"),
+        },
+        ImportProblem::Io(e) => ImportProblem::MissingBuffer {
+            index,
+            why: format!("`{decoded}` cannot be read: {e}"),
+        },
+        other => other,
+    })
 }
 
 /// A glTF file's relative URI as the file name it stands for: `%XX` escapes decoded, as this

@@ -26,12 +26,26 @@ pub struct BodyMesh {
     pub volume: f64,
 }
 
-/// Meshes by file: each file is parsed once, the first time a body of it is shown or placed.
+/// Meshes by file: each file is parsed once, the first time a body of it is shown or placed,
+/// and again when it changed on disk (a body re-exported from a modelling tool).
 #[derive(Default)]
 pub struct MeshCache {
-    meshes: HashMap<PathBuf, Arc<BodyMesh>>,
+    meshes: HashMap<PathBuf, (Stamp, Arc<BodyMesh>)>,
     limits: ImportLimits,
     parses: usize,
+    /// The next mesh's id (a file parsed again gets a new one, so the renderer uploads it).
+    next_id: u32,
+}
+
+/// What tells a file's versions apart: its modification time and length (`None`: it cannot
+/// be read).
+pub type Stamp = Option<(Option<std::time::SystemTime>, u64)>;
+
+/// The stamp of the file at `path` now.
+pub fn stamp(path: &Path) -> Stamp {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.modified().ok(), m.len()))
 }
 
 /// The cache key of `path`: its canonical form where it exists.
@@ -57,25 +71,29 @@ impl MeshCache {
     /// in the file's own folder. An error names the file and says what is wrong.
     pub fn load(&mut self, path: &Path) -> Result<Arc<BodyMesh>, ImportError> {
         let k = key(path);
-        if let Some(m) = self.meshes.get(&k) {
+        let now = stamp(path);
+        if let Some((was, m)) = self.meshes.get(&k)
+            && *was == now
+        {
             return Ok(m.clone());
         }
         let root = path.parent().unwrap_or(Path::new("."));
         self.parses += 1;
         let mesh = import(path, root, &self.limits)?;
         let body = Arc::new(BodyMesh {
-            id: MeshId(self.meshes.len() as u32),
+            id: MeshId(self.next_id),
             path: path.to_path_buf(),
             volume: mesh.volume(),
             mesh,
         });
-        self.meshes.insert(k, body.clone());
+        self.next_id += 1;
+        self.meshes.insert(k, (now, body.clone()));
         Ok(body)
     }
 
     /// The mesh of `path` if it was parsed already (never parses).
     pub fn get(&self, path: &Path) -> Option<&Arc<BodyMesh>> {
-        self.meshes.get(&key(path))
+        self.meshes.get(&key(path)).map(|(_, m)| m)
     }
 
     /// How many files were parsed (each file at most once).
