@@ -417,22 +417,9 @@ impl BakeJob {
         self.started.elapsed()
     }
 
-    /// How far the bake is, 0 to 1: the larger of the share of the time limit simulated and
-    /// how far the change rate has fallen (on a log scale) from its first value to the
-    /// tolerance.
+    /// How far the bake is, 0 to 1 ([`progress`]).
     pub fn fraction(&self) -> f32 {
-        let Some(last) = self.points.last() else {
-            return 0.0;
-        };
-        let time = (last.seconds / self.settings.max_seconds as f64) as f32;
-        let first = self.points.iter().map(|p| p.rate).find(|r| *r > 0.0);
-        let fall = match first {
-            Some(r0) if r0 > self.settings.tolerance && last.rate > 0.0 => {
-                (r0 / last.rate).ln() / (r0 / self.settings.tolerance).ln()
-            }
-            _ => 0.0,
-        };
-        time.max(fall).clamp(0.0, 1.0)
+        progress(&self.points, self.settings)
     }
 
     /// Estimated wall-clock seconds left: the change rate's fall (a straight line in log(rate)
@@ -519,6 +506,24 @@ pub fn estimate_left(points: &[BakePoint], settings: BakeSettings) -> Option<f64
     Some(sim_left * wall_per_sim)
 }
 
+/// How far a bake of `points` is, 0 to 1: the larger of the share of the time limit simulated
+/// and how far the change rate has fallen (on a log scale) from its first value to the
+/// tolerance, by the lowest rate so far (the rate is noisy: by the last one the bar went back).
+pub fn progress(points: &[BakePoint], settings: BakeSettings) -> f32 {
+    let Some(last) = points.last() else {
+        return 0.0;
+    };
+    let time = (last.seconds / settings.max_seconds as f64) as f32;
+    let rates = points.iter().map(|p| p.rate).filter(|r| *r > 0.0);
+    let first = rates.clone().next();
+    let lowest = rates.fold(f32::INFINITY, f32::min);
+    let fall = match first {
+        Some(r0) if r0 > settings.tolerance => (r0 / lowest).ln() / (r0 / settings.tolerance).ln(),
+        _ => 0.0,
+    };
+    time.max(fall).clamp(0.0, 1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,6 +538,16 @@ mod tests {
                 wall: (i + 1) as f64 * 0.5,
             })
             .collect()
+    }
+
+    #[test]
+    fn progress_never_goes_back_on_a_noisy_rate() {
+        let p = points(&[1.0, 1e-1, 1e-2, 2e-2, 5e-3, 1e-2]);
+        let shown: Vec<f32> = (1..=p.len())
+            .map(|n| progress(&p[..n], BakeSettings::default()))
+            .collect();
+        assert!(shown.windows(2).all(|w| w[1] >= w[0]), "{shown:?}");
+        assert!((shown[2] - 2.0 / 3.0).abs() < 1e-6, "{shown:?}");
     }
 
     #[test]

@@ -86,6 +86,34 @@ fn round_trip(format: HeightmapFormat, file: &str) {
 }
 
 #[test]
+fn an_exported_heightmap_imported_back_with_the_defaults_keeps_its_heights() {
+    // Export offers the terrain's own range (0.5 to 3.5 m here); the import offered 0 to
+    // 100 m, so a map exported, touched up and imported back with the defaults rose 30-fold.
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    let output = ed.dir.path().join("touched_up.png");
+    ed.dialogs.push(&output);
+    ed.click("File");
+    ed.click("Export heightmap…");
+    ed.click("Export…");
+    let range = HeightRange::of(&level.terrain);
+    let black = format!("black {} m", range.min);
+    assert!(
+        ed.harness.query_by_label_contains(&black).is_some(),
+        "the notice says {black}"
+    );
+    ed.dialogs.push(&output);
+    ed.click("File");
+    ed.click("Import heightmap…");
+    ed.click("Import");
+    let back = ed.harness.state().document().level().terrain.clone();
+    let step = HeightmapFormat::Png16.precision(range);
+    for (a, b) in level.terrain.data.iter().zip(&back.data) {
+        assert!((a - b).abs() <= step * 0.5 + 1e-4, "{a} vs {b}");
+    }
+}
+
+#[test]
 fn png16_import_then_export_round_trips() {
     round_trip(HeightmapFormat::Png16, "in.png");
 }

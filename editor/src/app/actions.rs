@@ -11,7 +11,7 @@ use super::dialogs::{Dialog, ExportForm, ImportForm, NewLevelForm};
 use super::gizmo::GizmoMode;
 use super::{EditorApp, EditorError};
 use crate::document::{CellRect, GridPatch, Layer, PatchTile, ReplaceLevel};
-use crate::project::heightmap_io::{self, HeightmapFormat};
+use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat};
 use crate::tools::Tool;
 
 /// Something the user asked for.
@@ -154,7 +154,9 @@ impl EditorApp {
                 }
             }
             Action::ImportPath(path) => {
-                self.dialog = Some(Dialog::Import(ImportForm::new(path, self.document.level())));
+                let exported = self.exported.get(&path).copied();
+                let form = ImportForm::new(path, self.document.level(), exported);
+                self.dialog = Some(Dialog::Import(form));
             }
             Action::ImportBody => {
                 let dir = self.start_dir();
@@ -503,6 +505,7 @@ impl EditorApp {
         else {
             return Ok(None);
         };
+        self.exported.insert(path.clone(), form.range());
         let terrain = &self.document.level().terrain;
         if (terrain.data.len() * 4) as u64 >= self.background_bytes {
             let task = super::file_tasks::export(terrain.clone(), &path, form.format, form.range());
@@ -510,7 +513,11 @@ impl EditorApp {
             return Ok(Some(path));
         }
         heightmap_io::export(&path, terrain, form.format, form.range())?;
-        self.notify(format!("Exported {}", path.display()), false);
+        let HeightRange { min, max } = form.range();
+        self.notify(
+            format!("Exported {} (black {min} m, white {max} m)", path.display()),
+            false,
+        );
         Ok(Some(path))
     }
 

@@ -416,7 +416,10 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
             );
         }
         (FileTask::Export { path, .. }, Ok(_)) => {
-            app.notify(format!("Exported {}", path.display()), false)
+            let range = (app.exported.get(&path)).map_or(String::new(), |r| {
+                format!(" (black {} m, white {} m)", r.min, r.max)
+            });
+            app.notify(format!("Exported {}{range}", path.display()), false)
         }
         (FileTask::Export { .. }, Err(e)) => {
             app.dialog = Some(super::Dialog::Error {

@@ -124,6 +124,9 @@ pub struct EditorApp {
     pub(crate) gpu: Option<(wgpu::Device, wgpu::Queue)>,
     /// A level settings edit in progress.
     pub(crate) level_form: level_panel::LevelForm,
+    /// The height range each heightmap was exported with, for importing it back.
+    pub(crate) exported:
+        std::collections::HashMap<PathBuf, crate::project::heightmap_io::HeightRange>,
     /// Rigid bodies: library, selection, gizmo.
     pub(crate) bodies: bodies::Bodies,
     pub(crate) viewport: ViewportPanel,
@@ -182,6 +185,7 @@ impl EditorApp {
             },
             authoring: authoring::Authoring::default(),
             level_form: level_panel::LevelForm::default(),
+            exported: Default::default(),
             file_task: None,
             erosion: file_tasks::ErodeSettings::default(),
             after_save: None,

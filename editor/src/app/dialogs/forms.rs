@@ -69,17 +69,23 @@ pub struct ImportForm {
 }
 
 impl ImportForm {
-    /// A form for `path`, with the format from its extension and the size and height range
-    /// of `level` as defaults.
-    pub fn new(path: PathBuf, level: &Level) -> Self {
+    /// A form for `path`, with the format from its extension, the size of `level` and a height
+    /// range as defaults: the range the file was `exported` with this session (so a map
+    /// exported, touched up elsewhere and imported comes back at its heights), else the
+    /// terrain's own widened to at least 0 to 100 m.
+    pub fn new(path: PathBuf, level: &Level, exported: Option<HeightRange>) -> Self {
         let format = HeightmapFormat::from_path(&path).unwrap_or(HeightmapFormat::Png16);
         let (w, h) = heightmap_io::guess_raw_size(&path).unwrap_or((level.nx(), level.ny()));
-        let range = HeightRange::of(&level.terrain);
+        let own = HeightRange::of(&level.terrain);
+        let range = exported.unwrap_or(HeightRange {
+            min: own.min.min(0.0).floor(),
+            max: own.max.max(100.0).ceil(),
+        });
         Self {
             path,
             format,
-            min: range.min.min(0.0).floor(),
-            max: range.max.max(100.0).ceil(),
+            min: range.min,
+            max: range.max,
             raw_width: w,
             raw_height: h,
             error: None,
