@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use spillway::Grid;
+use spillway::level::ranges::MAX_HEIGHT;
 use thiserror::Error;
 
 use super::HeightmapError;
@@ -117,6 +118,30 @@ pub enum NpyError {
         /// Columns of the shape.
         cols: usize,
     },
+    /// More cells than a level may hold (`Limits::default().max_cells`), or fewer than 2 × 2.
+    #[error(
+        "shape ({rows}, {cols}): a heightmap needs 2 to {limit} cells a side and at most {cells} cells"
+    )]
+    ShapeOutsideLimits {
+        /// Rows of the shape.
+        rows: usize,
+        /// Columns of the shape.
+        cols: usize,
+        /// Most cells a side.
+        limit: usize,
+        /// Most cells.
+        cells: usize,
+    },
+    /// A value farther from 0 than any height or depth of a level may be.
+    #[error("value {value} at row {row}, column {col} is beyond ±{MAX_HEIGHT} m")]
+    TooHigh {
+        /// The value.
+        value: f32,
+        /// Its row.
+        row: usize,
+        /// Its column.
+        col: usize,
+    },
     /// The data after the header is not exactly `rows × cols` values.
     #[error("shape ({rows}, {cols}) of {dtype} needs {needed} data bytes but the file has {found}")]
     DataLength {
@@ -203,18 +228,44 @@ pub struct Array {
     pub grid: Grid,
 }
 
-/// Reads the `.npy` file at `path` as a 2-D float grid.
+/// Reads the `.npy` file at `path` as a 2-D float grid. Its preamble and header are read and
+/// checked first (the shape against a level's limits, the file's length against the shape),
+/// so a file too large is refused unread.
 pub fn read(path: &Path) -> Result<Array, HeightmapError> {
-    let bytes = std::fs::read(path).map_err(|source| HeightmapError::Io {
+    use std::io::Read;
+    let io = |source| HeightmapError::Io {
         path: path.to_path_buf(),
         action: "read the .npy file",
         source,
-    })?;
-    parse(&bytes).map_err(|problem| HeightmapError::format(path, problem.to_string()))
+    };
+    let format = |problem: NpyError| HeightmapError::format(path, problem.to_string());
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut head = Vec::new();
+    (file.take(12 + MAX_HEADER as u64))
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    let (dtype, rows, cols, data_start) = parse_head(&head).map_err(format)?;
+    let found = usize::try_from(len)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(data_start);
+    if found != rows * cols * dtype.size() {
+        let needed = rows * cols * dtype.size();
+        return Err(format(NpyError::DataLength {
+            rows,
+            cols,
+            dtype,
+            needed,
+            found,
+        }));
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    parse(&bytes).map_err(format)
 }
 
-/// Parses the bytes of a `.npy` file; the error says what is wrong and where.
-pub fn parse(bytes: &[u8]) -> Result<Array, NpyError> {
+/// The preamble and header of a `.npy` file: element type, rows, columns and where the data
+/// starts; the shape is checked against a level's limits.
+fn parse_head(bytes: &[u8]) -> Result<(Dtype, usize, usize, usize), NpyError> {
     if !bytes.starts_with(MAGIC) {
         return Err(NpyError::BadMagic);
     }
@@ -246,7 +297,22 @@ pub fn parse(bytes: &[u8]) -> Result<Array, NpyError> {
         })?;
     let header = std::str::from_utf8(header).map_err(NpyError::HeaderNotText)?;
     let (dtype, rows, cols) = parse_header(header)?;
+    let limits = spillway::level::Limits::default();
+    let side = limits.max_side;
+    if rows < 2 || cols < 2 || rows > side || cols > side || rows * cols > limits.max_cells {
+        return Err(NpyError::ShapeOutsideLimits {
+            rows,
+            cols,
+            limit: side,
+            cells: limits.max_cells,
+        });
+    }
+    Ok((dtype, rows, cols, data_start))
+}
 
+/// Parses the bytes of a `.npy` file; the error says what is wrong and where.
+pub fn parse(bytes: &[u8]) -> Result<Array, NpyError> {
+    let (dtype, rows, cols, data_start) = parse_head(bytes)?;
     let data = &bytes[data_start..];
     let needed = rows
         .checked_mul(cols)
@@ -284,6 +350,13 @@ pub fn parse(bytes: &[u8]) -> Result<Array, NpyError> {
     };
     if let Some(i) = values.iter().position(|v| !v.is_finite()) {
         return Err(NpyError::NotFinite {
+            value: values[i],
+            row: i / cols,
+            col: i % cols,
+        });
+    }
+    if let Some(i) = values.iter().position(|v| v.abs() > MAX_HEIGHT) {
+        return Err(NpyError::TooHigh {
             value: values[i],
             row: i / cols,
             col: i % cols,

@@ -81,7 +81,24 @@ fn rejects_bad_files() {
                 "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
                 &four,
             ),
-            "too large",
+            "a heightmap needs 2 to 16384 cells a side",
+        ),
+        (
+            npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }",
+                &four,
+            ),
+            "shape (1, 4): a heightmap needs 2",
+        ),
+        (
+            npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+                &[0.0f32, 1.0, 2.0e6, 3.0]
+                    .iter()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect::<Vec<u8>>(),
+            ),
+            "value 2000000 at row 1, column 0 is beyond ±1000000 m",
         ),
         (
             npy(
@@ -117,5 +134,23 @@ fn reports_non_finite_position() {
     assert_eq!(
         err.to_string(),
         "value NaN at row 1, column 0 is not a finite number"
+    );
+}
+
+#[test]
+fn a_file_whose_length_is_not_its_shapes_is_refused_before_it_is_read() {
+    // A header for 8192 × 8192 float64s (512 MiB) over a few bytes: the length is checked
+    // against the shape from the file's size, and the error names the file.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dem.npy");
+    let head = npy(
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (8192, 8192), }",
+        &[0u8; 64],
+    );
+    std::fs::write(&path, head).unwrap();
+    let err = read(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("dem.npy") && err.contains("needs 536870912 data bytes but the file has 64"),
+        "{err}"
     );
 }
