@@ -156,6 +156,9 @@ pub fn erode(
                 return Err(ErodeError::Cancelled);
             }
         }
+        // Steps that needed more sub-steps than were recorded ran short: run the time they
+        // lost, as the bake and the command line do, so the bed moves for the whole time asked.
+        sim.catch_up(dt)?;
         sim.bake_into(&run)?
     } else {
         let mut sim = Simulation::new(&run)?;

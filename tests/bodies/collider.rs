@@ -155,7 +155,8 @@ fn the_collider_shape_is_saved_only_when_chosen() {
 }
 
 /// A boulder's hull (162 corners) collides as the hull of its 48 outermost corners, yet
-/// weighs what its full hull holds (as before the simplification), and rests on the ground at
+/// weighs its own volume of rock (not the simplified hull's, nor the full hull's: its bumps
+/// fill 94 % of it), and rests on the ground at
 /// its full extent.
 #[test]
 fn a_many_cornered_hull_keeps_its_mass_and_rests_at_its_extent() {
@@ -167,6 +168,8 @@ fn a_many_cornered_hull_keeps_its_mass_and_rests_at_its_extent() {
         .map(|p| Vector::new(p[0], p[1], p[2]))
         .collect();
     let hull = SharedShape::convex_hull(&points).expect("a hull");
+    // The boulder's bumps fill 94 % of its hull: it weighs its own volume of rock.
+    let material = mesh.volume() as f32;
     let level = Level::flat(16, 16, 1.0, 0.0);
     let mut sim = Simulation::new(&level).expect("dry flat level");
     let mut world = BodyWorld::new(&sim);
@@ -183,23 +186,62 @@ fn a_many_cornered_hull_keeps_its_mass_and_rests_at_its_extent() {
     );
     let mass = world.mass(id).expect("in the world");
     let full = hull.mass_properties(density).mass();
+    let own = density * material;
     let dt = sim.params().dt;
     for _ in 0..(3.0 / dt) as usize {
         world.step(&mut sim, dt).expect("stable");
     }
     let z = world.pose(id).expect("in the world").translation[2];
     println!(
-        "mass {mass:.1} kg against {full:.1} kg (the full hull); resting centre z = {z:.3} m, \
-         lowest point {:.3} m below the centre",
+        "mass {mass:.1} kg against {own:.1} kg (its volume of rock; the full hull holds \
+         {full:.1} kg); resting centre z = {z:.3} m, lowest point {:.3} m below the centre",
         -lo[2]
     );
     assert!(
-        (mass / full - 1.0).abs() < 1e-4,
-        "mass {mass} kg, the full hull holds {full} kg"
+        (mass / own - 1.0).abs() < 1e-4,
+        "mass {mass} kg, its volume of rock {own} kg (the full hull {full} kg)"
     );
     assert!(
         (z + lo[2]).abs() < 0.05,
         "the boulder's lowest point rests at {} m, not on the ground",
         z + lo[2]
+    );
+}
+
+#[test]
+fn a_hollow_body_weighs_its_own_volume_not_its_hull() {
+    // The cart's open box and wheels fill half its convex hull: as a hull alone it weighed
+    // twice what the editor showed (density × the mesh's volume), and a
+    // hollow floater sank though the panel said it was lighter than water.
+    let mesh = asset("cart");
+    let points: Vec<Vector> = (mesh.positions.iter())
+        .map(|p| Vector::new(p[0], p[1], p[2]))
+        .collect();
+    let hull = SharedShape::convex_hull(&points).expect("a hull");
+    let material = mesh.volume() as f32;
+    let level = Level::flat(16, 16, 1.0, 0.0);
+    let sim = Simulation::new(&level).expect("dry flat level");
+    let mut world = BodyWorld::new(&sim);
+    let density = 600.0;
+    let id = world.add(
+        &body(
+            "cart",
+            "cart.glb",
+            [8.0, 8.0, 2.0],
+            density,
+            ColliderShape::Auto,
+        ),
+        Arc::new(mesh),
+    );
+    let mass = world.mass(id).expect("in the world");
+    let full = hull.mass_properties(density).mass();
+    println!(
+        "cart: {mass:.1} kg, its own volume {:.1} kg, its hull {full:.1} kg",
+        density * material
+    );
+    assert!(full > 1.5 * density * material, "the cart is hollow");
+    assert!(
+        (mass / (density * material) - 1.0).abs() < 1e-4,
+        "{mass} kg"
     );
 }

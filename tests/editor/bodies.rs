@@ -324,6 +324,59 @@ fn a_broken_gltf_shows_an_error_and_keeps_the_document() {
         "{message}"
     );
     assert_eq!(ed.harness.state().document().level(), &level);
+
+    // A raft of one quad: two triangles enclosing nothing, which would neither float nor
+    // hold water back (it imported as "2 triangles" with a mass of 0 kg).
+    let quad: Vec<u8> = [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0],
+    ]
+    .iter()
+    .flatten()
+    .flat_map(|v| v.to_le_bytes())
+    .chain([0u8, 1, 2, 0, 2, 3])
+    .collect();
+    let raft = ed.dir.path().join("raft.gltf");
+    let b64 = base64_of(&quad);
+    let doc = format!(
+        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"uri":"data:application/octet-stream;base64,{b64}","byteLength":54}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":48}},{{"buffer":0,"byteOffset":48,"byteLength":6}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,0,1]}},
+        {{"bufferView":1,"componentType":5121,"count":6,"type":"SCALAR"}}],
+        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1}}]}}],
+        "nodes":[{{"mesh":0}}],"scenes":[{{"nodes":[0]}}],"scene":0}}"#
+    );
+    std::fs::write(&raft, doc).expect("write");
+    ed.harness.state_mut().perform(Action::ImportBodyPath(raft));
+    let Some(Dialog::Error { message, .. }) = ed.harness.state().dialog().cloned() else {
+        panic!("an error dialog, got {:?}", ed.harness.state().dialog());
+    };
+    assert!(
+        message.contains("raft.gltf") && message.contains("encloses no volume"),
+        "{message}"
+    );
+    assert_eq!(ed.harness.state().document().level(), &level);
+}
+
+/// Standard base64 of `data`, padded.
+fn base64_of(data: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in data.chunks(3) {
+        let n = u32::from(c[0]) << 16
+            | u32::from(*c.get(1).unwrap_or(&0)) << 8
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            s.push(if k <= c.len() {
+                A[(n >> (18 - 6 * k) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    s
 }
 
 #[test]

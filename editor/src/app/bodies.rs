@@ -192,6 +192,19 @@ impl Bodies {
     pub fn import(&mut self, path: &Path) -> Result<String, super::EditorError> {
         self.failed.remove(path);
         let mesh = self.cache.load(path)?;
+        if encloses_nothing(&mesh.mesh, mesh.volume) {
+            // A flat or open mesh (a single quad, a box without its floor) has no inside:
+            // nothing for the water to lift or to be held back by, and no mass to set.
+            return Err(spillway::body::import::ImportError {
+                file: path.to_path_buf(),
+                problem: spillway::body::import::ImportProblem::Unsupported(
+                    "the mesh encloses no volume (a flat or open mesh): it would neither float \
+                     nor hold back water; close it in the modelling tool"
+                        .into(),
+                ),
+            }
+            .into());
+        }
         if !self.library.iter().any(|p| p == path) {
             self.library.push(path.to_path_buf());
         }
@@ -532,4 +545,13 @@ impl Bodies {
         }
         (out, meshes)
     }
+}
+
+/// Whether `mesh`, of enclosed `volume` m³, encloses (next to) nothing: less than a millionth
+/// of the cube of its longest side (a flat box has no volume either).
+fn encloses_nothing(mesh: &spillway::body::TriMesh, volume: f64) -> bool {
+    let longest = mesh.bounds().map_or(0.0, |(lo, hi)| {
+        (0..3).map(|a| f64::from(hi[a] - lo[a])).fold(0.0, f64::max)
+    });
+    volume <= 1e-6 * longest.powi(3)
 }
