@@ -544,3 +544,35 @@ fn restored_work_once_saved_is_not_offered_again() {
     assert!(!offers_recovery(&ed));
     assert_eq!(ed.harness.state().document().level(), &edited, "saved");
 }
+
+#[test]
+fn restoring_one_of_two_copies_keeps_the_other_for_the_next_start() {
+    // Restoring the second copy at once replaced the first, restored and unsaved, and (of the
+    // same file) removed its copy: one restore a start.
+    let mut ed = editor_with(&bumpy_level());
+    let project = ed.dir.path().join("level.ron");
+    let first = edit_and_autosave(&mut ed);
+    let mut ed = restart(ed, Some(project.clone()));
+    ed.click("Later");
+    edit_and_autosave(&mut ed);
+    edit_and_autosave(&mut ed);
+    let mut ed = restart(ed, Some(project.clone()));
+    ed.click("Restore");
+    assert!(!offers_recovery(&ed), "one restore a start");
+    assert!(
+        (ed.harness)
+            .query_by_label_contains("1 more autosaved copy waits for the next start")
+            .is_some()
+    );
+    let restored = ed.harness.state().document().level().clone();
+    let ed = restart(ed, Some(project));
+    assert!(offers_recovery(&ed), "the other copy is offered again");
+    let levels: Vec<spillway::Level> = match ed.harness.state().dialog() {
+        Some(Dialog::Recover(list)) => list.iter().map(|w| w.load().expect("loads")).collect(),
+        other => panic!("{other:?}"),
+    };
+    // The first run's copy, and this run's of the work it restored.
+    assert_eq!(levels.len(), 2);
+    assert!(levels.contains(&first) && levels.contains(&restored));
+    assert_ne!(first, restored);
+}

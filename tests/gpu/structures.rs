@@ -217,3 +217,40 @@ fn a_moving_bed_on_the_gpu_leaves_a_breachs_ground_to_the_breach() {
     let baked = gpu.bake_into(&level).unwrap();
     assert_eq!(baked.terrain.data[cell], 12.0, "the dam's own ground");
 }
+
+#[test]
+fn a_breach_added_to_an_eroding_run_keeps_the_bed_as_it_is() {
+    // A new breach's cells leave the moving bed; the bed keeps its grains in the water (it was
+    // built again from the terrain, the water's grains gone and its floor lowered).
+    use spillway::level::{BedloadLaw, Sediment, StructureKind, Suspension, file};
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../projects/breach_dam/level.ron");
+    let mut level = file::load(&path).expect("the breach_dam sample");
+    let breach = level.structures.remove(0);
+    assert!(matches!(breach.kind, StructureKind::Breach { .. }));
+    level.params.sediment = Some(Sediment {
+        law: BedloadLaw::Grass { a: 0.002 },
+        porosity: 0.4,
+        talus_degrees: 30.0,
+        slump_per_second: 0.5,
+        clear_inflow: true,
+        layer: 5.0,
+        speedup: 1.0,
+        suspension: Some(Suspension {
+            critical_shear: 0.5,
+            pickup: 1e-3,
+            settling: 0.01,
+        }),
+        region: None,
+    });
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    gpu.step_n(200, level.params.dt).unwrap();
+    let before = gpu.suspended_load().unwrap().expect("suspension");
+    let carried: f32 = before.iter().sum();
+    assert!(carried > 0.0, "the river carries grains");
+    let mut with_breach = level.clone();
+    with_breach.structures.push(breach);
+    gpu.set_sources_sinks(&with_breach).unwrap();
+    let after = gpu.suspended_load().unwrap().expect("suspension");
+    assert_eq!(after, before, "the grains in the water stay");
+}

@@ -505,7 +505,6 @@ impl EditorApp {
         else {
             return Ok(None);
         };
-        self.exported.insert(path.clone(), form.range());
         let terrain = &self.document.level().terrain;
         if (terrain.data.len() * 4) as u64 >= self.background_bytes {
             let task = super::file_tasks::export(terrain.clone(), &path, form.format, form.range());
@@ -513,6 +512,7 @@ impl EditorApp {
             return Ok(Some(path));
         }
         heightmap_io::export(&path, terrain, form.format, form.range())?;
+        self.exported.insert(path.clone(), form.range());
         let HeightRange { min, max } = form.range();
         self.notify(
             format!("Exported {} (black {min} m, white {max} m)", path.display()),

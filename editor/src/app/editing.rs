@@ -67,16 +67,22 @@ impl EditorApp {
     }
 }
 
-/// The names of what is selected, kept across an undo or redo: a list the step changed puts
-/// the same object at another index (or removes it), and the selection follows the name
-/// rather than staying on the index, where it would edit or delete another object.
+/// What is selected, by place and name, kept across an undo or redo: a list the step changed
+/// puts the same object at another place (or removes it), and the selection follows it there
+/// rather than staying on the place, where it would edit or delete another object. An object
+/// still at its place under its name stays selected (names need not be unique); one whose
+/// place changed is found by its name; a list of the same length keeps the place (an undone
+/// rename).
 struct Picked {
-    feature: Option<(bool, String)>,
-    gate: Option<String>,
-    gauge: Option<String>,
-    structure: Option<String>,
-    body: Option<String>,
+    feature: Option<(bool, Mark)>,
+    gate: Option<Mark>,
+    gauge: Option<Mark>,
+    structure: Option<Mark>,
+    body: Option<Mark>,
 }
+
+/// A selected object's place, its name, and the length of its list.
+type Mark = (usize, String, usize);
 
 impl Picked {
     fn of(app: &EditorApp) -> Self {
@@ -84,49 +90,47 @@ impl Picked {
         let a = &app.authoring;
         let feature = match a.selection {
             Some(Selection::Source(i)) => {
-                name_at(&level.sources, Some(i), |s| &s.name).map(|n| (false, n))
+                mark(&level.sources, Some(i), |s| &s.name).map(|m| (false, m))
             }
-            Some(Selection::Sink(i)) => {
-                name_at(&level.sinks, Some(i), |s| &s.name).map(|n| (true, n))
-            }
+            Some(Selection::Sink(i)) => mark(&level.sinks, Some(i), |s| &s.name).map(|m| (true, m)),
             None => None,
         };
         Self {
             feature,
-            gate: name_at(&level.gates, a.gate, |g| &g.name),
-            gauge: name_at(&level.gauges, a.gauge, |g| &g.name),
-            structure: name_at(&level.structures, a.structure, |s| &s.name),
-            body: name_at(&level.bodies, app.bodies.selected, |b| &b.name),
+            gate: mark(&level.gates, a.gate, |g| &g.name),
+            gauge: mark(&level.gauges, a.gauge, |g| &g.name),
+            structure: mark(&level.structures, a.structure, |s| &s.name),
+            body: mark(&level.bodies, app.bodies.selected, |b| &b.name),
         }
     }
 
-    /// Selects again, by name, what was selected (nothing where the name is gone).
+    /// Selects again what was selected (nothing where it is gone).
     fn reselect(self, app: &mut EditorApp) {
         let level = app.document.level();
         let a = &mut app.authoring;
         a.selection = match &self.feature {
-            Some((false, n)) => index_of(&level.sources, n, |s| &s.name).map(Selection::Source),
-            Some((true, n)) => index_of(&level.sinks, n, |s| &s.name).map(Selection::Sink),
+            Some((false, m)) => find(&level.sources, m, |s| &s.name).map(Selection::Source),
+            Some((true, m)) => find(&level.sinks, m, |s| &s.name).map(Selection::Sink),
             None => None,
         };
-        let find = |name: &Option<String>, index: &dyn Fn(&str) -> Option<usize>| {
-            name.as_deref().and_then(index)
-        };
-        a.gate = find(&self.gate, &|n| index_of(&level.gates, n, |g| &g.name));
-        a.gauge = find(&self.gauge, &|n| index_of(&level.gauges, n, |g| &g.name));
-        a.structure = find(&self.structure, &|n| {
-            index_of(&level.structures, n, |s| &s.name)
-        });
-        app.bodies.selected = find(&self.body, &|n| index_of(&level.bodies, n, |b| &b.name));
+        a.gate = self.gate.and_then(|m| find(&level.gates, &m, |g| &g.name));
+        a.gauge = self
+            .gauge
+            .and_then(|m| find(&level.gauges, &m, |g| &g.name));
+        a.structure = (self.structure).and_then(|m| find(&level.structures, &m, |s| &s.name));
+        app.bodies.selected = self.body.and_then(|m| find(&level.bodies, &m, |b| &b.name));
     }
 }
 
-/// The name of `items[i]`.
-fn name_at<T>(items: &[T], i: Option<usize>, name: fn(&T) -> &String) -> Option<String> {
-    i.and_then(|i| items.get(i)).map(|t| name(t).clone())
+/// The mark of `items[i]`.
+fn mark<T>(items: &[T], i: Option<usize>, name: fn(&T) -> &String) -> Option<Mark> {
+    i.and_then(|i| Some((i, name(items.get(i)?).clone(), items.len())))
 }
 
-/// Where the item called `n` is in `items`.
-fn index_of<T>(items: &[T], n: &str, name: fn(&T) -> &String) -> Option<usize> {
-    items.iter().position(|t| name(t) == n)
+/// Where the object `(i, n, len)` is in `items` now.
+fn find<T>(items: &[T], (i, n, len): &Mark, name: fn(&T) -> &String) -> Option<usize> {
+    if items.get(*i).is_some_and(|t| name(t) == n) {
+        return Some(*i);
+    }
+    (items.iter().position(|t| name(t) == n)).or((items.len() == *len && *i < *len).then_some(*i))
 }

@@ -30,7 +30,12 @@ pub(crate) enum FileTask {
     /// Reading a heightmap into the terrain.
     Import { path: PathBuf, task: Task<Grid> },
     /// Writing the terrain as a heightmap to `path`.
-    Export { path: PathBuf, task: Task<()> },
+    Export {
+        path: PathBuf,
+        task: Task<()>,
+        /// The height range written (kept for importing the file back once it is written).
+        range: HeightRange,
+    },
     /// Running the water over a moving bed: the undo label and the terrain it leaves.
     Erode {
         label: String,
@@ -281,6 +286,7 @@ pub(crate) fn export(
     FileTask::Export {
         path: path.to_path_buf(),
         task,
+        range,
     }
 }
 
@@ -415,11 +421,13 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
                 false,
             );
         }
-        (FileTask::Export { path, .. }, Ok(_)) => {
-            let range = (app.exported.get(&path)).map_or(String::new(), |r| {
-                format!(" (black {} m, white {} m)", r.min, r.max)
-            });
-            app.notify(format!("Exported {}{range}", path.display()), false)
+        (FileTask::Export { path, range, .. }, Ok(_)) => {
+            let HeightRange { min, max } = range;
+            app.notify(
+                format!("Exported {} (black {min} m, white {max} m)", path.display()),
+                false,
+            );
+            app.exported.insert(path, range);
         }
         (FileTask::Export { .. }, Err(e)) => {
             app.dialog = Some(super::Dialog::Error {

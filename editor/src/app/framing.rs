@@ -29,7 +29,12 @@ impl EditorApp {
     fn selection_bounds(&mut self) -> Option<(String, Bounds)> {
         let level = self.document.level();
         if self.sculpt.tool == Tool::Body {
-            let body = level.bodies.get(self.bodies.selected?)?.clone();
+            let i = self.bodies.selected?;
+            let mut body = level.bodies.get(i)?.clone();
+            // Where the running water has carried it, if it runs.
+            if let Some(pose) = self.preview.body_poses().and_then(|p| p.get(i).copied()) {
+                (body.translation, body.rotation) = (pose.translation, pose.rotation);
+            }
             let mesh = self.bodies.mesh_of(&self.document, &body).ok()?;
             let (lo, hi) = world_bounds(&body, &mesh.mesh);
             return Some((

@@ -152,10 +152,12 @@ impl Recovery {
             self.discard(document.path());
             return None;
         }
-        if !document.is_modified()
-            || self.last_state == Some(document.history().state())
-            || self.due_in(now) > Duration::ZERO
-        {
+        if !document.is_modified() || self.due_in(now) > Duration::ZERO {
+            return None;
+        }
+        // Written already, and still there (another editor's Discard may have removed it).
+        if self.last_state == Some(document.history().state()) && self.copy_exists(document) {
+            self.last_time = now;
             return None;
         }
         self.last_time = now;
@@ -233,6 +235,16 @@ impl Recovery {
             work.discard();
         }
         Ok(())
+    }
+
+    /// Whether this run's copy of `document` is on disk.
+    fn copy_exists(&self, document: &Document) -> bool {
+        let Some(dir) = &self.dir else {
+            return false;
+        };
+        (dir.join(self.folder_name(document.path()))
+            .join("level.ron"))
+        .is_file()
     }
 
     /// The folder name of this run's copy of the document at `origin`.

@@ -53,6 +53,8 @@ pub struct TriMesh {
     /// asks for [`crate::level::ColliderShape::ConvexDecomposition`] and kept with the mesh, so
     /// every body sharing it reuses one decomposition.
     parts: OnceLock<Arc<Vec<Vec<[f32; 3]>>>>,
+    /// Whether it is solid ([`Self::is_solid`]), found on first use.
+    solid: OnceLock<bool>,
 }
 
 impl PartialEq for TriMesh {
@@ -68,6 +70,7 @@ impl TriMesh {
             positions,
             triangles,
             parts: OnceLock::new(),
+            solid: OnceLock::new(),
         }
     }
 
@@ -78,6 +81,36 @@ impl TriMesh {
         decompose: impl FnOnce(&TriMesh) -> Vec<Vec<[f32; 3]>>,
     ) -> Arc<Vec<Vec<[f32; 3]>>> {
         self.parts.get_or_init(|| Arc::new(decompose(self))).clone()
+    }
+
+    /// Whether the mesh is closed and consistently wound, so that [`Self::volume`] is what it
+    /// holds: every edge (its ends taken by position, so that seams of split vertices count as
+    /// joined) is run once each way, by two triangles. Found once and kept with the mesh.
+    pub fn is_solid(&self) -> bool {
+        *self.solid.get_or_init(|| {
+            let mut at = std::collections::HashMap::new();
+            let id: Vec<u32> = (self.positions.iter())
+                .map(|p| {
+                    let n = at.len() as u32;
+                    *at.entry(p.map(f32::to_bits)).or_insert(n)
+                })
+                .collect();
+            let mut edges = std::collections::HashMap::new();
+            for t in &self.triangles {
+                let Some(v) = t
+                    .iter()
+                    .map(|&i| id.get(i as usize).copied())
+                    .collect::<Option<Vec<u32>>>()
+                else {
+                    return false;
+                };
+                for k in 0..3 {
+                    *edges.entry((v[k], v[(k + 1) % 3])).or_insert(0u32) += 1;
+                }
+            }
+            !edges.is_empty()
+                && (edges.iter()).all(|(&(a, b), &n)| n == 1 && edges.get(&(b, a)) == Some(&1))
+        })
     }
 
     /// Whether the convex parts were made already.

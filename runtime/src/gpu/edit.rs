@@ -328,10 +328,20 @@ impl GpuSimulation {
         self.breach_names = table.breaches;
         let breach_cells = super::erosion::breach_cells(level);
         if breach_cells != self.breach_cells {
-            // A moving bed leaves the breaches' ground alone: it learns where they are now.
+            // A moving bed leaves the breaches' ground alone: it learns where they are now
+            // (and keeps its floor and the grains in the water).
             self.breach_cells = breach_cells;
-            if self.bed.is_some() {
-                self.rebuild_bed()?;
+            if let (Some(bed), Some(sediment)) = (&mut self.bed, &self.params.sediment) {
+                let gate_cells = self.gates.0.iter().flat_map(|g| g.cells.iter().copied());
+                let fixed: Vec<u32> = gate_cells
+                    .chain(self.breach_cells.iter().copied())
+                    .collect();
+                bed.set_fixed(
+                    &self.ctx.queue,
+                    sediment,
+                    (self.nx, self.ny, self.dx),
+                    &fixed,
+                );
             }
         }
         self.edge_schedules = table.edges;

@@ -237,6 +237,26 @@ impl ErosionPass {
         }
     }
 
+    /// Takes `fixed` (the gates' and breaches' cells, [`crate::sim::fixed_cells`]) as the
+    /// cells whose ground does not move, keeping everything else (floor, grains in the water).
+    pub(crate) fn set_fixed(
+        &mut self,
+        queue: &wgpu::Queue,
+        sediment: &crate::level::Sediment,
+        (nx, ny, dx): (usize, usize, f32),
+        fixed: &[u32],
+    ) {
+        let floor = self.floor.clone();
+        let erodible = Bed::new(sediment, (nx, ny, dx), &floor, fixed, Some(&floor)).erodible;
+        let mask: Vec<f32> = erodible.iter().map(|&e| e as u32 as f32).collect();
+        queue.write_buffer(
+            &self.bed,
+            4 * 3 * (nx * ny) as u64,
+            bytemuck::cast_slice(&mask),
+        );
+        self.erodible = erodible.into();
+    }
+
     /// Where the grains in the water lie: the buffer and the byte offset of its `cells`
     /// floats; `None` without a suspension.
     pub(crate) fn load_part(&self) -> Option<(&wgpu::Buffer, u64)> {

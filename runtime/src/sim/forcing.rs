@@ -207,6 +207,11 @@ impl super::Simulation {
         let mut structures = super::structures::Structures::new(level);
         structures.keep_progress(&self.structures);
         self.structures = structures;
+        // A moving bed leaves the breaches' ground to them, where they are now.
+        if let (Some(bed), Some(sediment)) = (&mut self.bed, &self.params.sediment) {
+            let fixed = super::fixed_cells(&self.gates, &self.structures);
+            bed.set_fixed(sediment, (self.nx, self.ny, self.dx), &fixed);
+        }
         Ok(())
     }
 }

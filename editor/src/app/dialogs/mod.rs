@@ -408,24 +408,34 @@ fn recover(app: &mut EditorApp, ui: &mut egui::Ui, list: &mut Vec<RecoveredWork>
                 Ok(level) => {
                     app.set_document(level, work.origin.clone());
                     app.document.mark_modified();
+                    let more = match list.len() - 1 {
+                        0 => String::new(),
+                        1 => "; 1 more autosaved copy waits for the next start".into(),
+                        n => format!("; {n} more autosaved copies wait for the next start"),
+                    };
                     match app.recovery.adopt(&app.document, &work) {
-                        Ok(()) => app.notify("Restored autosaved work: save to keep it", false),
+                        Ok(()) => app.notify(
+                            format!("Restored autosaved work: save to keep it{more}"),
+                            false,
+                        ),
                         Err(e) => app.notify(
-                            format!("Restored autosaved work (its copy stays: {e})"),
+                            format!("Restored autosaved work (its copy stays: {e}){more}"),
                             true,
                         ),
                     }
-                    // Only after the last copy: the warning takes this dialog's place.
-                    if list.len() == 1 {
-                        app.warn_unloadable_bodies();
-                    }
+                    // One restored document at a time: restoring another would replace this
+                    // one, unsaved (and, of the same file, its copy). The warning, if any,
+                    // takes this dialog's place.
+                    list.clear();
+                    outcome = Outcome::Close;
+                    app.warn_unloadable_bodies();
                 }
                 Err(e) => {
+                    // Kept on disk: Discard removes it.
                     app.notify(format!("Could not restore: {e}"), true);
-                    work.discard();
+                    list.remove(0);
                 }
             }
-            list.remove(0);
         }
         if ui
             .button("Discard")

@@ -74,9 +74,14 @@ pub(super) fn collider(
 /// The share of its convex hull a hollow mesh fills (a trough, a cart), by which the hull's
 /// density is scaled so that the body weighs `density × mesh volume`, as the editor shows it
 /// (the hull alone weighed a 5 cm-walled trough of 500 kg/m³ five times over, and it sank);
-/// 1 for a mesh that fills at least [`FILLED`] of its hull (left exactly as it was), at least
-/// [`MIN_FILLED`] (an open mesh has no volume to go by).
+/// 1 for a mesh that fills at least [`FILLED`] of its hull (left exactly as it was) and for one
+/// that is not solid ([`TriMesh::is_solid`]: its volume says nothing), else at least
+/// [`MIN_FILLED`].
 fn filled_share(mesh: &TriMesh, scale: [f32; 3], hull: &SharedShape) -> f32 {
+    if !mesh.is_solid() {
+        // An open or inside-out mesh's volume says nothing of its material.
+        return 1.0;
+    }
     let material = mesh.volume() as f32 * (scale[0] * scale[1] * scale[2]).abs();
     let share = material / hull.mass_properties(1.0).mass();
     if share.is_finite() && share < FILLED {

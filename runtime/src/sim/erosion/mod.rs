@@ -138,6 +138,12 @@ impl Bed {
         }
     }
 
+    /// Takes `fixed` ([`super::fixed_cells`]) as the cells whose ground does not move,
+    /// keeping the floor and everything the bed carries.
+    pub(crate) fn set_fixed(&mut self, s: &Sediment, grid: (usize, usize, f32), fixed: &[u32]) {
+        self.erodible = Bed::new(s, grid, &self.floor, fixed, Some(&self.floor)).erodible;
+    }
+
     /// What the bed has done so far.
     pub fn stats(&self) -> BedStats {
         let s = self.stats;
