@@ -11,7 +11,7 @@ use crate::tools::Tool;
 use crate::tools::body::world_bounds;
 
 /// The least room left around a framed selection on each side, metres.
-const MIN_MARGIN: f32 = 1.0;
+const MIN_MARGIN: f32 = 2.0;
 
 impl EditorApp {
     /// Frames the selection, or else the level, at the start of the next frame; returns what
@@ -90,10 +90,11 @@ fn vec([x, y, z]: [f32; 3]) -> Vec3 {
     Vec3::new(x, y, z)
 }
 
-/// `bounds` with room around it: half its largest side, at least [`MIN_MARGIN`].
+/// `bounds` with room around it: its largest side and a half, at least [`MIN_MARGIN`] (the
+/// selection fills about a quarter of the view, with what stands around it in sight).
 fn pad(bounds: Bounds) -> Bounds {
     let size = bounds.max - bounds.min;
-    let m = (0.5 * size.x.max(size.y).max(size.z)).max(MIN_MARGIN);
+    let m = (1.5 * size.x.max(size.y).max(size.z)).max(MIN_MARGIN);
     let m = Vec3::new(m, m, m);
     Bounds {
         min: bounds.min - m,

@@ -394,8 +394,14 @@ fn recover(app: &mut EditorApp, ui: &mut egui::Ui, list: &mut Vec<RecoveredWork>
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let minutes = now.saturating_sub(work.saved_unix_secs) / 60;
+    let ago = match minutes {
+        0 => "under a minute".to_owned(),
+        m if m < 120 => crate::count(m as usize, "minute"),
+        m if m < 48 * 60 => crate::count(m as usize / 60, "hour"),
+        m => crate::count(m as usize / (24 * 60), "day"),
+    };
     ui.label(format!(
-        "Spillway stopped with unsaved changes to {what}. A copy was autosaved {minutes} minute(s) ago."
+        "Spillway stopped with unsaved changes to {what}. A copy was autosaved {ago} ago."
     ));
     let mut outcome = Outcome::Keep;
     buttons(ui, |ui| {
