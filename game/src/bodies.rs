@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use spillway::Level;
-use spillway::body::import::{ImportLimits, import};
+use spillway::body::import::{ImportLimits, import, import_bytes};
 use spillway::body::kind::kind_of;
 use spillway::body::world::{BodyId, BodyWorld, import_meshes};
 use spillway::body::{Pose, TriMesh};
@@ -21,6 +21,9 @@ use spillway::level::{Body, Coupling};
 const MAX_CRATES: usize = 48;
 /// The crate's mesh, under the assets root.
 const CRATE_FILE: &str = "assets/crate.glb";
+
+/// The bundled crate, built into the game for when `assets/` is not beside it.
+const CRATE_GLB: &[u8] = include_bytes!("../../assets/crate.glb");
 /// Density of a crate, kg/m³: wood, so it floats.
 const CRATE_DENSITY: f32 = 600.0;
 
@@ -53,7 +56,8 @@ pub struct Bodies {
 
 impl Bodies {
     /// The bodies of `level` (meshes imported from `dir`, its folder) over `sim`'s water, and
-    /// crates of `assets/crate.glb` under `assets_root`, `crate_size` metres wide.
+    /// crates of `assets/crate.glb` under `assets_root` (else the crate built into the game),
+    /// `crate_size` metres wide.
     pub fn new(
         level: &Level,
         dir: &Path,
@@ -62,7 +66,13 @@ impl Bodies {
         crate_size: f32,
     ) -> Result<Self, Box<dyn Error>> {
         let limits = ImportLimits::default();
-        let crate_mesh = import(&assets_root.join(CRATE_FILE), assets_root, &limits)?;
+        let file = assets_root.join(CRATE_FILE);
+        // A game copied away from the workspace still has its crate: the one built in.
+        let crate_mesh = if file.is_file() {
+            import(&file, assets_root, &limits)?
+        } else {
+            import_bytes(Path::new(CRATE_FILE), CRATE_GLB, &limits)?
+        };
         let mut out = Self {
             world: BodyWorld::new(sim),
             meshes: vec![Arc::new(crate_mesh)],

@@ -95,9 +95,9 @@ fn parse_args() -> Result<Option<Options>, String> {
             "-h" | "--help" => return Ok(None),
             "--frames" => {
                 let v = value("--frames")?;
-                let n = v
-                    .parse()
-                    .map_err(|_| format!("--frames: `{v}` is not a count"))?;
+                let n = (v.parse().ok())
+                    .filter(|&n: &u64| n > 0)
+                    .ok_or(format!("--frames: `{v}` is not a count of one or more"))?;
                 opts.frames = Some(n);
             }
             "--screenshot" => opts.screenshot = Some(value("--screenshot")?.into()),
@@ -117,6 +117,25 @@ fn parse_args() -> Result<Option<Options>, String> {
     }
     if opts.screenshot.is_some() && opts.frames.is_none() {
         return Err(format!("--screenshot needs --frames N\n{USAGE}"));
+    }
+    if let Some(shot) = &opts.screenshot {
+        // Said now, not after the whole run.
+        let png = shot
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        let parent = shot.parent().filter(|p| !p.as_os_str().is_empty());
+        if !png {
+            return Err(format!(
+                "--screenshot: `{}` must be a .png file",
+                shot.display()
+            ));
+        }
+        if parent.is_some_and(|p| !p.is_dir()) {
+            return Err(format!(
+                "--screenshot: the folder of `{}` does not exist",
+                shot.display()
+            ));
+        }
     }
     if let Some(l) = level {
         opts.level = l;

@@ -152,6 +152,8 @@ impl Game {
             .structures
             .iter()
             .any(|s| matches!(s.kind, StructureKind::Breach { .. }));
+        // The ground the water moves: breaches cut it, a moving bed carves it.
+        let ground_moves = level_has_breaches || level.params.sediment.is_some();
         let mut shown = level.clone();
         shown.terrain.data = closed_ground(&level);
         renderer.sync(&shown, &Dirty::everything());
@@ -169,11 +171,7 @@ impl Game {
             heights,
             owed: 0.0,
             stats: None,
-            next_ground_read: if level_has_breaches {
-                0.0
-            } else {
-                f64::INFINITY
-            },
+            next_ground_read: if ground_moves { 0.0 } else { f64::INFINITY },
         })
     }
 
@@ -281,7 +279,7 @@ impl Game {
     }
 
     /// Starts every breach of the level by name (the level's triggers, as a charge set off
-    /// in a game would); returns how many the level has.
+    /// in a game would); returns how many started (none that had started already).
     pub fn start_breaches(&mut self) -> Result<usize, Box<dyn Error>> {
         let names: Vec<String> = self
             .level
@@ -290,14 +288,15 @@ impl Game {
             .filter(|s| matches!(s.kind, StructureKind::Breach { .. }))
             .map(|s| s.name.clone())
             .collect();
+        let mut started = 0;
         for name in &names {
-            self.sim.start_breach(name)?;
+            started += usize::from(self.sim.start_breach(name)?);
         }
-        Ok(names.len())
+        Ok(started)
     }
 
-    /// Once a simulated second, while the level has breaches: draws the ground as the water
-    /// sees it (read back from the solver), so a breach shows as it cuts the dam, and gives
+    /// Once a simulated second, while the level has breaches or a moving bed: draws the ground
+    /// as the water sees it (read back from the solver), so a breach shows as it cuts the dam, and gives
     /// it to the bodies.
     fn follow_breaches(&mut self) -> Result<(), Box<dyn Error>> {
         let Some((time, _)) = self.stats else {
@@ -315,13 +314,14 @@ impl Game {
         Ok(())
     }
 
-    /// Height of the ground at a world point (nearest cell), or `None` off the map.
+    /// Height of the ground as drawn (closed gates standing, breaches as cut, the bed as the
+    /// water moved it) at a world point (nearest cell), or `None` off the map.
     fn ground(&self, x: f32, y: f32) -> Option<f32> {
         let dx = self.level.cell_size;
         let (i, j) = ((x / dx).floor(), (y / dx).floor());
         let (nx, ny) = (self.level.nx(), self.level.ny());
         (i >= 0.0 && j >= 0.0 && (i as usize) < nx && (j as usize) < ny)
-            .then(|| self.level.terrain.data[j as usize * nx + i as usize])
+            .then(|| self.shown.terrain.data[j as usize * nx + i as usize])
     }
 
     /// Drops a crate where the camera looks (a little above the ground it sees, or ahead of

@@ -99,6 +99,7 @@ fn keys_drop_crates_open_the_gate_fly_and_quit() {
 /// Presses B, lets the breach cut the dam for a few seconds, then Escape.
 const BREACH_SCRIPT: &str = r#"
 xdotool key b; sleep 4
+xdotool key b; sleep 1
 xdotool key Escape
 wait $pid
 "#;
@@ -111,7 +112,50 @@ fn b_starts_the_breach_of_the_breach_sample() {
         "no `started 1 breach(es)` in the game's output"
     );
     assert!(
+        text.contains("started 0 breach(es)"),
+        "a second B starts none (the breach runs already)"
+    );
+    assert!(
         !text.contains("added `dam`"),
         "a gate was added to a level with a breach"
     );
+}
+
+#[test]
+fn bad_options_are_refused_before_the_window_opens() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let missing = dir.path().join("no such folder/shot.png");
+    let jpeg = dir.path().join("shot.jpg");
+    for (args, says) in [
+        (
+            vec!["--frames", "0"],
+            "--frames: `0` is not a count of one or more",
+        ),
+        (
+            vec![
+                "--frames",
+                "5",
+                "--screenshot",
+                jpeg.to_str().expect("utf-8"),
+            ],
+            "must be a .png file",
+        ),
+        (
+            vec![
+                "--frames",
+                "5",
+                "--screenshot",
+                missing.to_str().expect("utf-8"),
+            ],
+            "does not exist",
+        ),
+    ] {
+        let out = Command::new(game())
+            .args(&args)
+            .output()
+            .expect("the game runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was taken");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }
