@@ -237,3 +237,38 @@ fn ctrl_s_in_the_middle_of_a_stroke_waits_for_it() {
         "back at the file's state"
     );
 }
+
+#[test]
+fn a_click_with_the_ramp_tool_changes_nothing() {
+    // A ramp of no length pulled every cell of the brush to the clicked height: a flat disc.
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    ed.key(Modifiers::NONE, Key::Num7);
+    assert_eq!(ed.harness.state().tool(), Tool::Ramp);
+    ed.click_at(ed.at(0.5, 0.5));
+    assert_eq!(ed.terrain(), level.terrain.data);
+    assert_eq!(ed.harness.state().document().history().undo_len(), 0);
+    // A drag builds one.
+    ed.drag(&line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 8), Modifiers::NONE);
+    assert_ne!(ed.terrain(), level.terrain.data);
+}
+
+#[test]
+fn use_height_under_cursor_can_be_clicked_after_the_cursor_leaves_the_terrain() {
+    // The button showed only while the cursor was over the terrain, so it vanished as the
+    // mouse went for it.
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::Num4);
+    assert_eq!(ed.harness.state().tool(), Tool::SetHeight);
+    let over = ed.at(0.5, 0.5);
+    let ground = ed
+        .harness
+        .state()
+        .pick(over)
+        .expect("terrain under the cursor")[2];
+    ed.harness.event(egui::Event::PointerMoved(over));
+    ed.frames(2);
+    ed.click("Use height under cursor");
+    let target = ed.harness.state_mut().brush_mut().target_height;
+    assert!((target - ground).abs() < 1e-3, "{target} vs {ground}");
+}

@@ -283,16 +283,17 @@ impl Authoring {
         }
         let (mut cx, mut cy) = (cx as usize, cy as usize);
         self.last_spill = None;
+        // The ground the water meets: closed gates and standing bodies are walls to it.
+        let closed;
+        let ground = match walls {
+            Some(ground) => ground,
+            None => {
+                closed = spillway::sim::closed_ground(level);
+                &closed
+            }
+        };
         let surface = match self.fill {
             FillLevel::ToSpill => {
-                let closed;
-                let ground = match walls {
-                    Some(ground) => ground,
-                    None => {
-                        closed = spillway::sim::closed_ground(level);
-                        &closed
-                    }
-                };
                 // The basin the clicked cell lies in or drains to, filled from its floor.
                 (cx, cy) = basin_floor(level, ground, cx, cy);
                 match spill(level, ground, cx, cy) {
@@ -310,7 +311,7 @@ impl Authoring {
             other => other.surface(level.terrain.get(cx, cy)),
         };
         self.last_fill = Some(surface);
-        let patch = fill_basin(level, cx, cy, surface);
+        let patch = fill_basin(level, ground, (cx, cy), surface);
         let spills = match self.last_spill {
             Some(s) if s.off_map => format!(
                 " (it spills over the map's edge at cell {}, {})",

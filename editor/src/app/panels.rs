@@ -177,7 +177,7 @@ fn brush_settings(app: &mut EditorApp, ui: &mut egui::Ui, tool: Tool) {
     let set_height = tool == Tool::SetHeight;
     let set_level = tool == Tool::Water && app.sculpt.brush.water_mode == WaterMode::SetLevel;
     if (set_height || set_level)
-        && let Some(p) = app.viewport.hover
+        && let Some(p) = app.viewport.last_hover
         && ui
             .small_button("Use height under cursor")
             .on_hover_text("Set the target to the terrain height under the cursor (last seen)")

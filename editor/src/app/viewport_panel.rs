@@ -67,6 +67,9 @@ pub(crate) struct ViewportPanel {
     pub rect: egui::Rect,
     /// The terrain point under the cursor.
     pub hover: Option<Vec3>,
+    /// The terrain point last under the cursor, kept once it leaves the viewport (for the
+    /// inspector's "Use height under cursor").
+    pub last_hover: Option<Vec3>,
     /// Lowest and highest terrain height (exact after each edit ends).
     pub z_range: (f32, f32),
     texture: Option<egui::TextureId>,
@@ -89,6 +92,7 @@ impl Default for ViewportPanel {
             water_quality: spillway_render::WaterQuality::default(),
             rect: egui::Rect::NOTHING,
             hover: None,
+            last_hover: None,
             z_range: (0.0, 1.0),
             texture: None,
             camera_drag: false,
@@ -109,7 +113,7 @@ impl ViewportPanel {
     /// A new document is open: look at it afresh.
     pub fn document_replaced(&mut self) {
         self.reset_pending = true;
-        self.hover = None;
+        (self.hover, self.last_hover) = (None, None);
     }
 
     /// Frames `target` (world bounds; `None`: the level) at the start of the next frame.
@@ -187,6 +191,7 @@ impl ViewportPanel {
                     || bodies.busy()
             })
             .and_then(|p| self.pick(document, p));
+        self.last_hover = self.hover.or(self.last_hover);
         let body_tool = sculpt.tool == Tool::Body || bodies.busy();
         let knocked = if body_tool && preview.is_live() {
             self.knock(ui, &response, document, bodies, preview)

@@ -152,9 +152,16 @@ impl GridPatch {
         if self.created.is_some() && !after && self.layer == Layer::Roughness {
             level.roughness = None;
         }
+        // A patch that made (or unmade) the roughness grid changed every cell's n, whatever
+        // cells it painted: the preview must take the whole grid (or its going).
+        let rect = if self.created.is_some() && self.layer == Layer::Roughness {
+            CellRect::whole(level.nx(), level.ny())
+        } else {
+            self.bounds()
+        };
         Change::Cells {
             layer: self.layer,
-            rect: self.bounds(),
+            rect,
         }
     }
 }
@@ -225,5 +232,31 @@ impl Command for ReplaceLevel {
 
     fn bytes(&self) -> usize {
         level_bytes(&self.before) + level_bytes(&self.after)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn making_or_unmaking_the_roughness_grid_changes_every_cell() {
+        // A roughness stroke that painted the level-wide n changed no cell but made the grid:
+        // its undo must still tell the preview, which otherwise kept running on the grid.
+        let mut level = Level::flat(10, 6, 1.0, 0.0);
+        let patch = GridPatch::new("Paint roughness", Layer::Roughness, Vec::new()).creating(0.03);
+        let whole = CellRect::whole(10, 6);
+        let made = patch.apply(&mut level);
+        assert!(level.roughness.is_some());
+        assert!(
+            matches!(made, Change::Cells { rect, .. } if rect == whole),
+            "{made:?}"
+        );
+        let unmade = patch.revert(&mut level);
+        assert!(level.roughness.is_none());
+        assert!(
+            matches!(unmade, Change::Cells { rect, .. } if rect == whole),
+            "{unmade:?}"
+        );
     }
 }

@@ -39,11 +39,12 @@ impl FillLevel {
     }
 }
 
-/// The cells connected to `(x, y)` through their 4 neighbours whose terrain lies below
-/// `surface`, as a mask over the grid (empty if the start cell is not below it).
-pub fn basin(level: &Level, x: usize, y: usize, surface: f32) -> Vec<bool> {
+/// The cells connected to `(x, y)` through their 4 neighbours whose `ground` (the level's
+/// terrain, or the ground the water meets: `spill::walls`) lies below `surface`, as a mask
+/// over the level's grid (empty if the start cell is not below it).
+pub fn basin(level: &Level, ground: &[f32], x: usize, y: usize, surface: f32) -> Vec<bool> {
     let (nx, ny) = (level.nx(), level.ny());
-    let terrain = &level.terrain.data;
+    let terrain = ground;
     let mut inside = vec![false; nx * ny];
     if x >= nx || y >= ny || !surface.is_finite() || terrain[y * nx + x] >= surface {
         return inside;
@@ -74,11 +75,16 @@ pub fn basin(level: &Level, x: usize, y: usize, surface: f32) -> Vec<bool> {
     inside
 }
 
-/// The command that fills the basin around cell `(x, y)` to `surface`: water depth becomes
-/// `surface − terrain` in every cell of [`basin`], and stays as it is elsewhere. Empty when
-/// nothing would change.
-pub fn fill_basin(level: &Level, x: usize, y: usize, surface: f32) -> GridPatch {
-    let inside = basin(level, x, y, surface);
+/// The command that fills the basin around cell `(x, y)` to `surface` over `ground` (closed
+/// gates and standing bodies as walls, [`basin`]): water depth becomes `surface − terrain` in
+/// every cell of the basin, and stays as it is elsewhere. Empty when nothing would change.
+pub fn fill_basin(
+    level: &Level,
+    ground: &[f32],
+    (x, y): (usize, usize),
+    surface: f32,
+) -> GridPatch {
+    let inside = basin(level, ground, x, y, surface);
     let nx = level.nx();
     let tiles: BTreeSet<(usize, usize)> = inside
         .iter()
@@ -130,9 +136,27 @@ mod tests {
     }
 
     #[test]
+    fn a_closed_gate_holds_the_fill_back() {
+        // A gate across the west valley at x = 40 (its crest 10 m, the ground the water meets):
+        // the fill stops at it, though the terrain under it is as low as the valley's.
+        let mut level = two_valleys();
+        let mut ground = level.terrain.data.clone();
+        for y in 0..level.ny() {
+            ground[y * level.nx() + 40] = 10.0;
+        }
+        fill_basin(&level.clone(), &ground, (25, 30), 2.0).apply(&mut level);
+        for y in 0..level.ny() {
+            assert!(level.water.get(25, y) > 0.0, "the basin is filled");
+            for x in 40..50 {
+                assert_eq!(level.water.get(x, y), 0.0, "({x}, {y}) lies past the gate");
+            }
+        }
+    }
+
+    #[test]
     fn fills_the_clicked_valley_to_the_level_and_not_the_other() {
         let mut level = two_valleys();
-        let patch = fill_basin(&level, 25, 30, 2.0);
+        let patch = fill_basin(&level, &level.terrain.data, (25, 30), 2.0);
         patch.apply(&mut level);
         for y in 0..level.ny() {
             for x in 0..level.nx() {
@@ -149,7 +173,7 @@ mod tests {
     #[test]
     fn a_click_above_the_level_changes_nothing() {
         let level = two_valleys();
-        assert!(fill_basin(&level, 50, 30, 2.0).is_empty());
+        assert!(fill_basin(&level, &level.terrain.data, (50, 30), 2.0).is_empty());
         assert_eq!(FillLevel::AboveClick(1.0).surface(3.0), 4.0);
         assert_eq!(FillLevel::Surface(7.0).surface(3.0), 7.0);
     }

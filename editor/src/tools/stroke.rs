@@ -137,13 +137,16 @@ impl Stroke {
         });
     }
 
-    /// Ends the stroke at the last position: the Ramp tool builds its ramp now; every tool
-    /// records what it changed as one undoable command. Returns whether anything changed.
+    /// Ends the stroke at the last position: the Ramp tool builds its ramp now (if it is at
+    /// least a cell long); every tool records what it changed as one undoable command. Returns
+    /// whether anything changed.
     pub fn finish(mut self, document: &mut Document, brush: &Brush) -> bool {
-        if self.tool == Tool::Ramp {
+        let cs = document.level().cell_size;
+        let [x, y] = self.last;
+        // A click (a ramp shorter than a cell) builds none: it would pull a disc flat.
+        let long = (x - self.start[0]).hypot(y - self.start[1]) >= cs;
+        if self.tool == Tool::Ramp && long {
             let level = document.level();
-            let cs = level.cell_size;
-            let [x, y] = self.last;
             let end = [x, y, level.terrain.sample(x / cs, y / cs)];
             let rect = ramp_rect(
                 brush,
