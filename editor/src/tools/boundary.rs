@@ -93,7 +93,10 @@ pub fn edge_cells(boundaries: &[Boundary], edge: Edge, len: usize) -> Vec<Option
 
 /// Gives cells `start..end` of `edge` (`len` cells long) the boundary `kind`. The edge's
 /// segments are rebuilt as maximal runs of equal kinds; other edges' segments stay as they
-/// are, and segments are ordered by edge, then by start.
+/// are, and segments are ordered by edge, then by start. A discharge (an inflow or a
+/// hydrograph) is a segment's whole: a segment cut by the paint keeps, in each piece left, its
+/// share of the discharge by cells, and pieces of different segments (or the painted stretch)
+/// stay apart even where their kinds are equal.
 pub fn paint(
     boundaries: &mut Vec<Boundary>,
     edge: Edge,
@@ -102,21 +105,46 @@ pub fn paint(
     end: u32,
     kind: &BoundaryKind,
 ) {
-    let mut cells = edge_cells(boundaries, edge, len);
+    // Each cell's kind and the segment it came from (`PAINTED`: the painted stretch).
+    const PAINTED: usize = usize::MAX;
+    let mut cells: Vec<Option<(BoundaryKind, usize)>> = vec![None; len];
+    let mut lengths = Vec::new();
+    for (k, b) in boundaries
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.edge == edge)
+    {
+        let stop = (b.end as usize).min(len);
+        for cell in cells.iter_mut().take(stop).skip(b.start as usize) {
+            *cell = Some((b.kind.clone(), k));
+        }
+        lengths.push((k, stop.saturating_sub(b.start as usize)));
+    }
     let end = (end as usize).min(len);
     for cell in cells.iter_mut().take(end).skip(start as usize) {
-        *cell = Some(kind.clone());
+        *cell = Some((kind.clone(), PAINTED));
     }
+    // Only a discharge keeps its pieces apart by origin.
+    let key = |c: &Option<(BoundaryKind, usize)>| {
+        c.as_ref()
+            .map(|(k, from)| (k.clone(), if discharge(k) { *from } else { 0 }))
+    };
     boundaries.retain(|b| b.edge != edge);
     let mut run_start = 0;
     for i in 1..=len {
-        if i == len || cells[i] != cells[run_start] {
-            if let Some(kind) = &cells[run_start] {
+        if i == len || key(&cells[i]) != key(&cells[run_start]) {
+            if let Some((kind, from)) = &cells[run_start] {
+                let whole = (lengths.iter().find(|(k, _)| k == from)).map_or(0, |(_, n)| *n);
+                let share = (i - run_start) as f32 / whole.max(1) as f32;
                 boundaries.push(Boundary {
                     edge,
                     start: run_start as u32,
                     end: i as u32,
-                    kind: kind.clone(),
+                    kind: if *from != PAINTED && share < 1.0 {
+                        scaled(kind, share)
+                    } else {
+                        kind.clone()
+                    },
                 });
             }
             run_start = i;
@@ -126,6 +154,29 @@ pub fn paint(
     boundaries.sort_by_key(|b| (order(b.edge), b.start));
 }
 
+/// Whether `kind` sets a discharge through its whole segment.
+fn discharge(kind: &BoundaryKind) -> bool {
+    matches!(
+        kind,
+        BoundaryKind::Inflow { .. } | BoundaryKind::Hydrograph(_)
+    )
+}
+
+/// `kind` with its discharge times `share` (other kinds as they are).
+fn scaled(kind: &BoundaryKind, share: f32) -> BoundaryKind {
+    match kind {
+        BoundaryKind::Inflow { m3_per_s } => BoundaryKind::Inflow {
+            m3_per_s: m3_per_s * share,
+        },
+        BoundaryKind::Hydrograph(s) => {
+            let mut s = s.clone();
+            s.points.iter_mut().for_each(|p| p[1] *= share);
+            BoundaryKind::Hydrograph(s)
+        }
+        other => other.clone(),
+    }
+}
+
 /// One drag of the Boundary tool: locked to the edge nearest where it started, it paints every
 /// edge cell between successive cursor positions, live, and on release becomes one command.
 #[derive(Debug)]
@@ -133,6 +184,9 @@ pub struct EdgeStroke {
     edge: Edge,
     kind: BoundaryKind,
     last: u32,
+    /// The cells painted so far, `lo..=hi` (a drag paints between successive positions, so
+    /// they are one stretch).
+    covered: (u32, u32),
     before: Features,
 }
 
@@ -145,10 +199,11 @@ impl EdgeStroke {
             return None;
         }
         let cell = edge_cell(level, edge, x, y);
-        let stroke = Self {
+        let mut stroke = Self {
             edge,
             kind,
             last: cell,
+            covered: (cell, cell),
             before: Features::of(level),
         };
         stroke.paint_cells(document, cell, cell);
@@ -173,10 +228,22 @@ impl EdgeStroke {
         }
     }
 
-    fn paint_cells(&self, document: &mut Document, a: u32, b: u32) {
+    /// Paints cells `a..=b` too: the whole stretch covered so far is painted afresh over the
+    /// boundaries as they were before the drag, as one stretch (one discharge).
+    fn paint_cells(&mut self, document: &mut Document, a: u32, b: u32) {
+        self.covered = (self.covered.0.min(a), self.covered.1.max(b));
         let len = edge_length(document.level(), self.edge);
         let level = document.stroke_level();
-        paint(&mut level.boundaries, self.edge, len, a, b + 1, &self.kind);
+        level.boundaries.clone_from(&self.before.boundaries);
+        let (lo, hi) = self.covered;
+        paint(
+            &mut level.boundaries,
+            self.edge,
+            len,
+            lo,
+            hi + 1,
+            &self.kind,
+        );
         document.note_change(&Change::Features);
     }
 
@@ -214,6 +281,34 @@ mod tests {
             end,
             kind,
         }
+    }
+
+    #[test]
+    fn a_discharge_cut_by_paint_keeps_its_share_and_painted_ones_stay_apart() {
+        // Wall over the middle of a 10 m³/s inflow 10 cells long: 4 + 4 cells of it are left,
+        // 4 m³/s each (it gave 10 each: 20 in all).
+        let inflow = |q: f32| BoundaryKind::Inflow { m3_per_s: q };
+        let mut b = vec![seg(Edge::West, 0, 10, inflow(10.0))];
+        paint(&mut b, Edge::West, 40, 4, 6, &BoundaryKind::Wall);
+        assert_eq!(
+            b,
+            vec![
+                seg(Edge::West, 0, 4, inflow(4.0)),
+                seg(Edge::West, 4, 6, BoundaryKind::Wall),
+                seg(Edge::West, 6, 10, inflow(4.0)),
+            ]
+        );
+        // A second stretch of 10 m³/s beside the first is 10 m³/s of its own (merged, both
+        // gave 10 together).
+        let mut b = vec![seg(Edge::West, 0, 10, inflow(10.0))];
+        paint(&mut b, Edge::West, 40, 10, 20, &inflow(10.0));
+        assert_eq!(
+            b,
+            vec![
+                seg(Edge::West, 0, 10, inflow(10.0)),
+                seg(Edge::West, 10, 20, inflow(10.0))
+            ]
+        );
     }
 
     #[test]
