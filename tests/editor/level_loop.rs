@@ -336,17 +336,7 @@ fn keeping_the_state_keeps_how_far_a_breach_opened_and_the_moved_bed() {
     if let spillway::level::StructureKind::Breach { start, .. } = &mut authored.structures[0].kind {
         *start = spillway::level::BreachStart::At(0.5);
     }
-    authored.params.sediment = Some(spillway::level::Sediment {
-        law: spillway::level::BedloadLaw::Grass { a: 0.002 },
-        porosity: 0.4,
-        talus_degrees: 30.0,
-        slump_per_second: 0.5,
-        clear_inflow: true,
-        layer: 5.0,
-        speedup: 1.0,
-        suspension: None,
-        region: None,
-    });
+    authored.params.sediment = Some(spillway_tests::sand());
     let mut ed = editor_with(&authored);
     for _ in 0..60 {
         ed.click("Step");

@@ -3,7 +3,7 @@
 //! restores a simulation that continues as the original does.
 
 use spillway::gpu::GpuSimulation;
-use spillway::level::{BedloadLaw, Sediment, Suspension};
+use spillway::level::{Sediment, Suspension};
 use spillway::snapshot::Snapshot;
 use spillway::{Grid, Level, SolverKind};
 use spillway_tests::gated_reservoir;
@@ -76,19 +76,12 @@ fn buffers_kept_ready_follow_a_change_of_the_physics() {
     assert!(sim.state_copy_ready());
     let mut moving = level.clone();
     moving.params.sediment = Some(Sediment {
-        law: BedloadLaw::Grass { a: 0.002 },
-        porosity: 0.4,
-        talus_degrees: 30.0,
-        slump_per_second: 0.5,
-        clear_inflow: true,
-        layer: 5.0,
-        speedup: 1.0,
         suspension: Some(Suspension {
             critical_shear: 5.0,
             pickup: 1e-4,
             settling: 0.01,
         }),
-        region: None,
+        ..spillway_tests::sand()
     });
     sim.set_params(&moving.params).expect("sediment on");
     lazy.set_params(&moving.params).expect("sediment on");

@@ -39,17 +39,7 @@ fn river(solver: SolverKind, sediment: Sediment) -> Level {
 }
 
 fn bedload() -> Sediment {
-    Sediment {
-        law: BedloadLaw::Grass { a: 0.002 },
-        porosity: 0.4,
-        talus_degrees: 30.0,
-        slump_per_second: 0.5,
-        clear_inflow: true,
-        layer: 5.0,
-        speedup: 1.0,
-        suspension: None,
-        region: None,
-    }
+    spillway_tests::sand()
 }
 
 fn suspended() -> Sediment {

@@ -150,13 +150,7 @@ fn a_breachs_state_stays_with_it_when_the_structures_change() {
     // Two breaches on triggers in the sample's dam; the first is started. Deleting it (the
     // editor's live edit) must not hand its state to the second, which held its slot next;
     // renaming a breach keeps its state.
-    use spillway::level::{BreachStart, StructureKind, file};
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../projects/breach_dam/level.ron");
-    let mut level = file::load(&path).expect("the breach_dam sample");
-    if let StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
-        *start = BreachStart::Trigger;
-    }
+    let mut level = spillway_tests::breach_dam(Some(spillway::level::BreachStart::Trigger));
     let mut second = level.structures[0].clone();
     second.name = "second".into();
     level.structures.push(second);
@@ -190,24 +184,8 @@ fn a_breachs_state_stays_with_it_when_the_structures_change() {
 #[test]
 fn a_moving_bed_on_the_gpu_leaves_a_breachs_ground_to_the_breach() {
     // As on the CPU (`physics::breach`): the bake keeps the dam's ground where the breach cut.
-    use spillway::level::{BedloadLaw, BreachStart, Sediment, StructureKind, file};
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../projects/breach_dam/level.ron");
-    let mut level = file::load(&path).expect("the breach_dam sample");
-    if let StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
-        *start = BreachStart::At(1.0);
-    }
-    level.params.sediment = Some(Sediment {
-        law: BedloadLaw::Grass { a: 0.002 },
-        porosity: 0.4,
-        talus_degrees: 30.0,
-        slump_per_second: 0.5,
-        clear_inflow: true,
-        layer: 5.0,
-        speedup: 1.0,
-        suspension: None,
-        region: None,
-    });
+    let mut level = spillway_tests::breach_dam(Some(spillway::level::BreachStart::At(1.0)));
+    level.params.sediment = Some(spillway_tests::sand());
     let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
     gpu.step_n((30.0 / level.params.dt) as usize, level.params.dt)
         .unwrap();
@@ -222,26 +200,17 @@ fn a_moving_bed_on_the_gpu_leaves_a_breachs_ground_to_the_breach() {
 fn a_breach_added_to_an_eroding_run_keeps_the_bed_as_it_is() {
     // A new breach's cells leave the moving bed; the bed keeps its grains in the water (it was
     // built again from the terrain, the water's grains gone and its floor lowered).
-    use spillway::level::{BedloadLaw, Sediment, StructureKind, Suspension, file};
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../projects/breach_dam/level.ron");
-    let mut level = file::load(&path).expect("the breach_dam sample");
+    use spillway::level::{Sediment, StructureKind, Suspension};
+    let mut level = spillway_tests::breach_dam(None);
     let breach = level.structures.remove(0);
     assert!(matches!(breach.kind, StructureKind::Breach { .. }));
     level.params.sediment = Some(Sediment {
-        law: BedloadLaw::Grass { a: 0.002 },
-        porosity: 0.4,
-        talus_degrees: 30.0,
-        slump_per_second: 0.5,
-        clear_inflow: true,
-        layer: 5.0,
-        speedup: 1.0,
         suspension: Some(Suspension {
             critical_shear: 0.5,
             pickup: 1e-3,
             settling: 0.01,
         }),
-        region: None,
+        ..spillway_tests::sand()
     });
     let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
     gpu.step_n(200, level.params.dt).unwrap();

@@ -111,21 +111,6 @@ fn a_level_baked_while_its_breach_opens_goes_on_bit_for_bit() {
     );
 }
 
-/// Sand over the whole map, loose 5 m deep.
-fn sand() -> spillway::level::Sediment {
-    spillway::level::Sediment {
-        law: spillway::level::BedloadLaw::Grass { a: 0.002 },
-        porosity: 0.4,
-        talus_degrees: 30.0,
-        slump_per_second: 0.5,
-        clear_inflow: true,
-        layer: 5.0,
-        speedup: 1.0,
-        suspension: None,
-        region: None,
-    }
-}
-
 #[test]
 fn a_moving_bed_leaves_a_breachs_ground_to_the_breach() {
     // The breach cuts the solver's terrain as it opens; a bake of an eroding level wrote that
@@ -136,7 +121,7 @@ fn a_moving_bed_leaves_a_breachs_ground_to_the_breach() {
     if let StructureKind::Breach { start, .. } = &mut level.structures[0].kind {
         *start = BreachStart::At(1.0);
     }
-    level.params.sediment = Some(sand());
+    level.params.sediment = Some(spillway_tests::sand());
     let mut sim = Simulation::new(&level).unwrap();
     sim.advance(30.0).unwrap();
     let cell = 30 * level.nx() + 44;

@@ -303,3 +303,34 @@ pub fn tidal_channel(solver: SolverKind) -> Level {
     ];
     level
 }
+
+/// Sand over the whole map moved by Grass's law (`a = 0.002`), loose 5 m deep, slumping past
+/// 30° at 0.5 per second, clear water coming in, without suspension: the moving bed the
+/// breach, capture and editor tests switch on.
+pub fn sand() -> spillway::level::Sediment {
+    spillway::level::Sediment {
+        law: spillway::level::BedloadLaw::Grass { a: 0.002 },
+        porosity: 0.4,
+        talus_degrees: 30.0,
+        slump_per_second: 0.5,
+        clear_inflow: true,
+        layer: 5.0,
+        speedup: 1.0,
+        suspension: None,
+        region: None,
+    }
+}
+
+/// The `breach_dam` sample (`projects/breach_dam`), its breach started by `start` (`None`: as
+/// the sample has it).
+pub fn breach_dam(start: Option<spillway::level::BreachStart>) -> Level {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../projects/breach_dam/level.ron");
+    let mut level = spillway::level::file::load(&path).expect("the breach_dam sample");
+    if let (Some(s), spillway::level::StructureKind::Breach { start, .. }) =
+        (start, &mut level.structures[0].kind)
+    {
+        *start = s;
+    }
+    level
+}
