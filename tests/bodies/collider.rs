@@ -162,12 +162,7 @@ fn the_collider_shape_is_saved_only_when_chosen() {
 fn a_many_cornered_hull_keeps_its_mass_and_rests_at_its_extent() {
     let mesh = asset("boulder");
     let (lo, _) = mesh.bounds().expect("a mesh");
-    let points: Vec<Vector> = mesh
-        .positions
-        .iter()
-        .map(|p| Vector::new(p[0], p[1], p[2]))
-        .collect();
-    let hull = SharedShape::convex_hull(&points).expect("a hull");
+    let hull = hull_of(&mesh);
     // The boulder's bumps fill 94 % of its hull: it weighs its own volume of rock.
     let material = mesh.volume() as f32;
     let level = Level::flat(16, 16, 1.0, 0.0);
@@ -214,10 +209,7 @@ fn a_hollow_body_weighs_its_own_volume_not_its_hull() {
     // twice what the editor showed (density × the mesh's volume), and a
     // hollow floater sank though the panel said it was lighter than water.
     let mesh = asset("cart");
-    let points: Vec<Vector> = (mesh.positions.iter())
-        .map(|p| Vector::new(p[0], p[1], p[2]))
-        .collect();
-    let hull = SharedShape::convex_hull(&points).expect("a hull");
+    let hull = hull_of(&mesh);
     let material = mesh.volume() as f32;
     let level = Level::flat(16, 16, 1.0, 0.0);
     let sim = Simulation::new(&level).expect("dry flat level");
@@ -244,4 +236,12 @@ fn a_hollow_body_weighs_its_own_volume_not_its_hull() {
         (mass / (density * material) - 1.0).abs() < 1e-4,
         "{mass} kg"
     );
+}
+
+/// The convex hull of `mesh`'s vertices.
+fn hull_of(mesh: &spillway::body::TriMesh) -> SharedShape {
+    let points: Vec<Vector> = (mesh.positions.iter())
+        .map(|p| Vector::new(p[0], p[1], p[2]))
+        .collect();
+    SharedShape::convex_hull(&points).expect("a hull")
 }

@@ -34,17 +34,11 @@ impl EditorApp {
     }
 
     pub(super) fn undo(&mut self) {
-        if self.gesture_in_progress() {
-            return;
-        }
-        self.authoring.commit_pending(&mut self.document);
-        self.bodies.commit_pending(&mut self.document);
-        let label = self.document.history().undo_label().map(str::to_owned);
-        let picked = Picked::of(self);
-        if self.document.undo() {
-            picked.reselect(self);
-            self.notify(format!("Undid {}", label.unwrap_or_default()), false);
-        }
+        self.step_history(false);
+    }
+
+    pub(super) fn redo(&mut self) {
+        self.step_history(true);
     }
 
     /// Whether a stroke, or a drag of a feature or a body, is under way.
@@ -52,17 +46,31 @@ impl EditorApp {
         self.sculpt.stroke.is_some() || self.authoring.busy() || self.bodies.busy()
     }
 
-    pub(super) fn redo(&mut self) {
+    /// Undoes (or, `forward`, redoes) one step once no gesture is under way, pending inspector
+    /// edits first recorded; the selection follows its objects ([`Picked`]).
+    fn step_history(&mut self, forward: bool) {
         if self.gesture_in_progress() {
             return;
         }
         self.authoring.commit_pending(&mut self.document);
         self.bodies.commit_pending(&mut self.document);
-        let label = self.document.history().redo_label().map(str::to_owned);
+        let history = self.document.history();
+        let label = if forward {
+            history.redo_label()
+        } else {
+            history.undo_label()
+        };
+        let label = label.unwrap_or_default().to_owned();
         let picked = Picked::of(self);
-        if self.document.redo() {
+        let stepped = if forward {
+            self.document.redo()
+        } else {
+            self.document.undo()
+        };
+        if stepped {
             picked.reselect(self);
-            self.notify(format!("Redid {}", label.unwrap_or_default()), false);
+            let verb = if forward { "Redid" } else { "Undid" };
+            self.notify(format!("{verb} {label}"), false);
         }
     }
 }
