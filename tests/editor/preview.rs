@@ -492,3 +492,59 @@ fn renaming_an_open_gate_while_the_cpu_water_runs_keeps_it_open() {
         "{gates:?}"
     );
 }
+
+#[test]
+fn the_water_brush_adds_to_the_running_water_only_where_it_paints() {
+    // A lake raised by a spring while the water runs, so that the running water is not the
+    // authored water: a dab adds its depth on top of the running water in the cells it
+    // paints and leaves every other cell as it runs (the corners of the dab's square went
+    // to the authored depth), on either solver; undo takes the dab back out.
+    let mut level = basin();
+    level.water = Grid::from_fn(64, 48, |x, y| {
+        let edge = x.min(63 - x).min(y).min(47 - y);
+        if edge >= 2 { 0.5 } else { 0.0 }
+    });
+    level.sources.push(source(44.0, 24.0, 60.0));
+    for cpu in [false, true] {
+        let mut ed = editor_with(&level);
+        if cpu {
+            ed.click("CPU solver");
+        }
+        play(&mut ed, 10.0, 20);
+        ed.frames(2);
+        let running = |ed: &Editor| ed.harness.state().preview().read_depth().expect("live");
+        let authored = |ed: &Editor| ed.harness.state().document().level().water.data.clone();
+        let (before, painted_before) = (running(&ed), authored(&ed));
+        let middle = 24 * 64 + 16;
+        let raised =
+            (before.iter().sum::<f32>() - painted_before.iter().sum::<f32>()) / 60.0 / 44.0;
+        assert!(raised > 0.05, "the spring raised the lake by {raised} m");
+        ed.key(Modifiers::NONE, Key::P);
+        ed.harness.state_mut().brush_mut().radius = 4.0;
+        let path = crate::support::line(ed.screen(14.5, 24.5), ed.screen(18.5, 24.5), 6);
+        ed.drag(&path, Modifiers::NONE);
+        ed.frames(2);
+        let (after, painted) = (running(&ed), authored(&ed));
+        let mut changed = 0;
+        for c in 0..before.len() {
+            let added = painted[c] - painted_before[c];
+            changed += usize::from(added != 0.0);
+            assert!(
+                (after[c] - before[c] - added).abs() < 1e-5,
+                "cpu {cpu}: cell ({}, {}) ran {} m, {} m after a dab adding {added} m",
+                c % 64,
+                c / 64,
+                before[c],
+                after[c]
+            );
+        }
+        assert!(changed > 20, "the dab painted {changed} cells");
+        assert!(after[middle] > before[middle] + 0.01);
+        ed.key(Modifiers::COMMAND, Key::Z);
+        ed.frames(2);
+        let undone = running(&ed);
+        for c in 0..before.len() {
+            assert!((undone[c] - before[c]).abs() < 1e-5, "cpu {cpu}: cell {c}");
+        }
+    }
+}

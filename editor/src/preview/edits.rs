@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use spillway::Level;
 use spillway::body::{Pose, TriMesh};
 use spillway::level::Body;
+use spillway::{Grid, Level};
 
 use super::{Preview, PreviewBodies, WantedBodies};
 use crate::document::{CellRect, Changes};
@@ -17,7 +17,10 @@ impl Preview {
     pub fn sync(&mut self, level: &Level, changes: &Changes) {
         if std::mem::take(&mut self.water_is_authored) && only_water(changes) {
             // The authored water became the running water ("Bake this frame"): nothing to
-            // hand over, and no edit of the run.
+            // hand over, and no edit of the run; the next water edit counts from it.
+            if let (Some(old), Some(r)) = (self.uploaded.as_mut(), changes.water) {
+                water_change(&mut old.water, &level.water, &r);
+            }
             return;
         }
         if self.cpu.is_some() {
@@ -36,24 +39,23 @@ impl Preview {
         }
         let mut failed = None;
         let mut edited = false;
-        let mut upload = |rect: Option<CellRect>, water: bool| {
-            let Some(r) = rect.filter(|r| !r.is_empty()) else {
-                return;
-            };
+        if let Some(r) = changes.terrain.filter(|r| !r.is_empty()) {
             edited = true;
-            let grid = if water { &level.water } else { &level.terrain };
-            let values = spillway::rect::copy_out(&grid.data, grid.nx, &r);
-            let result = if water {
-                sim.update_water_region(r.x0, r.y0, r.width(), r.height(), &values)
-            } else {
-                sim.update_terrain_region(r.x0, r.y0, r.width(), r.height(), &values)
-            };
-            if let Err(e) = result {
-                failed = Some(e);
+            let values = spillway::rect::copy_out(&level.terrain.data, level.nx(), &r);
+            failed = (sim.update_terrain_region(r.x0, r.y0, r.width(), r.height(), &values)).err();
+        }
+        if let Some(r) = changes.water {
+            // The running water takes the authored water's change, cell by cell: a dab adds
+            // to the river as it runs, an undo takes the dab back out, and cells the edit
+            // left alone keep their running water.
+            let area = level.cell_size * level.cell_size;
+            let change = water_change(&mut old.water, &level.water, &r);
+            edited |= !change.is_empty();
+            for part in change.chunks(CHANGES_PER_UPLOAD) {
+                let taken: Vec<(usize, f32)> = part.iter().map(|&(c, d)| (c, -d * area)).collect();
+                failed = sim.displace(&taken).err().or(failed);
             }
-        };
-        upload(changes.terrain, false);
-        upload(changes.water, true);
+        }
         let params_changed = old.params != level.params;
         edited |= params_changed
             || changes.roughness.is_some()
@@ -91,8 +93,8 @@ impl Preview {
     }
 
     /// On the CPU solver an edit restarts the water from its state now in the edited level
-    /// (the CPU solver takes no edits while it runs; edited authored water is taken as
-    /// painted); time keeps running if it ran.
+    /// (the CPU solver takes no edits while it runs; the running water takes the authored
+    /// water's change, as on the GPU); time keeps running if it ran.
     fn sync_cpu(&mut self, level: &Level, changes: &Changes) {
         let old = self.uploaded.as_ref();
         let edited = changes.whole
@@ -133,9 +135,11 @@ impl Preview {
             }
             None => cpu.sim().bake_into(level),
         };
-        if let Some(r) = changes.water.filter(|r| !r.is_empty()) {
-            let painted = spillway::rect::copy_out(&level.water.data, level.nx(), &r);
-            spillway::rect::copy_in(&mut now.water.data, level.nx(), &r, &painted);
+        if let (Some(r), Some(old)) = (changes.water, self.uploaded.as_mut()) {
+            // As on the GPU: the running water takes the authored water's change.
+            for (c, d) in water_change(&mut old.water, &level.water, &r) {
+                now.water.data[c] = (now.water.data[c] + d).max(0.0);
+            }
         }
         let bodies = self.bodies.as_ref().map_or_else(Vec::new, |b| b.states());
         let time = cpu.sim().time();
@@ -204,6 +208,29 @@ impl Preview {
     pub fn body_mass(&self, index: usize) -> f32 {
         self.bodies.as_ref().map_or(0.0, |b| b.mass(index))
     }
+}
+
+/// Changed cells handed to the GPU solver at once: 8 bytes each, so a fill of a whole large
+/// map goes over in parts of 8 MiB.
+const CHANGES_PER_UPLOAD: usize = 1 << 20;
+
+/// How the authored water `now` differs from `was` inside `rect`: each changed cell (row-major)
+/// with its change of depth, m. `was` takes the new values, ready for the next edit.
+fn water_change(was: &mut Grid, now: &Grid, rect: &CellRect) -> Vec<(usize, f32)> {
+    let mut change = Vec::new();
+    if was.nx != now.nx || was.ny != now.ny {
+        return change;
+    }
+    for y in rect.y0..rect.y1.min(now.ny) {
+        for c in y * now.nx + rect.x0..y * now.nx + rect.x1.min(now.nx) {
+            let (old, new) = (was.data[c], now.data[c]);
+            if old.to_bits() != new.to_bits() {
+                change.push((c, new - old));
+                was.data[c] = new;
+            }
+        }
+    }
+    change
 }
 
 /// Whether `changes` touch the authored water and nothing else.
