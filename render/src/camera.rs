@@ -26,6 +26,14 @@ impl Ray {
     pub fn at(&self, t: f32) -> Vec3 {
         self.origin + self.dir * t
     }
+
+    /// Where the ray meets the horizontal plane at `height`; `None` when it points away from
+    /// it or runs along it.
+    pub fn meet_height(&self, height: f32) -> Option<Vec3> {
+        let t = (height - self.origin.z) / self.dir.z;
+        let p = self.at(t);
+        (t > 0.0 && p.x.is_finite() && p.y.is_finite()).then_some(p)
+    }
 }
 
 /// The orbit camera: looks at `target` from `distance` metres away, at compass angle `yaw`

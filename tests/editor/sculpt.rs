@@ -272,3 +272,41 @@ fn use_height_under_cursor_can_be_clicked_after_the_cursor_leaves_the_terrain() 
     let target = ed.harness.state_mut().brush_mut().target_height;
     assert!((target - ground).abs() < 1e-3, "{target} vs {ground}");
 }
+
+#[test]
+fn a_stroke_dragged_off_the_map_reaches_its_edge_and_comes_back_without_a_line() {
+    // One frame from the middle of the map to past its east edge: the stroke paints to the
+    // edge (it stopped at the last point over the terrain); then back on the map further
+    // south: it starts again there (it drew a line across from where it left).
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    ed.harness.state_mut().brush_mut().radius = 3.0;
+    let before = ed.terrain();
+    let path = [
+        ed.screen(48.0, 40.0),
+        ed.screen(115.0, 40.0),
+        ed.screen(115.0, 74.0),
+        ed.screen(70.0, 74.0),
+        ed.screen(64.0, 74.0),
+    ];
+    ed.drag_anywhere(&path, Modifiers::NONE);
+    let after = ed.terrain();
+    let nx = level.nx();
+    let raised = |x: usize, y: usize| after[y * nx + x] > before[y * nx + x];
+    assert!(
+        raised(70, 40) && raised(94, 40),
+        "the stroke reaches the east edge"
+    );
+    assert!(raised(66, 74), "and goes on where it came back");
+    for (x, y) in [(56, 50), (60, 57), (80, 60), (94, 70)] {
+        assert!(
+            !raised(x, y),
+            "({x}, {y}) lies between where it left and came back"
+        );
+    }
+    assert_eq!(
+        ed.harness.state().document().history().undo_len(),
+        1,
+        "one stroke"
+    );
+}

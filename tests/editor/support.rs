@@ -174,6 +174,12 @@ impl Editor {
                     .expect("the path is over the terrain")
             })
             .collect();
+        self.drag_anywhere(path, modifiers);
+        picks
+    }
+
+    /// As [`Self::drag`], with a path that may leave the terrain.
+    pub fn drag_anywhere(&mut self, path: &[Pos2], modifiers: Modifiers) {
         let h = &mut self.harness;
         h.event(Event::ModifiersChanged(modifiers));
         h.event(Event::PointerMoved(path[0]));
@@ -198,7 +204,6 @@ impl Editor {
         h.event(Event::ModifiersChanged(Modifiers::NONE));
         h.step();
         h.run_steps(2);
-        picks
     }
 
     /// Clicks the left button at window point `p` (anywhere: a widget, not only the

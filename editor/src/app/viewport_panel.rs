@@ -13,11 +13,13 @@ use super::water_overlay;
 use crate::document::CellRect;
 use crate::document::{Changes, Document};
 use crate::preview::Preview;
-use crate::tools::{Stroke, Tool};
+use crate::tools::Tool;
 use spillway_render::Bounds;
 use spillway_render::math::Vec3;
 use spillway_render::{BrushOutline, Camera, Overlays, Scene, WaterOverlay, pick};
 use spillway_render::{level_bounds, terrain::value_range};
+
+mod stroke;
 
 /// Largest side of the offscreen image, pixels.
 const MAX_IMAGE_SIDE: f32 = 8192.0;
@@ -457,43 +459,6 @@ impl ViewportPanel {
         }
         if scroll != 0.0 && response.contains_pointer() {
             self.camera.zoom(scroll, &bounds);
-        }
-    }
-
-    fn stroke_input(
-        &mut self,
-        ui: &egui::Ui,
-        response: &egui::Response,
-        document: &mut Document,
-        sculpt: &mut Sculpt,
-    ) {
-        let (pressed, down, shift, dt) = ui.input(|i| {
-            (
-                i.pointer.primary_pressed(),
-                i.pointer.primary_down(),
-                i.modifiers.shift,
-                i.stable_dt.min(0.25),
-            )
-        });
-        if sculpt.stroke.is_none()
-            && pressed
-            && !self.camera_drag
-            && response.hovered()
-            && let Some(p) = self.hover
-        {
-            sculpt.stroke = Some(Stroke::begin(document, sculpt.tool, shift, p.x, p.y));
-        }
-        let Some(stroke) = &mut sculpt.stroke else {
-            return;
-        };
-        stroke.set_invert(shift);
-        if let Some(p) = self.hover {
-            stroke.drag_to(document, &sculpt.brush, p.x, p.y, dt);
-        }
-        if down {
-            ui.ctx().request_repaint();
-        } else if let Some(stroke) = sculpt.stroke.take() {
-            stroke.finish(document, &sculpt.brush);
         }
     }
 

@@ -18,8 +18,12 @@ use spillway::rect::{CellRect, copy_out};
 /// Side of the square tiles a stroke saves for undo, in cells.
 pub const TILE: usize = 64;
 
-/// Most dabs one frame's movement is split into.
-const MAX_DABS_PER_MOVE: usize = 512;
+/// Cells one frame's movement may visit (dabs × the cells each covers): a fast drag of a
+/// small brush across a huge map keeps its dabs half a cell apart, a huge brush's are fewer.
+const CELLS_PER_MOVE: f32 = 64e6;
+
+/// Dabs one frame's movement may always be split into, however large the brush.
+const MIN_DABS_PER_MOVE: usize = 512;
 
 /// A stroke in progress.
 #[derive(Debug)]
@@ -32,6 +36,8 @@ pub struct Stroke {
     start: [f32; 3],
     /// Where the last dab was placed (world x, y).
     last: [f32; 2],
+    /// The cursor left the map: the brush is lifted until it comes back.
+    lifted: bool,
     /// Original values of each touched tile, keyed by tile column and row.
     before: BTreeMap<(usize, usize), Vec<f32>>,
     /// The stroke created the level's roughness grid, filled with this `n`.
@@ -55,6 +61,7 @@ impl Stroke {
             invert,
             start: [x, y, anchor],
             last: [x, y],
+            lifted: false,
             before: BTreeMap::new(),
             created: None,
         }
@@ -86,6 +93,10 @@ impl Stroke {
         if !(x.is_finite() && y.is_finite()) {
             return;
         }
+        if std::mem::take(&mut self.lifted) {
+            // Back on the map: the stroke goes on from here, with no line from where it left.
+            self.last = [x, y];
+        }
         if self.tool == Tool::Ramp {
             self.last = [x, y];
             return;
@@ -104,7 +115,9 @@ impl Stroke {
         let [lx, ly] = self.last;
         let len = ((x - lx).powi(2) + (y - ly).powi(2)).sqrt();
         let spacing = (brush.effective_radius(cs) * 0.2).max(cs * 0.5);
-        let n = ((len / spacing).ceil() as usize).clamp(1, MAX_DABS_PER_MOVE);
+        let side = 2.0 * brush.effective_radius(cs) / cs + 2.0;
+        let most = ((CELLS_PER_MOVE / (side * side)) as usize).max(MIN_DABS_PER_MOVE);
+        let n = ((len / spacing).ceil() as usize).clamp(1, most);
         let dt = dt.clamp(0.0, 0.25);
         let mut changed = CellRect::new(0, 0, 0, 0);
         for i in 1..=n {
@@ -135,6 +148,43 @@ impl Stroke {
             layer: self.layer,
             rect: changed,
         });
+    }
+
+    /// The cursor is off the map, over the ground plane at world `(x, y)`: the stroke goes on
+    /// to where its way leaves the map and the brush lifts; the next [`Self::drag_to`] (the
+    /// cursor back on the map) starts again where it comes back.
+    pub fn leave(&mut self, document: &mut Document, brush: &Brush, x: f32, y: f32, dt: f32) {
+        if self.lifted || !(x.is_finite() && y.is_finite()) {
+            return;
+        }
+        let level = document.level();
+        let (w, h) = (
+            level.nx() as f32 * level.cell_size,
+            level.ny() as f32 * level.cell_size,
+        );
+        let [lx, ly] = self.last;
+        // How far along the way from the last dab to (x, y) it stays on the map.
+        let mut t = 1.0f32;
+        for (from, to, end) in [(lx, x, w), (ly, y, h)] {
+            if to < 0.0 {
+                t = t.min(from / (from - to));
+            } else if to > end {
+                t = t.min((end - from) / (to - from));
+            }
+        }
+        if t >= 1.0 {
+            // Over the map after all (the ground was missed): nothing to do.
+            return;
+        }
+        let t = t.clamp(0.0, 1.0);
+        self.drag_to(
+            document,
+            brush,
+            lx + (x - lx) * t,
+            ly + (y - ly) * t,
+            dt * t,
+        );
+        self.lifted = true;
     }
 
     /// Ends the stroke at the last position: the Ramp tool builds its ramp now (if it is at
@@ -285,6 +335,26 @@ mod tests {
         assert_eq!(doc.history().undo_label(), Some("Water brush stroke"));
         assert!(doc.undo());
         assert!(doc.level().water.data.iter().all(|d| *d == 0.0));
+    }
+
+    #[test]
+    fn a_small_brush_dragged_far_in_one_frame_leaves_no_gaps() {
+        // 2000 cells in one move, a brush a cell wide: 4000 dabs half a cell apart (512 at
+        // most left every fourth cell untouched).
+        let mut doc = Document::new(Level::flat(2100, 12, 1.0, 0.0), None);
+        let brush = Brush {
+            radius: 1.0,
+            ..Brush::default()
+        };
+        let mut stroke = Stroke::begin(&doc, Tool::Raise, false, 20.5, 6.5);
+        stroke.drag_to(&mut doc, &brush, 2020.5, 6.5, 0.1);
+        let terrain = &doc.level().terrain;
+        let flat: Vec<usize> = (20..=2020).filter(|&x| terrain.get(x, 6) <= 0.0).collect();
+        assert!(
+            flat.is_empty(),
+            "{} cells untouched on the path",
+            flat.len()
+        );
     }
 
     #[test]

@@ -1,0 +1,61 @@
+//! Brush strokes from the pointer: a press over the terrain starts one, a drag spreads its
+//! dabs, a drag off the map paints to the edge and lifts the brush until it comes back, and
+//! the release makes it one undoable step.
+
+use super::ViewportPanel;
+use crate::app::Sculpt;
+use crate::document::Document;
+use crate::tools::Stroke;
+
+impl ViewportPanel {
+    pub(super) fn stroke_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        document: &mut Document,
+        sculpt: &mut Sculpt,
+    ) {
+        let (pressed, down, shift, dt) = ui.input(|i| {
+            (
+                i.pointer.primary_pressed(),
+                i.pointer.primary_down(),
+                i.modifiers.shift,
+                i.stable_dt.min(0.25),
+            )
+        });
+        if sculpt.stroke.is_none()
+            && pressed
+            && !self.camera_drag
+            && response.hovered()
+            && let Some(p) = self.hover
+        {
+            sculpt.stroke = Some(Stroke::begin(document, sculpt.tool, shift, p.x, p.y));
+        }
+        let Some(stroke) = &mut sculpt.stroke else {
+            return;
+        };
+        stroke.set_invert(shift);
+        if let Some(p) = self.hover {
+            stroke.drag_to(document, &sculpt.brush, p.x, p.y, dt);
+        } else if let Some(q) = ui
+            .input(|i| i.pointer.latest_pos())
+            .and_then(|pos| self.ground_plane(pos, stroke.start()[2]))
+        {
+            // Off the map: the stroke reaches its edge, and starts again where it comes back.
+            stroke.leave(document, &sculpt.brush, q[0], q[1], dt);
+        }
+        if down {
+            ui.ctx().request_repaint();
+        } else if let Some(stroke) = sculpt.stroke.take() {
+            stroke.finish(document, &sculpt.brush);
+        }
+    }
+
+    /// Where the ray under window point `pos` meets the level plane at `height` (world x, y),
+    /// on or off the map.
+    fn ground_plane(&self, pos: egui::Pos2, height: f32) -> Option<[f32; 2]> {
+        let (x, y) = (pos.x - self.rect.min.x, pos.y - self.rect.min.y);
+        let ray = (self.camera).ray(x, y, self.rect.width(), self.rect.height());
+        ray.meet_height(height).map(|p| [p.x, p.y])
+    }
+}
