@@ -15,7 +15,8 @@
 //! without gates gets one, `dam`, a wall across the map in front of its outlet
 //! (see `state::add_gate_if_none`).
 //!
-//! Controls: WASD fly, Q/E down/up, Shift faster, drag with the left mouse button to look,
+//! Controls: WASD fly, Q/E down/up, Shift faster, the wheel closer (and slower) or further,
+//! drag with the left mouse button to look,
 //! Space drops a crate where you look, G opens the gates, F starts the stopped sources and
 //! sinks, B starts the breaches (the level's triggers by name), Escape quits. The title bar shows
 //! the frame rate, the water volume and simulated time (from the solver's asynchronous
@@ -49,7 +50,7 @@ use std::time::Instant;
 
 use spillway::level::file;
 use winit::application::ApplicationHandler;
-use winit::event::{ElementState, MouseButton, WindowEvent};
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::WindowId;
@@ -292,12 +293,13 @@ impl App {
         player.fly(elapsed as f32, &gfx.game.bounds());
         let cam = &player.camera;
         gfx.game.advance(elapsed)?;
-        let time = (now - self.start).as_secs_f32();
-        if !gfx.present(cam, time)? {
-            return Ok(());
-        }
+        // Frames stepped, what `--frames` and the demo count: a frame the window could not
+        // show (hidden, resized) still moved the water, and must not drop the same crate again.
         self.frames += 1;
-        self.fps_window.0 += 1;
+        let time = (now - self.start).as_secs_f32();
+        if gfx.present(cam, time)? {
+            self.fps_window.0 += 1;
+        }
         let window = (now - self.fps_window.1).as_secs_f32();
         if window >= 0.5 {
             self.fps = self.fps_window.0 as f32 / window;
@@ -414,6 +416,16 @@ impl ApplicationHandler for App {
                     player.turn((position.x - x) as f32, (position.y - y) as f32);
                 }
                 self.cursor = Some((position.x, position.y));
+                Ok(())
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let scroll = match delta {
+                    MouseScrollDelta::LineDelta(_, lines) => lines * 50.0,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32,
+                };
+                if let (Some(player), Some(gfx)) = (self.player.as_mut(), self.gfx.as_ref()) {
+                    player.zoom(scroll, &gfx.game.bounds());
+                }
                 Ok(())
             }
             WindowEvent::Focused(false) => {

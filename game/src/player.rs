@@ -57,8 +57,46 @@ impl Player {
         );
     }
 
+    /// Moves the eye towards what it looks at by `scroll` points of wheel movement (positive:
+    /// closer) or away from it: flying goes slower close up and faster far out, as the
+    /// editor's camera does.
+    pub fn zoom(&mut self, scroll: f32, bounds: &Bounds) {
+        self.camera.zoom(scroll, bounds);
+    }
+
     /// Turns by a mouse drag of `(dx, dy)` pixels (right turns right, down looks down).
     pub fn turn(&mut self, dx: f32, dy: f32) {
         self.camera.look(dx, dy);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spillway_render::math::Vec3;
+
+    #[test]
+    fn the_wheel_brings_the_eye_closer_and_flying_slower() {
+        let bounds = Bounds {
+            min: Vec3::new(0.0, 0.0, 0.0),
+            max: Vec3::new(1000.0, 1000.0, 50.0),
+        };
+        let flown = |zoom: f32| {
+            let mut player = Player::overlooking(&bounds, 1.5);
+            let eye = player.camera.eye();
+            player.zoom(zoom, &bounds);
+            let closer = (player.camera.eye() - player.camera.target).length();
+            let start = player.camera.eye();
+            player.held.forward = true;
+            player.fly(1.0, &bounds);
+            (closer, (player.camera.eye() - start).length(), eye)
+        };
+        let (far, far_speed, _) = flown(0.0);
+        let (near, near_speed, _) = flown(1000.0);
+        assert!(near < far * 0.2, "{near} m from the target, was {far}");
+        assert!(
+            near_speed < far_speed * 0.5,
+            "{near_speed} m/s, was {far_speed}"
+        );
     }
 }

@@ -367,7 +367,7 @@ impl Game {
         };
         format!(
             "Spillway: {} | {fps:.0} fps | {water} | gates open {open}/{} | bodies {} ({} crates) | \
-             WASD QE fly, drag look, Space crate, G gates, F sources, B breaches, Esc quit",
+             WASD QE fly, wheel closer, drag look, Space crate, G gates, F sources, B breaches, Esc quit",
             self.level.name,
             gates.len(),
             self.bodies.len(),
