@@ -213,7 +213,8 @@ pub fn settle(
 ) -> Result<BakeOutcome, BakeError> {
     let dt = sim.dt();
     let per_second = ((1.0 / dt as f64).round() as u64).max(1);
-    let max_steps = (max_seconds / dt as f64).round() as u64;
+    // At least one step: a bake shorter than half a step ran none and called it settled.
+    let max_steps = (max_seconds / dt as f64).round().max(1.0) as u64;
     let mut previous = sim.depth_now()?;
     let mut outcome = BakeOutcome {
         seconds: 0.0,

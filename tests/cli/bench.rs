@@ -20,6 +20,17 @@ fn bench_prints_a_json_list() {
 }
 
 #[test]
+fn bench_refuses_more_steps_than_a_run_may_take() {
+    // It ran for ever (`sim` refused the same count).
+    let dir = tempfile::tempdir().unwrap();
+    let out = spillway(
+        dir.path(),
+        &["bench", "--sizes", "8", "--steps", "18446744073709551615"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
 fn bench_times_the_shallow_water_solver_in_simulated_seconds_per_second() {
     let dir = tempfile::tempdir().unwrap();
     let out = spillway(
@@ -66,7 +77,7 @@ fn bench_times_manning_friction_and_refuses_a_coefficient_that_is_not_one() {
     assert!((row["manning"].as_f64().unwrap() - 0.03).abs() < 1e-6);
     // A different law, so a different water volume error after the same steps.
     assert_ne!(row["volume_rel_error"], linear[0]["volume_rel_error"]);
-    for bad in ["0", "-0.1", "NaN", "inf", "oops"] {
+    for bad in ["0", "-0.1", "NaN", "inf", "oops", "1e30"] {
         let flag = format!("--manning={bad}");
         let out = spillway(dir.path(), &["bench", "--sizes", "64", &flag]);
         assert_eq!(out.status.code(), Some(2), "--manning {bad}");

@@ -311,3 +311,75 @@ fn a_json_report_names_a_path_that_is_not_utf8() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["output"], "out\u{fffd}/level.ron");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_depth_dump_replaces_a_link_instead_of_writing_through_it() {
+    // A `depth.npy` linked to the level's sidecar: the dump wrote through the link, and the
+    // level no longer loaded.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let project = lake(d);
+    let sidecar = std::fs::read_dir(&project)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.ends_with(".grids"))
+        .expect("the lake's sidecar");
+    std::os::unix::fs::symlink(&sidecar, project.join("depth.npy")).unwrap();
+    let out = spillway(
+        d,
+        &[
+            "sim",
+            "lake",
+            "--steps",
+            "2",
+            "--dump-depth",
+            "lake/depth.npy",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        file::load(&project.join("level.ron")).is_ok(),
+        "the level still loads"
+    );
+    let meta = std::fs::symlink_metadata(project.join("depth.npy")).unwrap();
+    assert!(meta.is_file(), "the dump is a file of its own");
+    assert!(spillway_editor::heightmap::npy::read(&project.join("depth.npy")).is_ok());
+}
+
+#[test]
+fn a_level_with_a_step_too_short_to_run_is_refused_and_a_bake_runs_at_least_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    // Validation refuses a step no level means (it hung `sim --seconds 1`).
+    let out = spillway(d, &["sim", "lake", "--seconds", "1", "--dt", "1e-30"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("0.0001 to 10 s"), "{}", stderr(&out));
+    // The shortest step allowed for the longest time allowed is past the steps a run takes.
+    let out = spillway(d, &["sim", "lake", "--seconds", "1e7", "--dt", "1e-4"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("steps, more than the"),
+        "{}",
+        stderr(&out)
+    );
+    // A bake shorter than half a step runs one (it ran none and reported no rate).
+    let out = spillway(
+        d,
+        &[
+            "bake",
+            "lake",
+            "-o",
+            "b.ron",
+            "--max-seconds",
+            "0.001",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["seconds"].as_f64().unwrap() > 0.0, "{json}");
+    assert!(json["rate"].is_number(), "{json}");
+}

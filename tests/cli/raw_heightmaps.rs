@@ -85,6 +85,27 @@ fn a_raw_file_that_does_not_fit_its_size_is_refused_by_name() {
     );
     let message = refused(&["--raw-size", "four"]);
     assert!(message.contains("`four` is not a size"), "{message}");
+    // No level's size: a usage error (exit 2) before the file is read, as a bad option is.
+    for size in ["0x0", "1x16", "100000x100000"] {
+        let out = spillway(
+            dir.path(),
+            &[
+                "import",
+                "--terrain",
+                "odd.r16",
+                "--raw-size",
+                size,
+                "-o",
+                "level.ron",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2), "{size}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("is no level's size"),
+            "{}",
+            stderr(&out)
+        );
+    }
     std::fs::write(dir.path().join("flat.npy"), b"not read").unwrap();
     let out = spillway(
         dir.path(),

@@ -85,7 +85,9 @@ pub fn rich_level(nx: usize, ny: usize) -> Level {
             .map(|i| (i as f32 * 0.731).cos() * 0.01)
             .collect(),
         flow_y: (0..nx * (ny + 1)).map(|i| -(i as f32) * 1.0e-5).collect(),
-        ghost: vec![0.1, -2.5, 1.0 / 3.0, 7.0e-20],
+        ghost: (0..2 * (nx + ny))
+            .map(|i| [0.1, -2.5, 1.0 / 3.0, 7.0e-20][i % 4])
+            .collect(),
         time: 1_234.567_890_123,
         carry: (0..nx * ny)
             .map(|i| (i as f32 * 0.37).sin() * 1.0e-7)

@@ -177,6 +177,24 @@ fn levels_sharing_a_folder_keep_their_own_sidecars() {
 }
 
 #[test]
+fn a_level_named_with_a_colon_or_backslash_loads_again_and_resaves() {
+    // Linux and macOS allow both in a file name; the sidecar named after it was refused on
+    // load as a path, and the resave had removed the one before.
+    let a = rich_level(6, 6);
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["Act 1: The Dam.ron", "back\\slash.ron"] {
+        let path = dir.path().join(name);
+        save(&a, &path).expect("save");
+        assert_eq!(load(&path).expect("load"), a, "{name}");
+        let mut b = a.clone();
+        b.terrain.set(1, 1, 4.0);
+        save(&b, &path).expect("save again");
+        assert_eq!(load(&path).expect("load again"), b, "{name}");
+    }
+    assert_eq!(files_in(dir.path()).len(), 4, "{:?}", files_in(dir.path()));
+}
+
+#[test]
 fn roughness_grid_and_friction_law_round_trip() {
     use spillway::level::Friction;
     let mut level = rich_level(9, 7);

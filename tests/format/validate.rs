@@ -292,7 +292,7 @@ fn error_displays_field_and_reason() {
     let err = level.validate(&Limits::default()).expect_err("dt");
     assert_eq!(
         err.to_string(),
-        "invalid `params.dt`: 11 s is longer than the 10 s maximum"
+        "invalid `params.dt`: 11 s is outside 1e-4 to 10 s"
     );
 }
 
@@ -422,6 +422,48 @@ fn values_no_level_means_are_refused_by_name() {
             }]
         },
         "gates[0].crest",
+    );
+    // A time step, a rate or rain no level means (a tiny step hung `sim` and `bake`; a rate of
+    // 3e38 made the first step's inflow infinite).
+    assert_field(|l| l.params.dt = 1e-30, "params.dt");
+    assert_field(
+        |l| l.params.rain_mm_per_hour = 1e9,
+        "params.rain_mm_per_hour",
+    );
+    assert_field(
+        |l| l.sources[0].kind = SourceKind::Rate { m3_per_s: 3e38 },
+        "sources[0].kind.m3_per_s",
+    );
+    assert!(field_after(|l| l.sources[0].kind = SourceKind::Rate { m3_per_s: 1e7 }).is_none());
+    // A saved flow the solver could not go on from: a clock that no longer moves, edge
+    // ghosts of the wrong count, a speed that makes every step a runaway.
+    fn flow(l: &mut Level) -> &mut FlowState {
+        l.flow.as_mut().expect("rich_level has flow")
+    }
+    assert_field(|l| flow(l).time = 1e300, "flow.time");
+    assert_field(|l| flow(l).ghost.truncate(3), "flow.ghost");
+    assert_field(|l| flow(l).ghost[5] = 1e30, "flow.ghost[5]");
+    assert!(field_after(|l| flow(l).ghost.clear()).is_none());
+    assert_field(|l| flow(l).max_speed = Some(1e5), "flow.max_speed");
+    // Stretches of one edge that overlap: which held depended on their kinds.
+    assert_field(
+        |l| {
+            l.boundaries = vec![
+                spillway::level::Boundary {
+                    edge: spillway::level::Edge::West,
+                    start: 0,
+                    end: 6,
+                    kind: BoundaryKind::Inflow { m3_per_s: 10.0 },
+                },
+                spillway::level::Boundary {
+                    edge: spillway::level::Edge::West,
+                    start: 5,
+                    end: 9,
+                    kind: BoundaryKind::Wall,
+                },
+            ]
+        },
+        "boundaries[1]",
     );
     // The message says what the range is.
     let mut level = crate::rich_level(12, 9);

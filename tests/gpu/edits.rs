@@ -247,8 +247,25 @@ fn probe_reads_the_cell_the_full_read_back_sees() {
 
 #[test]
 fn gates_open_on_time_and_by_trigger_like_the_cpu() {
-    for open_at in [Some(1.0), None] {
-        let level = spillway_tests::gated_reservoir(open_at);
+    for (open_at, halves) in [(Some(1.0), false), (None, false), (None, true)] {
+        let mut level = spillway_tests::gated_reservoir(open_at);
+        if halves {
+            // Two gates of one name (one trigger): both open.
+            let mut north = level.gates[0].clone();
+            level.gates[0].shape = spillway::level::Shape::Box {
+                x0: 20.0,
+                y0: 0.0,
+                x1: 22.0,
+                y1: 10.0,
+            };
+            north.shape = spillway::level::Shape::Box {
+                x0: 20.0,
+                y0: 10.0,
+                x1: 22.0,
+                y1: 20.0,
+            };
+            level.gates.push(north);
+        }
         let mut cpu = spillway::Simulation::new(&level).unwrap();
         let mut gpu_sim = gpu(&level);
         for sim_steps in [30usize, 70] {
@@ -261,7 +278,8 @@ fn gates_open_on_time_and_by_trigger_like_the_cpu() {
                 assert!(gpu_sim.open_gate("dam").unwrap());
             }
         }
-        assert!(gpu_sim.gates()[0].open && cpu.gates()[0].open);
+        let open = |g: Vec<spillway::sim::GateState>| g.iter().all(|g| g.open);
+        assert!(open(gpu_sim.gates()) && open(cpu.gates()));
         let (diff, cell) = max_diff(cpu.depth(), &gpu_sim.read_depth().unwrap());
         println!("gate {open_at:?}: CPU and GPU differ by {diff:e} m at cell {cell}");
         assert!(diff < 1e-3);

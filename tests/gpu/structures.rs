@@ -72,6 +72,16 @@ fn the_gpu_opens_a_breach_as_the_cpu_does() {
     assert!(!cpu.start_breach("dam breach"));
     assert!(!gpu.start_breach("dam breach").unwrap());
     assert!(!gpu.start_breach("no such breach").unwrap());
+    // Two breaches of one name (one trigger): both start.
+    let mut twin = level.clone();
+    twin.structures.push(level.structures[0].clone());
+    let mut twins = GpuSimulation::headless(&twin).expect("a GPU");
+    assert!(twins.start_breach("dam breach").unwrap());
+    let started = twins.breaches().unwrap();
+    assert!(
+        started.len() == 2 && started.iter().all(|b| b.started),
+        "{started:?}"
+    );
     for _ in 0..1400 {
         cpu.step(dt).unwrap();
     }

@@ -69,6 +69,16 @@ fn a_breach_waits_for_its_trigger() {
     sim.advance(20.0).unwrap();
     let crest = sim.terrain()[30 * level.nx() + 44];
     assert_eq!(crest, 12.0, "the dam's crest before the trigger");
+    // A second breach of the same name (one trigger for both) starts with it.
+    let mut twin = level.clone();
+    twin.structures.push(level.structures[0].clone());
+    let mut twins = Simulation::new(&twin).unwrap();
+    assert!(twins.start_breach("dam breach"));
+    assert!(
+        twins.breaches().iter().all(|b| b.started),
+        "{:?}",
+        twins.breaches()
+    );
     assert!(sim.start_breach("dam breach"));
     assert!(!sim.start_breach("dam breach"), "already started");
     assert!(!sim.start_breach("no such breach"));

@@ -2,6 +2,7 @@
 //! its time or by its trigger name, releases a flood; volume is conserved throughout.
 
 use spillway::Simulation;
+use spillway::level::Shape;
 use spillway_tests::gated_reservoir;
 
 /// Water east of the gate, m³.
@@ -42,4 +43,40 @@ fn a_trigger_opens_a_gate_by_name() {
     assert!(!sim.open_gate("dam"), "an open gate cannot open again");
     sim.advance(3.0).expect("steps");
     assert!(downstream(&sim) > 10.0);
+}
+
+#[test]
+fn gates_sharing_a_trigger_name_open_together_and_stay_open_in_a_bake() {
+    // The gate in two halves, one name: the trigger opened only the first, and a bake then
+    // saved both as open (the bake goes by name), so a save game changed the level.
+    let mut level = gated_reservoir(None);
+    let mut north = level.gates[0].clone();
+    level.gates[0].shape = Shape::Box {
+        x0: 20.0,
+        y0: 0.0,
+        x1: 22.0,
+        y1: 10.0,
+    };
+    north.shape = Shape::Box {
+        x0: 20.0,
+        y0: 10.0,
+        x1: 22.0,
+        y1: 20.0,
+    };
+    level.gates.push(north);
+    let mut sim = Simulation::new(&level).expect("sim");
+    sim.advance(1.0).expect("steps");
+    assert!(sim.open_gate("dam"));
+    assert!(sim.gates().iter().all(|g| g.open), "{:?}", sim.gates());
+    assert!(!sim.open_gate("dam"));
+    let baked = sim.bake_into(&level);
+    assert!(baked.gates.iter().all(|g| g.open_at == Some(0.0)));
+    sim.advance(3.0).expect("steps");
+    let nx = sim.nx();
+    let past =
+        |rows: std::ops::Range<usize>| -> f32 { rows.map(|y| sim.depth()[y * nx + 25]).sum() };
+    assert!(
+        past(2..8) > 1.0 && past(12..18) > 1.0,
+        "both halves let the water through"
+    );
 }

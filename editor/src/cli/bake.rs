@@ -95,6 +95,8 @@ pub fn run(args: &BakeArgs) -> CliResult {
     let path = &args.level;
     let level = file::load(path).map_err(|e| CliError::failure(e.to_string()))?;
     let max_seconds = args.max_seconds as f64;
+    super::options::steps_for(max_seconds, level.params.dt)
+        .map_err(|e| CliError::invalid(format!("{}: --max-seconds {e}", path.display())))?;
     let moving = body_file_move(&level, path, &args.output);
     if let Some((from, _)) = &moving {
         // Before the run, so a body file the game could not load costs no simulated time.

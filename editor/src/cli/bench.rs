@@ -29,7 +29,8 @@ pub struct BenchArgs {
           value_parser = clap::value_parser!(u32).range(2..=16384))]
     pub sizes: Vec<u32>,
     /// Steps per timed batch (default: as the peers, max(5, min(500, 2e8 / n²))).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=super::options::MAX_RUN_STEPS))]
     pub steps: Option<u64>,
     /// Print a JSON list instead of the table.
     #[arg(long)]
@@ -61,12 +62,13 @@ pub struct BenchArgs {
     pub no_dry_skip: bool,
 }
 
-/// A Manning coefficient: finite and above 0.
+/// A Manning coefficient: above 0 and at most 1, as a level's (a larger one blew the water
+/// up after the table's header was printed).
 fn manning_n(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
-        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
+        Ok(n) if n > 0.0 && n <= 1.0 => Ok(n),
         _ => Err(format!(
-            "'{s}' is not a Manning coefficient (a number above 0, e.g. 0.03)"
+            "'{s}' is not a Manning coefficient (a number above 0 and at most 1, e.g. 0.03)"
         )),
     }
 }
@@ -285,10 +287,12 @@ fn measure_gpu(
         gcells: r.gcells_per_s,
         rtkc: r.gcells_per_s * 1e9 * DT as f64 / 1000.0,
         volume_rel_error: r.volume_rel_err,
-        substeps_per_step: 1.0,
+        // As the solver ran them: sub-steps past one a step warn below, and a step that ran
+        // short counts only the time it ran.
+        substeps_per_step: r.substeps_per_step,
         solver: args.solver.name(),
         manning: args.manning,
-        sim_s_per_s: DT as f64 / (r.ms_per_step / 1e3),
+        sim_s_per_s: r.sim_seconds_per_step / (r.ms_per_step / 1e3),
         paired: r.paired_share,
     })
 }

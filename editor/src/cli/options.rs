@@ -179,12 +179,15 @@ pub enum OptionError {
     /// More simulated seconds than a run may ask for.
     #[error("{0:e} s is more than the {MAX_RUN_SECONDS:e} s (about 116 days) a run may simulate")]
     TooLong(f32),
-    /// A time step longer than the 10 s maximum.
-    #[error("{0} s is longer than the 10 s maximum")]
-    StepTooLong(f32),
+    /// A time step outside [`spillway::level::ranges::TIME_STEP`].
+    #[error("{} s is outside the 0.0001 to 10 s a step may take", spillway::level::ranges::number(*.0))]
+    StepOutside(f32),
     /// A RAW size that is not two whole numbers joined by `x`.
     #[error("`{0}` is not a size in samples such as 1025x1025")]
     RawSize(String),
+    /// A RAW size no level may have (a side under 2 or past the size limits).
+    #[error("`{0}` is no level's size: {1}")]
+    RawSizeRefused(String, String),
     /// A cell size outside [`spillway::level::ranges::CELL_SIZE`].
     #[error("{0} m is outside the 0.01 to 1000 m a cell may measure")]
     CellSize(f32),
@@ -208,7 +211,11 @@ pub fn parse_raw_size(s: &str) -> Result<(usize, usize), OptionError> {
     let bad = || OptionError::RawSize(s.to_owned());
     let (w, h) = s.split_once(['x', 'X', '×']).ok_or_else(bad)?;
     let side = |t: &str| t.trim().parse::<usize>().map_err(|_| bad());
-    Ok((side(w)?, side(h)?))
+    let (w, h) = (side(w)?, side(h)?);
+    spillway::level::Limits::default()
+        .check_size(w, h)
+        .map_err(|e| OptionError::RawSizeRefused(s.to_owned(), e.reason))?;
+    Ok((w, h))
 }
 
 /// A finite number greater than zero.
@@ -239,6 +246,20 @@ pub fn parse_steps(s: &str) -> Result<u64, String> {
         ));
     }
     Ok(n)
+}
+
+/// The steps `seconds` take at `dt` (at least one: `--seconds 0.001` with a 0.02 s step runs
+/// one, not none), refused past [`MAX_RUN_STEPS`] (a level with a tiny step ran for ever).
+pub fn steps_for(seconds: f64, dt: f32) -> Result<u64, String> {
+    let n = (seconds / dt as f64).round().max(1.0);
+    if n <= MAX_RUN_STEPS as f64 {
+        Ok(n as u64)
+    } else {
+        Err(format!(
+            "{seconds} s in steps of {dt} s is {n:.3e} steps, more than the {MAX_RUN_STEPS} a \
+             run may take"
+        ))
+    }
 }
 
 /// A finite number of seconds, more than 0, at most [`MAX_RUN_SECONDS`].
@@ -283,10 +304,10 @@ fn parse_manning(s: &str) -> Result<f32, OptionError> {
 
 fn parse_dt(s: &str) -> Result<f32, OptionError> {
     let v = parse_positive(s)?;
-    if v <= 10.0 {
+    if spillway::level::ranges::TIME_STEP.contains(&v) {
         Ok(v)
     } else {
-        Err(OptionError::StepTooLong(v))
+        Err(OptionError::StepOutside(v))
     }
 }
 
@@ -306,12 +327,19 @@ mod tests {
 
     #[test]
     fn refusals_say_what_is_wrong() {
-        let cases: [(Result<f32, OptionError>, &str); 6] = [
+        let cases: [(Result<f32, OptionError>, &str); 7] = [
             (parse_positive("abc"), "`abc` is not a number"),
             (parse_positive("inf"), "inf is not a finite number"),
             (parse_positive("0"), "0 must be greater than 0"),
             (parse_manning("2"), "2 is outside 0 ≤ n ≤ 1"),
-            (parse_dt("11"), "11 s is longer than the 10 s maximum"),
+            (
+                parse_dt("11"),
+                "11 s is outside the 0.0001 to 10 s a step may take",
+            ),
+            (
+                parse_dt("1e-30"),
+                "1e-30 s is outside the 0.0001 to 10 s a step may take",
+            ),
             (
                 parse_cell_size("5000"),
                 "5000 m is outside the 0.01 to 1000 m a cell may measure",

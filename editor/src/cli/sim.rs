@@ -155,14 +155,14 @@ fn run_watched(sim: &mut impl Settling, steps: u64) -> Result<DepthWatch, BakeEr
     Ok(watch)
 }
 
-/// The number of steps `args` asks for with the level's `dt`.
-fn steps_of(args: &SimArgs, dt: f32) -> u64 {
+/// The number of steps `args` asks for with the level's `dt`; refused (exit 2) past
+/// [`super::options::MAX_RUN_STEPS`].
+fn steps_of(args: &SimArgs, dt: f32) -> Result<u64, CliError> {
     match (args.steps, args.seconds) {
-        (Some(n), _) => n,
-        // At least one step: `--seconds 0.001` with a 0.02 s dt runs one, not none.
-        (None, Some(s)) if s > 0.0 => (s / dt as f64).round().max(1.0) as u64,
-        (None, Some(_)) => 0,
-        (None, None) => 0,
+        (Some(n), _) => Ok(n),
+        (None, Some(s)) => super::options::steps_for(s, dt)
+            .map_err(|e| CliError::invalid(format!("{}: {e}", args.level.display()))),
+        (None, None) => Ok(0),
     }
 }
 
@@ -232,7 +232,7 @@ pub fn run(args: &SimArgs) -> CliResult {
 
     let before = coupled.sim.stats();
     let t0 = Instant::now();
-    let steps = steps_of(args, coupled.sim.params().dt);
+    let steps = steps_of(args, coupled.sim.params().dt)?;
     let watch = run_watched(&mut coupled, steps).map_err(failed)?;
     let elapsed = t0.elapsed().as_secs_f64();
     let bodies = coupled.bodies();
@@ -345,7 +345,7 @@ fn run_gpu(args: &SimArgs, level: &spillway::Level) -> CliResult {
     let mut coupled =
         Coupled::new(sim, level, &level_folder(path), !args.no_bodies).map_err(failed)?;
     let t0 = Instant::now();
-    let steps = steps_of(args, coupled.sim.params().dt);
+    let steps = steps_of(args, coupled.sim.params().dt)?;
     let watch = run_watched(&mut coupled, steps).map_err(failed)?;
     let bodies = coupled.bodies();
     let mut sim = coupled.sim;

@@ -555,9 +555,11 @@ pub fn encode(grid: &Grid) -> Vec<u8> {
     out
 }
 
-/// Writes `grid` to `path` as a float32 `.npy` array of shape `(ny, nx)`.
+/// Writes `grid` to `path` as a float32 `.npy` array of shape `(ny, nx)`: whole or not at all
+/// (a temporary file renamed into place, which replaces a link at `path` rather than writing
+/// through it).
 pub fn write(path: &Path, grid: &Grid) -> Result<(), HeightmapError> {
-    std::fs::write(path, encode(grid)).map_err(|source| HeightmapError::Io {
+    crate::project::write_atomic(path, &encode(grid)).map_err(|source| HeightmapError::Io {
         path: path.to_path_buf(),
         action: "write the .npy file",
         source,

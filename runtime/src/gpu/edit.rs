@@ -226,32 +226,37 @@ impl GpuSimulation {
         self.check_device()
     }
 
-    /// Starts the breach called `name` (a game's trigger): from the next step it opens as its
-    /// growth says. Returns whether a breach of that name that had not started existed, as
-    /// the CPU solver's `start_breach` does (a second call, or a call after the water started
-    /// it, returns `false`); to know, it waits for the steps recorded so far (a read of the
-    /// breach's flag, 4 bytes).
+    /// Starts every breach called `name` (a game's trigger; breaches sharing one start
+    /// together): from the next step each opens as its growth says. Returns whether a breach
+    /// of that name that had not started existed, as the CPU solver's `start_breach` does (a
+    /// second call, or a call after the water started it, returns `false`); to know, it waits
+    /// for the steps recorded so far (a read of each breach's flag, 4 bytes).
     pub fn start_breach(&mut self, name: &str) -> Result<bool, GpuError> {
-        let Some(k) = self.breach_names.iter().position(|n| n == name) else {
-            return Ok(false);
-        };
-        self.check_device()?;
-        let flag = super::readback::read_f32(
-            &self.ctx.device,
-            &self.ctx.queue,
-            &self.bufs.breaches,
-            2 * k as u64,
-            1,
-        )?;
-        if flag[0].to_bits() != 0 {
-            return Ok(false);
+        let named: Vec<usize> = (self.breach_names.iter().enumerate())
+            .filter(|(_, n)| *n == name)
+            .map(|(k, _)| k)
+            .collect();
+        let mut started = false;
+        for k in named {
+            self.check_device()?;
+            let flag = super::readback::read_f32(
+                &self.ctx.device,
+                &self.ctx.queue,
+                &self.bufs.breaches,
+                2 * k as u64,
+                1,
+            )?;
+            if flag[0].to_bits() != 0 {
+                continue;
+            }
+            self.stir();
+            self.ctx
+                .queue
+                .write_buffer(&self.bufs.breaches, 8 * k as u64, &1u32.to_le_bytes());
+            self.check_device()?;
+            started = true;
         }
-        self.stir();
-        self.ctx
-            .queue
-            .write_buffer(&self.bufs.breaches, 8 * k as u64, &1u32.to_le_bytes());
-        self.check_device()?;
-        Ok(true)
+        Ok(started)
     }
 
     /// Every breach of the level and how far it has opened. Waits for the GPU.

@@ -9,13 +9,16 @@ use super::region::Target;
 use super::sim::GpuSimulation;
 
 impl GpuSimulation {
-    /// Opens the gate called `name` (the preview's button, a game's trigger): the water it
-    /// held is released at the next step. Returns whether a closed gate of that name existed.
+    /// Opens every gate called `name` (the preview's button, a game's trigger; gates sharing
+    /// one open together): the water they held is released at the next step. Returns whether
+    /// a closed gate of that name existed.
     pub fn open_gate(&mut self, name: &str) -> Result<bool, GpuError> {
-        match self.gates.closed(name) {
-            Some(i) => self.open_gate_index(i).map(|()| true),
-            None => Ok(false),
+        let mut opened = false;
+        while let Some(i) = self.gates.closed(name) {
+            self.open_gate_index(i)?;
+            opened = true;
         }
+        Ok(opened)
     }
 
     /// Every gate of the level and whether it has opened.

@@ -198,8 +198,8 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
     save_with_progress(level, path, &mut |_| true)
 }
 
-/// [`save`], telling `progress` the share of the grid bytes written (0 to 1) every few
-/// megabytes. When `progress` returns `false` the save stops with an [`io::ErrorKind::Interrupted`]
+/// [`save`], telling `progress` the share of the work done (0 to 1): the first half after
+/// each grid is compressed, the second every few megabytes written. When `progress` returns `false` the save stops with an [`io::ErrorKind::Interrupted`]
 /// error ("cancelled"): the temporary files are removed and the files on disk stay as they were.
 pub fn save_with_progress(
     level: &Level,
@@ -241,10 +241,14 @@ pub fn save_with(
     };
     // `level.ron` gets sidecars `level.<crc>.grids`; any other name keeps its extension, so
     // `level.ron` and `level.bak` in one folder never remove each other's sidecars.
+    // A `:` or `\` in the level's name (Linux and macOS allow them) would make a sidecar name
+    // the loader refuses as a path: they become `_` in the sidecar's name.
     let stem = file_name
         .strip_suffix(".ron")
         .filter(|s| !s.is_empty())
-        .unwrap_or(file_name);
+        .unwrap_or(file_name)
+        .replace([':', '\\'], "_");
+    let stem = stem.as_str();
 
     let mut grids: Vec<&[f32]> = vec![&level.terrain.data, &level.water.data];
     if let Some(r) = &level.roughness {

@@ -26,6 +26,20 @@ pub const MAX_HEIGHT: f32 = 1.0e6;
 /// The heights a level may hold, metres: ±[`MAX_HEIGHT`].
 pub const HEIGHTS: RangeInclusive<f32> = -MAX_HEIGHT..=MAX_HEIGHT;
 
+/// The largest discharge of a source, sink, inflow edge or hydrograph point, m³/s (the
+/// editor's controls reach it; the Amazon's mouth carries 2e5).
+pub const MAX_RATE: f32 = 1.0e7;
+
+/// Rain a level may have, mm/h (the wettest hour on record is some 300).
+pub const RAIN: RangeInclusive<f32> = 0.0..=10_000.0;
+
+/// Time steps a level may have, seconds (the editor's Level panel offers 0.001 to 10).
+pub const TIME_STEP: RangeInclusive<f32> = 1.0e-4..=10.0;
+
+/// The latest time a level's clock, a gate's opening or a breach's start may have, seconds
+/// (some 31 years; an `f64` clock still counts a step of [`TIME_STEP`]'s shortest there).
+pub const MAX_TIME: f64 = 1.0e9;
+
 /// A culvert's inside diameter, metres.
 pub const PIPE_DIAMETER: RangeInclusive<f32> = 0.01..=100.0;
 
@@ -57,7 +71,7 @@ pub(super) fn within(
 }
 
 /// `v` as people write it: `1e30` rather than thirty-one digits, `0.5` as it is.
-pub(super) fn number(v: f32) -> String {
+pub fn number(v: f32) -> String {
     let a = v.abs();
     if a != 0.0 && !(1e-3..1e6).contains(&a) {
         format!("{v:e}")

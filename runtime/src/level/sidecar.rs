@@ -1,6 +1,7 @@
 //! The binary grid sidecar: `NAME.<crc32>.grids` beside `NAME.ron`, holding the magic bytes
-//! `SPWGRID1` followed by the grids as raw little-endian `f32`, one after another. The level
-//! file references each grid by byte offset, byte length and CRC-32.
+//! `SPWGRID1` followed by the grids one after another, each as raw little-endian `f32` or
+//! compressed (`ShuffleLz4`, see `codec.rs`). The level file references each grid by byte
+//! offset, byte length, CRC-32 and encoding.
 //!
 //! Also the atomic-write helpers the saver uses: temporary files in the target folder that are
 //! removed unless renamed into place.
@@ -332,17 +333,28 @@ pub(super) fn write_sidecar(
         action,
         source,
     };
-    // Each grid compressed where that saves at least a tenth of its bytes, in parallel.
-    let encoded: Vec<Option<Vec<u8>>> = grids
-        .par_iter()
-        .map(|g| {
-            if !compress {
-                return None;
-            }
-            let bytes = crate::level::codec::encode(g);
-            ((bytes.len() as f64) < WORTH_COMPRESSING * 4.0 * g.len() as f64).then_some(bytes)
-        })
-        .collect();
+    let all = grids.iter().map(|g| g.len()).sum::<usize>().max(1) as f64;
+    // Compressing is the first half of the progress (it takes longer than writing), and Cancel
+    // stops it between grids.
+    let (written_from, written_share) = if compress { (0.5, 0.5) } else { (0.0, 1.0) };
+    let cancelled = || io::Error::new(io::ErrorKind::Interrupted, "cancelled");
+    // Each grid compressed where that saves at least a tenth of its bytes (its chunks in
+    // parallel).
+    let mut encoded: Vec<Option<Vec<u8>>> = Vec::with_capacity(grids.len());
+    let mut squeezed = 0usize;
+    for g in grids {
+        if !compress {
+            encoded.push(None);
+            continue;
+        }
+        let bytes = crate::level::codec::encode(g);
+        let worth = (bytes.len() as f64) < WORTH_COMPRESSING * 4.0 * g.len() as f64;
+        encoded.push(worth.then_some(bytes));
+        squeezed += g.len();
+        if !progress((0.5 * squeezed as f64 / all) as f32) {
+            return Err(io_err(dir, "compress the grids", cancelled()));
+        }
+    }
     let mut temp = TempFile::create(dir, &format!("{stem}.{EXTENSION}"))
         .map_err(|e| io_err(dir, "create a temporary sidecar", e))?;
     let mut total = crc32fast::Hasher::new();
@@ -353,8 +365,9 @@ pub(super) fn write_sidecar(
         total.update(MAGIC);
         let mut offset = MAGIC.len() as u64;
         let mut buf = Vec::with_capacity(WRITE_CHUNK * 4);
-        let all = grids.iter().map(|g| g.len()).sum::<usize>().max(1) as f64;
         let mut done = 0usize;
+        let mut report =
+            |done: usize| progress((written_from + written_share * done as f64 / all) as f32);
         for (grid, encoded) in grids.iter().zip(&encoded) {
             let mut hasher = crc32fast::Hasher::new();
             let len = match encoded {
@@ -362,8 +375,8 @@ pub(super) fn write_sidecar(
                     hasher.update(bytes);
                     file.write_all(bytes)?;
                     done += grid.len();
-                    if !progress((done as f64 / all) as f32) {
-                        return Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"));
+                    if !report(done) {
+                        return Err(cancelled());
                     }
                     bytes.len() as u64
                 }
@@ -374,8 +387,8 @@ pub(super) fn write_sidecar(
                         hasher.update(&buf);
                         file.write_all(&buf)?;
                         done += chunk.len();
-                        if !progress((done as f64 / all) as f32) {
-                            return Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"));
+                        if !report(done) {
+                            return Err(cancelled());
                         }
                     }
                     grid.len() as u64 * 4

@@ -63,19 +63,20 @@ impl Structures {
         }
     }
 
-    /// Starts the breach called `name` (a game's trigger). Returns whether a breach of that
+    /// Starts every breach called `name` (a game's trigger). Returns whether a breach of that
     /// name that had not started existed.
     pub fn start_breach(&mut self, name: &str) -> bool {
+        let mut started = false;
         for (i, n) in self.names.iter().enumerate() {
             if n == name
                 && let Some(c) = self.cut_of[i]
                 && !self.cuts[c].started
             {
                 self.cuts[c].started = true;
-                return true;
+                started = true;
             }
         }
-        false
+        started
     }
 
     /// Every breach and how far it has opened, in the level's order.

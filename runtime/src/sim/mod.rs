@@ -381,17 +381,16 @@ impl Simulation {
         }
     }
 
-    /// Opens the gate called `name` (a game's trigger): its cells get their terrain back and
-    /// the water it held is released at the next step. Returns whether a closed gate of that
-    /// name existed.
+    /// Opens every gate called `name` (a game's trigger; gates sharing one open together):
+    /// their cells get their terrain back and the water they held is released at the next
+    /// step. Returns whether a closed gate of that name existed.
     pub fn open_gate(&mut self, name: &str) -> bool {
-        match self.gates.closed(name) {
-            Some(i) => {
-                self.gates.open(i, &mut self.terrain);
-                true
-            }
-            None => false,
+        let mut opened = false;
+        while let Some(i) = self.gates.closed(name) {
+            self.gates.open(i, &mut self.terrain);
+            opened = true;
         }
+        opened
     }
 
     /// Every gate of the level and whether it has opened.
@@ -399,8 +398,9 @@ impl Simulation {
         self.gates.states()
     }
 
-    /// Starts the breach called `name` (a game's trigger): from the next step it opens as its
-    /// growth says. Returns whether a breach of that name that had not started existed.
+    /// Starts every breach called `name` (a game's trigger; breaches sharing one start
+    /// together): from the next step each opens as its growth says. Returns whether a breach
+    /// of that name that had not started existed.
     pub fn start_breach(&mut self, name: &str) -> bool {
         self.structures.start_breach(name)
     }
