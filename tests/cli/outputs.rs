@@ -61,6 +61,17 @@ fn a_folder_output_means_its_level_and_bad_outputs_fail_before_the_run() {
     let out = spillway(d, &["bake", "lake", "-o", "new/", "--max-seconds", "1"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(d.join("new/level.ron").is_file());
+    // A folder whose one level is not `level.ron`: the output is that level, as the input is
+    // (a second level was written beside it, and later commands read that one).
+    std::fs::create_dir_all(d.join("vproj")).unwrap();
+    std::fs::rename(d.join("new/level.ron"), d.join("vproj/valley.ron")).unwrap();
+    for f in std::fs::read_dir(d.join("new")).unwrap().flatten() {
+        std::fs::rename(f.path(), d.join("vproj").join(f.file_name())).unwrap();
+    }
+    let out = spillway(d, &["bake", "vproj", "-o", "vproj", "--max-seconds", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!d.join("vproj/level.ron").exists(), "{}", stderr(&out));
+    assert!(file::load(&d.join("vproj/valley.ron")).is_ok());
 
     // A file where the maps' folder should be: refused at once, nothing written.
     std::fs::write(d.join("afile"), "").unwrap();
@@ -82,6 +93,15 @@ fn a_folder_output_means_its_level_and_bad_outputs_fail_before_the_run() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(d.join("x/y/d.npy").is_file());
+    // Refused or failed commands take away the folders their outputs made, however deep: a
+    // bad -o after --maps, a level that does not load, an import refused.
+    let out = spillway(d, &["bake", "lake", "-o", "c/out.txt", "--maps", "m1/m2"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = spillway(d, &["bake", "missing.ron", "-o", "nb/x/level.ron"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    for left in ["m1", "c", "nb"] {
+        assert!(!d.join(left).exists(), "{left} left behind");
+    }
 }
 
 #[test]
@@ -279,7 +299,7 @@ fn an_import_whose_options_make_a_bad_level_blames_them_not_the_output() {
             "--height-scale",
             "1e30",
             "-o",
-            "x/level.ron",
+            "x/deeper/level.ron",
         ],
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -133,33 +133,46 @@ pub fn run(cli: Cli) -> CliResult {
             args.output = output::level_output(&args.output);
             let mut inputs = vec![args.terrain.as_path()];
             inputs.extend(args.water.as_deref());
-            let folder = level_folder(&args.output);
-            let made = !folder.exists();
-            output::check_output(&args.output, "-o", &inputs, "ron")?;
-            let imported = import::run(&args);
-            if imported.is_err() && made {
-                // A refused import leaves no empty folder behind (it is only removed empty).
-                let _ = std::fs::remove_dir(&folder);
+            let made = output::MadeFolders::missing(&[&level_folder(&args.output)]);
+            // A refused or failed import leaves no folder behind (only removed empty).
+            let imported = output::check_output(&args.output, "-o", &inputs, "ron")
+                .and_then(|()| import::run(&args));
+            if imported.is_err() {
+                made.remove();
             }
             imported
         }
         Some(Command::Sim(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
-            if let Some(out) = &args.dump_depth {
-                output::check_output(out, "--dump-depth", &[&args.level], "npy")?;
+            let Some(out) = &args.dump_depth else {
+                return sim::run(&args);
+            };
+            let made = output::MadeFolders::missing(&[&level_folder(out)]);
+            let ran = output::check_output(out, "--dump-depth", &[&args.level], "npy")
+                .and_then(|()| sim::run(&args));
+            if ran.is_err() {
+                made.remove();
             }
-            sim::run(&args)
+            ran
         }
         Some(Command::Bake(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
             args.output = output::level_output(&args.output);
             // Baking over the input is allowed (the bake reads it first, and the save is
             // atomic); only the folder is checked.
-            if let Some(maps) = &args.maps {
-                output::check_folder(maps, "--maps")?;
+            let mut folders = vec![level_folder(&args.output)];
+            folders.extend(args.maps.clone());
+            let made = output::MadeFolders::missing(
+                &folders.iter().map(|f| f.as_path()).collect::<Vec<_>>(),
+            );
+            let baked = (args.maps.as_deref())
+                .map_or(Ok(()), |maps| output::check_folder(maps, "--maps"))
+                .and_then(|()| output::check_output(&args.output, "-o", &[], "ron"))
+                .and_then(|()| bake::run(&args));
+            if baked.is_err() {
+                made.remove();
             }
-            output::check_output(&args.output, "-o", &[], "ron")?;
-            bake::run(&args)
+            baked
         }
         Some(Command::Check(mut args)) => {
             args.level = level_file(&args.level, CliError::invalid)?;

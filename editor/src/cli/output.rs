@@ -1,4 +1,4 @@
-//! Output paths, checked before any work: a folder given for a level means its `level.ron`
+//! Output paths, checked before any work: a folder given for a level means its level file
 //! (as input folders do), an output never overwrites one of the command's inputs, and the
 //! output's folder is made and proved writable before a run of minutes, so a typo in a build
 //! script costs neither the source data nor the run.
@@ -10,14 +10,47 @@ use super::CliError;
 /// The file a project folder's level is kept in.
 const LEVEL_FILE: &str = "level.ron";
 
-/// The level file `-o PATH` names: `PATH/level.ron` when `PATH` is an existing folder or ends
-/// with a path separator, else `PATH`.
+/// The level file `-o PATH` names: for an existing folder the level file it holds, as when
+/// it is an input (its `level.ron`, else its one `.ron` file: a bake into the folder it came
+/// from replaces that level rather than adding a second one beside it), else `level.ron` in
+/// it; `PATH/level.ron` when `PATH` ends with a path separator; else `PATH`.
 pub fn level_output(path: &Path) -> PathBuf {
     let text = path.as_os_str().to_string_lossy();
-    if path.is_dir() || text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR) {
+    if path.is_dir() {
+        crate::project::level_file(path).unwrap_or_else(|_| path.join(LEVEL_FILE))
+    } else if text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR) {
         path.join(LEVEL_FILE)
     } else {
         path.to_path_buf()
+    }
+}
+
+/// The folders that do not exist yet on the way to some output folders: what a command's
+/// output checks are about to make, taken away again by [`Self::remove`] when the command
+/// is refused or fails, so it leaves the disk as it found it.
+pub struct MadeFolders(Vec<PathBuf>);
+
+impl MadeFolders {
+    /// The missing folders among `folders` and their ancestors, deepest first.
+    pub fn missing(folders: &[&Path]) -> Self {
+        let mut made = Vec::new();
+        for &folder in folders {
+            let mut at = Some(folder);
+            while let Some(p) = at.filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+                made.push(p.to_path_buf());
+                at = p.parent();
+            }
+        }
+        made.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+        made.dedup();
+        Self(made)
+    }
+
+    /// Removes the folders made, deepest first, each only while it is empty.
+    pub fn remove(&self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_dir(p);
+        }
     }
 }
 
