@@ -191,7 +191,7 @@ impl Bodies {
     /// level does not change until the body is placed. `Err` names the file and the problem.
     pub fn import(&mut self, path: &Path) -> Result<String, super::EditorError> {
         self.failed.remove(path);
-        let mesh = self.cache.load(path)?;
+        let mesh = self.cache.load_checked(path)?;
         if encloses_nothing(&mesh.mesh, mesh.volume) {
             // A flat or open mesh (a single quad, a box without its floor) has no inside:
             // nothing for the water to lift or to be held back by, and no mass to set.

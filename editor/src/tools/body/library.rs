@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use spillway::body::TriMesh;
 use spillway::body::import::{ImportError, ImportLimits, import};
@@ -26,11 +27,18 @@ pub struct BodyMesh {
     pub volume: f64,
 }
 
+/// How long a file found unchanged is taken as unchanged: each frame asks for every body's
+/// mesh, and a level of 200 crates stated and resolved their file 200 times a frame.
+pub const RECHECK: Duration = Duration::from_millis(500);
+
 /// Meshes by file: each file is parsed once, the first time a body of it is shown or placed,
-/// and again when it changed on disk (a body re-exported from a modelling tool).
+/// and again when it changed on disk (a body re-exported from a modelling tool; noticed
+/// within [`RECHECK`]).
 #[derive(Default)]
 pub struct MeshCache {
     meshes: HashMap<PathBuf, (Stamp, Arc<BodyMesh>)>,
+    /// The paths as asked for: their cache key and when their file was last found unchanged.
+    checked: HashMap<PathBuf, (PathBuf, Instant)>,
     limits: ImportLimits,
     parses: usize,
     /// The next mesh's id (a file parsed again gets a new one, so the renderer uploads it).
@@ -67,15 +75,29 @@ impl MeshCache {
         }
     }
 
-    /// The mesh of the glTF file at `path`, parsing it on first use. External buffers must lie
-    /// in the file's own folder. An error names the file and says what is wrong.
+    /// The mesh of the glTF file at `path`, parsing it on first use and again when the file
+    /// changed (looked at once per [`RECHECK`]). External buffers must lie in the file's own
+    /// folder. An error names the file and says what is wrong.
     pub fn load(&mut self, path: &Path) -> Result<Arc<BodyMesh>, ImportError> {
+        if let Some((k, at)) = self.checked.get(path)
+            && at.elapsed() < RECHECK
+            && let Some((_, m)) = self.meshes.get(k)
+        {
+            return Ok(m.clone());
+        }
+        self.load_checked(path)
+    }
+
+    /// As [`Self::load`], looking at the file now (a file the designer just chose).
+    pub fn load_checked(&mut self, path: &Path) -> Result<Arc<BodyMesh>, ImportError> {
         let k = key(path);
         let now = stamp(path);
         if let Some((was, m)) = self.meshes.get(&k)
             && *was == now
         {
-            return Ok(m.clone());
+            let m = m.clone();
+            self.checked.insert(path.to_path_buf(), (k, Instant::now()));
+            return Ok(m);
         }
         let root = path.parent().unwrap_or(Path::new("."));
         self.parses += 1;
@@ -87,6 +109,8 @@ impl MeshCache {
             mesh,
         });
         self.next_id += 1;
+        self.checked
+            .insert(path.to_path_buf(), (k.clone(), Instant::now()));
         self.meshes.insert(k, (now, body.clone()));
         Ok(body)
     }
@@ -151,4 +175,30 @@ pub fn is_body_file(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_changed_on_disk_is_parsed_again_after_the_recheck_interval() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("body.glb");
+        let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+        std::fs::copy(assets.join("crate.glb"), &path).expect("copy");
+        let mut cache = MeshCache::new();
+        let first = cache.load(&path).expect("the crate");
+        std::fs::copy(assets.join("log.glb"), &path).expect("copy");
+        // Within the interval: the mesh as it was, the file not looked at.
+        assert_eq!(cache.load(&path).expect("cached").id, first.id);
+        assert_eq!(cache.parses(), 1);
+        // Looked at now (a file the designer chose), or after the interval: parsed again.
+        assert_ne!(cache.load_checked(&path).expect("the log").id, first.id);
+        std::fs::copy(assets.join("crate.glb"), &path).expect("copy");
+        std::thread::sleep(RECHECK + Duration::from_millis(50));
+        let again = cache.load(&path).expect("the crate again");
+        assert_eq!(cache.parses(), 3);
+        assert!((again.volume - first.volume).abs() < 1e-9);
+    }
 }
