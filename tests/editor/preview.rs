@@ -174,7 +174,11 @@ fn reset_returns_exactly_to_the_authored_state() {
 #[test]
 fn a_runaway_pauses_the_preview_and_leaves_the_document_untouched() {
     let mut level = basin();
-    level.sources.push(source(32.0, 24.0, 1.0e12));
+    // The largest spring a level may have, and long steps: the second step runs away.
+    level
+        .sources
+        .push(source(32.0, 24.0, spillway::level::ranges::MAX_RATE));
+    level.params.dt = 1.0;
     let mut ed = editor_with(&level);
     ed.harness.state_mut().preview_mut().speed = 50.0;
     ed.click("Play");
@@ -197,7 +201,11 @@ fn a_runaway_with_bodies_pauses_the_preview_on_either_solver() {
     // With a body the water steps through the coupling; a refused step still pauses the
     // preview at its cell instead of stopping it, on the GPU and on the CPU solver.
     let mut level = basin();
-    level.sources.push(source(32.0, 24.0, 1.0e12));
+    // The largest spring a level may have, and long steps: the second step runs away.
+    level
+        .sources
+        .push(source(32.0, 24.0, spillway::level::ranges::MAX_RATE));
+    level.params.dt = 1.0;
     level
         .bodies
         .push(bundled_crate([10.5, 10.5, 3.0], 1.0, 500.0));

@@ -153,3 +153,32 @@ fn a_moving_bed_leaves_a_breachs_ground_to_the_breach() {
         "the same cut from the baked level: {a} vs {b}"
     );
 }
+
+#[test]
+fn a_breachs_state_stays_with_it_when_the_structures_change() {
+    // As on the GPU (`gpu::structures`): deleting a started breach handed its state, by
+    // position, to the one after it, which cut its dam open at once.
+    let mut level = spillway_tests::breach_dam(Some(BreachStart::Trigger));
+    let mut second = level.structures[0].clone();
+    second.name = "second".into();
+    level.structures.push(second);
+    let first = level.structures[0].name.clone();
+    let mut sim = Simulation::new(&level).unwrap();
+    assert!(sim.start_breach(&first));
+    sim.advance(2.0).unwrap();
+    let opened = sim.breaches()[0].clone();
+    assert!(opened.started && opened.progress > 0.0, "{opened:?}");
+    let mut renamed = level.clone();
+    renamed.structures[0].name = "first, renamed".into();
+    sim.set_sources_sinks(&renamed).unwrap();
+    let now = sim.breaches();
+    assert_eq!((now[0].started, now[0].progress), (true, opened.progress));
+    assert!(!now[1].started, "{now:?}");
+    let mut without = renamed.clone();
+    without.structures.remove(0);
+    sim.set_sources_sinks(&without).unwrap();
+    let now = sim.breaches();
+    assert_eq!(now.len(), 1);
+    assert_eq!(now[0].name, "second");
+    assert!(!now[0].started && now[0].progress == 0.0, "{now:?}");
+}

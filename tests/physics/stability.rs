@@ -111,3 +111,56 @@ fn bad_time_steps_are_refused() {
     }
     assert_eq!(sim.stats().steps, 0);
 }
+
+#[test]
+fn water_given_back_sets_the_step_and_no_query_answers_nan() {
+    // A game's `displace`: water given back raised a cell but not the solver's max depth, so
+    // the next step took one sub-step where the CFL limit needed fourteen; a volume too large
+    // for a small cell made its depth infinite. A NaN query point answered NaN.
+    let mut sim = Simulation::new(&Level::flat(64, 64, 1.0, 0.0)).unwrap();
+    assert_eq!(sim.stable_dt(), f32::INFINITY);
+    sim.displace(&[(2080, -500.0)]);
+    assert!(sim.stats().max_depth >= 500.0 && sim.stable_dt() < 0.02);
+    sim.step(0.1).unwrap();
+    assert_healthy(&sim);
+    let mut small = Simulation::new(&Level::flat(64, 64, 0.5, 0.0)).unwrap();
+    assert_eq!(small.displace(&[(100, -1e38)]), vec![0.0]);
+    assert!(small.stats().volume.is_finite());
+    small.step(0.02).unwrap();
+    for (x, y) in [
+        (f32::NAN, 10.0),
+        (10.0, f32::NAN),
+        (f32::INFINITY, f32::NEG_INFINITY),
+    ] {
+        let v = sim.velocity_at(x, y);
+        let answers = [sim.depth_at(x, y), sim.surface_at(x, y), v.0, v.1];
+        assert!(
+            answers.iter().all(|a| a.is_finite()),
+            "({x}, {y}): {answers:?}"
+        );
+    }
+}
+
+#[test]
+fn a_blow_up_leaves_no_non_finite_value_in_the_state() {
+    // Ground no level means (in memory, past the loader's checks) blows the water up. The
+    // failed pass left non-finite residues in its cells' carry (every later step blew up
+    // there, whatever the water) and kept its face velocities.
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = Grid::filled(16, 16, 1.0);
+    level.terrain.set(8, 8, 3e38);
+    level.terrain.set(9, 8, -3e38);
+    let mut sim = Simulation::new(&level).unwrap();
+    let err = sim.step(0.01).expect_err("the cliff blows the water up");
+    println!("{err}");
+    let flow = sim.bake_into(&level).flow.expect("a flow state");
+    for (name, values) in [
+        ("carry", &flow.carry),
+        ("aux_x", &flow.aux_x),
+        ("aux_y", &flow.aux_y),
+        ("flow_x", &flow.flow_x),
+    ] {
+        let bad = values.iter().position(|v| !v.is_finite());
+        assert_eq!(bad, None, "{name}");
+    }
+}

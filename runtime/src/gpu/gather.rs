@@ -343,7 +343,8 @@ impl GpuSimulation {
     /// takes `volume` m³ from the row-major `cell` (negative: gives it). A cell never gives
     /// more than it holds. The water moved is booked like water painted in or out (inflow and
     /// outflow of the stats), so the balance stays exact. Takes effect at the next step; a
-    /// cell may appear once only.
+    /// cell may appear once only. Skipped as on the CPU: cells outside the grid, non-finite
+    /// volumes, and water given back that would raise a cell by more than `MAX_HEIGHT`.
     pub fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), GpuError> {
         self.check_device()?;
         self.drop_requested_cells();
@@ -351,8 +352,14 @@ impl GpuSimulation {
         let area = self.dx * self.dx;
         let words: Vec<f32> = changes
             .iter()
-            .filter(|(cell, volume)| *cell < n && volume.is_finite() && *volume != 0.0)
-            .flat_map(|&(cell, volume)| [f32::from_bits(cell as u32), -volume / area])
+            .map(|&(cell, volume)| (cell, -volume / area))
+            .filter(|&(cell, change)| {
+                cell < n
+                    && change.is_finite()
+                    && change != 0.0
+                    && change <= crate::level::ranges::MAX_HEIGHT
+            })
+            .flat_map(|(cell, change)| [f32::from_bits(cell as u32), change])
             .collect();
         if words.is_empty() {
             return Ok(());

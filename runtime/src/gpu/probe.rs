@@ -120,8 +120,9 @@ impl GpuSimulation {
         let v = &words[5 + 5 * half..10 + 5 * half];
         let (depth, dx) = (v[0], self.dx);
         let section = depth * dx;
+        // Zero on a film under 1 mm, as `Simulation::cell_velocity`.
         let speed = |a: f32, b: f32| {
-            if section > 1e-4 {
+            if depth > 1e-3 {
                 0.5 * (a + b) / section
             } else {
                 0.0

@@ -55,11 +55,26 @@ impl Cut {
 }
 
 impl Structures {
-    /// Takes the breaches' progress from `old` (the same level before an edit), by position.
+    /// Takes the breaches' progress from `old` (the same level before an edit) by name, as
+    /// the GPU solver does: a breach deleted or added ahead of another leaves that one as it
+    /// was; one renamed in place (as many breaches as before, its old name gone) keeps its own.
     pub fn keep_progress(&mut self, old: &Structures) {
-        for (new, old) in self.cuts.iter_mut().zip(&old.cuts) {
-            new.started = old.started;
-            new.progress = old.progress;
+        let was = old.breach_states();
+        let names: Vec<&String> = (self.cut_of.iter().zip(&self.names))
+            .filter_map(|(c, name)| c.map(|_| name))
+            .collect();
+        let mut k = 0;
+        for (i, c) in self.cut_of.iter().enumerate() {
+            let Some(c) = *c else { continue };
+            let name = &self.names[i];
+            let renamed = (was.len() == names.len())
+                .then(|| &was[k])
+                .filter(|o| !names.contains(&&o.name));
+            if let Some(o) = was.iter().find(|o| o.name == *name).or(renamed) {
+                self.cuts[c].started = o.started;
+                self.cuts[c].progress = o.progress;
+            }
+            k += 1;
         }
     }
 

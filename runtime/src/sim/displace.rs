@@ -4,12 +4,14 @@
 //! kept in the volume balance as `Stats::displaced`, so nothing is lost.
 
 use super::Simulation;
+use crate::level::ranges::MAX_HEIGHT;
 
 impl Simulation {
     /// Moves water into or out of floating bodies: each `(cell, volume)` takes `volume` m³ from
     /// the row-major `cell` (a positive volume: the body went deeper) or gives `-volume` back
     /// (it rose or left). A cell never gives more than it holds, so depth stays non-negative;
-    /// non-finite volumes and cells outside the grid are skipped. Returns, per entry, the volume
+    /// non-finite volumes, cells outside the grid and volumes given back that would raise a
+    /// cell by more than [`MAX_HEIGHT`] are skipped. Returns, per entry, the volume
     /// actually taken (negative: given back), for the caller's ledger of what each body holds.
     pub fn displace(&mut self, changes: &[(usize, f32)]) -> Vec<f32> {
         let area = self.dx * self.dx;
@@ -25,7 +27,15 @@ impl Simulation {
             }
             let before = *d;
             let after = (before - volume / area).max(0.0);
+            if !after.is_finite() || after - before > MAX_HEIGHT {
+                // More water than any level holds (a huge volume on a small cell): skipped,
+                // as a non-finite volume is.
+                taken.push(0.0);
+                continue;
+            }
             *d = after;
+            // Water given back can stand higher than any before: the CFL limit must know.
+            self.max_depth = self.max_depth.max(after);
             let moved = (f64::from(before) - f64::from(after)) * f64::from(area);
             self.displaced += moved;
             taken.push(moved as f32);
@@ -35,6 +45,10 @@ impl Simulation {
 
     /// The effective surface of the row-major cell `k` (see
     /// [`Simulation::effective_surface`]), metres.
+    ///
+    /// # Panics
+    /// If `k` is not a cell of the grid (`k < nx·ny`); [`Simulation::surface_at`] takes any
+    /// world point.
     pub fn effective_surface_at(&self, k: usize) -> f32 {
         match self.blocking.as_deref() {
             None => self.terrain[k] + self.depth[k],

@@ -37,10 +37,24 @@ impl Simulation {
         q.ground + q.depth.min(above).max(0.0)
     }
 
+    /// World point `(x, y)` in cell-centre units, held to the grid: a point off the map reads
+    /// the nearest edge, a NaN coordinate as 0 (the map's first row or column), so every query
+    /// of a NaN point answers with the same corner's water instead of NaN.
+    fn between_centres(&self, x: f32, y: f32) -> (f32, f32) {
+        let centre = |v: f32, n: usize| {
+            let f = v / self.dx - 0.5;
+            if f.is_nan() {
+                0.0
+            } else {
+                f.clamp(0.0, (n - 1) as f32)
+            }
+        };
+        (centre(x, self.nx), centre(y, self.ny))
+    }
+
     /// The water and the ground at `(x, y)` from the four cell centres around it.
     fn around(&self, x: f32, y: f32) -> Around {
-        let fx = (x / self.dx - 0.5).clamp(0.0, (self.nx - 1) as f32);
-        let fy = (y / self.dx - 0.5).clamp(0.0, (self.ny - 1) as f32);
+        let (fx, fy) = self.between_centres(x, y);
         let (i0, j0) = (
             (fx as usize).min(self.nx.saturating_sub(2)),
             (fy as usize).min(self.ny.saturating_sub(2)),
@@ -91,8 +105,7 @@ impl Simulation {
 
     /// Water velocity at world point `(x, y)` in m/s, bilinear between cell centres.
     pub fn velocity_at(&self, x: f32, y: f32) -> (f32, f32) {
-        let fx = (x / self.dx - 0.5).clamp(0.0, (self.nx - 1) as f32);
-        let fy = (y / self.dx - 0.5).clamp(0.0, (self.ny - 1) as f32);
+        let (fx, fy) = self.between_centres(x, y);
         let (i0, j0) = (
             (fx as usize).min(self.nx - 2),
             (fy as usize).min(self.ny - 2),

@@ -6,6 +6,19 @@ use super::kernel::{PassGrid, limit_and_update};
 use super::structures::StepWater;
 use super::{Simulation, StepError, advect, erosion, forcing, friction, pipes, swe};
 
+/// What a sub-step does with the face velocities once its water is known to be finite.
+enum Velocities {
+    /// The solver advects none.
+    None,
+    /// The flow pass wrote them beside the old ones: take them, with their fastest speed.
+    Keep(f32),
+    /// Compute them from the new discharges (`extend`: one face into the dry side of fronts).
+    Store {
+        /// Extend them past wet fronts (semi-Lagrangian advection).
+        extend: bool,
+    },
+}
+
 impl Simulation {
     pub(super) fn substep(&mut self, dt: f32) -> Result<(), StepError> {
         self.edges.follow(self.time);
@@ -31,7 +44,7 @@ impl Simulation {
             dx: self.dx,
         };
         let created;
-        let report = match &mut self.swe {
+        let (report, velocities) = match &mut self.swe {
             None => {
                 self.edges.accelerate(
                     &self.terrain,
@@ -116,15 +129,12 @@ impl Simulation {
                     self.dx,
                     p.gravity,
                 );
-                if let Some(m) = self.pipe_momentum.as_mut() {
-                    if kept {
-                        m.keep_stored(r.max_speed);
-                    } else {
-                        let q = (self.qx_next.as_slice(), self.qy_next.as_slice());
-                        m.store(grid, &self.depth, q, false, self.film_cap);
-                    }
-                }
-                r
+                let velocities = match (&self.pipe_momentum, kept) {
+                    (None, _) => Velocities::None,
+                    (Some(_), true) => Velocities::Keep(r.max_speed),
+                    (Some(_), false) => Velocities::Store { extend: false },
+                };
+                (r, velocities)
             }
             Some(vel) => {
                 // The edges use the pipes rule on the border faces with upwind sections.
@@ -214,30 +224,41 @@ impl Simulation {
                     self.dx,
                     p.gravity,
                 );
-                if kept {
-                    vel.keep_stored(r.max_speed);
+                let velocities = if kept {
+                    Velocities::Keep(r.max_speed)
                 } else {
-                    vel.store(
-                        grid,
-                        &self.depth,
-                        (&self.qx_next, &self.qy_next),
-                        !conservative,
-                        self.film_cap,
-                    );
-                }
-                r
+                    Velocities::Store {
+                        extend: !conservative,
+                    }
+                };
+                (r, velocities)
             }
         };
         if let Some(c) = report.blow_up {
             // The sources, sinks and rain already went into the water: count them, so the
-            // balance stays true of the water the step leaves.
+            // balance stays true of the water the step leaves. The residues the failed pass
+            // wrote where it blew up go (they made every later step blow up there too), and
+            // the face velocities stay those of the water kept.
             self.inflow += added;
             self.outflow += removed;
+            for c in self.carry.iter_mut().filter(|c| !c.is_finite()) {
+                *c = 0.0;
+            }
             return Err(StepError::BlowUp {
                 x: c % self.nx,
                 y: c / self.nx,
                 time: self.time,
             });
+        }
+        if let Some(v) = self.swe.as_mut().or(self.pipe_momentum.as_mut()) {
+            match velocities {
+                Velocities::None => {}
+                Velocities::Keep(max_speed) => v.keep_stored(max_speed),
+                Velocities::Store { extend } => {
+                    let q = (self.qx_next.as_slice(), self.qy_next.as_slice());
+                    v.store(grid, &self.depth, q, extend, self.film_cap);
+                }
+            }
         }
         std::mem::swap(&mut self.depth, &mut self.depth_next);
         std::mem::swap(&mut self.qx, &mut self.qx_next);
