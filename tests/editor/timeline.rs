@@ -162,6 +162,15 @@ fn scrub_back_edit_and_continue_make_a_branch_that_matches_a_fresh_run() {
         1,
         "keeping the frame is no edit of the run"
     );
+    // The run and its keyframes stay (the state change reset the preview, dropping them).
+    assert!(
+        ed.harness.state().preview().is_live(),
+        "the water still runs"
+    );
+    assert!(
+        timeline.branches[0].key_at(t).is_some(),
+        "the keyframe at {t} s is kept"
+    );
     ed.key(Modifiers::COMMAND, Key::Z);
     let undone = &ed.harness.state().document().level().water.data;
     assert_eq!(undone, &edited.water.data);

@@ -48,14 +48,14 @@ impl EditorApp {
             &mut self.preview,
         );
         let changes = self.document.take_changes();
-        if changes.whole || changes.terrain.is_some() || changes.water.is_some() || changes.features
-        {
+        let whole = changes.whole || changes.state;
+        if whole || changes.terrain.is_some() || changes.water.is_some() || changes.features {
             // The ground or the water changed: the marked leaks may be wrong now.
             self.authoring.leaks.clear();
         }
         let stroking = self.sculpt.stroke.is_some();
         (self.viewport).track_range(self.document.level(), &changes, stroking);
-        if changes.whole || changes.terrain.is_some() {
+        if whole || changes.terrain.is_some() {
             self.analysis.terrain_changed();
         }
         let level = self.document.level();

@@ -464,7 +464,7 @@ impl ViewportPanel {
 
     /// Widens the known height range by the terrain `changes` (exact again after a stroke).
     pub fn track_range(&mut self, level: &Level, changes: &Changes, stroking: bool) {
-        if changes.whole || (!stroking && changes.terrain.is_some()) {
+        if changes.whole || changes.state || (!stroking && changes.terrain.is_some()) {
             self.z_range = full_range(level);
         } else if let Some(rect) = changes.terrain
             && let Some((lo, hi)) = value_range(&level.terrain, &rect)

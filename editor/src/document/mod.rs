@@ -41,6 +41,10 @@ pub struct Changes {
     pub roughness: Option<CellRect>,
     /// The name or the simulation parameters may differ.
     pub settings: bool,
+    /// The initial water and flow state as a whole (a bake, Keep this state: the water,
+    /// the flow, gates, bodies, breaches and a moving bed's terrain); the running water may
+    /// already be it ([`crate::preview::Preview::water_becomes_authored`]).
+    pub state: bool,
 }
 
 impl Changes {
@@ -59,8 +63,9 @@ impl Changes {
             Change::Features => self.features = true,
             Change::Bodies => self.bodies = true,
             Change::Settings => self.settings = true,
-            // The flow state has no cells to upload: the running water starts again from it.
-            Change::WaterState => self.whole = true,
+            // The flow state has no cells to upload: everything is drawn again, and the running
+            // water starts again from it unless it is that water.
+            Change::WaterState => self.state = true,
             Change::Cells { layer, rect } => {
                 if rect.is_empty() {
                     return;
@@ -78,6 +83,7 @@ impl Changes {
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
         !self.whole
+            && !self.state
             && !self.features
             && !self.bodies
             && !self.settings
@@ -89,7 +95,7 @@ impl Changes {
     /// The cells the renderer must upload again.
     pub fn dirty(&self) -> spillway_render::Dirty {
         spillway_render::Dirty {
-            whole: self.whole,
+            whole: self.whole || self.state,
             terrain: self.terrain,
             water: self.water,
             roughness: self.roughness,

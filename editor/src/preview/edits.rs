@@ -16,10 +16,17 @@ impl Preview {
     /// A new document or a new size resets the preview.
     pub fn sync(&mut self, level: &Level, changes: &Changes) {
         if std::mem::take(&mut self.water_is_authored) && only_water(changes) {
-            // The authored water became the running water ("Bake this frame"): nothing to
-            // hand over, and no edit of the run; the next water edit counts from it.
-            if let (Some(old), Some(r)) = (self.uploaded.as_mut(), changes.water) {
-                water_change(&mut old.water, &level.water, &r);
+            // The authored water became the running water ("Bake this frame", "Keep this
+            // state"): nothing to hand over, and no edit of the run (its keyframes stay); the
+            // next edit counts from it.
+            if let Some(old) = self.uploaded.as_mut() {
+                if changes.state {
+                    old.water.clone_from(&level.water);
+                    old.gates.clone_from(&level.gates);
+                    old.structures.clone_from(&level.structures);
+                } else if let Some(r) = changes.water {
+                    water_change(&mut old.water, &level.water, &r);
+                }
             }
             return;
         }
@@ -33,7 +40,7 @@ impl Preview {
         let Some(old) = self.uploaded.as_mut() else {
             return;
         };
-        if changes.whole || old.nx() != level.nx() || old.ny() != level.ny() {
+        if changes.whole || changes.state || old.nx() != level.nx() || old.ny() != level.ny() {
             self.reset();
             return;
         }
@@ -98,6 +105,7 @@ impl Preview {
     fn sync_cpu(&mut self, level: &Level, changes: &Changes) {
         let old = self.uploaded.as_ref();
         let edited = changes.whole
+            || changes.state
             || changes.terrain.is_some_and(|r| !r.is_empty())
             || changes.water.is_some_and(|r| !r.is_empty())
             || changes.roughness.is_some()
@@ -115,7 +123,11 @@ impl Preview {
         let Some(cpu) = self.cpu.as_ref() else {
             return;
         };
-        if changes.whole || level.nx() != cpu.sim().nx() || level.ny() != cpu.sim().ny() {
+        if changes.whole
+            || changes.state
+            || level.nx() != cpu.sim().nx()
+            || level.ny() != cpu.sim().ny()
+        {
             let playing = self.playing;
             self.reset();
             self.playing = playing;
@@ -233,7 +245,7 @@ fn water_change(was: &mut Grid, now: &Grid, rect: &CellRect) -> Vec<(usize, f32)
     change
 }
 
-/// Whether `changes` touch the authored water and nothing else.
+/// Whether `changes` touch the authored water (its cells or its whole state) and nothing else.
 fn only_water(changes: &Changes) -> bool {
     !changes.whole
         && changes.terrain.is_none_or(|r| r.is_empty())
