@@ -322,3 +322,39 @@ fn keep_this_state_keeps_a_body_gone_over_the_open_edge_where_it_was_placed() {
         );
     }
 }
+
+#[test]
+fn going_back_after_a_crate_was_deleted_puts_the_others_back_where_they_were() {
+    // The keyframes' bodies were put back by their place in the list: with the first crate
+    // deleted, the second took the first's state (and place) and the third the second's.
+    let mut ed = dam_editor();
+    play(&mut ed, 20.0, 60);
+    let time = ed.harness.state().preview().time();
+    assert!(time > 12.0, "simulated {time} s");
+    ed.harness.state_mut().select_body(Some(0));
+    ed.harness.run_steps(1);
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert_eq!(ed.harness.state().document().level().bodies.len(), 2);
+    ed.frames(2);
+    ed.harness.state_mut().preview_mut().seek(time / 2.0);
+    for _ in 0..200 {
+        if ed.harness.state().preview().seeking().is_none() {
+            break;
+        }
+        ed.frames(1);
+    }
+    assert!(
+        ed.harness.state().preview().seeking().is_none(),
+        "the seek arrived"
+    );
+    let poses = (ed.harness.state().preview().body_poses()).expect("the bodies run");
+    let rows: Vec<f32> = poses.iter().map(|p| p.translation[1]).collect();
+    println!(
+        "the crates left stand at y = {rows:?} after going back to {:.1} s",
+        time / 2.0
+    );
+    assert!(
+        (rows[0] - 1.5).abs() < 0.2 && (rows[1] - 2.5).abs() < 0.2,
+        "{rows:?}"
+    );
+}

@@ -31,6 +31,11 @@ impl WantedBodies {
     }
 }
 
+/// Each document body as it entered the physics, with how it sat and moved then (`None`:
+/// outside the physics): a keyframe's bodies, put back by placement, not by place in the
+/// list, so a body deleted or added before the others leaves theirs as they were.
+pub type BodyStates = Vec<(Body, Option<BodyState>)>;
+
 /// The preview's rigid-body world.
 pub struct PreviewBodies {
     world: BodyWorld,
@@ -137,18 +142,24 @@ impl PreviewBodies {
         (poses, left)
     }
 
-    /// How each document body sits and moves (`None`: outside the physics), for a keyframe.
-    pub fn states(&self) -> Vec<Option<BodyState>> {
+    /// How each document body sits and moves, for a keyframe.
+    pub fn states(&self) -> BodyStates {
         (self.placed.iter())
-            .map(|(_, id)| id.and_then(|id| self.world.state(id)))
+            .map(|(body, id)| (body.clone(), id.and_then(|id| self.world.state(id))))
             .collect()
     }
 
-    /// Puts the bodies back as a keyframe saw them (one entry per document body, in order; a
-    /// body added since keeps its placement).
-    pub fn set_states(&mut self, states: &[Option<BodyState>]) {
-        for ((_, id), state) in self.placed.iter().zip(states) {
-            if let (Some(id), Some(state)) = (id, state) {
+    /// Puts the bodies back as a keyframe saw them, each to the state of the same placed body
+    /// (a body added or edited since keeps its placement).
+    pub fn set_states(&mut self, states: &[(Body, Option<BodyState>)]) {
+        let mut used = vec![false; states.len()];
+        for (body, id) in &self.placed {
+            let Some(id) = id else { continue };
+            let Some(k) = (0..states.len()).find(|&k| !used[k] && states[k].0 == *body) else {
+                continue;
+            };
+            used[k] = true;
+            if let Some(state) = &states[k].1 {
                 self.world.set_state(*id, state);
             }
         }

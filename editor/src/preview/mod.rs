@@ -167,9 +167,9 @@ pub struct Preview {
     /// The next change of the authored water is the running water kept ("Bake this frame").
     water_is_authored: bool,
     /// The bodies' motion when the awaited keyframe's state was asked of the GPU.
-    key_bodies: Vec<Option<spillway::body::world::BodyState>>,
+    key_bodies: bodies::BodyStates,
     /// The bodies' motion to put back once they are in the physics (after a restore).
-    restored_bodies: Option<Vec<Option<spillway::body::world::BodyState>>>,
+    restored_bodies: Option<bodies::BodyStates>,
 }
 
 impl Preview {

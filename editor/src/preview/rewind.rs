@@ -3,9 +3,9 @@
 //! it), branches made at edits, and the events marked on the way (gates opening).
 
 use spillway::Level;
-use spillway::body::world::BodyState;
 use spillway::snapshot::Snapshot;
 
+use super::bodies::BodyStates;
 use super::timeline::Keyframe;
 use super::{MAX_STEPS_PER_FRAME, Preview, PreviewError};
 
@@ -14,7 +14,7 @@ pub(super) struct Start {
     /// The document's level with the water to start from as its initial state.
     pub level: Level,
     /// Each document body's motion then (`None`: as placed).
-    pub bodies: Vec<Option<BodyState>>,
+    pub bodies: BodyStates,
 }
 
 impl Preview {

@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use spillway::body::world::BodyState;
+
+use super::bodies::BodyStates;
 use spillway::snapshot::Snapshot;
 
 /// Default memory budget of the keyframes, bytes (3 GiB): an hour of a 1024² preview keyed
@@ -35,8 +37,8 @@ const MAX_EVENTS: usize = 256;
 pub struct Keyframe {
     /// The water: depths, flows, open gates, time.
     pub snapshot: Snapshot,
-    /// Each document body's motion then (`None`: outside the physics).
-    pub bodies: Vec<Option<BodyState>>,
+    /// Each document body's motion then, with the body (`None`: outside the physics).
+    pub bodies: BodyStates,
 }
 
 impl Keyframe {
@@ -47,7 +49,8 @@ impl Keyframe {
 
     /// Bytes it holds.
     pub fn bytes(&self) -> usize {
-        self.snapshot.bytes() + self.bodies.len() * std::mem::size_of::<Option<BodyState>>()
+        let body = std::mem::size_of::<(spillway::level::Body, Option<BodyState>)>();
+        self.snapshot.bytes() + self.bodies.len() * body
     }
 }
 
