@@ -90,9 +90,11 @@ pub(crate) struct Analysis {
     task: Option<Task<Drainage>>,
     /// The terrain changed since the last computation started.
     stale: bool,
-    /// What the renderer holds: the overlay and the result (or maps) it was made from, and how
-    /// it is drawn.
-    uploaded: Option<((TerrainAnalysis, usize), CellOverlay)>,
+    /// What the renderer holds: the overlay and the result (or read of the maps) it was made
+    /// from, by number, and how it is drawn.
+    uploaded: Option<((TerrainAnalysis, u64), CellOverlay)>,
+    /// Reads of the maps so far (the number of the one held).
+    maps_read: u64,
     /// Results computed so far.
     computed: u64,
     /// The area of one cell when the last computation started, m².
@@ -107,6 +109,18 @@ impl Analysis {
     /// The terrain changed (or the whole level did): the drainage is out of date.
     pub fn terrain_changed(&mut self) {
         self.stale = true;
+    }
+
+    /// Another level was opened or made: the old one's drainage and maps are not shown on it
+    /// while the new one's are worked out (the overlay chosen stays).
+    pub fn document_replaced(&mut self) {
+        *self = Self {
+            shown: self.shown,
+            computed: self.computed,
+            maps_read: self.maps_read,
+            stale: true,
+            ..Self::default()
+        };
     }
 
     /// Once a frame: starts a computation when the overlay is shown, the drainage is out of
@@ -160,6 +174,7 @@ impl Analysis {
         };
         if due && let Some(m) = read() {
             self.maps = Some((Arc::new(m), Instant::now()));
+            self.maps_read += 1;
         }
     }
 
@@ -191,8 +206,8 @@ impl Analysis {
     fn overlay(&mut self, renderer: &mut TerrainRenderer) -> CellOverlay {
         let source = match self.shown {
             TerrainAnalysis::None => return CellOverlay::None,
-            TerrainAnalysis::Map(_) => self.maps.as_ref().map(|(m, _)| Arc::as_ptr(m) as usize),
-            _ => self.result.as_ref().map(|d| Arc::as_ptr(d) as usize),
+            TerrainAnalysis::Map(_) => self.maps.as_ref().map(|_| self.maps_read),
+            _ => self.result.as_ref().map(|_| self.computed),
         };
         let Some(source) = source else {
             return CellOverlay::None;

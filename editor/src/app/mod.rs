@@ -396,6 +396,7 @@ impl EditorApp {
         self.document = Document::with_history(level, path, History::new(self.history_budget));
         self.recovery.reset();
         self.viewport.document_replaced();
+        self.analysis.document_replaced();
         self.preview.reset();
     }
 
