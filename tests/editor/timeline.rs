@@ -241,3 +241,27 @@ fn the_bar_of_a_level_baked_at_a_later_time_spans_its_own_run() {
         "the Branches menu names the run from {start:.1} s"
     );
 }
+
+#[test]
+fn key_buttons_are_enabled_only_where_there_is_a_keyframe_to_go_to() {
+    // With recording off they were enabled and did nothing; an event click paused the water.
+    use egui_kittest::kittest::NodeT;
+    let enabled = |ed: &Editor, label: &str| {
+        !ed.harness
+            .get_by_label(label)
+            .accesskit_node()
+            .is_disabled()
+    };
+    let mut ed = editor(&river());
+    ed.harness.state_mut().preview_mut().timeline.recording = false;
+    ed.click("Play");
+    ed.frames(10);
+    ed.click("Pause");
+    assert!(!enabled(&ed, "Previous key") && !enabled(&ed, "Next key"));
+    let mut ed = editor(&river());
+    ed.click("Play");
+    ed.frames(10);
+    ed.click("Pause");
+    assert!(enabled(&ed, "Previous key"), "keyframes before this moment");
+    assert!(!enabled(&ed, "Next key"), "none after the end of the run");
+}

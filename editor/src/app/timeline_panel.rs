@@ -46,16 +46,12 @@ pub(crate) fn perform(app: &mut EditorApp, action: TimelineAction) {
     match action {
         TimelineAction::Seek(t) => preview.seek(t),
         TimelineAction::PreviousKey => {
-            let keys = &preview.timeline.branch().keys;
-            if let Some(k) = keys.iter().rev().find(|k| k.time() < now - 1e-6) {
-                let t = k.time();
+            if let Some(t) = previous_key(&preview.timeline, now) {
                 preview.seek(t);
             }
         }
         TimelineAction::NextKey => {
-            let keys = &preview.timeline.branch().keys;
-            if let Some(k) = keys.iter().find(|k| k.time() > now + 1e-6) {
-                let t = k.time();
+            if let Some(t) = next_key(&preview.timeline, now) {
                 preview.seek(t);
             }
         }
@@ -72,6 +68,21 @@ pub(crate) fn perform(app: &mut EditorApp, action: TimelineAction) {
             }
         }
     }
+}
+
+/// The time of the current branch's last keyframe before `now`, if any.
+fn previous_key(timeline: &Timeline, now: f64) -> Option<f64> {
+    let keys = &timeline.branch().keys;
+    keys.iter()
+        .rev()
+        .map(|k| k.time())
+        .find(|&t| t < now - 1e-6)
+}
+
+/// The time of the current branch's first keyframe after `now`, if any.
+fn next_key(timeline: &Timeline, now: f64) -> Option<f64> {
+    let keys = &timeline.branch().keys;
+    keys.iter().map(|k| k.time()).find(|&t| t > now + 1e-6)
 }
 
 /// Keeps the renderer's reference depths (the Change overlay's) on the compared branch's
@@ -124,17 +135,24 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
 fn controls(app: &mut EditorApp, ui: &mut Ui, asked: &mut Vec<TimelineAction>) {
     let preview = &mut app.preview;
     let live = preview.is_live();
+    let at = preview.seeking().unwrap_or_else(|| preview.clock());
     ui.strong("Timeline");
+    // Enabled only where there is a keyframe to go to (none: recording is off, or the run
+    // is at its first or last one).
+    let before = live && previous_key(&preview.timeline, at).is_some();
     if ui
-        .add_enabled(live, egui::Button::new("Previous key"))
+        .add_enabled(before, egui::Button::new("Previous key"))
         .on_hover_text("Back to the keyframe before this moment (PageUp)")
+        .on_disabled_hover_text("No keyframe before this moment (Keyframes ▸ Record)")
         .clicked()
     {
         asked.push(TimelineAction::PreviousKey);
     }
+    let after = live && next_key(&preview.timeline, at).is_some();
     if ui
-        .add_enabled(live, egui::Button::new("Next key"))
+        .add_enabled(after, egui::Button::new("Next key"))
         .on_hover_text("On to the keyframe after this moment (PageDown)")
+        .on_disabled_hover_text("No keyframe after this moment")
         .clicked()
     {
         asked.push(TimelineAction::NextKey);
@@ -165,7 +183,10 @@ fn controls(app: &mut EditorApp, ui: &mut Ui, asked: &mut Vec<TimelineAction>) {
 
 fn events_menu(timeline: &Timeline, ui: &mut Ui, asked: &mut Vec<TimelineAction>) {
     let events = &timeline.branch().events;
-    ui.add_enabled_ui(!events.is_empty(), |ui| {
+    // Going to a moment starts from a keyframe before it: without any (recording off) a
+    // click only paused the water.
+    let reachable = !timeline.branch().keys.is_empty();
+    ui.add_enabled_ui(!events.is_empty() && reachable, |ui| {
         ui.menu_button(format!("Events ({})", events.len()), |ui| {
             for e in events {
                 if ui

@@ -124,10 +124,6 @@ pub struct Timeline {
     last_taken: Option<Instant>,
     /// A keyframe is wanted at the next chance whatever the spacing (after a fork).
     forced: bool,
-    /// The water was edited at the edge of the run since the last keyframe: one is wanted as
-    /// soon as [`Self::min_gap`] allows, so a seek past the edit finds it (a gate opened by
-    /// its button, a brush stroke) instead of the water from before it.
-    edited_since_key: bool,
     /// Branches made so far (for names).
     made: usize,
     /// The keyframe being compressed on a worker thread.
@@ -169,7 +165,6 @@ impl Default for Timeline {
             min_gap: MIN_KEY_GAP,
             last_taken: None,
             forced: false,
-            edited_since_key: false,
             made: 1,
             pending: None,
             generation: 0,
@@ -229,7 +224,7 @@ impl Timeline {
             return false;
         }
         self.forced
-            || ((self.edited_since_key || time - last.time() >= self.spacing_in_force() - 1e-9)
+            || (time - last.time() >= self.spacing_in_force() - 1e-9
                 && self.last_taken.is_none_or(|t| t.elapsed() >= self.min_gap))
     }
 
@@ -249,7 +244,6 @@ impl Timeline {
     /// due until it has arrived and [`Self::begin`] compresses it (or [`Self::cancel`]).
     pub fn requested(&mut self) {
         self.forced = false;
-        self.edited_since_key = false;
         self.last_taken = Some(Instant::now());
         self.pending = Some(Pending {
             work: None,
@@ -357,12 +351,13 @@ impl Timeline {
 
     /// The water is edited at `time`: if the current branch has a recorded future, a new
     /// branch starts there (sharing the keyframes before `time`) and becomes the current one;
-    /// the old one keeps its future. A keyframe is wanted at once, with the edit in it.
+    /// the old one keeps its future, and a keyframe is wanted at once, with the edit in it.
+    /// An edit at the edge of the run waits for the next keyframe by the spacing (one at
+    /// once would shift the branch's keyframes off the times other branches have theirs).
     /// Returns whether a branch was made.
     pub fn edited(&mut self, time: f64) -> bool {
         if !self.has_future(time) {
             self.mark(time, "Edited");
-            self.edited_since_key = true;
             return false;
         }
         self.made += 1;
@@ -391,7 +386,6 @@ impl Timeline {
     /// stays (replayed or replaced by a branch at the next edit).
     pub fn rewound(&mut self) {
         self.forced = false;
-        self.edited_since_key = false;
     }
 
     /// Switches to branch `index` (to replay or continue its water). Returns whether it exists.
@@ -479,10 +473,7 @@ mod tests {
         for i in 0..5 {
             t.push(key(i as f64 * 5.0, 1.0));
         }
-        t.min_gap = Duration::ZERO;
-        assert!(!t.due(21.0), "the spacing has not passed");
-        assert!(!t.edited(21.0), "at the edge of the run: no branch");
-        assert!(t.due(21.0), "but a keyframe with the edit in it is wanted");
+        assert!(!t.edited(20.0), "at the edge of the run: no branch");
         assert!(t.has_future(7.0));
         assert!(t.edited(7.0));
         assert_eq!((t.branches.len(), t.current), (2, 1));
