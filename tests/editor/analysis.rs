@@ -144,6 +144,20 @@ fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
     for f in ["max_speed.png", "arrival.png", "hazard.npy", "maps.txt"] {
         assert!(out.join(f).is_file(), "{f}");
     }
+
+    // Back before the gate opened: the overlay shows the maps of the water as it is now (it
+    // kept showing the flood's, read before the seek, while paused).
+    ed.harness.state_mut().preview_mut().seek(0.2);
+    for _ in 0..100 {
+        if ed.harness.state().preview().seeking().is_none() {
+            break;
+        }
+        ed.frames(1);
+    }
+    ed.frames(3);
+    let back = pixels(&ed);
+    let changed = changed_pixels(&after, &back);
+    assert!(changed > 1000, "the map follows the seek: {changed}");
 }
 
 #[test]

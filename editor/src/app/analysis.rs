@@ -99,8 +99,8 @@ pub(crate) struct Analysis {
     computed: u64,
     /// The area of one cell when the last computation started, m².
     cell_area: f32,
-    /// The maps of the running water, and when they were read.
-    maps: Option<(Arc<RunMaps>, Instant)>,
+    /// The maps of the running water, when they were read, and the water's clock then.
+    maps: Option<(Arc<RunMaps>, Instant, f64)>,
     /// What the overlay drawn last frame shows, with its scale.
     pub legend: Option<String>,
 }
@@ -153,12 +153,12 @@ impl Analysis {
     }
 
     /// Once a frame: while a map of the run is shown, reads the maps from the running water
-    /// (`read`) when there are none yet, and twice a second while it `playing`; forgets them
-    /// when the water is not `live`.
+    /// (`read`) when there are none yet, and when its `clock` moved since (twice a second at
+    /// most while it is `playing`; at once after a Step or a seek); forgets them when the
+    /// water is not `live`.
     pub fn refresh_maps(
         &mut self,
-        live: bool,
-        playing: bool,
+        (live, playing, clock): (bool, bool, f64),
         read: impl FnOnce() -> Option<RunMaps>,
     ) {
         if !live {
@@ -170,10 +170,12 @@ impl Analysis {
         };
         let due = match &self.maps {
             None => true,
-            Some((_, at)) => playing && at.elapsed() >= Duration::from_millis(500),
+            Some((_, at, then)) => {
+                *then != clock && (!playing || at.elapsed() >= Duration::from_millis(500))
+            }
         };
         if due && let Some(m) = read() {
-            self.maps = Some((Arc::new(m), Instant::now()));
+            self.maps = Some((Arc::new(m), Instant::now(), clock));
             self.maps_read += 1;
         }
     }
@@ -220,7 +222,7 @@ impl Analysis {
         }
         let (overlay, values) = match self.shown {
             TerrainAnalysis::Map(kind) => match &self.maps {
-                Some((maps, _)) => map_overlay(maps, kind),
+                Some((maps, ..)) => map_overlay(maps, kind),
                 None => return CellOverlay::None,
             },
             _ => match &self.result {

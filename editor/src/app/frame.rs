@@ -65,9 +65,9 @@ impl EditorApp {
         }
         self.simulate(ui, frame, &changes);
         (self.preview).record_gauges(&self.document.level().gauges);
-        let (live, playing) = (self.preview.is_live(), self.preview.playing);
         let preview = &self.preview;
-        (self.analysis).refresh_maps(live, playing, || preview.maps());
+        let run = (preview.is_live(), preview.playing, preview.clock());
+        (self.analysis).refresh_maps(run, || preview.maps());
         let rendered = frame
             .wgpu_render_state()
             .map(|rs| (rs, self.render(ui, rs, &changes)));
