@@ -79,6 +79,10 @@ fn water_cells(@builtin(local_invocation_index) lid: u32) {
         let c = bitcast<u32>(src[2u * e]);
         let old = depth[cur + c];
         let d = max(old + src[2u * e + 1u], 0.0);
+        if (d > 1.0e6 && d > old) {
+            // Deeper than any level holds (`ranges::MAX_HEIGHT`): skipped, as on the CPU.
+            continue;
+        }
         if (d > old) {
             added = df_add(added, two_sum(d, -old));
         } else {

@@ -432,3 +432,30 @@ fn the_inspector_sets_a_convex_decomposition_as_one_undoable_step() {
         spillway::level::ColliderShape::Auto
     );
 }
+
+#[test]
+fn a_failed_save_leaves_the_bodies_paths_as_they_were() {
+    // The save copied the library body beside the level and rewrote its path first, as an
+    // undo step: when the save then failed (or was cancelled), the path pointed at a folder
+    // the level was not in.
+    let mut ed = with_one_crate();
+    let before = bodies(&ed);
+    let path = ed.dir.path().join("level.ron");
+    std::fs::remove_file(&path).expect("remove the level file");
+    std::fs::create_dir(&path).expect("a folder where the level goes");
+    ed.key(Modifiers::COMMAND, Key::S);
+    assert!(
+        ed.harness.state().dialog().is_some(),
+        "the failure is shown"
+    );
+    assert_eq!(bodies(&ed), before, "the paths as they were");
+    assert_ne!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Copy body files into the project")
+    );
+    ed.click("OK");
+    std::fs::remove_dir(&path).expect("the folder goes");
+    ed.key(Modifiers::COMMAND, Key::S);
+    assert!(bodies(&ed).iter().all(|b| b.gltf == "bodies/crate.glb"));
+    assert!(!ed.harness.state().document().is_modified());
+}

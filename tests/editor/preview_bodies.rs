@@ -358,3 +358,28 @@ fn going_back_after_a_crate_was_deleted_puts_the_others_back_where_they_were() {
         "{rows:?}"
     );
 }
+
+#[test]
+fn keep_this_state_lets_a_moving_crate_go_on_moving() {
+    // Keep this state writes each body's pose into the level and the run goes on: a crate
+    // knocked downstream entered the physics again at rest where it was kept.
+    let mut ed = dam_editor();
+    play(&mut ed, 20.0, 30);
+    ed.harness.state_mut().preview_mut().speed = 1.0;
+    ed.click("Play");
+    let at = ed.harness.state().preview().body_poses().expect("bodies")[0].translation;
+    assert!(
+        ed.harness
+            .state_mut()
+            .preview_mut()
+            .push_body(0, [10000.0, 0.0, 0.0], at)
+    );
+    ed.frames(2);
+    ed.click("Keep this state");
+    let x0 = ed.harness.state().preview().body_poses().expect("bodies")[0].translation[0];
+    ed.frames(6);
+    ed.click("Pause");
+    let x1 = ed.harness.state().preview().body_poses().expect("bodies")[0].translation[0];
+    println!("the knocked crate: x = {x0:.3} m at the keep, {x1:.3} m six frames later");
+    assert!(x1 - x0 > 0.05, "it goes on sliding: {x0} → {x1}");
+}

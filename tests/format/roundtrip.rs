@@ -192,6 +192,16 @@ fn a_level_named_with_a_colon_or_backslash_loads_again_and_resaves() {
         assert_eq!(load(&path).expect("load again"), b, "{name}");
     }
     assert_eq!(files_in(dir.path()).len(), 4, "{:?}", files_in(dir.path()));
+    // Names that an escape would make alike keep their own sidecars (`a:b` made `a_b`'s
+    // sidecar name, and its save removed `a_b`'s).
+    let mut c = a.clone();
+    c.terrain.set(2, 2, 5.0);
+    for (name, level) in [("a_b.ron", &a), ("a:b.ron", &c), ("a%3Ab.ron", &a)] {
+        save(level, &dir.path().join(name)).expect("save");
+    }
+    for (name, level) in [("a_b.ron", &a), ("a:b.ron", &c), ("a%3Ab.ron", &a)] {
+        assert_eq!(&load(&dir.path().join(name)).expect(name), level, "{name}");
+    }
 }
 
 #[test]

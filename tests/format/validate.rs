@@ -436,7 +436,7 @@ fn values_no_level_means_are_refused_by_name() {
     );
     assert!(field_after(|l| l.sources[0].kind = SourceKind::Rate { m3_per_s: 1e7 }).is_none());
     // A saved flow the solver could not go on from: a clock that no longer moves, edge
-    // ghosts of the wrong count, a speed that makes every step a runaway.
+    // ghosts of the wrong count.
     fn flow(l: &mut Level) -> &mut FlowState {
         l.flow.as_mut().expect("rich_level has flow")
     }
@@ -444,7 +444,6 @@ fn values_no_level_means_are_refused_by_name() {
     assert_field(|l| flow(l).ghost.truncate(3), "flow.ghost");
     assert_field(|l| flow(l).ghost[5] = 1e30, "flow.ghost[5]");
     assert!(field_after(|l| flow(l).ghost.clear()).is_none());
-    assert_field(|l| flow(l).max_speed = Some(1e5), "flow.max_speed");
     // Stretches of one edge that overlap: which held depended on their kinds.
     assert_field(
         |l| {

@@ -181,4 +181,18 @@ fn a_breachs_state_stays_with_it_when_the_structures_change() {
     assert_eq!(now.len(), 1);
     assert_eq!(now[0].name, "second");
     assert!(!now[0].started && now[0].progress == 0.0, "{now:?}");
+    // Two breaches of one name, one started by its time, the other waiting: an edit leaves
+    // each its own state (the second took the first's and cut its dam at once).
+    let mut twins = spillway_tests::breach_dam(Some(BreachStart::At(0.5)));
+    let mut waiting = twins.structures[0].clone();
+    if let StructureKind::Breach { start, .. } = &mut waiting.kind {
+        *start = BreachStart::Trigger;
+    }
+    twins.structures.push(waiting);
+    let mut sim = Simulation::new(&twins).unwrap();
+    sim.advance(2.0).unwrap();
+    let before = sim.breaches();
+    assert!(before[0].started && !before[1].started, "{before:?}");
+    sim.set_sources_sinks(&twins).unwrap();
+    assert_eq!(sim.breaches(), before);
 }

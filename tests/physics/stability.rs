@@ -164,3 +164,18 @@ fn a_blow_up_leaves_no_non_finite_value_in_the_state() {
         assert_eq!(bad, None, "{name}");
     }
 }
+
+#[test]
+fn a_saved_speed_no_step_can_follow_is_held_to_one_that_can() {
+    // A baked level whose saved fastest speed (edited by hand, or kept after a runaway) needs
+    // more sub-steps than a step takes: every step ran away, and only a step sets it again.
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = Grid::from_fn(16, 16, |x, _| if x < 8 { 1.0 } else { 0.1 });
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.step(level.params.dt).unwrap();
+    let mut baked = sim.bake_into(&level);
+    baked.flow.as_mut().expect("flow").max_speed = Some(1e5);
+    let mut again = Simulation::new(&baked).unwrap();
+    again.step(level.params.dt).expect("the step runs");
+    assert_healthy(&again);
+}

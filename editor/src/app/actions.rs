@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use spillway::level::Body;
 use spillway::{Grid, Level};
 
 use super::dialogs::{Dialog, ExportForm, ImportForm, NewLevelForm};
@@ -332,20 +333,36 @@ impl EditorApp {
     fn save_to(&mut self, path: &Path) -> bool {
         self.authoring.commit_pending(&mut self.document);
         self.bodies.commit_pending(&mut self.document);
-        if let Err(e) = self.copy_body_files(path) {
-            self.dialog = Some(Dialog::Error {
-                title: "Could not save the level".into(),
-                message: e.to_string(),
-            });
-            return false;
-        }
-        let level = self.document.level();
+        let relinked = match self.copy_body_files(path) {
+            Ok(relinked) => relinked,
+            Err(e) => {
+                self.dialog = Some(Dialog::Error {
+                    title: "Could not save the level".into(),
+                    message: e.to_string(),
+                });
+                return false;
+            }
+        };
+        // The level as saved: its bodies' paths relative to the target's folder. The document
+        // takes them only once the save succeeds (a failed or cancelled save left them
+        // pointing into a folder the document is not in).
+        let relinked_level;
+        let level = match &relinked {
+            Some(bodies) => {
+                let mut copy = self.document.level().clone();
+                copy.bodies.clone_from(bodies);
+                relinked_level = copy;
+                &relinked_level
+            }
+            None => self.document.level(),
+        };
         if super::file_tasks::level_bytes(level) >= self.background_bytes {
-            self.file_task = Some(super::file_tasks::save(level.clone(), path));
+            self.file_task = Some(super::file_tasks::save(level.clone(), path, relinked));
             return false;
         }
         match spillway::level::file::save(level, path) {
             Ok(()) => {
+                self.relink_bodies(relinked);
                 self.saved(path);
                 true
             }
@@ -385,19 +402,25 @@ impl EditorApp {
         }
     }
 
-    /// Copies the bodies' glTF files into the folder of `path` where they lie outside it and
-    /// makes their paths relative to it, as one command (only if anything changes).
-    fn copy_body_files(&mut self, path: &Path) -> Result<(), EditorError> {
+    /// Copies the bodies' glTF files into the folder of `path` where they lie outside it;
+    /// returns the bodies with their paths relative to it, where any changed.
+    fn copy_body_files(&mut self, path: &Path) -> Result<Option<Vec<Body>>, EditorError> {
         let level = self.document.level();
         if level.bodies.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let new_dir = path.parent().unwrap_or(Path::new("."));
         let old_dir = super::bodies::level_dir(&self.document);
         let (relinked, _) =
             crate::project::body_files::relink(&level.bodies, old_dir.as_deref(), new_dir)?;
-        if relinked != level.bodies {
-            let before = level.bodies.clone();
+        Ok((relinked != level.bodies).then_some(relinked))
+    }
+
+    /// The bodies as a save wrote them become the document's, as one command ("Copy body
+    /// files into the project"), once the save succeeded.
+    pub(crate) fn relink_bodies(&mut self, relinked: Option<Vec<Body>>) {
+        if let Some(relinked) = relinked {
+            let before = self.document.level().bodies.clone();
             self.document
                 .execute(Box::new(crate::document::EditBodies::new(
                     "Copy body files into the project",
@@ -405,7 +428,6 @@ impl EditorApp {
                     relinked,
                 )));
         }
-        Ok(())
     }
 
     /// Imports the glTF body at `path` (it becomes the body the Body tool places, and the Body
@@ -461,8 +483,9 @@ impl EditorApp {
                 dropped,
             } = crate::tools::resize::resized_level(level, grid);
             left_out = dropped;
+            // The limits the editor opens levels with (a level it saved must resize too).
             resized
-                .validate(&spillway::level::Limits::default())
+                .validate(&crate::project::open_limits())
                 .map_err(|e| EditorError::ResizedLevel {
                     field: e.field,
                     reason: e.reason,
@@ -473,6 +496,9 @@ impl EditorApp {
                 before,
                 resized,
             )));
+            // Objects may have been left out: a selection by index would point at another.
+            self.authoring.clear_selection();
+            self.bodies.document_replaced();
             self.viewport.frame_on_next_frame(None);
         }
         let left_out = match left_out.len() {
@@ -523,8 +549,9 @@ impl EditorApp {
 
     /// What the files dropped this frame ask for: open a level, import a heightmap or a body.
     pub(crate) fn dropped_file_action(&mut self, ctx: &egui::Context) -> Option<Action> {
-        if self.bake.is_some() || self.file_task.is_some() {
-            // Nothing may replace or change the document while work on it runs.
+        if self.bake.is_some() || self.file_task.is_some() || self.dialog.is_some() {
+            // Nothing may replace or change the document while work on it runs, nor a
+            // dialog's question (an unsaved-changes one for a quit) be forgotten.
             return None;
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| {

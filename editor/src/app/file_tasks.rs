@@ -25,8 +25,13 @@ pub const BACKGROUND_BYTES: u64 = 64 << 20;
 
 /// A file task in progress.
 pub(crate) enum FileTask {
-    /// Saving the document to `path`.
-    Save { path: PathBuf, task: Task<()> },
+    /// Saving the document to `path`, its bodies' files relinked into the target's folder
+    /// (`relinked`: the bodies as saved, made the document's once the save succeeds).
+    Save {
+        path: PathBuf,
+        task: Task<()>,
+        relinked: Option<Vec<spillway::level::Body>>,
+    },
     /// Reading a heightmap into the terrain.
     Import { path: PathBuf, task: Task<Grid> },
     /// Writing the terrain as a heightmap to `path`.
@@ -234,7 +239,11 @@ pub(crate) fn level_bytes(level: &Level) -> u64 {
 }
 
 /// Starts saving `level` to `path` in the background.
-pub(crate) fn save(level: Level, path: &Path) -> FileTask {
+pub(crate) fn save(
+    level: Level,
+    path: &Path,
+    relinked: Option<Vec<spillway::level::Body>>,
+) -> FileTask {
     let target = path.to_path_buf();
     let label = format!("Saving {}", file_name(path));
     let task = Task::spawn(label, move |p| {
@@ -248,6 +257,7 @@ pub(crate) fn save(level: Level, path: &Path) -> FileTask {
     FileTask::Save {
         path: path.to_path_buf(),
         task,
+        relinked,
     }
 }
 
@@ -375,7 +385,10 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
     let cancelled = running.cancelled();
     let was_save = matches!(running, FileTask::Save { .. });
     match (running, result) {
-        (FileTask::Save { path, .. }, Ok(_)) => app.saved(&path),
+        (FileTask::Save { path, relinked, .. }, Ok(_)) => {
+            app.relink_bodies(relinked);
+            app.saved(&path);
+        }
         (FileTask::Save { path, .. }, Err(_)) if cancelled => {
             app.after_save = None;
             app.notify(

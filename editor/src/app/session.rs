@@ -13,7 +13,8 @@ impl EditorApp {
     }
 
     pub(super) fn autosave(&mut self, ctx: &egui::Context) {
-        if self.gesture_in_progress() {
+        if self.gesture_in_progress() || self.file_task.is_some() {
+            // Not beside a background save or import: one write of the level at a time.
             return;
         }
         let now = Instant::now();

@@ -119,7 +119,7 @@ pub struct SolverOverrides {
     /// Linear friction instead of Manning's: the fraction of flow lost per second (0 ≤ F < 1).
     #[arg(long, value_name = "F", value_parser = parse_friction)]
     pub friction: Option<f32>,
-    /// Time step in seconds (0 < S ≤ 10); longer than stable steps are sub-stepped.
+    /// Time step in seconds (0.0001 ≤ S ≤ 10); longer than stable steps are sub-stepped.
     #[arg(long, value_name = "S", value_parser = parse_dt)]
     pub dt: Option<f32>,
 }

@@ -150,17 +150,39 @@ impl PreviewBodies {
     }
 
     /// Puts the bodies back as a keyframe saw them, each to the state of the same placed body
-    /// (a body added or edited since keeps its placement).
+    /// (or, for a body whose placement was kept where the water had moved it, the same body
+    /// but for its pose); a body added or edited since keeps its placement.
     pub fn set_states(&mut self, states: &[(Body, Option<BodyState>)]) {
         let mut used = vec![false; states.len()];
-        for (body, id) in &self.placed {
-            let Some(id) = id else { continue };
-            let Some(k) = (0..states.len()).find(|&k| !used[k] && states[k].0 == *body) else {
-                continue;
-            };
-            used[k] = true;
-            if let Some(state) = &states[k].1 {
+        let mut matched: Vec<Option<usize>> = vec![None; self.placed.len()];
+        let rules: [fn(&Body, &Body) -> bool; 2] = [|a, b| a == b, same_but_pose];
+        for same in rules {
+            for (i, (body, _)) in self.placed.iter().enumerate() {
+                if matched[i].is_some() {
+                    continue;
+                }
+                if let Some(k) = (0..states.len()).find(|&k| !used[k] && same(&states[k].0, body)) {
+                    used[k] = true;
+                    matched[i] = Some(k);
+                }
+            }
+        }
+        for ((_, id), k) in self.placed.iter().zip(matched) {
+            if let (Some(id), Some(Some(state))) = (id, k.map(|k| &states[k].1)) {
                 self.world.set_state(*id, state);
+            }
+        }
+    }
+
+    /// Takes `bodies` as the placements of the bodies in the world, where each differs from
+    /// its placement only by its pose ("Keep this state": the document's bodies moved to where
+    /// the water brought them), so they go on moving instead of entering again at rest.
+    pub fn adopt(&mut self, bodies: &[Body]) {
+        let same = self.placed.len() == bodies.len()
+            && (self.placed.iter().zip(bodies)).all(|((p, _), b)| same_but_pose(p, b));
+        if same {
+            for ((placed, _), body) in self.placed.iter_mut().zip(bodies) {
+                placed.clone_from(body);
             }
         }
     }
@@ -181,4 +203,14 @@ impl PreviewBodies {
             _ => 0.0,
         }
     }
+}
+
+/// Whether two bodies are the same but for where they stand (translation and rotation).
+fn same_but_pose(a: &Body, b: &Body) -> bool {
+    let posed = |x: &Body| Body {
+        translation: [0.0; 3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        ..x.clone()
+    };
+    posed(a) == posed(b)
 }

@@ -189,7 +189,13 @@ impl Preview {
             }
         }
         self.wanted = wanted;
-        // Bodies kept where the water moved them ("Bake this frame") are no edit of the run.
+        // Bodies kept where the water moved them ("Bake this frame") are no edit of the run:
+        // they go on moving from there.
+        if self.water_is_authored
+            && let Some(b) = self.bodies.as_mut()
+        {
+            b.adopt(bodies);
+        }
         if self.is_live() && !self.water_is_authored {
             self.timeline.edited(self.clock());
         }

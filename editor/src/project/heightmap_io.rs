@@ -87,10 +87,12 @@ pub enum EncodeError {
     Png(#[source] image::ImageError),
 }
 
-/// A height range that maps no heights: empty, upside down or not finite.
+/// A height range that maps no heights: empty, upside down, not finite, or reaching past the
+/// heights a level may hold (±`spillway::level::ranges::MAX_HEIGHT`).
 #[derive(Clone, Copy, Debug, Error, PartialEq)]
 #[error(
-    "the height range {} m to {} m is empty or not finite: the top must be above the bottom",
+    "the height range {} m to {} m is empty or out of bounds: the top must be above the \
+     bottom, both within ±1000000 m (the heights a level may hold)",
     .0.min,
     .0.max
 )]
@@ -191,9 +193,12 @@ impl HeightRange {
         }
     }
 
-    /// Whether a file can hold it: both ends finite, the highest above the lowest.
+    /// Whether a file can hold it and a level its heights: both ends within the heights a
+    /// level may hold, the highest above the lowest (a range past them made terrain that
+    /// Save refused, or NaN where the span overflowed).
     pub fn check(self) -> Result<(), EmptyRange> {
-        if !(self.min.is_finite() && self.max.is_finite() && self.max > self.min) {
+        let heights = spillway::level::ranges::HEIGHTS;
+        if !(heights.contains(&self.min) && heights.contains(&self.max) && self.max > self.min) {
             return Err(EmptyRange(self));
         }
         Ok(())
@@ -413,5 +418,14 @@ mod tests {
             message.starts_with("flat.png: the height range 3 m to 3 m"),
             "{message}"
         );
+        // Heights no level may hold: the terrain imported, and Save refused it.
+        for (min, max) in [(0.0, 2.0e6), (-3.0e38, 3.0e38)] {
+            let settings = ImportSettings {
+                range: HeightRange { min, max },
+                ..settings
+            };
+            let err = import(Path::new("tall.png"), &settings).expect_err("out of bounds");
+            assert!(err.to_string().contains("within ±1000000 m"), "{err}");
+        }
     }
 }

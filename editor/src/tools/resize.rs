@@ -9,14 +9,15 @@ use spillway::{Grid, Level};
 pub struct Resized {
     /// The level on the new terrain.
     pub level: Level,
-    /// The sources, sinks, gates, gauges and structures wholly beyond the new map, by kind and
-    /// name ("source spring").
+    /// The sources, sinks, gates, gauges, structures and bodies beyond the new map, by kind
+    /// and name ("source spring").
     pub dropped: Vec<String>,
 }
 
-/// `level` with `terrain` of another size: dry, without saved flow or roughness grid,
-/// boundaries clipped to the new edges, and the objects beyond the new map left out (a
-/// level keeps none: they fail validation).
+/// `level` with `terrain` of another size: dry, without saved flow, its roughness grid cut
+/// or padded with the level-wide n, boundaries clipped to the new edges, and the objects
+/// beyond the new map left out (a level keeps none: they fail validation; a body standing
+/// off the map would fall off it).
 pub fn resized_level(level: &Level, terrain: Grid) -> Resized {
     let (nx, ny) = (terrain.nx, terrain.ny);
     let extent = [nx as f32 * level.cell_size, ny as f32 * level.cell_size];
@@ -25,8 +26,18 @@ pub fn resized_level(level: &Level, terrain: Grid) -> Resized {
     out.water = Grid::filled(nx, ny, 0.0);
     out.terrain = terrain;
     out.flow = None;
-    // A roughness grid of the old size would no longer fit: the level-wide n applies again.
-    out.roughness = None;
+    // The painted roughness stays where it was painted; new ground has the level-wide n.
+    out.roughness = level.roughness.as_ref().map(|r| {
+        let n = match level.params.friction {
+            spillway::level::Friction::Manning { n } => n,
+            _ => spillway::level::DEFAULT_MANNING_N,
+        };
+        Grid::from_fn(
+            nx,
+            ny,
+            |x, y| if x < r.nx && y < r.ny { r.get(x, y) } else { n },
+        )
+    });
     out.boundaries.retain_mut(|b| {
         let len = match b.edge {
             spillway::level::Edge::West | spillway::level::Edge::East => ny,
@@ -58,6 +69,10 @@ pub fn resized_level(level: &Level, terrain: Grid) -> Resized {
     out.structures.retain(|s| {
         let (from, to) = s.kind.ends();
         keep("structure", &s.name, on(from) && on(to))
+    });
+    out.bodies.retain(|b| {
+        let [x, y, _] = b.translation;
+        keep("body", &b.name, on([x, y]))
     });
     Resized {
         level: out,
@@ -94,7 +109,31 @@ mod tests {
             kind: SinkKind::Rate { m3_per_s: 1.0 },
             enabled: true,
         });
+        level.bodies = vec![
+            spillway::level::Body {
+                name: "crate".into(),
+                gltf: "crate.glb".into(),
+                translation: [30.0, 30.0, 1.0],
+                rotation: [0.0, 0.0, 0.0, 1.0],
+                scale: [1.0; 3],
+                density: 500.0,
+                dynamic: true,
+                coupling: Default::default(),
+                collider: Default::default(),
+            };
+            2
+        ];
+        level.bodies[1].translation = [5.0, 5.0, 1.0];
+        level.roughness = Some(Grid::from_fn(40, 40, |x, _| 0.01 * x as f32));
         let resized = resized_level(&level, Grid::filled(20, 20, 0.0));
+        // The painted roughness is cut to the new map, not dropped.
+        let rough = resized.level.roughness.as_ref().expect("kept");
+        assert_eq!((rough.nx, rough.ny), (20, 20));
+        assert_eq!(
+            rough.get(10, 3),
+            level.roughness.as_ref().unwrap().get(10, 3)
+        );
+        assert_eq!(resized.level.bodies.len(), 1);
         let names: Vec<&str> = resized
             .level
             .sources
@@ -104,7 +143,7 @@ mod tests {
         // "edge" reaches onto the 20 m map from outside: kept.
         assert_eq!(names, ["near", "edge"]);
         assert!(resized.level.sinks.is_empty());
-        assert_eq!(resized.dropped, ["source far", "sink drain"]);
+        assert_eq!(resized.dropped, ["source far", "sink drain", "body crate"]);
         assert!(resized.level.validate(&Default::default()).is_ok());
     }
 }

@@ -19,7 +19,8 @@ use spillway::rect::{CellRect, copy_out};
 pub const TILE: usize = 64;
 
 /// Cells one frame's movement may visit (dabs × the cells each covers): a fast drag of a
-/// small brush across a huge map keeps its dabs half a cell apart, a huge brush's are fewer.
+/// small brush across a huge map keeps its dabs half a cell apart; a brush so large that its
+/// dabs would visit more is spaced wider, down to [`MIN_DABS_PER_MOVE`] dabs a move.
 const CELLS_PER_MOVE: f32 = 64e6;
 
 /// Dabs one frame's movement may always be split into, however large the brush.
@@ -172,18 +173,19 @@ impl Stroke {
                 t = t.min((end - from) / (to - from));
             }
         }
-        if t >= 1.0 {
-            // Over the map after all (the ground was missed): nothing to do.
-            return;
+        if t < 1.0 {
+            let t = t.clamp(0.0, 1.0);
+            let (ex, ey) = (lx + (x - lx) * t, ly + (y - ly) * t);
+            self.drag_to(document, brush, ex, ey, dt * t);
         }
-        let t = t.clamp(0.0, 1.0);
-        self.drag_to(
-            document,
-            brush,
-            lx + (x - lx) * t,
-            ly + (y - ly) * t,
-            dt * t,
-        );
+        // (A point over the map: the plane at the stroke's height passes above the ground
+        // there, or the cursor is over a panel; the brush lifts where it is.)
+        self.lifted = true;
+    }
+
+    /// The cursor is off the terrain where no point of the plane can be placed (above the
+    /// horizon): the brush lifts where it is, until the cursor comes back.
+    pub fn lift(&mut self) {
         self.lifted = true;
     }
 

@@ -293,11 +293,12 @@ impl GpuSimulation {
     fn match_breaches(&mut self, level: &Level, names: &[String]) -> Result<(), GpuError> {
         let old = self.breaches()?;
         let mut words = super::structures::breach_words(level);
-        for (k, name) in names.iter().enumerate() {
-            let renamed = (old.len() == names.len())
-                .then(|| &old[k])
-                .filter(|o| !names.contains(&o.name));
-            if let Some(o) = old.iter().find(|o| o.name == *name).or(renamed) {
+        let new: Vec<&str> = names.iter().map(String::as_str).collect();
+        for (k, from) in crate::sim::breach::continued(&old, &new)
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(o) = from.map(|i| &old[i]) {
                 words[2 * k] = u32::from(o.started);
                 words[2 * k + 1] = o.progress.to_bits();
             }

@@ -344,7 +344,7 @@ impl GpuSimulation {
     /// more than it holds. The water moved is booked like water painted in or out (inflow and
     /// outflow of the stats), so the balance stays exact. Takes effect at the next step; a
     /// cell may appear once only. Skipped as on the CPU: cells outside the grid, non-finite
-    /// volumes, and water given back that would raise a cell by more than `MAX_HEIGHT`.
+    /// volumes, and water given back that would make a cell deeper than `MAX_HEIGHT`.
     pub fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), GpuError> {
         self.check_device()?;
         self.drop_requested_cells();
@@ -353,12 +353,7 @@ impl GpuSimulation {
         let words: Vec<f32> = changes
             .iter()
             .map(|&(cell, volume)| (cell, -volume / area))
-            .filter(|&(cell, change)| {
-                cell < n
-                    && change.is_finite()
-                    && change != 0.0
-                    && change <= crate::level::ranges::MAX_HEIGHT
-            })
+            .filter(|&(cell, change)| cell < n && change.is_finite() && change != 0.0)
             .flat_map(|(cell, change)| [f32::from_bits(cell as u32), change])
             .collect();
         if words.is_empty() {

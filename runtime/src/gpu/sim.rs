@@ -136,7 +136,7 @@ impl Initial {
         // The CFL limit of the first step as the saved run had it (the GPU's state copies keep
         // it), else from the saved faces.
         if let Some(speed) = saved.and_then(|f| f.max_speed).filter(|v| v.is_finite()) {
-            max_speed = speed;
+            max_speed = crate::sim::followable_speed(speed, &level.params, level.cell_size);
         }
         let total = 2 * (nx + ny);
         let ghost = saved.map(|f| f.ghost.clone()).filter(|g| g.len() == total);

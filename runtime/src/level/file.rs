@@ -27,6 +27,8 @@
 //! current level file references: it writes the new sidecar, then replaces the level file
 //! atomically, then deletes the old sidecar. A crash at any point leaves a loadable level.
 
+#[path = "atomic_file.rs"]
+mod atomic;
 #[path = "migrate.rs"]
 mod migrate;
 #[path = "sidecar.rs"]
@@ -46,7 +48,8 @@ use super::{
 use super::{Limits, ValidationError};
 use crate::error::LevelError;
 use crate::grid::Grid;
-use sidecar::{GridRef, GridRequest, Sidecars, TempFile};
+use atomic::TempFile;
+use sidecar::{GridRef, GridRequest, Sidecars};
 use text::{read_text, ron_error, text_of, too_long};
 
 /// Largest level file (the RON text, not the sidecar) that [`load`] reads.
@@ -242,12 +245,15 @@ pub fn save_with(
     // `level.ron` gets sidecars `level.<crc>.grids`; any other name keeps its extension, so
     // `level.ron` and `level.bak` in one folder never remove each other's sidecars.
     // A `:` or `\` in the level's name (Linux and macOS allow them) would make a sidecar name
-    // the loader refuses as a path: they become `_` in the sidecar's name.
+    // the loader refuses as a path: they are escaped in the sidecar's name, reversibly (`%3A`,
+    // `%5C`, and `%` as `%25`), so two levels' sidecars never share a name.
     let stem = file_name
         .strip_suffix(".ron")
         .filter(|s| !s.is_empty())
         .unwrap_or(file_name)
-        .replace([':', '\\'], "_");
+        .replace('%', "%25")
+        .replace(':', "%3A")
+        .replace('\\', "%5C");
     let stem = stem.as_str();
 
     let mut grids: Vec<&[f32]> = vec![&level.terrain.data, &level.water.data];
@@ -356,7 +362,7 @@ pub fn save_with(
         }
         return Err(e);
     }
-    sidecar::sync_dir(&dir);
+    atomic::sync_dir(&dir);
     sidecar::remove_stale_sidecars(&dir, stem, &sidecar_name);
     Ok(())
 }

@@ -11,7 +11,7 @@ mod body;
 use body::check_body;
 #[path = "validate_flow.rs"]
 mod flow;
-use flow::{check_flow, check_flow_speed};
+use flow::check_flow;
 
 use super::ranges::{
     CELL_SIZE, GRAVITY, MAX_HEIGHT, MAX_RATE, MAX_TIME, RAIN, TIME_STEP, height, number, within,
@@ -229,7 +229,6 @@ impl Level {
         }
         if let Some(flow) = &self.flow {
             check_flow(flow, nx, ny)?;
-            check_flow_speed(flow, &self.params, self.cell_size)?;
         }
 
         let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];

@@ -1,9 +1,10 @@
-//! Validation of a level's saved flow state: face discharges, edge ghosts, the clock and the
-//! fastest speed, each of the size and in the range a run of the solver leaves.
+//! Validation of a level's saved flow state: face discharges, edge ghosts and the clock, each
+//! of the size and in the range a run of the solver leaves (the fastest speed only finite and
+//! ≥ 0: the solvers hold it to what a step can follow, `sim::followable_speed`).
 
 use super::{Check, ValidationError, Values, check_values};
-use crate::level::ranges::{MAX_TIME, height, number};
-use crate::level::{FlowState, Params};
+use crate::level::FlowState;
+use crate::level::ranges::{MAX_TIME, height};
 
 pub(super) fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
     check_values("flow.flow_x", &flow.flow_x, nx + 1, ny, Values::Finite)?;
@@ -55,27 +56,4 @@ pub(super) fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
         ));
     }
     Ok(())
-}
-
-/// The saved flow's fastest speed must let a step of the level's own `dt` run: a speed that
-/// needs more CFL sub-steps than the solver takes is no state the water left (it made every
-/// step a runaway, and only a step sets it again).
-pub(super) fn check_flow_speed(flow: &FlowState, p: &Params, cell_size: f32) -> Check {
-    let Some(s) = flow.max_speed else {
-        return Ok(());
-    };
-    let most = crate::sim::MAX_SUBSTEPS as f32 * p.cfl * cell_size / p.dt;
-    if s.is_finite() && (0.0..=most).contains(&s) {
-        return Ok(());
-    }
-    Err(ValidationError::new(
-        "flow.max_speed",
-        format!(
-            "{} m/s is outside 0 to {} m/s, the fastest a step of {} s can follow on {} m cells",
-            number(s),
-            number(most),
-            p.dt,
-            cell_size
-        ),
-    ))
 }

@@ -54,27 +54,42 @@ impl Cut {
     }
 }
 
+/// For each breach named in `new` (in order), the breach of `old` it goes on from: the one of
+/// the same name and the same place among those of that name (the second `levee` goes on from
+/// the second old `levee`, breaches sharing a trigger keep their own states), or, with as many
+/// breaches as before, the one in its place whose name is gone (renamed). Shared by the CPU and
+/// GPU solvers.
+pub(crate) fn continued(old: &[BreachState], new: &[&str]) -> Vec<Option<usize>> {
+    (0..new.len())
+        .map(|k| {
+            let name = new[k];
+            let nth = new[..k].iter().filter(|n| **n == name).count();
+            let same = (old.iter().enumerate())
+                .filter(|(_, o)| o.name == name)
+                .nth(nth)
+                .map(|(i, _)| i);
+            let renamed =
+                (old.len() == new.len() && !new.contains(&old[k].name.as_str())).then_some(k);
+            same.or(renamed)
+        })
+        .collect()
+}
+
 impl Structures {
     /// Takes the breaches' progress from `old` (the same level before an edit) by name, as
     /// the GPU solver does: a breach deleted or added ahead of another leaves that one as it
     /// was; one renamed in place (as many breaches as before, its old name gone) keeps its own.
     pub fn keep_progress(&mut self, old: &Structures) {
         let was = old.breach_states();
-        let names: Vec<&String> = (self.cut_of.iter().zip(&self.names))
-            .filter_map(|(c, name)| c.map(|_| name))
+        let names: Vec<&str> = (self.cut_of.iter().zip(&self.names))
+            .filter_map(|(c, name)| c.map(|_| name.as_str()))
             .collect();
-        let mut k = 0;
-        for (i, c) in self.cut_of.iter().enumerate() {
-            let Some(c) = *c else { continue };
-            let name = &self.names[i];
-            let renamed = (was.len() == names.len())
-                .then(|| &was[k])
-                .filter(|o| !names.contains(&&o.name));
-            if let Some(o) = was.iter().find(|o| o.name == *name).or(renamed) {
+        let cuts = self.cut_of.iter().filter_map(|c| *c);
+        for (c, from) in cuts.zip(continued(&was, &names)) {
+            if let Some(o) = from.map(|k| &was[k]) {
                 self.cuts[c].started = o.started;
                 self.cuts[c].progress = o.progress;
             }
-            k += 1;
         }
     }
 

@@ -10,8 +10,8 @@ impl Simulation {
     /// Moves water into or out of floating bodies: each `(cell, volume)` takes `volume` m³ from
     /// the row-major `cell` (a positive volume: the body went deeper) or gives `-volume` back
     /// (it rose or left). A cell never gives more than it holds, so depth stays non-negative;
-    /// non-finite volumes, cells outside the grid and volumes given back that would raise a
-    /// cell by more than [`MAX_HEIGHT`] are skipped. Returns, per entry, the volume
+    /// non-finite volumes, cells outside the grid and water given back that would make a cell
+    /// deeper than [`MAX_HEIGHT`] are skipped. Returns, per entry, the volume
     /// actually taken (negative: given back), for the caller's ledger of what each body holds.
     pub fn displace(&mut self, changes: &[(usize, f32)]) -> Vec<f32> {
         let area = self.dx * self.dx;
@@ -27,9 +27,9 @@ impl Simulation {
             }
             let before = *d;
             let after = (before - volume / area).max(0.0);
-            if !after.is_finite() || after - before > MAX_HEIGHT {
-                // More water than any level holds (a huge volume on a small cell): skipped,
-                // as a non-finite volume is.
+            if !after.is_finite() || after > MAX_HEIGHT.max(before) {
+                // Deeper than any level holds (a huge volume on a small cell): skipped, as a
+                // non-finite volume is.
                 taken.push(0.0);
                 continue;
             }

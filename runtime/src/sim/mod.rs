@@ -31,7 +31,7 @@ pub use wide::{Vectors, cap_vectors, vectors};
 
 use thiserror::Error;
 
-use crate::level::{FlowState, Level, SolverKind};
+use crate::level::{FlowState, Level, Params, SolverKind};
 
 use blocking::Blocking;
 use boundary::Edges;
@@ -145,6 +145,19 @@ pub(crate) fn start_state(level: &Level) -> Result<(Vec<f32>, Option<&FlowState>
         return Err(SimError::GridSize("flow"));
     }
     Ok((depth, saved))
+}
+
+/// A saved state's fastest speed (m/s) for the CFL limit of its first step, held to what a
+/// step of the level's `dt` can follow in half of [`MAX_SUBSTEPS`] sub-steps (the other half
+/// left to the waves): only a step sets it again, so a larger one (a file edited by hand, a
+/// Runaway kept) made every step a runaway. Shared by the CPU and GPU solvers.
+pub(crate) fn followable_speed(speed: f32, params: &Params, dx: f32) -> f32 {
+    let most = 0.5 * MAX_SUBSTEPS as f32 * params.cfl * dx / params.dt;
+    if speed.is_finite() && most.is_finite() {
+        speed.clamp(0.0, most)
+    } else {
+        0.0
+    }
 }
 
 /// Manning's `n` per cell that the solvers use: the roughness grid of a Manning level.
@@ -306,7 +319,7 @@ impl Simulation {
         if let Some(speed) = saved.and_then(|f| f.max_speed)
             && let Some(v) = sim.swe.as_mut().or(sim.pipe_momentum.as_mut())
         {
-            v.max_speed = speed;
+            v.max_speed = followable_speed(speed, &sim.params, dx);
         }
         sim.max_depth = sim.depth.iter().fold(0.0f32, |a, &b| a.max(b));
         Ok(sim)

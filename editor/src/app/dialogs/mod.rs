@@ -171,12 +171,23 @@ fn new_level(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut NewLevelForm) ->
 
 fn range_fields(ui: &mut egui::Ui, min: &mut f32, max: &mut f32, what: &str) {
     ui.label("Lowest height");
-    ui.add(crate::app::number(min).speed(0.5).suffix(" m"))
-        .on_hover_text(format!("Height of {what} 0 (black), metres"));
+    let heights = spillway::level::ranges::HEIGHTS;
+    ui.add(
+        crate::app::number(min)
+            .range(heights.clone())
+            .speed(0.5)
+            .suffix(" m"),
+    )
+    .on_hover_text(format!("Height of {what} 0 (black), metres"));
     ui.end_row();
     ui.label("Highest height");
-    ui.add(crate::app::number(max).speed(0.5).suffix(" m"))
-        .on_hover_text(format!("Height of the largest {what} (white), metres"));
+    ui.add(
+        crate::app::number(max)
+            .range(heights)
+            .speed(0.5)
+            .suffix(" m"),
+    )
+    .on_hover_text(format!("Height of the largest {what} (white), metres"));
     ui.end_row();
 }
 

@@ -37,12 +37,14 @@ impl ViewportPanel {
         stroke.set_invert(shift);
         if let Some(p) = self.hover {
             stroke.drag_to(document, &sculpt.brush, p.x, p.y, dt);
-        } else if let Some(q) = ui
-            .input(|i| i.pointer.latest_pos())
-            .and_then(|pos| self.ground_plane(pos, stroke.start()[2]))
-        {
-            // Off the map: the stroke reaches its edge, and starts again where it comes back.
-            stroke.leave(document, &sculpt.brush, q[0], q[1], dt);
+        } else {
+            // Off the terrain: the stroke reaches the map's edge on the way, and starts again
+            // where the cursor comes back.
+            let pos = ui.input(|i| i.pointer.latest_pos());
+            match pos.and_then(|pos| self.ground_plane(pos, stroke.start()[2])) {
+                Some([x, y]) => stroke.leave(document, &sculpt.brush, x, y, dt),
+                None => stroke.lift(),
+            }
         }
         if down {
             ui.ctx().request_repaint();
