@@ -410,4 +410,20 @@ fn large_saves_imports_and_exports_run_in_the_background_and_finish() {
     ed.click("Export…");
     wait_for_files(&mut ed);
     assert!(output.is_file(), "exported");
+
+    // The maps of the run, written in the background too (on the UI thread they froze the
+    // window for seconds on a large level).
+    ed.click("Play");
+    ed.frames(5);
+    ed.click("Pause");
+    let maps = ed.dir.path().join("maps");
+    ed.dialogs.push(&maps);
+    ed.click("File");
+    ed.click("Export maps of the run…");
+    wait_for_files(&mut ed);
+    for f in ["max_depth.npy", "hazard.png", "maps.txt"] {
+        assert!(maps.join(f).is_file(), "{f}");
+    }
+    // The background task's notice (the one on the UI thread counts the files).
+    ed.harness.get_by_label_contains("Exported the run's maps to");
 }

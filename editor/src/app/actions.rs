@@ -229,6 +229,12 @@ impl EditorApp {
         else {
             return;
         };
+        // Four grids, each written twice (npy and PNG).
+        let bytes = 16 * maps.max_depth.len() as u64;
+        if bytes >= self.background_bytes {
+            self.file_task = Some(super::file_tasks::export_maps(&folder, maps));
+            return;
+        }
         match crate::project::maps_io::export_maps(&folder, &maps) {
             Ok(files) => self.notify(
                 format!(

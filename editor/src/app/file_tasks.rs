@@ -41,6 +41,11 @@ pub(crate) enum FileTask {
         /// The height range written (kept for importing the file back once it is written).
         range: HeightRange,
     },
+    /// Writing the maps of the run into `folder` (npy, PNG and `maps.txt`).
+    ExportMaps {
+        folder: PathBuf,
+        task: Task<Vec<PathBuf>>,
+    },
     /// Running the water over a moving bed: the undo label and the terrain it leaves.
     Erode {
         label: String,
@@ -58,6 +63,7 @@ impl FileTask {
             FileTask::Save { task, .. } => &task.label,
             FileTask::Import { task, .. } => &task.label,
             FileTask::Export { task, .. } => &task.label,
+            FileTask::ExportMaps { task, .. } => &task.label,
             FileTask::Erode { task, .. } => &task.label,
         }
     }
@@ -67,6 +73,7 @@ impl FileTask {
             FileTask::Save { task, .. } => task.share(),
             FileTask::Import { task, .. } => task.share(),
             FileTask::Export { task, .. } => task.share(),
+            FileTask::ExportMaps { task, .. } => task.share(),
             FileTask::Erode { task, .. } => task.share(),
         }
     }
@@ -76,6 +83,7 @@ impl FileTask {
             FileTask::Save { task, .. } => task.elapsed(),
             FileTask::Import { task, .. } => task.elapsed(),
             FileTask::Export { task, .. } => task.elapsed(),
+            FileTask::ExportMaps { task, .. } => task.elapsed(),
             FileTask::Erode { task, .. } => task.elapsed(),
         }
     }
@@ -85,6 +93,7 @@ impl FileTask {
             FileTask::Save { task, .. } => task.cancel(),
             FileTask::Import { task, .. } => task.cancel(),
             FileTask::Export { task, .. } => task.cancel(),
+            FileTask::ExportMaps { task, .. } => task.cancel(),
             FileTask::Erode { task, .. } => task.cancel(),
         }
     }
@@ -94,6 +103,7 @@ impl FileTask {
             FileTask::Save { task, .. } => task.cancelled(),
             FileTask::Import { task, .. } => task.cancelled(),
             FileTask::Export { task, .. } => task.cancelled(),
+            FileTask::ExportMaps { task, .. } => task.cancelled(),
             FileTask::Erode { task, .. } => task.cancelled(),
         }
     }
@@ -261,6 +271,20 @@ pub(crate) fn save(
     }
 }
 
+/// Starts writing the maps of the run into `folder` in the background (a large level's take
+/// seconds: four grids as `.npy` and as 16-bit PNG).
+pub(crate) fn export_maps(folder: &Path, maps: spillway::sim::maps::RunMaps) -> FileTask {
+    let target = folder.to_path_buf();
+    let label = format!("Exporting the maps to {}", file_name(folder));
+    let task = Task::spawn(label, move |_| {
+        crate::project::maps_io::export_maps(&target, &maps)
+    });
+    FileTask::ExportMaps {
+        folder: folder.to_path_buf(),
+        task,
+    }
+}
+
 /// Starts reading the heightmap at `path` in the background.
 pub(crate) fn import(path: &Path, settings: ImportSettings) -> FileTask {
     let source = path.to_path_buf();
@@ -324,6 +348,7 @@ pub(crate) fn collect(app: &mut EditorApp, ctx: &egui::Context) {
         FileTask::Save { task, .. } => task.poll().map(|r| r.map(|()| None)),
         FileTask::Import { task, .. } => task.poll().map(|r| r.map(Some)),
         FileTask::Export { task, .. } => task.poll().map(|r| r.map(|()| None)),
+        FileTask::ExportMaps { task, .. } => task.poll().map(|r| r.map(|_| None)),
         FileTask::Erode { task, .. } => task.poll().map(|r| r.map(Some)),
     };
     if let Some(result) = done
@@ -445,6 +470,23 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
         (FileTask::Export { .. }, Err(e)) => {
             app.dialog = Some(super::Dialog::Error {
                 title: "Could not export the heightmap".into(),
+                message: e.to_string(),
+            });
+        }
+        (FileTask::ExportMaps { folder, .. }, _) if cancelled => app.notify(
+            format!(
+                "Export of the maps cancelled: the files written so far are in {}",
+                folder.display()
+            ),
+            false,
+        ),
+        (FileTask::ExportMaps { folder, .. }, Ok(_)) => app.notify(
+            format!("Exported the run's maps to {}", folder.display()),
+            false,
+        ),
+        (FileTask::ExportMaps { .. }, Err(e)) => {
+            app.dialog = Some(super::Dialog::Error {
+                title: "Could not export the maps".into(),
                 message: e.to_string(),
             });
         }
