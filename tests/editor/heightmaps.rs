@@ -102,10 +102,19 @@ fn an_exported_heightmap_imported_back_with_the_defaults_keeps_its_heights() {
         ed.harness.query_by_label_contains(&black).is_some(),
         "the notice says {black}"
     );
+    // The terrain sculpted since: the import must bring the exported heights back.
+    let path = crate::support::line(ed.at(0.3, 0.5), ed.at(0.7, 0.5), 8);
+    ed.drag(&path, egui::Modifiers::NONE);
+    assert_ne!(ed.harness.state().document().level().terrain, level.terrain);
     ed.dialogs.push(&output);
     ed.click("File");
     ed.click("Import heightmap…");
     ed.click("Import");
+    assert!(ed.harness.state().dialog().is_none());
+    assert_eq!(
+        ed.harness.state().document().history().undo_label(),
+        Some("Import heightmap")
+    );
     let back = ed.harness.state().document().level().terrain.clone();
     let step = HeightmapFormat::Png16.precision(range);
     for (a, b) in level.terrain.data.iter().zip(&back.data) {

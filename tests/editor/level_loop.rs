@@ -201,6 +201,7 @@ fn painted_roughness_slows_the_river_and_undoes() {
                 .clone()
                 .expect("kept where it was painted");
             assert_eq!((rough.nx, rough.ny), (40, 30));
+            assert!(rough.get(20, 16) > 0.09, "painted n {}", rough.get(20, 16));
             ed.frames(3);
         }
     }
@@ -425,5 +426,6 @@ fn large_saves_imports_and_exports_run_in_the_background_and_finish() {
         assert!(maps.join(f).is_file(), "{f}");
     }
     // The background task's notice (the one on the UI thread counts the files).
-    ed.harness.get_by_label_contains("Exported the run's maps to");
+    ed.harness
+        .get_by_label_contains("Exported the run's maps to");
 }

@@ -152,9 +152,17 @@ fn the_selection_follows_its_structure_through_undo_and_a_click_off_clears_it() 
     assert_eq!(structure_names(&ed), ["Weir 1", "Weir 2", "Weir 3"]);
     ed.key(Modifiers::NONE, Key::Delete);
     assert_eq!(structure_names(&ed), ["Weir 1", "Weir 2"]);
-    // A click off every structure adds nothing and selects nothing: Delete then removes none.
+    // A click off every structure adds nothing and selects nothing: with Weir 2 selected
+    // first, Delete after the click off removes none.
+    ed.click_at(ed.screen(100.0, 10.0));
     ed.click_at(ed.screen(120.0, 10.0));
     assert_eq!(structure_names(&ed), ["Weir 1", "Weir 2"]);
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert_eq!(
+        structure_names(&ed),
+        ["Weir 1", "Weir 2"],
+        "the click off cleared it"
+    );
     ed.click_at(ed.screen(60.0, 10.0));
     ed.key(Modifiers::NONE, Key::Escape);
     ed.key(Modifiers::NONE, Key::Delete);

@@ -189,6 +189,20 @@ fn a_breachs_state_stays_with_it_when_the_structures_change() {
     assert_eq!(now.len(), 1);
     assert_eq!(now[0].name, "second");
     assert!(!now[0].started && now[0].progress == 0.0, "{now:?}");
+    // Two breaches of one name, one started by its time, the other waiting: an edit leaves
+    // each its own state, as on the CPU (`physics::breach`).
+    let mut twins = spillway_tests::breach_dam(Some(spillway::level::BreachStart::At(0.5)));
+    let mut waiting = twins.structures[0].clone();
+    if let spillway::level::StructureKind::Breach { start, .. } = &mut waiting.kind {
+        *start = spillway::level::BreachStart::Trigger;
+    }
+    twins.structures.push(waiting);
+    let mut gpu = GpuSimulation::headless(&twins).expect("a GPU");
+    gpu.step_n(100, twins.params.dt).unwrap();
+    let before = gpu.breaches().unwrap();
+    assert!(before[0].started && !before[1].started, "{before:?}");
+    gpu.set_sources_sinks(&twins).unwrap();
+    assert_eq!(gpu.breaches().unwrap(), before);
 }
 
 #[test]

@@ -137,19 +137,26 @@ mod tests {
 
     #[test]
     fn a_closed_gate_holds_the_fill_back() {
-        // A gate across the west valley at x = 40 (its crest 10 m, the ground the water meets):
-        // the fill stops at it, though the terrain under it is as low as the valley's.
-        let mut level = two_valleys();
+        // The west valley's floor spans x = 16..34 under a 2 m surface; a gate across it at
+        // x = 30 (its crest 10 m, the ground the water meets) where the ground is 1 m: the
+        // fill from x = 20 stops at it, and without the gate it reaches past.
+        let level = two_valleys();
+        let nx = level.nx();
         let mut ground = level.terrain.data.clone();
         for y in 0..level.ny() {
-            ground[y * level.nx() + 40] = 10.0;
+            ground[y * nx + 30] = 10.0;
         }
-        fill_basin(&level.clone(), &ground, (25, 30), 2.0).apply(&mut level);
+        let mut gated = level.clone();
+        fill_basin(&level, &ground, (20, 30), 2.0).apply(&mut gated);
+        let mut open = level.clone();
+        fill_basin(&level, &level.terrain.data, (20, 30), 2.0).apply(&mut open);
         for y in 0..level.ny() {
-            assert!(level.water.get(25, y) > 0.0, "the basin is filled");
-            for x in 40..50 {
-                assert_eq!(level.water.get(x, y), 0.0, "({x}, {y}) lies past the gate");
-            }
+            assert!(gated.water.get(25, y) > 0.0, "the basin is filled");
+            assert_eq!(gated.water.get(32, y), 0.0, "(32, {y}) lies past the gate");
+            assert!(
+                open.water.get(32, y) > 0.0,
+                "without it the fill reaches (32, {y})"
+            );
         }
     }
 
