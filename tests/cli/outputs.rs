@@ -102,6 +102,18 @@ fn a_folder_output_means_its_level_and_bad_outputs_fail_before_the_run() {
     for left in ["m1", "c", "nb"] {
         assert!(!d.join(left).exists(), "{left} left behind");
     }
+    // --maps naming the level file -o writes is refused for what it is (it blamed -o).
+    let out = spillway(
+        d,
+        &["bake", "lake", "-o", "m/level.ron", "--maps", "m/level.ron"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--maps names the level file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!d.join("m").exists());
 }
 
 #[test]

@@ -23,7 +23,7 @@ use crate::project::body_files::{BODIES_DIR, relink};
 /// Arguments of `spillway bake`.
 #[derive(Clone, Debug, Args)]
 pub struct BakeArgs {
-    /// The level file to bake (.ron), or a project folder holding its `level.ron`.
+    /// The level file to bake (.ron), or a project folder: its `level.ron`, else its one `.ron` file.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
     /// The baked level file to write (.ron; may be the input).

@@ -14,7 +14,7 @@ use crate::count;
 /// Arguments of `spillway check`.
 #[derive(Clone, Debug, Args)]
 pub struct CheckArgs {
-    /// The level file to check (.ron), or a project folder holding its `level.ron`.
+    /// The level file to check (.ron), or a project folder: its `level.ron`, else its one `.ron` file.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
 }

@@ -215,7 +215,8 @@ pub fn run(args: &ImportArgs) -> CliResult {
     // the heightmap and the options.
     if let Err(e) = level.validate(&spillway::level::Limits::unlimited()) {
         return Err(CliError::invalid(format!(
-            "{}{}: the level it makes is not valid: `{}`: {} (check --height-scale)",
+            "{}{}: the level it makes is not valid: `{}`: {} (check --height-scale and \
+             --height-min)",
             args.terrain.display(),
             args.water
                 .as_deref()

@@ -165,9 +165,16 @@ pub fn run(cli: Cli) -> CliResult {
             let made = output::MadeFolders::missing(
                 &folders.iter().map(|f| f.as_path()).collect::<Vec<_>>(),
             );
-            let baked = (args.maps.as_deref())
-                .map_or(Ok(()), |maps| output::check_folder(maps, "--maps"))
-                .and_then(|()| output::check_output(&args.output, "-o", &[], "ron"))
+            // The level file first: a --maps naming it is refused for what it is.
+            let baked = output::check_output(&args.output, "-o", &[], "ron")
+                .and_then(|()| match args.maps.as_deref() {
+                    Some(maps) if maps == args.output => Err(CliError::invalid(format!(
+                        "{}: --maps names the level file -o writes; give a folder",
+                        maps.display()
+                    ))),
+                    Some(maps) => output::check_folder(maps, "--maps"),
+                    None => Ok(()),
+                })
                 .and_then(|()| bake::run(&args));
             if baked.is_err() {
                 made.remove();

@@ -20,7 +20,7 @@ use crate::heightmap::npy;
 /// Arguments of `spillway sim`.
 #[derive(Clone, Debug, Args)]
 pub struct SimArgs {
-    /// The level file (.ron), or a project folder holding its `level.ron`.
+    /// The level file (.ron), or a project folder: its `level.ron`, else its one `.ron` file.
     #[arg(value_name = "LEVEL.ron")]
     pub level: PathBuf,
     /// Simulated seconds to run, more than 0 (rounded to whole steps of the level's dt, at
