@@ -62,6 +62,12 @@ impl Gfx {
         limits.max_compute_workgroup_storage_size = limits
             .max_compute_workgroup_storage_size
             .max(adapter.limits().max_compute_workgroup_storage_size);
+        // Textures as wide as the level (its terrain is drawn from them), where the adapter
+        // has them: the default 8192 refused a wider level after it had loaded.
+        let side = level.nx().max(level.ny()) as u32;
+        limits.max_texture_dimension_2d = limits
+            .max_texture_dimension_2d
+            .max(side.min(adapter.limits().max_texture_dimension_2d));
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("spillway game"),
             required_limits: limits,

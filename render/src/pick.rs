@@ -48,11 +48,16 @@ pub fn pick(terrain: &Grid, cell_size: f32, z_range: (f32, f32), ray: &Ray) -> O
         // no walls there) or from an eye under the ground.
         return None;
     }
-    let step = (cell_size * 0.5).max((t1 - t0) / MAX_STEPS as f32);
+    // Counted steps from the entry point: `t + step` stops moving once the step is below the
+    // spacing of f32 at `t` (a far camera over tiny cells), and the march never ended.
+    let n = (((t1 - t0) / (cell_size * 0.5)).ceil() as usize).clamp(1, MAX_STEPS);
     let mut prev = t0;
-    let mut t = t0;
-    while t < t1 {
-        t = (t + step).min(t1);
+    for i in 1..=n {
+        let t = if i == n {
+            t1
+        } else {
+            t0 + (t1 - t0) * (i as f32 / n as f32)
+        };
         if above(t) <= 0.0 {
             let (mut lo, mut hi) = (prev, t);
             for _ in 0..24 {
@@ -73,6 +78,20 @@ pub fn pick(terrain: &Grid, cell_size: f32, z_range: (f32, f32), ray: &Ray) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_far_ray_over_tiny_cells_ends() {
+        // 1 cm cells seen from 300 km: the half-cell step was below f32's spacing there, so
+        // the march stood still and the editor hung on hover.
+        let mut g = Grid::filled(64, 64, 0.0);
+        g.set(10, 10, 1.0e6);
+        let ray = Ray {
+            origin: Vec3::new(-3.0e5, 0.32, 0.5),
+            dir: Vec3::new(1.0, 0.0, -1.0e-6).normalized(),
+        };
+        let hit = pick(&g, 0.01, (0.0, 1.0e6), &ray);
+        assert!(hit.is_none_or(|p| p.x.is_finite()), "{hit:?}");
+    }
 
     #[test]
     fn a_ray_straight_down_hits_the_surface() {

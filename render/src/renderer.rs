@@ -420,7 +420,7 @@ impl TerrainRenderer {
         }
         let mut water_ready = false;
         if let (Some((buffers, style)), Some((textures, _))) = (&self.water, &self.terrain) {
-            let authored = textures.reference_view();
+            let authored = textures.reference();
             let (copy, copied) = match (copy_from, &self.below) {
                 (Some(_), Some(copy)) => (copy, true),
                 _ => (&self.no_below, false),
@@ -435,7 +435,7 @@ impl TerrainRenderer {
                 (&self.device, &self.queue),
                 buffers,
                 style,
-                (&self.globals, &authored),
+                (&self.globals, authored),
                 below,
             );
             water_ready = true;

@@ -278,11 +278,8 @@ impl TerrainTextures {
 
     /// The depths the Change overlay compares with: the reference if set, else the authored
     /// water.
-    pub fn reference_view(&self) -> wgpu::TextureView {
-        self.reference
-            .as_ref()
-            .unwrap_or(&self.water)
-            .create_view(&wgpu::TextureViewDescriptor::default())
+    pub fn reference(&self) -> &wgpu::Texture {
+        self.reference.as_ref().unwrap_or(&self.water)
     }
 
     /// Whether the cell overlay's values were set for this size.

@@ -161,7 +161,7 @@ pub(crate) struct WaterPass {
     layout: wgpu::BindGroupLayout,
     uniform: wgpu::Buffer,
     /// The bound buffers, the generation of the bound frame copy, and the group.
-    bound: Option<(WaterView, u64, wgpu::BindGroup)>,
+    bound: Option<(WaterView, u64, wgpu::Texture, wgpu::BindGroup)>,
     /// Bound when the water keeps no record of the ground it wetted.
     never_wet: wgpu::Buffer,
 }
@@ -239,27 +239,33 @@ impl WaterPass {
     }
 
     /// Binds `water` (rebinding only when its buffers or the frame copy changed) and uploads
-    /// `style`. `globals` is the terrain's uniform block; `authored` the document's water
-    /// texture; `below` the frame under the water.
+    /// `style`. `globals` is the terrain's uniform block; `authored` the depths the Change
+    /// overlay compares with (a compared branch's, or the document's water: a change of it
+    /// rebinds too); `below` the frame under the water.
     pub fn prepare(
         &mut self,
         (device, queue): (&wgpu::Device, &wgpu::Queue),
         water: &WaterView,
         style: &WaterStyle,
-        (globals, authored): (&wgpu::Buffer, &wgpu::TextureView),
+        (globals, authored): (&wgpu::Buffer, &wgpu::Texture),
         below: Below<'_>,
     ) {
-        let same = self.bound.as_ref().is_some_and(|(b, generation, _)| {
-            *generation == below.generation
-                && b.depth == water.depth
-                && b.terrain == water.terrain
-                && b.flow_x == water.flow_x
-                && b.flow_y == water.flow_y
-                && b.view == water.view
-                && b.blockers == water.blockers
-                && b.wetted == water.wetted
-        });
+        let same = self
+            .bound
+            .as_ref()
+            .is_some_and(|(b, generation, reference, _)| {
+                *generation == below.generation
+                    && reference == authored
+                    && b.depth == water.depth
+                    && b.terrain == water.terrain
+                    && b.flow_x == water.flow_x
+                    && b.flow_y == water.flow_y
+                    && b.view == water.view
+                    && b.blockers == water.blockers
+                    && b.wetted == water.wetted
+            });
         if !same {
+            let authored_view = authored.create_view(&wgpu::TextureViewDescriptor::default());
             let resources = [
                 globals.as_entire_binding(),
                 water.terrain.as_entire_binding(),
@@ -268,7 +274,7 @@ impl WaterPass {
                 water.flow_y.as_entire_binding(),
                 water.view.as_entire_binding(),
                 self.uniform.as_entire_binding(),
-                wgpu::BindingResource::TextureView(authored),
+                wgpu::BindingResource::TextureView(&authored_view),
                 water.blockers.as_entire_binding(),
                 wgpu::BindingResource::TextureView(below.view),
                 water
@@ -279,7 +285,7 @@ impl WaterPass {
                 wgpu::BindingResource::TextureView(below.depth),
             ];
             let group = pipeline::bind_group(device, "viewport water", &self.layout, resources);
-            self.bound = Some((water.clone(), below.generation, group));
+            self.bound = Some((water.clone(), below.generation, authored.clone(), group));
         }
         let u = WaterUniform {
             ints: [
@@ -306,7 +312,7 @@ impl WaterPass {
 
     /// Records the draw into the terrain's pass (tiles and indices already set).
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) -> bool {
-        let Some((_, _, group)) = &self.bound else {
+        let Some((_, _, _, group)) = &self.bound else {
             return false;
         };
         pass.set_pipeline(&self.pipeline);

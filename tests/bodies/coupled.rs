@@ -550,3 +550,35 @@ fn a_body_above_the_water_leaves_it_alone_until_it_comes_down() {
     assert_ne!(sim.depth(), plain.depth(), "the boulder moved the water");
     assert!(sim.stats().balance_error.abs() < 1e-6);
 }
+
+#[test]
+fn a_floater_set_on_dry_ground_gives_back_no_water_the_shore_does_not_hold() {
+    // A lake 1 m deep on the west half, dry ground 3 m up on the east half. A crate floating
+    // by the shore pushes its water aside; set on the dry ground, that water comes back under
+    // where it floated from the ring around, each cell giving no more than it holds (equal
+    // shares took the dry ring cells below dry, and the solver made that water from nothing).
+    let (n, dx) = (96, 0.25);
+    let mut level = Level::flat(n, n, dx, 0.0);
+    level.terrain = Grid::from_fn(n, n, |x, _| if x < 48 { 0.0 } else { 3.0 });
+    level.water = Grid::from_fn(n, n, |x, _| if x < 48 { 1.0 } else { 0.0 });
+    let mut sim = Simulation::new(&level).unwrap();
+    let lake = sim.volume();
+    let mut world = BodyWorld::new(&sim);
+    let id = world.add(&body("crate", [11.2, 12.0, 1.2], 600.0), mesh("crate"));
+    run(&mut world, &mut sim, 3.0);
+    let floating = world.water_forces(id).expect("coupled").submerged_fraction;
+    assert!(floating > 0.3, "the crate floats, {floating} under water");
+    let mut state = world.state(id).expect("in the world");
+    state.pose.translation = [18.0, 12.0, 3.6];
+    state.linear = [0.0; 3];
+    state.angular = [0.0; 3];
+    assert!(world.set_state(id, &state));
+    run(&mut world, &mut sim, 1.0);
+    let now = sim.volume();
+    println!("lake {lake:.4} m³, after {now:.4} m³");
+    assert!(
+        (now - lake).abs() < 1e-3,
+        "water made or lost: {} m³",
+        now - lake
+    );
+}

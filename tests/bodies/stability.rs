@@ -59,6 +59,20 @@ fn a_body_over_the_edge_of_the_map_is_set_aside_not_left_falling() {
         "set aside where it fell: {z}"
     );
     assert_eq!(world.velocity(gone), Some([0.0; 3]));
+    // A refused step (a time step of 0) changes nothing: it stays set aside (the rollback
+    // brought it back under the map) and the water is as it was.
+    let before = sim.depth().to_vec();
+    assert!(world.step(&mut sim, 0.0).is_err());
+    assert_eq!(world.has_left(gone), Some(true));
+    assert_eq!(sim.depth(), &before[..]);
+    // A knock or a state that is not finite is refused (rapier froze the body for good).
+    let at = world.pose(kept).unwrap().translation;
+    assert!(!world.push(kept, [f32::NAN, 0.0, 0.0], at));
+    assert!(!world.push(kept, [1.0, 0.0, 0.0], [f32::INFINITY, 0.0, 0.0]));
+    let mut lost = world.state(kept).unwrap();
+    lost.pose.translation[0] = f32::NAN;
+    assert!(!world.set_state(kept, &lost));
+    assert!(world.push(kept, [200.0, 0.0, 0.0], at));
     // Five seconds later it is still there (not falling), and the state brings it back.
     run(&mut world, &mut sim, 5.0);
     assert_eq!(world.pose(gone).unwrap().translation[2], z);

@@ -181,6 +181,10 @@ impl EditorApp {
             }
         }
         renderer.set_bodies(&instances);
+        // No larger than the device draws (a viewport wider than its texture limit failed
+        // validation); the image is shown stretched to the panel.
+        let most = u32::try_from(renderer.max_side()).unwrap_or(u32::MAX);
+        scene.size = scene.size.map(|s| s.min(most));
         if first_frame {
             ui.ctx().request_repaint();
         }

@@ -523,13 +523,13 @@ pub fn sample_project() -> Option<PathBuf> {
 
 /// eframe's device set-up, asking the adapter for what the GPU water solver needs on an
 /// 8192² level (as far as the adapter can give it; a level the device cannot hold then runs on
-/// the CPU solver).
+/// the CPU solver), and textures as wide as the widest level (16384 cells) where it has them.
 fn wgpu_options() -> eframe::egui_wgpu::WgpuConfiguration {
     use eframe::egui_wgpu::{WgpuSetup, WgpuSetupCreateNew};
     let mut setup = WgpuSetupCreateNew::without_display_handle();
     setup.device_descriptor = std::sync::Arc::new(|adapter| {
         let wanted = wgpu::Limits {
-            max_texture_dimension_2d: 8192,
+            max_texture_dimension_2d: spillway::level::Limits::default().max_side as u32,
             ..spillway::gpu::preferred_limits(8192, 8192)
         };
         wgpu::DeviceDescriptor {

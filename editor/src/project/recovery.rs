@@ -276,7 +276,14 @@ impl Recovery {
                 })
             })
             .collect();
-        found.sort_by_key(|w| std::cmp::Reverse(w.saved_unix_secs));
+        // Newest first; copies saved within the same second by their level file's time
+        // (the listed order, and so which one Restore takes, was the folder's).
+        let written = |w: &RecoveredWork| {
+            std::fs::metadata(&w.level_file)
+                .and_then(|m| m.modified())
+                .ok()
+        };
+        found.sort_by_cached_key(|w| std::cmp::Reverse((w.saved_unix_secs, written(w))));
         found
     }
 }

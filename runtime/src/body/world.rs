@@ -396,7 +396,12 @@ impl BodyWorld {
     }
 
     /// Gives body `id` an impulse (N·s) at a world point: a player knocking a crate over.
+    /// Returns whether it was given: `false` for a body that is not dynamic, not in the world,
+    /// or an impulse or point that is not finite (rapier set such a body aside for good).
     pub fn push(&mut self, id: BodyId, impulse: [f32; 3], at: [f32; 3]) -> bool {
+        if !impulse.iter().chain(&at).all(|v| v.is_finite()) {
+            return false;
+        }
         let Some(handle) = self.slot(id).filter(|s| s.dynamic).map(|s| s.handle) else {
             return false;
         };

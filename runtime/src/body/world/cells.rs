@@ -129,7 +129,9 @@ pub(super) fn see_through(
 /// The water a floater pushes aside between its last coverage `previous` and its coverage
 /// `now` (Thürey et al.): the change of its submerged volume per cell, both measured against
 /// the water copy's `surface` as it is, is taken from (or given to) the cell, no cell giving
-/// more than it holds, and the net goes to the ring of cells around the body. The copy's
+/// more than it holds, and the net goes to the ring of cells around the body (water pushed
+/// aside in equal shares; water coming back under a risen body from each ring cell in
+/// proportion to what it holds, never more, and less of it where the ring holds less). The copy's
 /// `depth` is updated (its surface is not read for depth, so the blockers may read it at the
 /// same time); every cell's volume (m³ taken, negative: given) is pushed to `moved`. `delta`
 /// is scratch space.
@@ -185,12 +187,61 @@ pub(super) fn push_aside(
     ring(now, previous, grid, |k| moved.push((k, 0.0)));
     let count = moved.len() - first;
     if count == 0 {
+        // Nowhere to push the water to or take it from: the body moves none.
+        for &(k, taken) in &moved[start..] {
+            depth[k] += taken / area;
+        }
+        moved.truncate(start);
         return;
     }
-    let share = net / count as f32;
+    if net > 0.0 {
+        // Water pushed aside: the ring takes equal shares.
+        let share = net / count as f32;
+        for m in &mut moved[first..] {
+            depth[m.0] += share / area;
+            m.1 = -share;
+        }
+        return;
+    }
+    // The body rose: the ring gives back the water under it, each cell no more than it holds
+    // (it gave equal shares, going below dry where it was shallow: water made from nothing).
+    let held: f32 = moved[first..]
+        .iter()
+        .map(|m| depth[m.0].max(0.0) * area)
+        .sum();
+    let give = (-net).min(held);
+    if give < -net {
+        // The ring holds less: less water comes back under the body.
+        let (mut taken, mut given) = (0.0, 0.0);
+        for m in &moved[start..first] {
+            if m.1 > 0.0 {
+                taken += m.1;
+            } else {
+                given -= m.1;
+            }
+        }
+        let keep = if given > 0.0 {
+            ((taken + give) / given).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        for m in &mut moved[start..first] {
+            if m.1 < 0.0 {
+                let now_given = m.1 * keep;
+                depth[m.0] += (m.1 - now_given) / area;
+                m.1 = now_given;
+            }
+        }
+    }
     for m in &mut moved[first..] {
-        depth[m.0] += share / area;
-        m.1 = -share;
+        let from = depth[m.0].max(0.0) * area;
+        let g = if held > 0.0 {
+            give * (from / held)
+        } else {
+            0.0
+        };
+        depth[m.0] -= g / area;
+        m.1 = g;
     }
 }
 

@@ -35,9 +35,32 @@ impl BodyWorld {
         })
     }
 
-    /// Puts body `id` where `state` says, moving as it says (its scale stays as placed).
-    /// Returns whether the body exists.
+    /// Puts body `id` where `state` says, moving as it says (its scale stays as placed; a
+    /// velocity that is not finite is taken as rest). Returns whether it was put there:
+    /// `false` for a body not in the world or a pose that is not finite.
     pub fn set_state(&mut self, id: BodyId, state: &BodyState) -> bool {
+        let pose = state.pose.translation.iter().chain(&state.pose.rotation);
+        if !pose.into_iter().all(|v| v.is_finite()) {
+            return false;
+        }
+        if !self.put_back(id, state) {
+            return false;
+        }
+        // A body set aside after falling off the map comes back where the state puts it.
+        if let Some(handle) = self.slot(id).map(|s| s.handle)
+            && let Some(rb) = self.physics.bodies.get_mut(handle)
+        {
+            rb.set_enabled(true);
+        }
+        if let Some(Some(slot)) = self.slots.get_mut(id.0) {
+            slot.left = false;
+        }
+        true
+    }
+
+    /// Puts body `id` where `state` says, moving as it says, leaving it set aside if it was
+    /// (a failed step's rollback). Returns whether the body exists.
+    pub(super) fn put_back(&mut self, id: BodyId, state: &BodyState) -> bool {
         let Some(handle) = self.slot(id).map(|s| s.handle) else {
             return false;
         };
@@ -48,14 +71,9 @@ impl BodyWorld {
             let [x, y, z] = v.map(|c| if c.is_finite() { c } else { 0.0 });
             Vector::new(x, y, z)
         };
-        // A body set aside after falling off the map comes back where the state puts it.
-        rb.set_enabled(true);
         rb.set_position(rapier_pose(&state.pose), true);
         rb.set_linvel(finite(state.linear), true);
         rb.set_angvel(finite(state.angular), true);
-        if let Some(Some(slot)) = self.slots.get_mut(id.0) {
-            slot.left = false;
-        }
         true
     }
 

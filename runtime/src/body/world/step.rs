@@ -51,6 +51,13 @@ impl BodyWorld {
         dt: f32,
         water_steps: usize,
     ) -> Result<(), WorldError> {
+        if !(dt.is_finite() && dt > 0.0) {
+            // Refused before anything moves (the water refused it only after the blockers
+            // were set and the floaters' water moved).
+            return Err(WorldError::Solver(
+                crate::sim::StepError::BadTimeStep(dt).into(),
+            ));
+        }
         let water_steps = water_steps.max(1);
         let body_dt = dt * water_steps as f32;
         let mut clock = Instant::now();
@@ -200,8 +207,10 @@ impl BodyWorld {
             }
         }
         if let Err(e) = water_side {
+            // Back where they were, moving as they were; a body set aside after falling off
+            // the map stays set aside (`set_state` would bring it back).
             for (id, state) in &before {
-                self.set_state(*id, state);
+                self.put_back(*id, state);
             }
             return Err(e);
         }
