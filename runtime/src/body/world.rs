@@ -182,6 +182,9 @@ struct Slot {
     previous: Coverage,
     /// The pose `coverage` was rasterised at (`None` before the first step).
     rasterised_at: Option<Pose>,
+    /// The state was set ([`BodyWorld::set_state`]): the water already holds the body where
+    /// it now is, so the next step moves none for the jump.
+    rebase: bool,
     /// The cells read back ahead for this body after the last step.
     requested: Option<Window>,
     /// Cells the body's window may reach by the next step, west, south, east and north of
@@ -335,6 +338,7 @@ impl BodyWorld {
             coverage: Coverage::default(),
             previous: Coverage::default(),
             rasterised_at: None,
+            rebase: false,
             requested: None,
             reach: [MARGIN; 4],
             forces: WaterForces::default(),

@@ -36,8 +36,10 @@ impl BodyWorld {
     }
 
     /// Puts body `id` where `state` says, moving as it says (its scale stays as placed; a
-    /// velocity that is not finite is taken as rest). Returns whether it was put there:
-    /// `false` for a body not in the world or a pose that is not finite.
+    /// velocity that is not finite is taken as rest), with the water taken to hold it there
+    /// already (the next step moves none for the jump: a moment restored with its water).
+    /// Returns whether it was put there: `false` for a body not in the world or a pose that
+    /// is not finite.
     pub fn set_state(&mut self, id: BodyId, state: &BodyState) -> bool {
         let pose = state.pose.translation.iter().chain(&state.pose.rotation);
         if !pose.into_iter().all(|v| v.is_finite()) {
@@ -54,6 +56,7 @@ impl BodyWorld {
         }
         if let Some(Some(slot)) = self.slots.get_mut(id.0) {
             slot.left = false;
+            slot.rebase = true;
         }
         true
     }

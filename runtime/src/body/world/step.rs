@@ -406,6 +406,13 @@ fn rasterise(slots: &mut [Option<Slot>], bodies: &RigidBodySet, grid: CellGrid) 
             now.rasterise_into(&slot.mesh, &pose, grid, SAMPLES);
         }
         slot.rasterised_at = Some(pose);
-        slot.previous = std::mem::replace(&mut slot.coverage, now);
+        if std::mem::take(&mut slot.rebase) {
+            // Where a state put it, the water already holds it (a keyframe restored with
+            // its water): no water moves for the jump (it pushed its whole volume aside again).
+            slot.previous.clone_from(&now);
+            slot.coverage = now;
+        } else {
+            slot.previous = std::mem::replace(&mut slot.coverage, now);
+        }
     });
 }
