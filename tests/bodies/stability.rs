@@ -1,7 +1,8 @@
 //! Bodies that stay calm and in the level: dropped into water they slow down rather than fly
 //! off (drag and lift capped per step, at every body step and at the preview's coarser ones),
-//! every asset at densities from cork to steel settles, and the map's edges wall the bodies in
-//! where they wall the water in and let them go over an open edge.
+//! every asset at densities from cork to steel settles, the map's edges wall the bodies in
+//! where they wall the water in and let them go over an open edge, and a floater knocked out
+//! of the water or put back with its water makes or moves none it should not.
 
 use spillway::body::world::{BodyId, BodyWorld};
 use spillway::level::Level;
@@ -220,4 +221,57 @@ fn an_open_default_edge_lets_bodies_out_where_no_wall_is_laid_over_it() {
         "held by the west wall as it left: {:?}",
         at(corner)
     );
+}
+
+#[test]
+fn a_floater_knocked_out_of_the_water_gives_back_no_water_the_shore_does_not_hold() {
+    // A lake 1 m deep on the west half, dry ground 3 m up on the east half. A crate floating
+    // by the shore pushes its water aside; knocked up out of the water, that water comes back
+    // under where it floated from the ring around, each cell giving no more than it holds
+    // (equal shares took the dry ring cells below dry: the solver made that water).
+    let (n, dx) = (96, 0.25);
+    let mut level = Level::flat(n, n, dx, 0.0);
+    level.terrain = Grid::from_fn(n, n, |x, _| if x < 48 { 0.0 } else { 3.0 });
+    level.water = Grid::from_fn(n, n, |x, _| if x < 48 { 1.0 } else { 0.0 });
+    let mut sim = Simulation::new(&level).unwrap();
+    let lake = sim.volume();
+    let mut world = BodyWorld::new(&sim);
+    let id = world.add(&body("crate", [11.2, 12.0, 1.2], 600.0), mesh("crate"));
+    run(&mut world, &mut sim, 3.0);
+    let floating = world.water_forces(id).expect("coupled").submerged_fraction;
+    assert!(floating > 0.3, "the crate floats, {floating} under water");
+    // Knocked up out of the water (a player's kick), it rises clear within a few steps.
+    let at = world.pose(id).expect("in the world").translation;
+    assert!(world.push(id, [0.0, 0.0, 8000.0], at));
+    run(&mut world, &mut sim, 0.3);
+    let now = sim.volume();
+    println!("lake {lake:.4} m³, after {now:.4} m³");
+    assert!(
+        (now - lake).abs() < 1e-3,
+        "water made or lost: {} m³",
+        now - lake
+    );
+}
+
+#[test]
+fn a_floater_put_back_with_its_water_moves_no_water() {
+    // A moment restored (the editor's rewind): the water as it was, a new world, the floater's
+    // state set. Its first step pushed its whole submerged volume aside again.
+    let mut sim = lake(96, 0.25, 2.0);
+    let mut world = BodyWorld::new(&sim);
+    let placed = body("crate", [12.0, 12.0, 2.6], 500.0);
+    let id = world.add(&placed, mesh("crate"));
+    run(&mut world, &mut sim, 10.0);
+    let state = world.state(id).expect("in the world");
+    let mut again = BodyWorld::new(&sim);
+    let id2 = again.add(&placed, mesh("crate"));
+    assert!(again.set_state(id2, &state));
+    let before = sim.depth().to_vec();
+    let dt = sim.params().dt;
+    again.step(&mut sim, dt).expect("a step");
+    let moved = (sim.depth().iter().zip(&before))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    println!("largest change of depth in the first step: {moved:.4} m");
+    assert!(moved < 0.02, "{moved} m");
 }
