@@ -104,7 +104,6 @@ fn every_bad_gltf_is_refused() {
 }
 
 #[test]
-#[ignore = "no fuzz regressions yet: un-ignore when the first goes into tests/bad_inputs/fuzz_regressions/gltf/"]
 fn fuzz_regressions_replay_without_panics() {
     let Ok(entries) = fs::read_dir(corpus().join("fuzz_regressions/gltf")) else {
         return;

@@ -126,7 +126,6 @@ fn every_bad_heightmap_is_refused_by_import() {
 }
 
 #[test]
-#[ignore = "no fuzz regressions yet: un-ignore when the first goes into tests/bad_inputs/fuzz_regressions/"]
 fn fuzz_regressions_replay_without_panics() {
     // Crashing inputs the fuzzers found (see fuzz/README.md), kept as they were found: each
     // must now give a clean error (or load, where the fix made it valid), never a panic.
