@@ -265,3 +265,32 @@ fn key_buttons_are_enabled_only_where_there_is_a_keyframe_to_go_to() {
     assert!(enabled(&ed, "Previous key"), "keyframes before this moment");
     assert!(!enabled(&ed, "Next key"), "none after the end of the run");
 }
+
+#[test]
+fn going_back_across_a_switch_of_solver_starts_from_the_keyframe_at_its_time() {
+    // Keyframes of the pipes, then the shallow-water solver switched on while the water runs:
+    // going back to a pipes keyframe started the water at 0 s (a flow state of the other
+    // solver is not taken) and ran it on from the keyframe for the whole time to its moment.
+    let mut ed = editor(&river());
+    ed.click("Play");
+    ed.frames(12);
+    ed.click("Shallow water");
+    ed.frames(6);
+    ed.click("Pause");
+    let timeline = &ed.harness.state().preview().timeline;
+    let key = (timeline.branch().keys.iter())
+        .find(|k| k.time() > 0.5)
+        .expect("a keyframe of the pipes")
+        .clone();
+    let t = key.time();
+    ed.harness.state_mut().preview_mut().seek(t);
+    settle(&mut ed);
+    assert!((clock(&ed) - t).abs() < 1e-6, "{} for {t}", clock(&ed));
+    let depth = ed.harness.state().preview().read_depth().expect("live");
+    let kept = key.snapshot.depth().expect("depths");
+    assert!(
+        max_difference(&depth, &kept) < 1e-6,
+        "the keyframe's water at its moment: {}",
+        max_difference(&depth, &kept)
+    );
+}

@@ -69,7 +69,8 @@ impl Preview {
         let between = self.is_live() && now >= key.time() - 1e-9 && now <= time + 1e-9;
         if !between {
             match key.snapshot.restore(level) {
-                Ok(restored) => {
+                Ok(mut restored) => {
+                    at_rest_for(&mut restored, level.params.solver);
                     self.restart();
                     self.start = Some(Start {
                         level: restored,
@@ -210,5 +211,26 @@ impl Preview {
             }
         }
         self.keyframe(level);
+    }
+}
+
+/// A keyframe of the other solver (switched while the water ran) goes on with `solver`'s flows
+/// at rest, its depths, clock and edges kept, as a switch while it runs does (a flow state of
+/// the other solver is not taken: the run started again at 0 s, and a seek ran the water on
+/// from the keyframe for the whole time to its moment).
+fn at_rest_for(level: &mut Level, solver: spillway::SolverKind) {
+    let (nx, ny) = (level.nx(), level.ny());
+    if let Some(f) = level.flow.as_mut()
+        && f.solver != solver
+    {
+        *f = spillway::level::FlowState {
+            solver,
+            flow_x: vec![0.0; (nx + 1) * ny],
+            flow_y: vec![0.0; nx * (ny + 1)],
+            ghost: std::mem::take(&mut f.ghost),
+            time: f.time,
+            bed_floor: std::mem::take(&mut f.bed_floor),
+            ..Default::default()
+        };
     }
 }
