@@ -7,8 +7,9 @@ use rapier3d::prelude::Vector;
 use super::{BodyId, BodyWorld, rapier_pose};
 use crate::body::Pose;
 
-/// How far below the lowest ground a body's centre must fall for it to count as gone over the
-/// map's edge (the terrain collider ends at the map's border; nothing else is down there), m.
+/// How far below the lowest ground a body's origin (the point its mesh is placed by, the
+/// bounding-box centre of an imported mesh) must fall for it to count as gone over the map's
+/// edge (the terrain collider ends at the map's border; nothing else is down there), m.
 pub const FALL_BELOW: f32 = 2.0;
 
 /// Where a body is and how fast it moves: what [`BodyWorld::set_state`] puts back.
