@@ -133,53 +133,45 @@ pub fn run(cli: Cli) -> CliResult {
             args.output = output::level_output(&args.output);
             let mut inputs = vec![args.terrain.as_path()];
             inputs.extend(args.water.as_deref());
-            let made = output::MadeFolders::missing(&[&level_folder(&args.output)]);
-            // A refused or failed import leaves no folder behind (only removed empty).
-            let imported = output::check_output(&args.output, "-o", &inputs, "ron")
-                .and_then(|()| import::run(&args));
-            if imported.is_err() {
-                made.remove();
-            }
-            imported
+            // A refused or failed import leaves no folder behind.
+            output::or_unmade(&[&level_folder(&args.output)], || {
+                output::check_output(&args.output, "-o", &inputs, "ron")?;
+                import::run(&args)
+            })
         }
         Some(Command::Sim(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
             let Some(out) = &args.dump_depth else {
                 return sim::run(&args);
             };
-            let made = output::MadeFolders::missing(&[&level_folder(out)]);
-            let ran = output::check_output(out, "--dump-depth", &[&args.level], "npy")
-                .and_then(|()| sim::run(&args));
-            if ran.is_err() {
-                made.remove();
-            }
-            ran
+            output::or_unmade(&[&level_folder(out)], || {
+                output::check_output(out, "--dump-depth", &[&args.level], "npy")?;
+                sim::run(&args)
+            })
         }
         Some(Command::Bake(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
             args.output = output::level_output(&args.output);
             // Baking over the input is allowed (the bake reads it first, and the save is
             // atomic); only the folder is checked.
-            let mut folders = vec![level_folder(&args.output)];
-            folders.extend(args.maps.clone());
-            let made = output::MadeFolders::missing(
-                &folders.iter().map(|f| f.as_path()).collect::<Vec<_>>(),
-            );
-            // The level file first: a --maps naming it is refused for what it is.
-            let baked = output::check_output(&args.output, "-o", &[], "ron")
-                .and_then(|()| match args.maps.as_deref() {
-                    Some(maps) if maps == args.output => Err(CliError::invalid(format!(
-                        "{}: --maps names the level file -o writes; give a folder",
-                        maps.display()
-                    ))),
-                    Some(maps) => output::check_folder(maps, "--maps"),
-                    None => Ok(()),
-                })
-                .and_then(|()| bake::run(&args));
-            if baked.is_err() {
-                made.remove();
-            }
-            baked
+            let folder = level_folder(&args.output);
+            let mut folders = vec![folder.as_path()];
+            folders.extend(args.maps.as_deref());
+            output::or_unmade(&folders, || {
+                // The level file first: a --maps naming it is refused for what it is.
+                output::check_output(&args.output, "-o", &[], "ron")?;
+                match args.maps.as_deref() {
+                    Some(maps) if maps == args.output => {
+                        return Err(CliError::invalid(format!(
+                            "{}: --maps names the level file -o writes; give a folder",
+                            maps.display()
+                        )));
+                    }
+                    Some(maps) => output::check_folder(maps, "--maps")?,
+                    None => {}
+                }
+                bake::run(&args)
+            })
         }
         Some(Command::Check(mut args)) => {
             args.level = level_file(&args.level, CliError::invalid)?;

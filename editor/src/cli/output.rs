@@ -25,14 +25,28 @@ pub fn level_output(path: &Path) -> PathBuf {
     }
 }
 
+/// Runs `command`, whose output checks may make `folders` (and folders above them); when it
+/// is refused or fails, the folders it made are taken away again (only while empty), so it
+/// leaves the disk as it found it.
+pub fn or_unmade<T>(
+    folders: &[&Path],
+    command: impl FnOnce() -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let made = MadeFolders::missing(folders);
+    let result = command();
+    if result.is_err() {
+        made.remove();
+    }
+    result
+}
+
 /// The folders that do not exist yet on the way to some output folders: what a command's
-/// output checks are about to make, taken away again by [`Self::remove`] when the command
-/// is refused or fails, so it leaves the disk as it found it.
-pub struct MadeFolders(Vec<PathBuf>);
+/// output checks are about to make.
+struct MadeFolders(Vec<PathBuf>);
 
 impl MadeFolders {
     /// The missing folders among `folders` and their ancestors, deepest first.
-    pub fn missing(folders: &[&Path]) -> Self {
+    fn missing(folders: &[&Path]) -> Self {
         let mut made = Vec::new();
         for &folder in folders {
             let mut at = Some(folder);
@@ -47,7 +61,7 @@ impl MadeFolders {
     }
 
     /// Removes the folders made, deepest first, each only while it is empty.
-    pub fn remove(&self) {
+    fn remove(&self) {
         for p in &self.0 {
             let _ = std::fs::remove_dir(p);
         }
