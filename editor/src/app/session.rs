@@ -12,6 +12,7 @@ impl EditorApp {
         self.recovery.save(&self.document)
     }
 
+    /// Starts the autosave when it is due, on a background thread, and tells how it ended.
     pub(super) fn autosave(&mut self, ctx: &egui::Context) {
         if self.gesture_in_progress() || self.file_task.is_some() {
             // Not beside a background save or import: one write of the level at a time.
@@ -23,7 +24,10 @@ impl EditorApp {
             Some(Err(e)) => self.notify(format!("Autosave failed: {e}"), true),
             None => {}
         }
-        if self.document.is_modified() {
+        if self.recovery.writing() {
+            // Its end is told, and the next one timed, from a frame.
+            ctx.request_repaint_after(Duration::from_millis(100));
+        } else if self.document.is_modified() {
             ctx.request_repaint_after(self.recovery.due_in(now).max(Duration::from_millis(250)));
         }
     }

@@ -16,6 +16,7 @@ use spillway::error::LevelError;
 use thiserror::Error;
 
 use crate::document::Document;
+use crate::task::{Task, TaskError};
 
 /// Why a recovery copy could not be written.
 #[derive(Debug, Error)]
@@ -50,6 +51,9 @@ pub enum RecoveryError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// The background write failed (its own error says why) or could not run.
+    #[error(transparent)]
+    Background(#[from] TaskError),
 }
 
 /// Default time between autosaves.
@@ -109,6 +113,54 @@ pub struct Recovery {
     last_state: Option<u64>,
     /// This run's part of the copies' folder names.
     session: String,
+    /// The autosave being written in the background.
+    writing: Option<Writing>,
+}
+
+/// An autosave on its way to disk.
+struct Writing {
+    task: Task<PathBuf>,
+    /// The history state it holds.
+    state: u64,
+    /// Saved or dropped since it started: its result is not wanted, and it removes its copy.
+    abandoned: bool,
+}
+
+impl std::fmt::Debug for Writing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writing")
+            .field("state", &self.state)
+            .field("abandoned", &self.abandoned)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A recovery copy ready to be written: everything it needs, owned.
+struct Copy {
+    folder: PathBuf,
+    level: Level,
+    info: RecoveryInfo,
+}
+
+impl Copy {
+    /// Writes the level, then the note of where it belongs.
+    fn write(self) -> Result<PathBuf, RecoveryError> {
+        let folder = self.folder;
+        if let Err(source) = std::fs::create_dir_all(&folder) {
+            return Err(RecoveryError::Folder { folder, source });
+        }
+        let level_file = folder.join("level.ron");
+        spillway::level::file::save(&self.level, &level_file)?;
+        let note = folder.join("origin.ron");
+        let text = match ron::to_string(&self.info) {
+            Ok(text) => text,
+            Err(source) => return Err(RecoveryError::Note { file: note, source }),
+        };
+        if let Err(source) = super::write_atomic(&note, text.as_bytes()) {
+            return Err(RecoveryError::Write { file: note, source });
+        }
+        Ok(level_file)
+    }
 }
 
 impl Recovery {
@@ -120,6 +172,7 @@ impl Recovery {
             last_time: Instant::now(),
             last_state: None,
             session: session(),
+            writing: None,
         }
     }
 
@@ -128,10 +181,21 @@ impl Recovery {
         self.interval
     }
 
-    /// Starts over for a newly opened document.
+    /// Starts over for a newly opened document (an autosave of the one before, still being
+    /// written, is taken back: its changes were saved or dropped).
     pub fn reset(&mut self) {
         self.last_time = Instant::now();
         self.last_state = None;
+        self.abandon();
+    }
+
+    /// Stops caring for a background write: it removes its copy once it has written it, and
+    /// no new write starts before it has.
+    fn abandon(&mut self) {
+        if let Some(writing) = &mut self.writing {
+            writing.task.cancel();
+            writing.abandoned = true;
+        }
     }
 
     /// Time left until the next autosave is due.
@@ -141,12 +205,23 @@ impl Recovery {
     }
 
     /// Autosaves `document` if it has unsaved changes not yet autosaved and the interval has
-    /// passed. Returns the copy written, or why it could not be.
+    /// passed. The copy is written on a background thread (a large level takes seconds to
+    /// compress): a later tick returns the copy written once it is, or why it could not be.
     pub fn tick(
         &mut self,
         document: &Document,
         now: Instant,
     ) -> Option<Result<PathBuf, RecoveryError>> {
+        if let Some(writing) = &self.writing {
+            let ended = writing.task.poll()?;
+            let writing = self.writing.take()?;
+            if !writing.abandoned {
+                if ended.is_ok() {
+                    self.last_state = Some(writing.state);
+                }
+                return Some(ended.map_err(RecoveryError::from));
+            }
+        }
         if !document.is_modified() && self.last_state.is_some() {
             // Undone back to the saved state: the copy holds changes the user undid.
             self.discard(document.path());
@@ -161,57 +236,87 @@ impl Recovery {
             return None;
         }
         self.last_time = now;
-        Some(self.save(document))
+        let copy = match self.copy_of(document) {
+            Ok(copy) => copy,
+            Err(e) => return Some(Err(e)),
+        };
+        let task = Task::spawn("Autosaving", move |progress| {
+            let folder = copy.folder.clone();
+            let written = copy.write();
+            if progress.cancelled() {
+                // Saved or dropped while it was written: the copy holds nothing to keep.
+                let _ = std::fs::remove_dir_all(&folder);
+            }
+            written
+        });
+        self.writing = Some(Writing {
+            task,
+            state: document.history().state(),
+            abandoned: false,
+        });
+        None
     }
 
-    /// Writes the recovery copy of `document` now.
+    /// Writes the recovery copy of `document` now (after any autosave still writing).
     pub fn save(&mut self, document: &Document) -> Result<PathBuf, RecoveryError> {
+        self.settle();
+        let written = self.copy_of(document)?.write();
+        if written.is_ok() {
+            self.last_state = Some(document.history().state());
+        }
+        written
+    }
+
+    /// Waits for a background write to end; its result is dropped (the caller writes anew).
+    fn settle(&mut self) {
+        if let Some(writing) = self.writing.take() {
+            let _ = writing.task.wait(Duration::from_secs(120));
+        }
+    }
+
+    /// What a copy of `document` is: its folder, its level (library bodies named by file
+    /// only) and the note of where it belongs. Clones the level, so the write can go on in
+    /// the background while the designer edits.
+    fn copy_of(&self, document: &Document) -> Result<Copy, RecoveryError> {
         let Some(dir) = &self.dir else {
             return Err(RecoveryError::Off);
         };
-        let folder = dir.join(self.folder_name(document.path()));
-        if let Err(source) = std::fs::create_dir_all(&folder) {
-            return Err(RecoveryError::Folder { folder, source });
-        }
-        let level_file = folder.join("level.ron");
         // A body just placed from the library names its file by an absolute path, which a
         // level file may not: the copy names the file only, and the note keeps the path.
         let mut outside_files = Vec::new();
-        let mut copy = std::borrow::Cow::Borrowed(document.level());
-        for (i, body) in document.level().bodies.iter().enumerate() {
+        let mut level = document.level().clone();
+        for (i, body) in level.bodies.iter_mut().enumerate() {
             let path = Path::new(&body.gltf);
             if path.is_absolute() {
                 let name = path
                     .file_name()
                     .map_or("body.glb".into(), |n| n.to_string_lossy().into_owned());
-                copy.to_mut().bodies[i].gltf = name;
-                outside_files.push((i, body.gltf.clone()));
+                outside_files.push((i, std::mem::replace(&mut body.gltf, name)));
             }
         }
-        spillway::level::file::save(&copy, &level_file)?;
-        let info = RecoveryInfo {
-            origin: document.path().map(Path::to_path_buf),
-            saved_unix_secs: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            outside_files,
-        };
-        let note = folder.join("origin.ron");
-        let text = match ron::to_string(&info) {
-            Ok(text) => text,
-            Err(source) => return Err(RecoveryError::Note { file: note, source }),
-        };
-        if let Err(source) = super::write_atomic(&note, text.as_bytes()) {
-            return Err(RecoveryError::Write { file: note, source });
-        }
-        self.last_state = Some(document.history().state());
-        Ok(level_file)
+        Ok(Copy {
+            folder: dir.join(self.folder_name(document.path())),
+            level,
+            info: RecoveryInfo {
+                origin: document.path().map(Path::to_path_buf),
+                saved_unix_secs: SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+                outside_files,
+            },
+        })
+    }
+
+    /// Whether an autosave is being written in the background.
+    pub fn writing(&self) -> bool {
+        self.writing.is_some()
     }
 
     /// Removes this run's recovery copy of the document at `origin` (saved or deliberately
     /// discarded); copies left by earlier runs stay.
     pub fn discard(&mut self, origin: Option<&Path>) {
         self.last_state = None;
+        self.abandon();
         if let Some(dir) = &self.dir {
             let _ = std::fs::remove_dir_all(dir.join(self.folder_name(origin)));
         }
@@ -318,5 +423,75 @@ fn key(origin: Option<&Path>) -> String {
                 .collect::<String>();
             format!("{stem}-{h:016x}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use spillway::Level;
+
+    use super::Recovery;
+    use crate::document::Document;
+
+    /// Ticks until the background write has ended; returns what the last tick said.
+    fn tick_until_written(
+        recovery: &mut Recovery,
+        document: &Document,
+    ) -> Option<Result<std::path::PathBuf, super::RecoveryError>> {
+        let limit = Instant::now() + Duration::from_secs(60);
+        loop {
+            let said = recovery.tick(document, Instant::now());
+            if !recovery.writing() || Instant::now() > limit {
+                return said;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn modified_document() -> Document {
+        let mut level = Level::flat(96, 64, 1.0, 2.0);
+        level.terrain.data[7] = 5.0;
+        let mut document = Document::new(level, None);
+        document.mark_modified();
+        document
+    }
+
+    #[test]
+    fn the_timer_writes_the_copy_in_the_background_and_tells_when_it_is_written() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
+        let document = modified_document();
+        assert!(recovery.tick(&document, Instant::now()).is_none());
+        assert!(recovery.writing(), "the tick only starts the write");
+        let written = tick_until_written(&mut recovery, &document)
+            .expect("the write's end is told")
+            .expect("written");
+        let pending = recovery.pending();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(pending[0].level_file, written);
+        assert_eq!(&pending[0].load().expect("loads"), document.level());
+        // Unchanged since: nothing is written again.
+        assert!(recovery.tick(&document, Instant::now()).is_none());
+        assert!(!recovery.writing());
+    }
+
+    #[test]
+    fn a_copy_saved_or_dropped_while_it_is_written_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
+        let mut document = modified_document();
+        assert!(recovery.tick(&document, Instant::now()).is_none());
+        assert!(recovery.writing());
+        // The designer saves while the copy is still on its way.
+        document.mark_saved(dir.path().join("level.ron"));
+        recovery.discard(None);
+        assert!(
+            tick_until_written(&mut recovery, &document).is_none(),
+            "an abandoned write tells nothing"
+        );
+        assert!(!recovery.writing());
+        assert!(recovery.pending().is_empty(), "its copy was removed");
     }
 }
