@@ -250,6 +250,27 @@ fn fill_to_spill_fills_a_basin_to_its_saddle_and_marks_the_saddle() {
     }
 }
 
+#[test]
+fn a_large_levels_fill_runs_in_the_background_and_lands_as_one_step() {
+    // Every level counts as large: the fill goes through a background task (a 4096² basin
+    // held the window for seconds).
+    let mut ed = crate::support::editor_with_background(&two_basins(), 0);
+    ed.key(Modifiers::NONE, Key::L);
+    ed.click("To its spill level");
+    ed.click_at(ed.screen(15.5, 15.5));
+    for _ in 0..600 {
+        if ed.harness.state().document().history().undo_len() > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        ed.frames(1);
+    }
+    filled_to_the_saddle(&ed);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let water = &ed.harness.state().document().level().water;
+    assert!(water.data.iter().all(|d| *d == 0.0), "undo dries it");
+}
+
 fn filled_to_the_saddle(ed: &crate::support::Editor) {
     let level = ed.harness.state().document().level();
     let saddle = 3.0;

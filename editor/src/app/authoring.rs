@@ -9,12 +9,12 @@ use super::EditorApp;
 use crate::document::{Change, Document, EditFeatures, Features, Part};
 use crate::tools::Tool;
 use crate::tools::boundary::{EdgeStroke, kind_name};
-use crate::tools::fill::{FillLevel, fill_basin};
+use crate::tools::fill::{FillJob, FillLevel, Filled};
 use crate::tools::gate::{gate_label, hit_gate, new_gate};
 use crate::tools::gauge::{hit_gauge, new_gauge};
 use crate::tools::leaks::Leak;
 use crate::tools::placement::{PlacementDrag, Selection, hit};
-use crate::tools::spill::{Spill, basin_floor, spill};
+use crate::tools::spill::Spill;
 use crate::tools::structure::{StructureChoice, hit_structure, new_structure};
 use spillway_render::math::Vec3;
 
@@ -59,6 +59,9 @@ pub(crate) struct Authoring {
     pub last_fill: Option<f32>,
     /// Where the basin of the last fill to its spill level overflows (marked in the viewport).
     pub last_spill: Option<Spill>,
+    /// A fill clicked for and not yet run: the app runs it at once, or in the background on
+    /// a large level, and hands the result to [`Authoring::filled`].
+    pub fill_job: Option<FillJob>,
     /// The leaks of the last check (marked in the viewport until the ground or water changes).
     pub leaks: Vec<Leak>,
     /// An inspector edit in progress: its label and the features before it. It becomes one
@@ -79,6 +82,7 @@ impl Default for Authoring {
             fill: FillLevel::default(),
             last_fill: None,
             last_spill: None,
+            fill_job: None,
             leaks: Vec::new(),
             pending: None,
         }
@@ -122,7 +126,7 @@ impl Authoring {
         tool: Tool,
         document: &mut Document,
         pointer: &Pointer,
-        walls: Option<&[f32]>,
+        walls: Option<Vec<f32>>,
     ) -> Option<String> {
         if self.selection.is_some_and(|s| !s.exists(document.level())) {
             self.selection = None;
@@ -222,7 +226,7 @@ impl Authoring {
         tool: Tool,
         document: &mut Document,
         p: Vec3,
-        walls: Option<&[f32]>,
+        walls: Option<Vec<f32>>,
     ) -> Option<String> {
         match tool {
             Tool::Source | Tool::Sink => {
@@ -246,7 +250,7 @@ impl Authoring {
                     }
                 }
             }
-            Tool::FillBasin => Some(self.fill(document, p, walls)),
+            Tool::FillBasin => self.fill(document, p, walls),
             Tool::Gate => {
                 self.gate = hit_gate(document.level(), p.x, p.y);
                 if self.gate.is_none() {
@@ -272,59 +276,34 @@ impl Authoring {
         }
     }
 
-    /// Fills the basin under world point `p` as one command; returns what happened. `walls`
-    /// is the ground with the blocking bodies on it (`None`: the terrain and gates only).
-    fn fill(&mut self, document: &mut Document, p: Vec3, walls: Option<&[f32]>) -> String {
+    /// Asks for the basin under world point `p` to be filled ([`Authoring::fill_job`]); says
+    /// why not when the click is off the level. `walls` is the ground with the blocking
+    /// bodies on it (`None`: the terrain and gates only).
+    fn fill(&mut self, document: &Document, p: Vec3, walls: Option<Vec<f32>>) -> Option<String> {
         let level = document.level();
         let cs = level.cell_size;
         let (cx, cy) = ((p.x / cs).floor(), (p.y / cs).floor());
         if !(cx >= 0.0 && cy >= 0.0) || cx as usize >= level.nx() || cy as usize >= level.ny() {
-            return "Click inside the level to fill a basin".into();
+            return Some("Click inside the level to fill a basin".into());
         }
-        let (mut cx, mut cy) = (cx as usize, cy as usize);
-        self.last_spill = None;
         // The ground the water meets: closed gates and standing bodies are walls to it.
-        let closed;
-        let ground = match walls {
-            Some(ground) => ground,
-            None => {
-                closed = spillway::sim::closed_ground(level);
-                &closed
-            }
-        };
-        let surface = match self.fill {
-            FillLevel::ToSpill => {
-                // The basin the clicked cell lies in or drains to, filled from its floor.
-                (cx, cy) = basin_floor(level, ground, cx, cy);
-                match spill(level, ground, cx, cy) {
-                    Some(s) => {
-                        self.last_spill = Some(s);
-                        s.surface
-                    }
-                    None => {
-                        return "This basin is walled in all round: it never spills, so there \
-                                is no spill level to fill to"
-                            .into();
-                    }
-                }
-            }
-            other => other.surface(level.terrain.get(cx, cy)),
-        };
-        self.last_fill = Some(surface);
-        let patch = fill_basin(level, ground, (cx, cy), surface);
-        let spills = match self.last_spill {
-            Some(s) if s.off_map => format!(
-                " (it spills over the map's edge at cell {}, {})",
-                s.cell.0, s.cell.1
-            ),
-            Some(s) => format!(" (it spills at cell {}, {})", s.cell.0, s.cell.1),
-            None => String::new(),
-        };
-        if patch.is_empty() {
-            return format!("Nothing to fill below {surface:.2} m here{spills}");
+        let ground = walls.unwrap_or_else(|| spillway::sim::closed_ground(level));
+        let cell = (cx as usize, cy as usize);
+        self.fill_job = Some(FillJob::new(level, ground, cell, self.fill));
+        None
+    }
+
+    /// Makes what a fill found one command on `document`; returns what happened.
+    pub fn filled(&mut self, document: &mut Document, filled: Filled) -> String {
+        let notice = filled.notice();
+        self.last_spill = filled.spill;
+        if let Some(surface) = filled.surface {
+            self.last_fill = Some(surface);
         }
-        document.execute(Box::new(patch));
-        format!("Filled the basin to {surface:.2} m{spills}")
+        if !filled.patch.is_empty() {
+            document.execute(Box::new(filled.patch));
+        }
+        notice
     }
 
     /// A one-line reminder of how `tool` is used and what it will do, for the viewport.

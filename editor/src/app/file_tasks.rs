@@ -18,6 +18,7 @@ use crate::document::{GridPatch, Layer, PatchTile};
 use crate::erode::Material;
 use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
 use crate::task::{Task, TaskError};
+use crate::tools::fill::{FillJob, Filled};
 
 /// Default of [`super::EditorOptions::background_bytes`]: grid data above which a save, an
 /// import or an export runs in the background with progress and Cancel.
@@ -55,6 +56,8 @@ pub(crate) enum FileTask {
         /// The level drawn while it runs: the document's, with the terrain so far.
         shown: Box<Level>,
     },
+    /// Filling a basin of a large level: the document's history state it was asked at.
+    Fill { task: Task<Filled>, state: u64 },
 }
 
 impl FileTask {
@@ -65,6 +68,7 @@ impl FileTask {
             FileTask::Export { task, .. } => &task.label,
             FileTask::ExportMaps { task, .. } => &task.label,
             FileTask::Erode { task, .. } => &task.label,
+            FileTask::Fill { task, .. } => &task.label,
         }
     }
 
@@ -75,6 +79,7 @@ impl FileTask {
             FileTask::Export { task, .. } => task.share(),
             FileTask::ExportMaps { task, .. } => task.share(),
             FileTask::Erode { task, .. } => task.share(),
+            FileTask::Fill { task, .. } => task.share(),
         }
     }
 
@@ -85,6 +90,7 @@ impl FileTask {
             FileTask::Export { task, .. } => task.elapsed(),
             FileTask::ExportMaps { task, .. } => task.elapsed(),
             FileTask::Erode { task, .. } => task.elapsed(),
+            FileTask::Fill { task, .. } => task.elapsed(),
         }
     }
 
@@ -95,6 +101,7 @@ impl FileTask {
             FileTask::Export { task, .. } => task.cancel(),
             FileTask::ExportMaps { task, .. } => task.cancel(),
             FileTask::Erode { task, .. } => task.cancel(),
+            FileTask::Fill { task, .. } => task.cancel(),
         }
     }
 
@@ -105,6 +112,7 @@ impl FileTask {
             FileTask::Export { task, .. } => task.cancelled(),
             FileTask::ExportMaps { task, .. } => task.cancelled(),
             FileTask::Erode { task, .. } => task.cancelled(),
+            FileTask::Fill { task, .. } => task.cancelled(),
         }
     }
 }
@@ -285,6 +293,38 @@ pub(crate) fn export_maps(folder: &Path, maps: spillway::sim::maps::RunMaps) -> 
     }
 }
 
+/// Runs the fill the Fill basin tool asked for: at once on a small level, in the background
+/// (progress, Cancel) on one whose fill would hold the window for a moment (its work is about
+/// four grids: the ground, the basin, the water before and after).
+pub(crate) fn fill(app: &mut EditorApp, job: FillJob) {
+    if (job.cells() * 16) as u64 >= app.background_bytes {
+        let task = Task::spawn("Filling the basin", move |_| {
+            Ok::<_, std::convert::Infallible>(job.run())
+        });
+        let state = app.document.history().state();
+        app.file_task = Some(FileTask::Fill { task, state });
+    } else {
+        let notice = app.authoring.filled(&mut app.document, job.run());
+        app.notify(notice, false);
+    }
+}
+
+fn finish_fill(app: &mut EditorApp, result: Result<Filled, TaskError>, cancelled: bool, at: u64) {
+    match result {
+        _ if cancelled => app.notify("Fill cancelled: the water is unchanged", false),
+        // An undo while it ran: its water was found for a level that is gone.
+        Ok(_) if app.document.history().state() != at => app.notify(
+            "The level changed while the basin was found: nothing was filled",
+            true,
+        ),
+        Ok(filled) => {
+            let notice = app.authoring.filled(&mut app.document, filled);
+            app.notify(notice, false);
+        }
+        Err(e) => app.notify(format!("Could not fill the basin: {e}"), true),
+    }
+}
+
 /// Starts reading the heightmap at `path` in the background.
 pub(crate) fn import(path: &Path, settings: ImportSettings) -> FileTask {
     let source = path.to_path_buf();
@@ -344,12 +384,22 @@ pub(crate) fn collect(app: &mut EditorApp, ctx: &egui::Context) {
     let Some(running) = app.file_task.as_ref() else {
         return;
     };
+    if let FileTask::Fill { task, .. } = running {
+        if let Some(result) = task.poll()
+            && let Some(FileTask::Fill { task, state }) = app.file_task.take()
+        {
+            finish_fill(app, result, task.cancelled(), state);
+            ctx.request_repaint();
+        }
+        return;
+    }
     let done = match running {
         FileTask::Save { task, .. } => task.poll().map(|r| r.map(|()| None)),
         FileTask::Import { task, .. } => task.poll().map(|r| r.map(Some)),
         FileTask::Export { task, .. } => task.poll().map(|r| r.map(|()| None)),
         FileTask::ExportMaps { task, .. } => task.poll().map(|r| r.map(|_| None)),
         FileTask::Erode { task, .. } => task.poll().map(|r| r.map(Some)),
+        FileTask::Fill { .. } => None,
     };
     if let Some(result) = done
         && let Some(running) = app.file_task.take()
@@ -503,6 +553,7 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
                 message: e.to_string(),
             });
         }
+        (FileTask::Fill { .. }, _) => {}
     }
     // What the unsaved-changes question was waiting for, once the save is done.
     if was_save

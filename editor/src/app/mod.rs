@@ -453,6 +453,9 @@ impl eframe::App for EditorApp {
         if let Some(text) = notice {
             self.notify(text, false);
         }
+        if let Some(job) = self.authoring.fill_job.take() {
+            file_tasks::fill(self, job);
+        }
         bake_panel::window(self, &ctx);
         file_tasks::window(self, &ctx);
         dialogs::show(self, &ctx);

@@ -335,7 +335,7 @@ impl ViewportPanel {
         };
         // A fill to the spill level treats the blocking bodies on the ground as walls.
         let walls = (pointer.pressed && tool == Tool::FillBasin).then(|| bodies.walls(document));
-        let notice = authoring.viewport_input(tool, document, &pointer, walls.as_deref());
+        let notice = authoring.viewport_input(tool, document, &pointer, walls);
         if authoring.busy() {
             ui.ctx().request_repaint();
         }
