@@ -196,3 +196,29 @@ fn a_breachs_state_stays_with_it_when_the_structures_change() {
     sim.set_sources_sinks(&twins).unwrap();
     assert_eq!(sim.breaches(), before);
 }
+
+#[test]
+fn a_bake_keeps_each_same_named_breachs_own_state() {
+    // Two breaches of one name, one started by its time, the other waiting for a trigger:
+    // the bake gave both the started one's progress, and the waiting one was cut open at once
+    // when the baked level loaded.
+    let mut twins = spillway_tests::breach_dam(Some(BreachStart::At(0.5)));
+    let mut waiting = twins.structures[0].clone();
+    if let StructureKind::Breach { start, .. } = &mut waiting.kind {
+        *start = BreachStart::Trigger;
+    }
+    twins.structures.push(waiting);
+    let mut sim = Simulation::new(&twins).unwrap();
+    sim.advance(2.0).unwrap();
+    let baked = sim.bake_into(&twins);
+    let opened: Vec<Option<f32>> = (baked.structures.iter())
+        .map(|s| match s.kind {
+            StructureKind::Breach { opened, .. } => opened,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert!(opened[0].is_some_and(|p| p > 0.0), "{opened:?}");
+    assert_eq!(opened[1], None, "the waiting breach stays closed");
+    let resumed = Simulation::new(&baked).unwrap();
+    assert_eq!(resumed.breaches(), sim.breaches());
+}

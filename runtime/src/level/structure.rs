@@ -182,13 +182,18 @@ impl super::Level {
     /// Marks the breaches of `states` as a running simulation has them (how far each had
     /// opened), so a simulation built from this level goes on from there: what bakes and
     /// snapshots do.
+    /// Breaches sharing a name take the states of that name in order (the second `levee`
+    /// the second `levee`'s): one that had not started stays closed.
     pub fn set_breaches(&mut self, states: &[crate::sim::BreachState]) {
+        let mut before: Vec<String> = Vec::new();
         for s in self.structures.iter_mut() {
             if let StructureKind::Breach { opened, .. } = &mut s.kind {
-                *opened = states
-                    .iter()
-                    .find(|b| b.name == s.name && b.started)
+                let nth = before.iter().filter(|n| **n == s.name).count();
+                *opened = (states.iter().filter(|b| b.name == s.name))
+                    .nth(nth)
+                    .filter(|b| b.started)
                     .map(|b| b.progress);
+                before.push(s.name.clone());
             }
         }
     }
