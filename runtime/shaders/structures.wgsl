@@ -250,7 +250,8 @@ fn breach() {
             let c = patches[off + 3u * i];
             let ground = bitcast<f32>(patches[off + 3u * i + 1u]);
             let distance = bitcast<f32>(patches[off + 3u * i + 2u]);
-            terrain[c] = min(ground, cut_surface(crest, bottom, width, slope, p, distance));
+            // Never above what is there: an overlapping breach's deeper cut stays cut.
+            terrain[c] = min(terrain[c], min(ground, cut_surface(crest, bottom, width, slope, p, distance)));
         }
     }
 }

@@ -247,3 +247,15 @@ fn a_breach_added_to_an_eroding_run_keeps_the_bed_as_it_is() {
     let after = gpu.suspended_load().unwrap().expect("suspension");
     assert_eq!(after, before, "the grains in the water stay");
 }
+
+#[test]
+fn an_overlapping_breach_leaves_the_deeper_cut_cut_on_the_gpu_too() {
+    let level = spillway_tests::overlapping_breaches();
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    gpu.step_n(20, level.params.dt).unwrap();
+    let bottom = gpu.read_terrain().unwrap()[30 * level.nx() + 44];
+    assert_eq!(
+        bottom, 4.0,
+        "the first breach's bottom, under the second's reach"
+    );
+}

@@ -222,3 +222,21 @@ fn a_bake_keeps_each_same_named_breachs_own_state() {
     let resumed = Simulation::new(&baked).unwrap();
     assert_eq!(resumed.breaches(), sim.breaches());
 }
+
+#[test]
+fn an_overlapping_breach_leaves_the_deeper_cut_cut() {
+    // The second breach set its cells to its own shallow cut, raising the first's bottom
+    // back up to the dam's crest every sub-step.
+    let level = spillway_tests::overlapping_breaches();
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(1.0).unwrap();
+    let states = sim.breaches();
+    assert!(states.iter().all(|b| b.started), "{states:?}");
+    assert_eq!(states[0].progress, 1.0);
+    assert!(states[1].progress < 0.01, "{states:?}");
+    let bottom = sim.terrain()[30 * level.nx() + 44];
+    assert_eq!(
+        bottom, 4.0,
+        "the first breach's bottom, under the second's reach"
+    );
+}

@@ -334,3 +334,24 @@ pub fn breach_dam(start: Option<spillway::level::BreachStart>) -> Level {
     }
     level
 }
+
+/// The sample with a second breach 12 m north of the first, their cuts overlapping: the
+/// first opens fully at once, the second starts at once and opens over 1000 s.
+pub fn overlapping_breaches() -> Level {
+    let mut level = breach_dam(Some(spillway::level::BreachStart::At(0.0)));
+    let mut second = level.structures[0].clone();
+    second.name = "north".into();
+    if let spillway::level::StructureKind::Breach {
+        from, to, growth, ..
+    } = &mut second.kind
+    {
+        from[1] += 12.0;
+        to[1] += 12.0;
+        *growth = spillway::level::BreachGrowth::Steady(1000.0);
+    }
+    if let spillway::level::StructureKind::Breach { growth, .. } = &mut level.structures[0].kind {
+        *growth = spillway::level::BreachGrowth::Steady(0.0);
+    }
+    level.structures.push(second);
+    level
+}

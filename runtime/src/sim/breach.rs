@@ -157,8 +157,10 @@ impl Structures {
                 };
                 c.progress = (c.progress + step).min(1.0);
             }
+            // Never above what is there: an overlapping breach's deeper cut stays cut.
             for &(cell, ground, distance) in &c.cells {
-                terrain[cell as usize] = ground.min(c.surface(distance));
+                let t = &mut terrain[cell as usize];
+                *t = t.min(ground.min(c.surface(distance)));
             }
         }
     }
