@@ -287,7 +287,14 @@ impl PlacementDrag {
         let Some(shape) = self.selection.shape(document.level()) else {
             return;
         };
-        let moved = moved_by(start, x - gx, y - gy);
+        // Its centre stays on the map: a grab at the edge of the pick's slack could carry a
+        // source wholly off it, and the level would no longer save.
+        let level = document.level();
+        let extent = [level.nx(), level.ny()].map(|n| n as f32 * level.cell_size);
+        let c = centre(start);
+        let keep = |c: f32, d: f32, w: f32| (c + d).clamp(c.min(0.0), c.max(w)) - c;
+        let (dx, dy) = (keep(c[0], x - gx, extent[0]), keep(c[1], y - gy, extent[1]));
+        let moved = moved_by(start, dx, dy);
         if &moved == shape {
             return;
         }
@@ -342,6 +349,20 @@ mod tests {
         assert!(doc.undo());
         assert_eq!(centre(&doc.level().sources[0].shape), [10.0, 10.0]);
         assert_eq!(source_label(&doc.level().sources[0]), "Source 1 · 5.0 m³/s");
+
+        // Grabbed at the far side of the pick's slack and flung off the map: its centre
+        // stops at the map's edge (it went wholly off, and the level no longer saved).
+        let r = match doc.level().sources[0].shape {
+            Shape::Circle { radius, .. } => radius,
+            _ => 0.0,
+        };
+        let mut drag =
+            PlacementDrag::grab(&doc, Selection::Source(0), 10.0 + r + 1.0, 10.0).expect("grab");
+        drag.drag_to(&mut doc, 0.5, -3.0);
+        assert!(drag.finish(&mut doc));
+        assert_eq!(centre(&doc.level().sources[0].shape), [0.0, 0.0]);
+        let limits = spillway::level::Limits::default();
+        assert!(doc.level().validate(&limits).is_ok());
     }
 
     #[test]
