@@ -77,6 +77,39 @@ fn dragging_a_source_moves_it_in_one_step() {
 }
 
 #[test]
+fn a_tool_key_pressed_while_placing_a_source_lets_the_drag_end() {
+    // K (the Body tool) during the press sent the pointer to the body tool, so the release
+    // never ended the placement: undo and save waited for a drag that could not end.
+    use egui::{Event, PointerButton};
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    let (a, b) = (ed.at(0.45, 0.5), ed.at(0.55, 0.45));
+    let h = &mut ed.harness;
+    h.event(Event::PointerMoved(a));
+    h.step();
+    let press = |pressed, pos| Event::PointerButton {
+        pos,
+        button: PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(press(true, a));
+    h.step();
+    h.key_press(Key::K);
+    h.step();
+    h.event(Event::PointerMoved(b));
+    h.step();
+    h.event(press(false, b));
+    h.run_steps(3);
+    assert_eq!(ed.harness.state().tool(), Tool::Body);
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.history().undo_label(), Some("Place source"));
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let doc = ed.harness.state().document();
+    assert!(doc.level().sources.is_empty(), "undo removes the source");
+}
+
+#[test]
 fn delete_removes_the_selected_source_and_sink() {
     let mut ed = editor_with(&bumpy_level());
     ed.key(Modifiers::NONE, Key::I);

@@ -194,7 +194,8 @@ impl ViewportPanel {
             })
             .and_then(|p| self.pick(document, p));
         self.last_hover = self.hover.or(self.last_hover);
-        let body_tool = sculpt.tool == Tool::Body || bodies.busy();
+        // A water tool's drag ends where it began, whatever tool a key chose meanwhile.
+        let body_tool = (sculpt.tool == Tool::Body && !authoring.busy()) || bodies.busy();
         let knocked = if body_tool && preview.is_live() {
             self.knock(ui, &response, document, bodies, preview)
         } else {
