@@ -104,6 +104,30 @@ fn settings_change_undo_redo_save_reopen_and_reach_the_running_water() {
 }
 
 #[test]
+fn an_undo_while_a_setting_is_dragged_stays_undone() {
+    // The field's draft held every setting as it was when the drag began: letting go wrote
+    // back the friction that Ctrl+Z had just undone, and cleared the redo.
+    let mut ed = editor_with(&channel());
+    ed.click("Chézy");
+    assert_eq!(level(&ed).params.friction, Friction::Chezy { c: 40.0 });
+    let g = f64::from(level(&ed).params.gravity);
+    let at = ed.press_field(g);
+    ed.move_to(at + egui::vec2(20.0, 0.0));
+    ed.harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    ed.harness.step();
+    ed.move_to(at + egui::vec2(40.0, 0.0));
+    ed.press_or_release(false, at + egui::vec2(40.0, 0.0));
+    ed.frames(3);
+    let params = &level(&ed).params;
+    assert_eq!(params.friction, channel().params.friction, "the undo stays");
+    assert!(
+        f64::from(params.gravity) > g,
+        "the drag is kept: {}",
+        params.gravity
+    );
+}
+
+#[test]
 fn settings_outside_the_panels_ranges_open_unchanged() {
     // Valid to the runtime, outside what the Level panel's fields offer: drawing the panel
     // clamped them, which changed the level as it opened, marked it modified and made an

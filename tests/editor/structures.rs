@@ -172,3 +172,44 @@ fn the_selection_follows_its_structure_through_undo_and_a_click_off_clears_it() 
         "Escape cleared it"
     );
 }
+
+#[test]
+fn keep_this_state_pressed_while_a_field_is_dragged_keeps_the_field_its_own_step() {
+    // Ctrl+K while the crest field was held mid-drag recorded the half-dragged crest as the
+    // state before Keep this state: undoing everything left the weir at that crest.
+    let mut ed = editor_with(&river());
+    ed.key(Modifiers::NONE, Key::H);
+    ed.click("Weir");
+    ed.drag(
+        &line(ed.screen(101.0, 0.5), ed.screen(101.0, 19.5), 12),
+        Modifiers::NONE,
+    );
+    let placed = crest(&ed);
+    for _ in 0..5 {
+        ed.key(Modifiers::NONE, Key::Period);
+    }
+    let at = ed.press_field(placed as f64);
+    for dx in [10.0, 30.0, 60.0] {
+        ed.move_to(at + egui::vec2(dx, 0.0));
+    }
+    let held = crest(&ed);
+    assert!(
+        held > placed,
+        "the drag raised the crest: {held} vs {placed}"
+    );
+    ed.harness.key_press_modifiers(Modifiers::COMMAND, Key::K);
+    ed.harness.step();
+    let end = at + egui::vec2(90.0, 0.0);
+    ed.move_to(end);
+    ed.press_or_release(false, end);
+    ed.frames(3);
+    assert_eq!(
+        ed.harness.state().document().history().undo_len(),
+        4,
+        "add, the held edit, keep, the rest of the drag"
+    );
+    for _ in 0..3 {
+        ed.key(Modifiers::COMMAND, Key::Z);
+    }
+    assert_eq!(crest(&ed), placed, "undone back to the weir as placed");
+}

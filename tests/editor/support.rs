@@ -206,6 +206,46 @@ impl Editor {
         h.run_steps(2);
     }
 
+    /// Presses the left button on the middle of the number field showing `value` (and holds
+    /// it). Returns where.
+    pub fn press_field(&mut self, value: f64) -> Pos2 {
+        use egui_kittest::kittest::{NodeT, Queryable};
+        let b = self
+            .harness
+            .get_all_by_role(egui::accesskit::Role::SpinButton)
+            .find(|n| {
+                n.accesskit_node()
+                    .numeric_value()
+                    .is_some_and(|v| (v - value).abs() < 1e-3)
+            })
+            .unwrap_or_else(|| panic!("a field showing {value}"))
+            .accesskit_node()
+            .bounding_box()
+            .expect("laid out");
+        let at = egui::pos2((b.x0 + b.x1) as f32 / 2.0, (b.y0 + b.y1) as f32 / 2.0);
+        self.harness.event(Event::PointerMoved(at));
+        self.harness.step();
+        self.press_or_release(true, at);
+        at
+    }
+
+    /// Moves the pointer to `p` (a button held drags), then runs a frame.
+    pub fn move_to(&mut self, p: Pos2) {
+        self.harness.event(Event::PointerMoved(p));
+        self.harness.step();
+    }
+
+    /// Presses (or lets go of) the left button at `p`, then runs a frame.
+    pub fn press_or_release(&mut self, pressed: bool, p: Pos2) {
+        self.harness.event(Event::PointerButton {
+            pos: p,
+            button: PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+        self.harness.step();
+    }
+
     /// Clicks the left button at window point `p` (anywhere: a widget, not only the
     /// terrain), then runs a few frames.
     pub fn click_screen(&mut self, p: Pos2) {

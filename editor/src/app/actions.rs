@@ -119,6 +119,12 @@ impl EditorApp {
             self.notify("Let go of the stroke or drag first", true);
             return;
         }
+        if action.waits_for_gestures() {
+            // An inspector field held mid-drag is its own step, before what the action does
+            // (Keep this state recorded the half-dragged crest as the state before it).
+            self.authoring.commit_pending(&mut self.document);
+            self.bodies.commit_pending(&mut self.document);
+        }
         if action.replaces_document() && self.document.is_modified() {
             self.dialog = Some(Dialog::Unsaved { then: action });
             return;

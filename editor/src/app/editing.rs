@@ -54,6 +54,9 @@ impl EditorApp {
         }
         self.authoring.commit_pending(&mut self.document);
         self.bodies.commit_pending(&mut self.document);
+        // A level setting held mid-drag starts again from what the step leaves (its draft,
+        // written back on release, undid the undo).
+        self.level_form.forget_draft();
         let history = self.document.history();
         let label = if forward {
             history.redo_label()

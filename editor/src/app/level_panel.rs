@@ -38,6 +38,13 @@ impl Edits {
     }
 }
 
+impl LevelForm {
+    /// Drops the settings being edited, so the form shows the document's again.
+    pub(crate) fn forget_draft(&mut self) {
+        self.draft = None;
+    }
+}
+
 /// The settings section, then the level's facts.
 pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
     ui.heading("Level");
