@@ -335,6 +335,9 @@ fn keep_this_state_then_undo() {
         ed.harness.state().document().history().undo_label(),
         Some("Keep this state")
     );
+    // Kept again, the same frame: nothing changes, so no step is made.
+    ed.click("Keep this state");
+    assert_eq!(ed.harness.state().document().history().undo_len(), 1);
     ed.key(Modifiers::COMMAND, Key::Z);
     assert_eq!(level(&ed), &authored);
     // The same from the keyboard: Ctrl+K keeps, Ctrl+B bakes and Escape cancels the bake.

@@ -110,11 +110,16 @@ pub(crate) fn keep_this_state(app: &mut EditorApp) {
     }
 }
 
+/// Makes `from`'s water the level's initial state, as one undo step if it changes anything
+/// (a second Keep this state of the same frame made a step that changed nothing, marked the
+/// level modified and held two more copies of every grid).
 fn set_state(app: &mut EditorApp, label: &str, from: &spillway::Level) {
     let before = WaterState::of(app.document.level());
     let after = WaterState::of(from);
-    app.document
-        .execute(Box::new(SetWaterState::new(label, before, after)));
+    let edit = SetWaterState::new(label, before, after);
+    if !edit.is_empty() {
+        app.document.execute(Box::new(edit));
+    }
 }
 
 /// What happens when a bake ends: called at the start of a frame, before the panels, so the

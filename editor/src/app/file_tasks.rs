@@ -250,9 +250,10 @@ fn apply_erosion(app: &mut EditorApp, label: &str, grid: Grid) {
 pub(crate) fn level_bytes(level: &Level) -> u64 {
     let cells = (level.nx() * level.ny()) as u64;
     let grids = 2 + u64::from(level.roughness.is_some());
-    let flow = level.flow.as_ref().map_or(0, |f| {
-        f.flow_x.len() + f.flow_y.len() + f.carry.len() + f.aux_x.len() + f.aux_y.len()
-    }) as u64;
+    let flow = level
+        .flow
+        .as_ref()
+        .map_or(0, spillway::level::FlowState::values) as u64;
     (cells * grids + flow) * 4
 }
 

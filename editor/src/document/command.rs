@@ -207,12 +207,14 @@ impl ReplaceLevel {
     }
 }
 
+/// Bytes of the grids `level` holds: terrain, water, roughness and every flow grid.
 fn level_bytes(level: &Level) -> usize {
     let flow = level
         .flow
         .as_ref()
-        .map_or(0, |f| (f.flow_x.len() + f.flow_y.len()) * 4);
-    (level.terrain.data.len() + level.water.data.len()) * 4 + flow
+        .map_or(0, spillway::level::FlowState::values);
+    let roughness = level.roughness.as_ref().map_or(0, |r| r.data.len());
+    (level.terrain.data.len() + level.water.data.len() + roughness + flow) * 4
 }
 
 impl Command for ReplaceLevel {
@@ -238,6 +240,28 @@ impl Command for ReplaceLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replaced_level_counts_every_grid_it_holds() {
+        // The history's budget counted terrain, water and two flow grids: a level with
+        // roughness and a full flow state held twice what it was counted as.
+        let mut level = Level::flat(10, 6, 1.0, 0.0);
+        level.roughness = Some(spillway::Grid::filled(10, 6, 0.03));
+        let grid = vec![0.0; 60];
+        level.flow = Some(spillway::level::FlowState {
+            flow_x: vec![0.0; 66],
+            flow_y: vec![0.0; 70],
+            ghost: grid.clone(),
+            carry: grid.clone(),
+            aux_x: vec![0.0; 66],
+            aux_y: vec![0.0; 70],
+            bed_floor: grid,
+            ..Default::default()
+        });
+        let cells = 60 * 3 + 66 + 70 + 60 * 3 + 66 + 70;
+        let replace = ReplaceLevel::new("Resize", level.clone(), level);
+        assert!(replace.bytes() >= 2 * cells * 4, "{}", replace.bytes());
+    }
 
     #[test]
     fn making_or_unmaking_the_roughness_grid_changes_every_cell() {

@@ -104,14 +104,7 @@ impl Part for WaterState {
     }
 
     fn bytes(&self) -> usize {
-        let flow = self.flow.as_ref().map_or(0, |f| {
-            f.flow_x.len()
-                + f.flow_y.len()
-                + f.ghost.len()
-                + f.carry.len()
-                + f.aux_x.len()
-                + f.aux_y.len()
-        });
+        let flow = self.flow.as_ref().map_or(0, FlowState::values);
         let terrain = self.terrain.as_ref().map_or(0, |t| t.data.len());
         (self.water.data.len() + flow + terrain) * 4
             + self.gates.len() * std::mem::size_of::<Gate>()

@@ -16,12 +16,14 @@ pub fn new_gate(level: &Level, x0: f32, y0: f32, x1: f32, y1: f32) -> Gate {
     let cs = level.cell_size;
     let (mut lo_x, mut hi_x) = (x0.min(x1), x0.max(x1));
     let (mut lo_y, mut hi_y) = (y0.min(y1), y0.max(y1));
-    // Snap outwards to whole cells, so the gate covers what the box touches.
-    lo_x = (lo_x / cs).floor() * cs;
-    lo_y = (lo_y / cs).floor() * cs;
-    hi_x = ((hi_x / cs).ceil() * cs).max(lo_x + cs);
-    hi_y = ((hi_y / cs).ceil() * cs).max(lo_y + cs);
     let (nx, ny) = (level.nx(), level.ny());
+    let (w, h) = (nx as f32 * cs, ny as f32 * cs);
+    // Snap outwards to whole cells of the map, so the gate covers what the box touches (a
+    // box along the east or south edge snapped to a cell past it, wholly off the map).
+    lo_x = ((lo_x / cs).floor() * cs).max(0.0).min(w - cs);
+    lo_y = ((lo_y / cs).floor() * cs).max(0.0).min(h - cs);
+    hi_x = ((hi_x / cs).ceil() * cs).min(w).max(lo_x + cs);
+    hi_y = ((hi_y / cs).ceil() * cs).min(h).max(lo_y + cs);
     let cell = |v: f32, n: usize| ((v / cs).max(0.0) as usize).min(n);
     let mut top = f32::NEG_INFINITY;
     for y in cell(lo_y, ny)..cell(hi_y, ny) {
@@ -92,5 +94,25 @@ mod tests {
         level.gates.push(g);
         assert_eq!(hit_gate(&level, 12.0, 5.0), Some(1));
         assert!(gate_label(&level.gates[1]).contains("crest 5.0 m"));
+    }
+
+    #[test]
+    fn a_box_along_the_far_edges_makes_a_gate_on_the_map() {
+        // Dragged along the last column and row: it snapped to the cell past the edge.
+        let level = Level::flat(20, 10, 2.0, 1.0);
+        let g = new_gate(&level, 40.0, 20.0, 40.0, 20.0);
+        assert_eq!(
+            g.shape,
+            Shape::Box {
+                x0: 38.0,
+                y0: 18.0,
+                x1: 40.0,
+                y1: 20.0
+            }
+        );
+        assert_eq!(g.crest, 3.0, "above the ground it stands on");
+        let mut level = level;
+        level.gates.push(g);
+        assert!(level.validate(&spillway::level::Limits::default()).is_ok());
     }
 }

@@ -590,3 +590,11 @@ pub struct FlowState {
     /// layer.
     pub bed_floor: Vec<f32>,
 }
+
+impl FlowState {
+    /// How many values its grids hold, all of them (4 bytes each).
+    pub fn values(&self) -> usize {
+        (self.flow_x.len() + self.flow_y.len() + self.ghost.len() + self.carry.len())
+            + (self.aux_x.len() + self.aux_y.len() + self.bed_floor.len())
+    }
+}
