@@ -213,3 +213,22 @@ fn keep_this_state_pressed_while_a_field_is_dragged_keeps_the_field_its_own_step
     }
     assert_eq!(crest(&ed), placed, "undone back to the weir as placed");
 }
+
+#[test]
+fn a_weir_drawn_along_the_maps_edge_is_refused_with_the_reason() {
+    // It crossed no face between two cells: placed, it held back nothing, silently.
+    let mut ed = editor_with(&river());
+    ed.key(Modifiers::NONE, Key::H);
+    ed.click("Weir");
+    let path = line(ed.screen(60.0, 0.2), ed.screen(140.0, 0.2), 12);
+    ed.drag(&path, Modifiers::NONE);
+    assert!(ed.harness.state().document().level().structures.is_empty());
+    assert_eq!(ed.harness.state().document().history().undo_len(), 0);
+    use egui_kittest::kittest::Queryable;
+    assert!(
+        ed.harness
+            .query_by_label_contains("crosses no face between two cells")
+            .is_some(),
+        "the status bar says why"
+    );
+}

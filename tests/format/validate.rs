@@ -363,6 +363,23 @@ fn structures_are_checked() {
         }),
         "structures[0].kind.opening.points[0]",
     );
+    // Structures that would move no water load as errors, not as silent ornaments: a weir
+    // drawn along the map's west edge or too short to cross a face between two cells (0.5 m
+    // cells here), a culvert within one cell.
+    let weir = |from: [f32; 2], to: [f32; 2]| StructureKind::Weir {
+        from,
+        to,
+        crest: 1.0,
+        coefficient: 0.9,
+    };
+    assert_field(set(weir([0.0, 0.0], [0.0, 4.0])), "structures[0].kind");
+    assert_field(set(weir([0.05, 3.05], [0.2, 3.2])), "structures[0].kind");
+    assert_eq!(field_after(set(weir([0.2, 3.1], [1.7, 3.4]))), None);
+    let mut short = culvert([1.05, 1.05], 0.5);
+    if let StructureKind::Culvert { to, .. } = &mut short {
+        *to = [1.45, 1.4];
+    }
+    assert_field(set(short), "structures[0].kind.to");
 }
 
 /// Finite values no level means (a cell of 1e-30 m, gravity of 1e30 m/s², a lake at 1e38 m)

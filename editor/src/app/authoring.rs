@@ -192,7 +192,14 @@ impl Authoring {
                 }
                 Some(Gesture::Structure(a, b)) => {
                     let choice = self.structure_choice;
-                    notice = Some(match new_structure(document.level(), choice, a, b) {
+                    let level = document.level();
+                    let placed = new_structure(level, choice, a, b);
+                    let checked = placed
+                        .as_ref()
+                        .map(|s| s.check_on(level.nx(), level.ny(), level.cell_size));
+                    notice = Some(match placed {
+                        // One that would move no water (along the map's edge) says why.
+                        Some(_) if let Some(Err(e)) = checked => e.reason,
                         Some(structure) => {
                             let added = format!("Added {}", structure.name);
                             let before = Features::of(document.level());

@@ -178,6 +178,54 @@ impl StructureKind {
     }
 }
 
+impl Structure {
+    /// Checks the structure as a level of `nx × ny` cells of `cell_size` metres would: its
+    /// ends on the map, its numbers in range, and a line that meets the water (what the
+    /// editor asks of one before placing it).
+    pub fn check_on(&self, nx: usize, ny: usize, cell_size: f32) -> Result<(), ValidationError> {
+        check("structure", self, (nx, ny, cell_size))
+    }
+}
+
+/// A weir or sluice gate whose line crosses no face between two cells (drawn along the map's
+/// edge, or too short) or a culvert with both ends in one cell would move no water: the
+/// level would load and the structure silently do nothing.
+fn does_something(
+    at: &str,
+    kind: &StructureKind,
+    grid: (usize, usize, f32),
+) -> Result<(), ValidationError> {
+    use crate::sim::structures::{cell_at, cuts_a_face};
+    let (from, to) = kind.ends();
+    let line = || format!("({}, {}) to ({}, {})", from[0], from[1], to[0], to[1]);
+    match kind {
+        StructureKind::Weir { .. } | StructureKind::SluiceGate { .. }
+            if !cuts_a_face(from, to, grid) =>
+        {
+            Err(ValidationError::new(
+                format!("{at}.kind"),
+                format!(
+                    "the line from {} crosses no face between two cells (it runs along the \
+                     map's edge, or is too short), so it would hold back no water: draw it \
+                     across the flow",
+                    line()
+                ),
+            ))
+        }
+        StructureKind::Culvert { .. } if cell_at(from, grid) == cell_at(to, grid) => {
+            Err(ValidationError::new(
+                format!("{at}.kind.to"),
+                format!(
+                    "both ends of the culvert from {} lie in one cell, so it would move no \
+                     water: put them at least a cell apart",
+                    line()
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 impl super::Level {
     /// Marks the breaches of `states` as a running simulation has them (how far each had
     /// opened), so a simulation built from this level goes on from there: what bakes and
@@ -200,7 +248,12 @@ impl super::Level {
 }
 
 /// Checks structure `i` of a level whose map spans `extent` metres.
-pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), ValidationError> {
+pub(crate) fn check(
+    at: &str,
+    s: &Structure,
+    (nx, ny, dx): (usize, usize, f32),
+) -> Result<(), ValidationError> {
+    let extent = [nx as f32 * dx, ny as f32 * dx];
     let (from, to) = s.kind.ends();
     for (part, p) in [("from", from), ("to", to)] {
         let here = format!("{at}.kind.{part}");
@@ -223,6 +276,7 @@ pub(crate) fn check(at: &str, s: &Structure, extent: [f32; 2]) -> Result<(), Val
             "the two ends are the same point",
         ));
     }
+    does_something(at, &s.kind, (nx, ny, dx))?;
     let number = |field: &str, v: f32, lo: f32, hi: f32| {
         super::ranges::within(&format!("{at}.kind.{field}"), v, &(lo..=hi), "")
     };

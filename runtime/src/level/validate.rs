@@ -308,7 +308,7 @@ impl Level {
             ));
         }
         for (i, s) in self.structures.iter().enumerate() {
-            super::structure::check(&format!("structures[{i}]"), s, extent)?;
+            super::structure::check(&format!("structures[{i}]"), s, (nx, ny, self.cell_size))?;
         }
         limits.check_gates(self.gates.len())?;
         for (i, gate) in self.gates.iter().enumerate() {

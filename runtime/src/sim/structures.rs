@@ -80,8 +80,34 @@ pub(crate) struct Structures {
 pub(crate) fn line_faces(
     a: [f32; 2],
     b: [f32; 2],
-    (nx, ny, dx): (usize, usize, f32),
+    grid: (usize, usize, f32),
 ) -> Vec<(bool, u32, [u32; 2])> {
+    let mut out = Vec::new();
+    each_face(a, b, grid, |face| {
+        out.push(face);
+        true
+    });
+    out
+}
+
+/// Whether the segment `a`–`b` cuts any face between two cells (one along the map's edge, or
+/// too short to reach across a line of cell centres, cuts none), found without listing them.
+pub(crate) fn cuts_a_face(a: [f32; 2], b: [f32; 2], grid: (usize, usize, f32)) -> bool {
+    let mut found = false;
+    each_face(a, b, grid, |_| {
+        found = true;
+        false
+    });
+    found
+}
+
+/// Hands each face the segment `a`–`b` cuts to `visit`, row by row, until it returns `false`.
+fn each_face(
+    a: [f32; 2],
+    b: [f32; 2],
+    (nx, ny, dx): (usize, usize, f32),
+    mut visit: impl FnMut((bool, u32, [u32; 2])) -> bool,
+) {
     let d = [b[0] - a[0], b[1] - a[1]];
     let len2 = d[0] * d[0] + d[1] * d[1];
     let cross = |p: [f32; 2]| d[0] * (p[1] - a[1]) - d[1] * (p[0] - a[0]);
@@ -103,19 +129,23 @@ pub(crate) fn line_faces(
     };
     let (i0, i1) = span(a[0].min(b[0]), a[0].max(b[0]), nx);
     let (j0, j1) = span(a[1].min(b[1]), a[1].max(b[1]), ny);
-    let mut out = Vec::new();
     for j in j0..j1 {
         for i in i0..i1 {
             let c = (j * nx + i) as u32;
-            if i + 1 < nx && cuts(centre(i, j), centre(i + 1, j)) {
-                out.push((false, (j * (nx + 1) + i + 1) as u32, [c, c + 1]));
+            if i + 1 < nx
+                && cuts(centre(i, j), centre(i + 1, j))
+                && !visit((false, (j * (nx + 1) + i + 1) as u32, [c, c + 1]))
+            {
+                return;
             }
-            if j + 1 < ny && cuts(centre(i, j), centre(i, j + 1)) {
-                out.push((true, ((j + 1) * nx + i) as u32, [c, c + nx as u32]));
+            if j + 1 < ny
+                && cuts(centre(i, j), centre(i, j + 1))
+                && !visit((true, ((j + 1) * nx + i) as u32, [c, c + nx as u32]))
+            {
+                return;
             }
         }
     }
-    out
 }
 
 /// The cell holding world point `p`.
