@@ -193,7 +193,12 @@ impl Game {
 
     /// Steps the water (and the bodies) by `seconds` of real time, in whole steps of the
     /// level's `dt` (the remainder is owed to the next frame); returns the steps recorded.
+    /// A span that is not a finite number is refused (it would leave the water stopped for
+    /// good, every later frame owing NaN).
     pub fn advance(&mut self, seconds: f64) -> Result<usize, Box<dyn Error>> {
+        if !seconds.is_finite() {
+            return Err(Box::new(spillway::sim::StepError::BadSpan(seconds)));
+        }
         let dt = self.level.params.dt;
         self.owed += seconds.clamp(0.0, MAX_CATCH_UP);
         let steps = (self.owed / dt as f64).floor() as usize;
@@ -204,8 +209,22 @@ impl Game {
         if let Some(s) = self.sim.poll_stats() {
             self.stats = Some((s.time, s.volume));
         }
+        if self.bodies.is_empty() {
+            // Steps the water needed more sub-steps for than were recorded ran short: run the
+            // time they lost again, at most as many steps as this frame's (the water's own
+            // time fell behind the clock, and the gates that open on the clock ran ahead of
+            // it). With bodies, every step is coupled to them, so none is added.
+            let (commands, _) = self.sim.encode_catch_up(dt, steps.max(1))?;
+            self.sim.queue().submit(commands);
+        }
         self.follow_breaches()?;
         Ok(steps)
+    }
+
+    /// The water's own simulated time as the last read-back found it, seconds (`None` before
+    /// the first): the clock less what clamped steps have not yet run again.
+    pub fn water_time(&self) -> Option<f64> {
+        self.stats.map(|(t, _)| t)
     }
 
     /// Opens every closed gate; returns how many opened.
@@ -427,5 +446,57 @@ impl Game {
     /// The GPU queue.
     pub fn queue(&self) -> &wgpu::Queue {
         self.sim.queue()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Game;
+    use spillway::level::{Friction, Level};
+
+    /// A 10 m deep reservoir released onto a dry flat in steps of 0.1 s: the sub-steps each
+    /// step needs grow several-fold within the first steps, faster than the GPU's plan.
+    fn dam_break() -> Level {
+        let (nx, ny) = (120, 8);
+        let mut level = Level::flat(nx, ny, 1.0, 0.0);
+        level.water = spillway::Grid::from_fn(nx, ny, |i, _| if i < 30 { 10.0 } else { 0.0 });
+        level.params.friction = Friction::NONE;
+        level.params.dt = 0.1;
+        level
+    }
+
+    #[test]
+    fn the_water_keeps_up_with_the_clock_when_steps_run_short() {
+        // The game never ran again the time clamped steps lost: the water's own time fell
+        // behind the clock for good.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut game = Game::headless(dam_break(), dir.path(), &root).expect("a GPU");
+        // No spare sub-steps: each step runs on what the last read-back planned.
+        game.sim.set_substep_headroom(0);
+        let frame = 0.2;
+        for _ in 0..20 {
+            game.advance(frame).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        // Frames with nothing owed go on making up the lost time.
+        for _ in 0..10 {
+            game.advance(0.0).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let clock = game.sim.clock();
+        let water = game.sim.stats().unwrap().time;
+        let clamped = game.sim.status().clamped_steps;
+        println!("clock {clock:.3} s, water {water:.3} s, {clamped} steps clamped");
+        assert!(clamped > 0, "the water outran the recorded sub-steps");
+        assert!(clock > 3.9, "{clock}");
+        assert!(
+            (clock - water).abs() < 0.15,
+            "water {water} s against clock {clock} s"
+        );
+        assert!(
+            game.advance(f64::NAN).is_err(),
+            "a NaN frame time is refused"
+        );
     }
 }

@@ -319,6 +319,11 @@ impl GpuSimulation {
 
     /// Advances by `seconds` in steps of the level's `dt`; returns the number of steps recorded.
     /// A span that is not a finite number ≥ 0 is refused and nothing runs.
+    ///
+    /// `seconds` is rounded to whole steps and the rest is dropped: called each frame with a
+    /// frame's time, a level whose `dt` is more than twice the frame never moves, and one
+    /// between one and two frames runs fast. A game keeps the remainder itself and calls
+    /// [`Self::step_n`] (as the sample game's `Game::advance` does).
     pub fn advance(&mut self, seconds: f64) -> Result<u64, GpuError> {
         if !(seconds.is_finite() && seconds >= 0.0) {
             return Err(GpuError::Step(StepError::BadSpan(seconds)));
