@@ -418,7 +418,18 @@ fn values_no_level_means_are_refused_by_name() {
                 period: None,
             })
         },
-        "params.default_boundary.points[1]",
+        "params.default_boundary",
+    );
+    // A schedule as the default edge is refused even when it is well formed (the CPU held
+    // its first value and the GPU read no schedule).
+    assert_field(
+        |l| {
+            l.params.default_boundary = BoundaryKind::Hydrograph(Schedule {
+                points: vec![[0.0, 1.0], [60.0, 5.0]],
+                period: None,
+            })
+        },
+        "params.default_boundary",
     );
     assert_field(
         |l| {
