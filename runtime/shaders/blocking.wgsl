@@ -377,7 +377,8 @@ fn faces(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: ve
     let d = wd[t];
     let tt = (fl - fr + ft - fb) * sc.c + cin;
     let v = max(d + tt, 0.0);
-    carry[at.cell] = tt - (v - d);
+    // A failed sub-step leaves no residue where it blew up (the CPU's carry too).
+    carry[at.cell] = select(tt - (v - d), 0.0, is_bad(tt));
     depth[nxt_d + at.cell] = v;
     atomicMax(&aux.ctl.max_depth, bitcast<u32>(v));
     if (is_bad(tt)) {

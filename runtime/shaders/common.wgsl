@@ -74,7 +74,11 @@ struct Control {
     tick: u32,
     quiet: atomic<u32>,
     strips: u32,
-    pad: array<u32, 40>,
+    // The max depth and speed of the last sub-step kept: a failed one's are put back to them,
+    // so the next plan reads the water kept (as the CPU does).
+    good_depth: u32,
+    good_speed: u32,
+    pad: array<u32, 38>,
 }
 
 // Constants of a sub-step of length dt / n, computed on the CPU exactly as the CPU solver does.

@@ -349,7 +349,8 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
             }
             let tt = (fl2 - fr2 + ft2 - ft1) * sc.c + ci2;
             let v = max(d2 + tt, 0.0);
-            carry[cell] = tt - (v - d2);
+            // A failed sub-step leaves no residue where it blew up (the CPU's carry too).
+            carry[cell] = select(tt - (v - d2), 0.0, is_bad(tt));
             depth[nxt.d + cell] = v;
             vmax = max(vmax, v);
             if (is_bad(tt)) {

@@ -493,7 +493,8 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
                 }
                 let tt = (gl2 - gr2 + gt2 - gt1) * pc.c + cin;
                 let v = max(e5 + tt, 0.0);
-                carry[cell] = tt - (v - e5);
+                // A failed sub-step leaves no residue where it blew up (the CPU's carry too).
+                carry[cell] = select(tt - (v - e5), 0.0, is_bad(tt));
                 depth[nxt * grid.half_d + cell] = v;
                 vmax = max(vmax, v);
                 if (QUIET && ADV) {

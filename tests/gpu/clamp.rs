@@ -101,3 +101,34 @@ fn an_interactive_run_catches_up_without_waiting() {
         sim.clock()
     );
 }
+
+#[test]
+fn a_gpu_run_goes_on_once_what_blew_it_up_is_mended() {
+    // Ground no level means (in memory, past the loader's checks) blows the water up. The
+    // failed sub-step left its non-finite residues in the carry and its infinite depth in the
+    // figures the next plan reads: mended and let go, the water blew up again at once, or
+    // the plan ran away for good.
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = Grid::filled(16, 16, 1.0);
+    level.terrain.set(8, 8, 3e38);
+    level.terrain.set(9, 8, -3e38);
+    let dt = 0.01;
+    let mut sim = gpu_with(&level, 2);
+    sim.step_n(2, dt).unwrap();
+    let _ = sim.stats().unwrap();
+    let halted = sim.status().halted;
+    println!("{halted:?}");
+    assert!(halted.is_some(), "the cliff blows the water up");
+    sim.update_terrain_region(8, 8, 2, 1, &[0.0, 0.0]).unwrap();
+    sim.clear_halt();
+    sim.step_n(20, dt).unwrap();
+    let stats = sim.stats().unwrap();
+    assert_eq!(sim.status().halted, None);
+    assert!(stats.time > 0.15, "the water ran on: {} s", stats.time);
+    let depth = sim.read_depth().unwrap();
+    assert!(
+        depth
+            .iter()
+            .all(|d| d.is_finite() && (0.0..2.0).contains(d))
+    );
+}

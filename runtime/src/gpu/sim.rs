@@ -276,6 +276,8 @@ impl GpuSimulation {
             blowup_cell: u32::MAX,
             max_depth,
             max_speed: start.max_speed,
+            good_depth: max_depth,
+            good_speed: start.max_speed,
             ..bytemuck::Zeroable::zeroed()
         };
         let device = &ctx.device;

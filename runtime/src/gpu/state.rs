@@ -89,7 +89,10 @@ pub(crate) struct ControlBlock {
     pub quiet: u32,
     /// Flow or pair strips dispatched by the sub-steps that ran.
     pub strips: u32,
-    pub pad: [u32; 40],
+    /// `max_depth` and `max_speed` of the last sub-step kept (a failed one's go back to them).
+    pub good_depth: f32,
+    pub good_speed: f32,
+    pub pad: [u32; 38],
 }
 
 /// `struct StepConsts` of common.wgsl.
