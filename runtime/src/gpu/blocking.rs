@@ -113,10 +113,15 @@ impl BlockingPass {
         self.encode(pass, 0);
     }
 
-    /// Records the part after the flow pass (blocked faces, depths, the upper flow, effective
-    /// surface).
-    pub fn encode_after(&self, pass: &mut wgpu::ComputePass<'_>) {
+    /// Records the blocked faces and depths, right after the flow pass (before the
+    /// structures, which cut those faces back).
+    pub fn encode_faces(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.encode(pass, 1);
+    }
+
+    /// Records the upper flow and the effective surface, once the sub-step's water is settled
+    /// (after the structures and the edges, as the CPU's `flow_upper` and `update_surface`).
+    pub fn encode_upper_surface(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.encode_upper(pass, 0);
         self.encode_upper(pass, 1);
         self.encode(pass, 2);

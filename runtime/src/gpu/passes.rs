@@ -186,7 +186,7 @@ impl Passes {
             }
             self.flow.encode(pass, grid, fused, fold);
             if let Some(b) = blocking {
-                b.encode_after(pass);
+                b.encode_faces(pass);
             }
             if plan.structures {
                 self.structures.encode(pass);
@@ -196,6 +196,11 @@ impl Passes {
             }
             if plan.edges {
                 self.edges.encode_finish(pass, grid);
+            }
+            // In the CPU's order: the upper flow and the surface see what the structures
+            // moved and the edges let in or out.
+            if let Some(b) = blocking {
+                b.encode_upper_surface(pass);
             }
             if let Some(b) = bed {
                 b.encode(pass);
