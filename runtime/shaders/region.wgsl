@@ -90,7 +90,8 @@ fn water_cells(@builtin(local_invocation_index) lid: u32) {
         }
         depth[c] = d;
         depth[grid.half_d + c] = d;
-        carry[c] = 0.0;
+        // The carry stays, as on the CPU: a change by an amount keeps the rounding still
+        // owed (rain too small to show yet waits in it).
         top = max(top, d);
     }
     red[lid] = vec4<f32>(added, removed);
