@@ -202,7 +202,8 @@ impl Snapshot {
 
     /// `level` (terrain, sources, bodies… as they are now) with the snapshot's water as its
     /// initial state: a simulation built from it starts at the snapshot's time with its water,
-    /// flows and open gates. Of a level whose bed moves (`Params::sediment`), it also puts back
+    /// flows and open gates; a gate closed then that `level` marks open from the start (a
+    /// later bake of it) stays closed until a trigger. Of a level whose bed moves (`Params::sediment`), it also puts back
     /// the ground as the water had left it (from [`Snapshot::of`], or [`Snapshot::of_state`]
     /// on the cells whose bed moves) and how deep it may still erode.
     pub fn restore(&self, level: &Level) -> Result<Level, SnapshotError> {
@@ -246,6 +247,12 @@ impl Snapshot {
         for gate in out.gates.iter_mut() {
             if self.opened.contains(&gate.name) {
                 gate.open_at = Some(0.0);
+            } else if gate.open_at == Some(0.0) && self.time > 0.0 {
+                // Closed at the snapshot's time, though `level` has it open from the start (a
+                // later bake marks the gates that had opened so; one authored to open at 0 s
+                // opens at the first step, before any later snapshot): closed it stays, until
+                // a trigger. A gate timed later opens at its time, as the solver decides.
+                gate.open_at = None;
             }
         }
         out.set_breaches(&self.breaches);
@@ -310,5 +317,36 @@ mod tests {
             snap.restore(&other).unwrap_err(),
             SnapshotError::Size(48, 32, 10, 10)
         );
+    }
+
+    #[test]
+    fn a_gate_closed_at_the_snapshot_stays_closed_on_a_later_bake() {
+        // Taken with the gate closed, put back onto a bake made after it opened (which marks
+        // it open from the start): the gate opened at the first step.
+        let mut level = river();
+        level.gates.push(crate::level::Gate {
+            name: "dam".into(),
+            shape: Shape::Box {
+                x0: 20.0,
+                y0: 0.0,
+                x1: 22.0,
+                y1: 32.0,
+            },
+            crest: 5.0,
+            open_at: None,
+        });
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.advance(1.0).unwrap();
+        let early = Snapshot::of(&sim.bake_into(&level));
+        assert!(sim.open_gate("dam"));
+        sim.advance(1.0).unwrap();
+        let later = sim.bake_into(&level);
+        assert_eq!(later.gates[0].open_at, Some(0.0));
+        let back = Simulation::new(&early.restore(&later).unwrap()).unwrap();
+        assert!(back.gates().iter().all(|g| !g.open), "{:?}", back.gates());
+        // A gate timed to open later opens at its time, as before.
+        level.gates[0].open_at = Some(1.5);
+        let again = early.restore(&level).unwrap();
+        assert_eq!(again.gates[0].open_at, Some(1.5));
     }
 }
