@@ -151,11 +151,10 @@ impl Bodies {
         self.crates.retain(|&c| c != id);
     }
 
-    /// Rebuilds the terrain collider from the solver (after a gate opened and lowered its
-    /// cells).
-    pub fn terrain_changed(&mut self, sim: &GpuSimulation) -> Result<(), Box<dyn Error>> {
-        self.world.set_terrain(&sim.read_terrain()?);
-        Ok(())
+    /// Rebuilds the terrain collider from `ground`, the solver's (a gate opened and lowered
+    /// its cells, a breach cut, the bed moved).
+    pub fn terrain_changed(&mut self, ground: &[f32]) {
+        self.world.set_terrain(ground);
     }
 
     /// Steps the water and the bodies `steps` times by `dt`: coupled steps while there are

@@ -243,8 +243,18 @@ impl Game {
         let open: Vec<bool> = self.sim.gates().iter().map(|g| g.open).collect();
         if open != self.gates_open {
             self.gates_open = open;
-            self.bodies.terrain_changed(&self.sim)?;
-            self.show_gates();
+            self.follow_ground()?;
+        }
+        Ok(())
+    }
+
+    /// Reads the ground as the water sees it (closed gates standing, breaches as cut, the bed
+    /// as the water moved it), once, and where it changed draws it and gives it to the bodies.
+    fn follow_ground(&mut self) -> Result<(), Box<dyn Error>> {
+        let ground = self.sim.read_terrain()?;
+        if ground != self.shown.terrain.data {
+            self.show_ground(&ground);
+            self.bodies.terrain_changed(&ground);
         }
         Ok(())
     }
@@ -269,16 +279,6 @@ impl Game {
             self.sim.set_sources_sinks(&self.level)?;
         }
         Ok(names.len())
-    }
-
-    /// Lowers the gates that opened in the drawn terrain.
-    fn show_gates(&mut self) {
-        let mut closed = self.level.clone();
-        let states = self.sim.gates();
-        closed
-            .gates
-            .retain(|g| states.iter().any(|s| s.name == g.name && !s.open));
-        self.show_ground(&closed_ground(&closed));
     }
 
     /// Draws `ground` as the terrain, redrawing only the cells that changed.
@@ -325,12 +325,7 @@ impl Game {
             return Ok(());
         }
         self.next_ground_read = time + 1.0;
-        let ground = self.sim.read_terrain()?;
-        if ground != self.shown.terrain.data {
-            self.show_ground(&ground);
-            self.bodies.terrain_changed(&self.sim)?;
-        }
-        Ok(())
+        self.follow_ground()
     }
 
     /// Height of the ground as drawn (closed gates standing, breaches as cut, the bed as the
@@ -498,5 +493,39 @@ mod tests {
             game.advance(f64::NAN).is_err(),
             "a NaN frame time is refused"
         );
+    }
+
+    #[test]
+    fn opening_a_gate_keeps_the_breach_drawn_as_it_cut_the_dam() {
+        // The gate's opening drew the ground again from the authored terrain: the breach's
+        // cut vanished from the screen until the next read of the ground.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let dir = root.join("projects/breach_dam");
+        let mut level = spillway::level::file::load(&dir.join("level.ron")).expect("sample");
+        level.gates.push(spillway::level::Gate {
+            name: "sluice".into(),
+            shape: spillway::level::Shape::Box {
+                x0: 10.0,
+                y0: 10.0,
+                x1: 14.0,
+                y1: 14.0,
+            },
+            crest: 30.0,
+            open_at: None,
+        });
+        let mut game = Game::headless(level.clone(), &dir, &root).expect("a GPU");
+        assert_eq!(game.start_breaches().unwrap(), 1);
+        let crest = 30 * level.nx() + 44;
+        for _ in 0..400 {
+            game.advance(0.25).unwrap();
+            if game.drawn_ground()[crest] < 10.0 {
+                break;
+            }
+        }
+        let cut = game.drawn_ground()[crest];
+        assert!(cut < 10.0, "the breach cut the dam: {cut} m");
+        assert_eq!(game.open_gates().unwrap(), 1);
+        let drawn = game.drawn_ground()[crest];
+        assert!(drawn <= cut, "still cut once the gate opened: {drawn} m");
     }
 }
