@@ -194,6 +194,32 @@ fn bad_edits_are_errors() {
     ));
     assert!(matches!(sim.step(f32::NAN), Err(GpuError::Step(_))));
     assert!(matches!(sim.step(-1.0), Err(GpuError::Step(_))));
+    // A level with a gate: a region off the grid is refused before the gates' ground is
+    // touched (it overflowed the gate's bounds check, and changed what the gate returns to
+    // even when the upload was then refused).
+    let gated = spillway_tests::gated_reservoir(None);
+    let mut sim_g = gpu(&gated);
+    let before = sim_g.read_terrain().unwrap();
+    assert!(matches!(
+        sim_g.update_terrain_region(usize::MAX, 0, 2, 1, &[0.0; 2]),
+        Err(GpuError::BadInput(_))
+    ));
+    let (nx, ny) = (gated.nx(), gated.ny());
+    assert!(matches!(
+        sim_g.update_terrain_region(0, 0, nx, ny + 1, &vec![-5.0; nx * (ny + 1)]),
+        Err(GpuError::BadInput(_))
+    ));
+    for gate in sim_g.gates() {
+        assert!(sim_g.open_gate(&gate.name).unwrap());
+    }
+    sim_g.step(0.01).unwrap();
+    let after = sim_g.read_terrain().unwrap();
+    let opened = (before.iter().zip(&after)).filter(|(b, a)| a != b).count();
+    assert!(opened > 0, "the gate's cells went back to their ground");
+    assert!(
+        after.iter().all(|&t| t > -5.0),
+        "no refused value reached the ground"
+    );
     let small = Level::flat(8, 8, 1.0, 0.0);
     assert!(matches!(
         sim.set_sources_sinks(&small),

@@ -32,21 +32,7 @@ impl GpuSimulation {
             return Ok(());
         }
         self.stir();
-        let fits = x0.checked_add(w).is_some_and(|x1| x1 <= self.nx)
-            && y0.checked_add(h).is_some_and(|y1| y1 <= self.ny);
-        if !fits {
-            return Err(GpuError::BadInput(format!(
-                "region {w}×{h} at ({x0}, {y0}) does not fit the {}×{} grid",
-                self.nx, self.ny
-            )));
-        }
-        if data.len() != w * h {
-            return Err(GpuError::BadInput(format!(
-                "region {w}×{h} needs {} values, got {}",
-                w * h,
-                data.len()
-            )));
-        }
+        self.check_rect(x0, y0, w, h, data.len())?;
         let device = &self.ctx.device;
         let rect = [x0 as u32, y0 as u32, w as u32, h as u32];
         self.ctx
@@ -70,7 +56,35 @@ impl GpuSimulation {
         self.check_device()
     }
 
+    /// Whether a `w × h` rectangle at cell `(x0, y0)` fits the grid and `values` fill it.
+    fn check_rect(
+        &self,
+        x0: usize,
+        y0: usize,
+        w: usize,
+        h: usize,
+        values: usize,
+    ) -> Result<(), GpuError> {
+        let fits = x0.checked_add(w).is_some_and(|x1| x1 <= self.nx)
+            && y0.checked_add(h).is_some_and(|y1| y1 <= self.ny);
+        if !fits {
+            return Err(GpuError::BadInput(format!(
+                "region {w}×{h} at ({x0}, {y0}) does not fit the {}×{} grid",
+                self.nx, self.ny
+            )));
+        }
+        if Some(values) != w.checked_mul(h) {
+            return Err(GpuError::BadInput(format!(
+                "region {w}×{h} needs {} values, got {values}",
+                w.saturating_mul(h)
+            )));
+        }
+        Ok(())
+    }
+
     /// Replaces the terrain of the `w × h` rectangle at cell `(x0, y0)` with `data` (row-major).
+    /// A rectangle that does not fit, or values that do not fill it, are refused and nothing
+    /// changes (the gates' ground either).
     pub fn update_terrain_region(
         &mut self,
         x0: usize,
@@ -80,7 +94,11 @@ impl GpuSimulation {
         data: &[f32],
     ) -> Result<(), GpuError> {
         self.drop_requested_cells();
-        if self.gates.0.is_empty() || data.len() != w * h {
+        if w == 0 || h == 0 {
+            return Ok(());
+        }
+        self.check_rect(x0, y0, w, h, data.len())?;
+        if self.gates.0.is_empty() {
             return self.upload_rect(Target::Terrain, x0, y0, w, h, data);
         }
         let mut data = data.to_vec();
