@@ -171,8 +171,11 @@ fn main() {
             move_water(up, down, d, nxt);
         }
     }
-    let l = ledger[0];
-    ledger[0] = vec4<f32>(df_add(l.xy, created), l.zw);
+    // A sub-step that blew up is thrown away, its rounding with it (as on the CPU).
+    if (atomicLoad(&aux.ctl.blowup_cell) == NONE) {
+        let l = ledger[0];
+        ledger[0] = vec4<f32>(df_add(l.xy, created), l.zw);
+    }
 }
 
 // sim::structures::Cut::surface.
