@@ -192,6 +192,12 @@ fn bad_edits_are_errors() {
         sim.update_water_region(usize::MAX, 0, 2, 2, &[0.0; 4]),
         Err(GpuError::BadInput(_))
     ));
+    let mut bad = level.params.clone();
+    bad.gravity = f32::NAN;
+    assert!(matches!(sim.set_params(&bad), Err(GpuError::BadInput(_))));
+    bad = level.params.clone();
+    bad.dt = 0.0;
+    assert!(matches!(sim.set_params(&bad), Err(GpuError::BadInput(_))));
     assert!(matches!(sim.step(f32::NAN), Err(GpuError::Step(_))));
     assert!(matches!(sim.step(-1.0), Err(GpuError::Step(_))));
     // A level with a gate: a region off the grid is refused before the gates' ground is

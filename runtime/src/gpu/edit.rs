@@ -132,8 +132,13 @@ impl GpuSimulation {
 
     /// Changes the parameters. Changing the solver (or the pipes' momentum advection) keeps the
     /// depth and starts the new solver's flows at rest (a new `Simulation` of the baked level
-    /// would do the same); anything else keeps the flows.
+    /// would do the same); anything else keeps the flows. Parameters a level file could not
+    /// hold ([`Params::validate`]) are refused and nothing changes.
     pub fn set_params(&mut self, params: &Params) -> Result<(), GpuError> {
+        // A NaN gravity or a zero time step would reach the shaders' constants.
+        params
+            .validate()
+            .map_err(|e| GpuError::BadInput(e.to_string()))?;
         self.stir();
         let old = std::mem::replace(&mut self.params, params.clone());
         let config = Config {

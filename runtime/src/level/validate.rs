@@ -403,6 +403,15 @@ fn check_friction(f: &Friction) -> Check {
     }
 }
 
+impl Params {
+    /// Checks the parameters as a level's are checked on load (ranges, a finite friction, a
+    /// default edge a segment's schedule does not need): what a running simulation's
+    /// `set_params` asks of them too.
+    pub fn validate(&self) -> Result<(), ValidationError> {
+        check_params(self)
+    }
+}
+
 fn check_params(p: &Params) -> Check {
     within("params.gravity", p.gravity, &GRAVITY, "m/s²")?;
     within("params.dt", p.dt, &TIME_STEP, "s")?;
