@@ -118,3 +118,18 @@ fn fuzz_regressions_replay_without_panics() {
         }
     }
 }
+
+#[test]
+fn a_device_named_as_a_body_file_is_refused_at_once() {
+    // `/dev/zero` says it is empty and never ends: the size check passed and the read ran
+    // until memory was gone. A pipe would never answer.
+    let zero = Path::new("/dev/zero");
+    if !zero.exists() {
+        return;
+    }
+    LARGEST_ALLOC.store(0, Ordering::Relaxed);
+    let err = refuse(zero, Path::new("/dev")).expect("refused");
+    println!("{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(LARGEST_ALLOC.load(Ordering::Relaxed) <= ALLOC_LIMIT);
+}

@@ -320,6 +320,45 @@ fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
 }
 
 #[test]
+fn a_body_naming_a_file_outside_the_level_folder_is_neither_read_nor_copied() {
+    // A shared level whose body names `../crate.glb`: the editor loaded it from beside the
+    // project (any file on disk, `/dev/zero` among them) and Save copied it into `bodies/`.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let crate_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    std::fs::copy(crate_file, dir.path().join("crate.glb")).expect("copy the crate");
+    let inner = dir.path().join("inner");
+    std::fs::create_dir_all(&inner).expect("mkdir");
+    let mut level = bumpy_level();
+    level.bodies = vec![crate_body("stray", "../crate.glb", [8.0, 10.0, 3.0])];
+    let path = crate::support::save_level(&level, &inner);
+    let mut ed = editor_in(dir, Some(path));
+    let Some(Dialog::Error { message, .. }) = ed.harness.state().dialog().cloned() else {
+        panic!("an error dialog, got {:?}", ed.harness.state().dialog());
+    };
+    println!("{message}");
+    assert!(
+        message.contains("bodies[0] (stray):") && message.contains("outside"),
+        "{message}"
+    );
+    assert_eq!(
+        ed.harness.state().body_files_parsed(),
+        0,
+        "nothing was read"
+    );
+    ed.click("OK");
+    ed.key(Modifiers::COMMAND, Key::S);
+    ed.frames(2);
+    assert!(
+        !ed.dir.path().join("inner/bodies").exists(),
+        "nothing was copied into the project"
+    );
+    assert!(matches!(
+        ed.harness.state().dialog(),
+        Some(Dialog::Error { .. })
+    ));
+}
+
+#[test]
 fn saving_a_level_past_the_default_limits_says_the_game_will_refuse_it() {
     use spillway::level::{Limits, Shape, Source, SourceKind};
     // Disabled sources along the north edge up to the limit on the cells objects cover (2^18

@@ -132,7 +132,7 @@ impl Bodies {
         document: &Document,
         body: &Body,
     ) -> Result<Arc<BodyMesh>, Arc<ImportError>> {
-        let path = resolve(level_dir(document).as_deref(), &body.gltf);
+        let path = resolve(level_dir(document).as_deref(), &body.gltf).map_err(Arc::new)?;
         self.mesh_at(&path)
     }
 

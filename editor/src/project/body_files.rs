@@ -47,6 +47,10 @@ pub enum BodyFileError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// The body's path leaves the level's folder (`../..`, a link out of it): nothing is
+    /// read or copied from there.
+    #[error(transparent)]
+    OutsideLevel(#[from] spillway::body::import::ImportError),
 }
 
 /// The folder beside a level where copied body files go.
@@ -191,7 +195,7 @@ pub fn relink(
     let bodies = bodies
         .iter()
         .map(|b| {
-            let source: PathBuf = resolve(old_dir, &b.gltf);
+            let source: PathBuf = resolve(old_dir, &b.gltf)?;
             let (gltf, new) = bring_in(&source, new_dir)?;
             copied += usize::from(new);
             Ok(Body { gltf, ..b.clone() })

@@ -100,13 +100,18 @@ pub fn import_body(
     relative: &str,
     limits: &ImportLimits,
 ) -> Result<TriMesh, ImportError> {
-    let file = root.join(relative);
-    let fail = |problem| ImportError {
-        file: file.clone(),
-        problem,
-    };
-    let path = inside(root, Path::new(relative)).map_err(fail)?;
+    let path = body_file(root, relative)?;
     import(&path, root, limits)
+}
+
+/// The file a level body's `gltf` path (`relative`) names in `root`, the level's folder;
+/// refused when it leaves the folder by name (`..` past it) or through links, as
+/// [`import_body`] refuses it.
+pub fn body_file(root: &Path, relative: &str) -> Result<PathBuf, ImportError> {
+    inside(root, Path::new(relative)).map_err(|problem| ImportError {
+        file: root.join(relative),
+        problem,
+    })
 }
 
 /// Imports the mesh of the glTF file at `file`; external buffers must lie inside `root`.

@@ -7,7 +7,14 @@ use super::{ImportLimits, ImportProblem};
 
 /// Reads a whole file after checking its size.
 pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ImportProblem> {
-    let size = std::fs::metadata(path)?.len();
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        // A device or a pipe says it is empty and never ends (`/dev/zero`), or never answers.
+        return Err(ImportProblem::Unsupported(
+            "not a regular file (a device, a pipe or a folder)".into(),
+        ));
+    }
+    let size = meta.len();
     if size > limit {
         return Err(ImportProblem::Oversized {
             what: "the file",
@@ -15,7 +22,20 @@ pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ImportPro
             limit,
         });
     }
-    Ok(std::fs::read(path)?)
+    // No more than it said, should it grow while being read.
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::fs::File::open(path)?, limit.saturating_add(1)),
+        &mut bytes,
+    )?;
+    if bytes.len() as u64 > limit {
+        return Err(ImportProblem::Oversized {
+            what: "the file",
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
 }
 
 /// `relative` joined to `root`, refused if it leaves `root` by name or through links.

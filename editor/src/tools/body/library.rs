@@ -128,16 +128,19 @@ impl MeshCache {
 
 /// Where a level body's `gltf` path points: relative to the level's folder `level_dir` (the
 /// current folder for a level not saved yet), or absolute (a body placed in an unsaved level,
-/// not yet copied into a project).
-pub fn resolve(level_dir: Option<&Path>, gltf: &str) -> PathBuf {
+/// not yet copied into a project). A relative path that leaves the folder (`../..`, a link
+/// out of it) is refused, as a game refuses it: a shared level file could otherwise have the
+/// editor read, or copy into the project on save, any file on disk.
+pub fn resolve(level_dir: Option<&Path>, gltf: &str) -> Result<PathBuf, ImportError> {
     let p = Path::new(gltf);
     if p.is_absolute() {
-        return p.to_path_buf();
+        return Ok(p.to_path_buf());
     }
-    match level_dir {
-        Some(dir) => dir.join(p),
-        None => std::env::current_dir().unwrap_or_default().join(p),
-    }
+    let dir = match level_dir {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().unwrap_or_default(),
+    };
+    spillway::body::import::body_file(&dir, gltf)
 }
 
 /// The bundled body library: the `assets/` folder beside the current folder or the editor's
