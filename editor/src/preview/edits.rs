@@ -293,3 +293,44 @@ fn renamed<T>(old: &[T], new: &[T], name: fn(&T) -> &String) -> Vec<usize> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use spillway::body::TriMesh;
+    use spillway::level::Body;
+
+    use super::super::Preview;
+
+    fn triangle(size: f32) -> Arc<TriMesh> {
+        Arc::new(TriMesh::new(
+            vec![[0.0; 3], [size, 0.0, 0.0], [0.0, size, 0.0]],
+            vec![[0, 1, 2]],
+        ))
+    }
+
+    #[test]
+    fn another_document_gets_its_own_body_meshes() {
+        // The same `rock.glb` in another folder is another file: the physics kept the first
+        // document's mesh for it.
+        let body = Body {
+            name: "rock".into(),
+            gltf: "rock.glb".into(),
+            translation: [1.0; 3],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+            density: 2600.0,
+            dynamic: true,
+            coupling: Default::default(),
+            collider: Default::default(),
+        };
+        let (first, second) = (triangle(1.0), triangle(2.0));
+        let mut preview = Preview::new();
+        preview.sync_bodies(std::slice::from_ref(&body), |_| Some(first.clone()));
+        preview.reset();
+        preview.sync_bodies(std::slice::from_ref(&body), |_| Some(second.clone()));
+        let held = preview.wanted.meshes.get("rock.glb").expect("a mesh");
+        assert!(Arc::ptr_eq(held, &second));
+    }
+}

@@ -222,6 +222,8 @@ impl Preview {
     /// authored level.
     pub fn reset(&mut self) {
         self.restart();
+        // Another document's bodies: the same path may name another file (another folder).
+        self.wanted = WantedBodies::default();
         self.history.clear();
         self.timeline.clear();
         self.start = None;
