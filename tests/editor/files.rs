@@ -359,6 +359,40 @@ fn a_body_naming_a_file_outside_the_level_folder_is_neither_read_nor_copied() {
 }
 
 #[test]
+fn an_undo_after_save_as_into_another_folder_keeps_the_bodies_files() {
+    // Save As copied `crate.glb` into the new folder's `bodies/` as an undo step; undoing it
+    // (or past it) brought back `crate.glb`, which the new folder does not have: the crate
+    // vanished, and the next save failed.
+    let mut level = bumpy_level();
+    level.bodies = vec![crate_body("crate", "crate.glb", [8.0, 10.0, 3.0])];
+    let mut ed = crate::support::editor_with_crate_file(&level);
+    // One edit before the save: a stroke across the middle.
+    ed.drag(&line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 6), Modifiers::NONE);
+    let terrain = ed.terrain();
+    let other = ed.dir.path().join("other");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    let copy = other.join("level.ron");
+    ed.dialogs.push(&copy);
+    ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
+    let doc = ed.harness.state().document();
+    assert_eq!(doc.path(), Some(copy.as_path()));
+    assert!(!doc.is_modified(), "saved");
+    assert_eq!(doc.level().bodies[0].gltf, "bodies/crate.glb");
+    assert!(other.join("bodies/crate.glb").is_file());
+    // Undo: the stroke goes; the crate keeps its file in the new folder.
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert_ne!(ed.terrain(), terrain, "the stroke was undone");
+    let bodies = &ed.harness.state().document().level().bodies;
+    assert_eq!(bodies[0].gltf, "bodies/crate.glb");
+    ed.key(Modifiers::COMMAND, Key::S);
+    assert!(
+        ed.harness.state().dialog().is_none(),
+        "the save went through"
+    );
+    assert!(!ed.harness.state().document().is_modified());
+}
+
+#[test]
 fn saving_a_level_past_the_default_limits_says_the_game_will_refuse_it() {
     use spillway::level::{Limits, Shape, Source, SourceKind};
     // Disabled sources along the north edge up to the limit on the cells objects cover (2^18

@@ -428,18 +428,31 @@ impl EditorApp {
         Ok((relinked != level.bodies).then_some(relinked))
     }
 
-    /// The bodies as a save wrote them become the document's, as one command ("Copy body
-    /// files into the project"), once the save succeeded.
+    /// The bodies as a save wrote them become the document's once the save succeeded, in
+    /// its history too (an undo past the save brought back paths relative to the old folder,
+    /// which the new one does not have: the bodies vanished and the next save failed). Other
+    /// paths relative to the old folder (bodies deleted before the save, still in the
+    /// history) point to their files there.
     pub(crate) fn relink_bodies(&mut self, relinked: Option<Vec<Body>>) {
-        if let Some(relinked) = relinked {
-            let before = self.document.level().bodies.clone();
-            self.document
-                .execute(Box::new(crate::document::EditBodies::new(
-                    "Copy body files into the project",
-                    before,
-                    relinked,
-                )));
-        }
+        let Some(relinked) = relinked else {
+            return;
+        };
+        let moved: std::collections::HashMap<String, String> = (self.document.level().bodies)
+            .iter()
+            .zip(relinked)
+            .map(|(old, new)| (old.gltf.clone(), new.gltf))
+            .collect();
+        let old_dir = super::bodies::level_dir(&self.document);
+        let to = |gltf: &str| -> String {
+            if let Some(new) = moved.get(gltf) {
+                return new.clone();
+            }
+            match crate::tools::body::library::resolve(old_dir.as_deref(), gltf) {
+                Ok(file) if old_dir.is_some() => file.to_string_lossy().into_owned(),
+                _ => gltf.to_owned(),
+            }
+        };
+        self.document.relink_bodies(&to);
     }
 
     /// Imports the glTF body at `path` (it becomes the body the Body tool places, and the Body

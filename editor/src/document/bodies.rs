@@ -25,6 +25,12 @@ impl Part for Vec<Body> {
             .map(|b| std::mem::size_of::<Body>() + b.name.len() + b.gltf.len())
             .sum()
     }
+
+    fn relink_bodies(&mut self, to: &dyn Fn(&str) -> String) {
+        for body in self {
+            body.gltf = to(&body.gltf);
+        }
+    }
 }
 
 /// An edit of the level's bodies.

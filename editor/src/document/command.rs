@@ -70,6 +70,10 @@ pub trait Command: Send {
     fn revert(&self, level: &mut Level) -> Change;
     /// Heap bytes the command holds, for the history's memory budget.
     fn bytes(&self) -> usize;
+    /// Rewrites the glTF paths of the bodies it holds through `to` (the level was saved
+    /// into another folder and its body files relinked): an undo then brings back bodies
+    /// whose files the new folder finds.
+    fn relink_bodies(&mut self, _to: &dyn Fn(&str) -> String) {}
 }
 
 /// One rectangle of a [`GridPatch`]: the values before and after the edit.
@@ -234,6 +238,12 @@ impl Command for ReplaceLevel {
 
     fn bytes(&self) -> usize {
         level_bytes(&self.before) + level_bytes(&self.after)
+    }
+
+    fn relink_bodies(&mut self, to: &dyn Fn(&str) -> String) {
+        for body in self.before.bodies.iter_mut().chain(&mut self.after.bodies) {
+            body.gltf = to(&body.gltf);
+        }
     }
 }
 

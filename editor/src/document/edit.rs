@@ -17,6 +17,8 @@ pub trait Part: Clone + PartialEq + Send + 'static {
     fn write(&self, level: &mut Level);
     /// Heap bytes it holds, for the history's memory budget.
     fn bytes(&self) -> usize;
+    /// Rewrites the glTF paths of the bodies it holds ([`Command::relink_bodies`]).
+    fn relink_bodies(&mut self, _to: &dyn Fn(&str) -> String) {}
 }
 
 /// An undoable replacement of one [`Part`] of the level.
@@ -60,5 +62,10 @@ impl<P: Part> Command for Edit<P> {
 
     fn bytes(&self) -> usize {
         self.before.bytes() + self.after.bytes()
+    }
+
+    fn relink_bodies(&mut self, to: &dyn Fn(&str) -> String) {
+        self.before.relink_bodies(to);
+        self.after.relink_bodies(to);
     }
 }

@@ -46,6 +46,14 @@ impl History {
         }
     }
 
+    /// Rewrites the glTF paths of the bodies every stored command holds
+    /// ([`Command::relink_bodies`]).
+    pub fn relink_bodies(&mut self, to: &dyn Fn(&str) -> String) {
+        for entry in self.undo.iter_mut().chain(&mut self.redo) {
+            entry.command.relink_bodies(to);
+        }
+    }
+
     /// Records `command`, which the caller has already applied to the level. Clears the redo
     /// stack and forgets the oldest commands beyond the budget.
     pub fn push(&mut self, command: Box<dyn Command>) {

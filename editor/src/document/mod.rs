@@ -175,6 +175,17 @@ impl Document {
         self.saved_state = u64::MAX;
     }
 
+    /// Rewrites the glTF paths of the level's bodies, and of those its history holds, through
+    /// `to`, as no step of its own: the level was saved into another folder with its body
+    /// files relinked there, and the file on disk names them so.
+    pub fn relink_bodies(&mut self, to: &dyn Fn(&str) -> String) {
+        for body in &mut self.level.bodies {
+            body.gltf = to(&body.gltf);
+        }
+        self.history.relink_bodies(to);
+        self.changes.add(&Change::Bodies);
+    }
+
     /// Applies `command` and records it for undo.
     pub fn execute(&mut self, command: Box<dyn Command>) {
         let change = command.apply(&mut self.level);

@@ -111,6 +111,10 @@ impl Part for WaterState {
             + self.bodies.len() * std::mem::size_of::<Body>()
             + self.structures.len() * std::mem::size_of::<Structure>()
     }
+
+    fn relink_bodies(&mut self, to: &dyn Fn(&str) -> String) {
+        self.bodies.relink_bodies(to);
+    }
 }
 
 /// Replaces the level's initial water and flow state: a finished bake, or the preview's
