@@ -58,3 +58,35 @@ fn a_discharge_line_and_a_stage_gauge_are_placed_read_plotted_undone_and_saved()
     ed.key(Modifiers::COMMAND, Key::Z);
     assert!(ed.harness.state().document().level().gauges.is_empty());
 }
+
+#[test]
+fn reset_while_playing_starts_the_gauges_plot_again() {
+    // The old run's readings stayed: the new run's were skipped until it passed their time,
+    // then joined onto the old curve.
+    let mut level = river();
+    level.gauges.push(spillway::level::Gauge {
+        name: "stage".into(),
+        kind: GaugeKind::Stage { x: 151.0, y: 10.0 },
+    });
+    let mut ed = editor_with(&level);
+    ed.harness.state_mut().preview_mut().speed = 10.0;
+    ed.click("Play");
+    for _ in 0..20 {
+        std::thread::sleep(spillway_editor::preview::GAUGE_INTERVAL);
+        ed.frames(1);
+    }
+    let before = ed.harness.state().preview().gauge_series()[0].points.clone();
+    let last = before.last().expect("read")[0];
+    assert!(last > 1.0, "ran {last} s");
+    ed.click("Reset");
+    for _ in 0..4 {
+        std::thread::sleep(spillway_editor::preview::GAUGE_INTERVAL);
+        ed.frames(1);
+    }
+    let after = &ed.harness.state().preview().gauge_series()[0].points;
+    assert!(!after.is_empty(), "the new run is read");
+    assert!(
+        after.iter().all(|p| p[0] < last),
+        "only the new run's readings: {after:?}"
+    );
+}

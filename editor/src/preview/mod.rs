@@ -225,6 +225,8 @@ impl Preview {
         // Another document's bodies: the same path may name another file (another folder).
         self.wanted = WantedBodies::default();
         self.history.clear();
+        // Its gauges' readings too (kept, they hid the new run's until it passed their time).
+        self.gauge_log = Default::default();
         self.timeline.clear();
         self.start = None;
         self.target = None;
