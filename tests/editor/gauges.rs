@@ -75,7 +75,9 @@ fn reset_while_playing_starts_the_gauges_plot_again() {
         std::thread::sleep(spillway_editor::preview::GAUGE_INTERVAL);
         ed.frames(1);
     }
-    let before = ed.harness.state().preview().gauge_series()[0].points.clone();
+    let before = ed.harness.state().preview().gauge_series()[0]
+        .points
+        .clone();
     let last = before.last().expect("read")[0];
     assert!(last > 1.0, "ran {last} s");
     ed.click("Reset");
@@ -89,4 +91,29 @@ fn reset_while_playing_starts_the_gauges_plot_again() {
         after.iter().all(|p| p[0] < last),
         "only the new run's readings: {after:?}"
     );
+}
+
+#[test]
+fn a_step_plots_the_water_it_leaves_at_its_time() {
+    // On the GPU the gauges were read before the frame's steps reached the GPU, and stamped
+    // with the clock after them: Step plotted the water from before the step.
+    let mut level = river();
+    level.gauges.push(spillway::level::Gauge {
+        name: "inflow".into(),
+        kind: GaugeKind::Stage { x: 1.0, y: 10.0 },
+    });
+    let start = level.terrain.get(0, 5) + level.water.get(0, 5);
+    let mut ed = editor_with(&level);
+    ed.click("Step");
+    std::thread::sleep(spillway_editor::preview::GAUGE_INTERVAL);
+    ed.click("Step");
+    ed.frames(2);
+    let preview = ed.harness.state().preview();
+    let depth = preview.read_depth().expect("live");
+    let now = level.terrain.get(0, 5) + depth[5 * level.nx()];
+    assert!(now != start, "the inflow raised the water in a step");
+    let last = *preview.gauge_series()[0].points.last().expect("read");
+    println!("{last:?}, surface {now} m at {} s", preview.clock());
+    assert_eq!(last[0], preview.clock());
+    assert_eq!(last[1] as f32, now, "the water the step left");
 }

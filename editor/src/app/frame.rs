@@ -64,13 +64,15 @@ impl EditorApp {
                 .request_repaint_after(std::time::Duration::from_millis(30));
         }
         self.simulate(ui, frame, &changes);
+        let rendered = frame
+            .wgpu_render_state()
+            .map(|rs| (rs, self.render(ui, rs, &changes)));
+        // Read once the renderer has submitted the frame's steps: the clock already counts
+        // them (read before, a gauge plotted the water a frame's steps older than its time).
         (self.preview).record_gauges(&self.document.level().gauges);
         let preview = &self.preview;
         let run = (preview.is_live(), preview.playing, preview.clock());
         (self.analysis).refresh_maps(run, || preview.maps());
-        let rendered = frame
-            .wgpu_render_state()
-            .map(|rs| (rs, self.render(ui, rs, &changes)));
         let image = match (rendered, self.renderer.as_ref()) {
             (Some(_), Some(r)) if r.error().is_some() => {
                 ViewportImage::Refused(r.error().expect("checked"))
