@@ -12,6 +12,8 @@ fn gauges_on_the_gpu_read_what_the_cpu_reads() {
     level.terrain = Grid::from_fn(nx, ny, |i, _| 0.005 * (200.0 - (i as f32 + 0.5) * dx));
     level.params.friction = Friction::Manning { n: 0.035 };
     level.params.dt = 0.02;
+    // Water in the whole channel, so the river leaves over the east edge within the run.
+    level.water = Grid::filled(nx, ny, 0.5);
     for (edge, kind) in [
         (Edge::West, BoundaryKind::Inflow { m3_per_s: 20.0 }),
         (Edge::East, BoundaryKind::Open),
@@ -33,6 +35,16 @@ fn gauges_on_the_gpu_read_what_the_cpu_reads() {
             from: [30.0, 0.0],
             to: [50.0, 20.0],
         },
+        // On the open east edge, and on the inflow west edge: the water leaving and entering
+        // the map (the outer faces were left out: 0 m³/s for ever).
+        GaugeKind::Discharge {
+            from: [200.0, 0.0],
+            to: [200.0, 20.0],
+        },
+        GaugeKind::Discharge {
+            from: [0.0, 0.0],
+            to: [0.0, 20.0],
+        },
     ];
     let steps = 3000;
     let mut cpu = Simulation::new(&level).expect("valid");
@@ -51,4 +63,18 @@ fn gauges_on_the_gpu_read_what_the_cpu_reads() {
         );
     }
     assert!(on_gpu[1].value() > 1.0, "the river reached the line");
+    let (out, inflow) = (cpu.gauge(&gauges[3]).value(), cpu.gauge(&gauges[4]).value());
+    println!(
+        "leaving {out} m³/s, entering {inflow} m³/s, the river at x = 41 m {}; outflow {} m³, east depth {}",
+        on_gpu[1].value(),
+        cpu.stats().outflow,
+        cpu.depth()[5 * nx + nx - 1]
+    );
+    assert!(
+        (inflow - 20.0).abs() < 1e-3,
+        "the inflow edge's 20 m³/s: {inflow}"
+    );
+    assert!(out > 1.0, "water leaves over the open edge: {out}");
+    let stats = cpu.stats();
+    assert!(stats.outflow > 0.0);
 }

@@ -2,7 +2,8 @@
 //! discharge across a line. A discharge line counts the faces between the cells whose centres
 //! lie on opposite sides of it (a staircase of cell sides along the line, within its length),
 //! so what it reads is exactly the water crossing that staircase: a steady river's inflow,
-//! whatever the line's angle.
+//! whatever the line's angle. A line on the map's edge (or within half a cell of it) counts
+//! the edge's own faces: the water leaving over an open edge, or entering from an inflow.
 
 use super::Simulation;
 use crate::level::GaugeKind;
@@ -66,35 +67,40 @@ pub fn line_faces(nx: usize, ny: usize, dx: f32, from: [f32; 2], to: [f32; 2]) -
         let t = ((p[0] - from[0]) * d[0] + (p[1] - from[1]) * d[1]) / len2;
         (0.0..=1.0).contains(&t)
     };
-    let centre = |i: usize, j: usize| [(i as f32 + 0.5) * dx, (j as f32 + 0.5) * dx];
-    let cell = |v: f32, count: usize| ((v / dx).floor().max(0.0) as usize).min(count - 1);
+    // Cells by signed index: -1 and n are the ghosts past the map's edges, so a line on the
+    // edge or within half a cell of it counts the outer faces, where the water leaves or
+    // enters the map.
+    let centre = |i: isize, j: isize| [(i as f32 + 0.5) * dx, (j as f32 + 0.5) * dx];
+    let (nxi, nyi) = (nx as isize, ny as isize);
+    let cell = |v: f32, count: isize| ((v / dx).floor().max(-1.0) as isize).min(count);
     let (i0, i1) = (
-        cell(from[0].min(to[0]), nx).saturating_sub(1),
-        (cell(from[0].max(to[0]), nx) + 1).min(nx - 1),
+        (cell(from[0].min(to[0]), nxi) - 1).max(-1),
+        (cell(from[0].max(to[0]), nxi) + 1).min(nxi),
     );
     let (j0, j1) = (
-        cell(from[1].min(to[1]), ny).saturating_sub(1),
-        (cell(from[1].max(to[1]), ny) + 1).min(ny - 1),
+        (cell(from[1].min(to[1]), nyi) - 1).max(-1),
+        (cell(from[1].max(to[1]), nyi) + 1).min(nyi),
     );
     let mut faces = Vec::new();
     for j in j0..=j1 {
         for i in i0..=i1 {
             let c = centre(i, j);
-            if i < i1 {
+            // The x-face between columns i and i + 1, on a row of the map.
+            if i < i1 && (0..nyi).contains(&j) {
                 let r = centre(i + 1, j);
                 let mid = [(i + 1) as f32 * dx, c[1]];
                 if side(c) != side(r) && along(mid) {
-                    faces.push((
-                        Face::X(j * (nx + 1) + i + 1),
-                        if side(r) { 1.0 } else { -1.0 },
-                    ));
+                    let k = j as usize * (nx + 1) + (i + 1) as usize;
+                    faces.push((Face::X(k), if side(r) { 1.0 } else { -1.0 }));
                 }
             }
-            if j < j1 {
+            // The y-face between rows j and j + 1, on a column of the map.
+            if j < j1 && (0..nxi).contains(&i) {
                 let b = centre(i, j + 1);
                 let mid = [c[0], (j + 1) as f32 * dx];
                 if side(c) != side(b) && along(mid) {
-                    faces.push((Face::Y((j + 1) * nx + i), if side(b) { 1.0 } else { -1.0 }));
+                    let k = (j + 1) as usize * nx + i as usize;
+                    faces.push((Face::Y(k), if side(b) { 1.0 } else { -1.0 }));
                 }
             }
         }
