@@ -72,23 +72,39 @@ impl Ord for Rim {
     }
 }
 
-/// Whether the map edge next to edge cell `(x, y)` lets water out (anything but a wall).
-fn open_edge(level: &Level, x: usize, y: usize) -> bool {
+/// The level the water in edge cell `(x, y)` must stand at to leave the map there, as the
+/// solver's edges have it: any (an open edge: `-∞`), the outside water's (a fixed level, or a
+/// tide's lowest); `None` where no water leaves (a wall, or an inflow, which only adds water).
+fn outlet(level: &Level, x: usize, y: usize) -> Option<f32> {
     let (nx, ny) = (level.nx(), level.ny());
-    let lets_out = |edge: Edge, k: usize| {
+    let leaves_at = |edge: Edge, k: usize| {
         let kind = level
             .boundaries
             .iter()
             .rev()
             .find(|b| b.edge == edge && (b.start as usize) <= k && k < b.end as usize)
             .map_or(&level.params.default_boundary, |b| &b.kind);
-        !matches!(kind, BoundaryKind::Wall)
+        match kind {
+            BoundaryKind::Open => Some(f32::NEG_INFINITY),
+            BoundaryKind::FixedLevel { surface } => Some(*surface),
+            BoundaryKind::Tide(s) => s.points.iter().map(|p| p[1]).reduce(f32::min),
+            BoundaryKind::Wall | BoundaryKind::Inflow { .. } | BoundaryKind::Hydrograph(_) => None,
+        }
     };
-    (x == 0 && lets_out(Edge::West, y))
-        || (x + 1 == nx && lets_out(Edge::East, y))
-        || (y == 0 && lets_out(Edge::North, x))
-        || (y + 1 == ny && lets_out(Edge::South, x))
+    [
+        (x == 0).then(|| leaves_at(Edge::West, y)),
+        (x + 1 == nx).then(|| leaves_at(Edge::East, y)),
+        (y == 0).then(|| leaves_at(Edge::North, x)),
+        (y + 1 == ny).then(|| leaves_at(Edge::South, x)),
+    ]
+    .into_iter()
+    .flatten()
+    .flatten()
+    .reduce(f32::min)
 }
+
+/// Marks a rim entry that is an outlet reached at the outside water's level, not a cell.
+const OUTLET: u32 = u32::MAX;
 
 /// The bottom of the basin cell `(x, y)` drains to over `ground`: from the cell, always on to
 /// its lowest 4-neighbour while that is lower, until no neighbour is (a pit, or a flat). Every
@@ -155,6 +171,14 @@ pub fn spill_from(level: &Level, ground: &[f32], start: &[usize]) -> Option<Spil
     while let Some(Reverse(Rim(h, k, from))) = rim.pop() {
         let k = k as usize;
         let (i, j) = (k % nx, k / nx);
+        if from == OUTLET {
+            // The basin rose to the outside water's level at this edge cell: it leaves there.
+            return Some(Spill {
+                surface: surface.max(h),
+                cell: (i, j),
+                off_map: true,
+            });
+        }
         // Start cells are the region already (only they are reached from themselves): their
         // ground sets no level, unless a single cell is where the basin starts.
         let is_start = from as usize == k;
@@ -169,12 +193,18 @@ pub fn spill_from(level: &Level, ground: &[f32], start: &[usize]) -> Option<Spil
         if !is_start || start.len() == 1 {
             surface = surface.max(h);
         }
-        if open_edge(level, i, j) {
-            return Some(Spill {
-                surface: surface.max(h),
-                cell: (i, j),
-                off_map: true,
-            });
+        match outlet(level, i, j) {
+            Some(outside) if outside <= surface.max(h) => {
+                return Some(Spill {
+                    surface: surface.max(h),
+                    cell: (i, j),
+                    off_map: true,
+                });
+            }
+            // Water outside stands higher: the basin leaves here only once it stands as high
+            // (a lower saddle inland may come first).
+            Some(outside) => rim.push(Reverse(Rim(outside, k as u32, OUTLET))),
+            None => {}
         }
         let mut visit = |n: usize| {
             if !seen[n] {
@@ -275,6 +305,40 @@ mod tests {
         assert!(s.off_map, "{s:?}");
         assert_eq!(s.cell, (10, 0));
         assert_eq!(s.surface, 2.0, "{s:?}");
+    }
+
+    #[test]
+    fn an_edge_leaves_as_the_solver_lets_it() {
+        // The west bowl's 2 m channel to the north edge, the 3 m saddle to the east bowl. An
+        // inflow only adds water, and water leaves to a fixed outside level only once it
+        // stands that high: every edge but a wall counted as open at its ground.
+        let mut level = two_bowls();
+        for y in 0..=6 {
+            let t = &mut level.terrain.data[y * 41 + 10];
+            *t = t.min(2.0);
+        }
+        let north = |kind| Boundary {
+            edge: Edge::North,
+            start: 0,
+            end: 41,
+            kind,
+        };
+        let spill_with = |kind| {
+            let mut l = level.clone();
+            l.boundaries.push(north(kind));
+            spill(&l, &walls(&l, &[]), 10, 10).expect("it spills")
+        };
+        let inflow = spill_with(BoundaryKind::Inflow { m3_per_s: 5.0 });
+        assert_eq!((inflow.surface, inflow.off_map), (3.0, false), "{inflow:?}");
+        let high_sea = spill_with(BoundaryKind::FixedLevel { surface: 4.0 });
+        assert_eq!((high_sea.surface, high_sea.off_map), (3.0, false));
+        let low_sea = spill_with(BoundaryKind::FixedLevel { surface: 2.5 });
+        assert_eq!(
+            (low_sea.surface, low_sea.off_map),
+            (2.5, true),
+            "{low_sea:?}"
+        );
+        assert_eq!(low_sea.cell, (10, 0));
     }
 
     #[test]
