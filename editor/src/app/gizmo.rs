@@ -92,9 +92,16 @@ impl Gizmo {
             body.translation[2],
         );
         let centre = view.screen(origin)?;
-        // Metres per point at the body: from a one-metre step across the view.
+        // Metres per point at the body: from a step across the view, square to the line of
+        // sight (an upright step shrank to nothing looking straight down, and the arrows grew
+        // off the screen).
         let dist = (eye - origin).length().max(1e-3);
-        let probe = view.screen(origin + Vec3::new(0.0, 0.0, dist * 0.01))?;
+        let sight = (origin - eye) * (1.0 / dist);
+        let across = match sight.cross(Vec3::new(0.0, 0.0, 1.0)) {
+            side if side.length() > 0.1 => side.normalized(),
+            _ => sight.cross(Vec3::new(1.0, 0.0, 0.0)).normalized(),
+        };
+        let probe = view.screen(origin + across * (dist * 0.01))?;
         let points_per_metre = (probe - centre).length() / (dist * 0.01);
         let length = if points_per_metre > 1e-6 {
             ARROW_POINTS / points_per_metre.max(1e-6)
@@ -370,5 +377,58 @@ impl GizmoDrag {
             }
         }
         body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use spillway_render::math::Vec3;
+    use spillway_render::{Bounds, Camera};
+
+    use super::super::water_overlay::View;
+    use super::{ARROW_POINTS, Gizmo, GizmoMode};
+
+    #[test]
+    fn the_arrows_keep_their_screen_length_looking_straight_down() {
+        // Measured with an upright step, the scale shrank to nothing from above: the arrows
+        // grew some 45 times too long and ran off the screen.
+        let body = spillway::level::Body {
+            name: "crate".into(),
+            gltf: "crate.glb".into(),
+            translation: [10.0, 10.0, 1.0],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+            density: 600.0,
+            dynamic: true,
+            coupling: Default::default(),
+            collider: Default::default(),
+        };
+        let bounds = Bounds {
+            min: Vec3::new(0.0, 0.0, 0.0),
+            max: Vec3::new(20.0, 20.0, 2.0),
+        };
+        let rect = egui::Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(800.0, 600.0));
+        for pitch in [0.4, 1.55] {
+            let camera = Camera {
+                target: Vec3::new(10.0, 10.0, 1.0),
+                yaw: 0.3,
+                pitch,
+                distance: 30.0,
+            };
+            let view = View::new(&camera, rect, &bounds);
+            let g = Gizmo::layout(&view, camera.eye(), &body, GizmoMode::Move).expect("seen");
+            let centre = view.screen(Vec3::new(10.0, 10.0, 1.0)).expect("seen");
+            // The x arrow's tip, on screen: about ARROW_POINTS from the centre, foreshortened
+            // at most by the view's tilt.
+            let tip = view
+                .screen(Vec3::new(10.0 + g.length, 10.0, 1.0))
+                .expect("seen");
+            let points = (tip - centre).length();
+            println!("pitch {pitch}: arrow {} m, {points} points", g.length);
+            assert!(
+                points > 0.3 * ARROW_POINTS && points < 1.5 * ARROW_POINTS,
+                "pitch {pitch}: {points} points"
+            );
+        }
     }
 }
