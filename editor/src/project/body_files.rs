@@ -29,14 +29,6 @@ pub enum BodyFileError {
         /// The buffer's URI.
         uri: String,
     },
-    /// A `.gltf`'s buffer would overwrite a different file of the same name in `bodies/`.
-    #[error("{}: its buffer would replace {}, a different file", file.display(), taken.display())]
-    Clash {
-        /// The body's file.
-        file: PathBuf,
-        /// The file already in `bodies/`.
-        taken: PathBuf,
-    },
     /// Copying the file (or one of its external buffers) into the project failed.
     #[error("{}: cannot copy it into {}: {source}", file.display(), into.display())]
     Copy {
@@ -102,11 +94,13 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
     matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y)
 }
 
-/// Copies `source` into `level_dir/bodies/` (with its external buffers, for a `.gltf`) unless
-/// it lies inside `level_dir` already; returns the path relative to `level_dir` and whether
-/// the file was copied (not when the same bytes were there already). A different file of the
-/// same name there gets a numbered name beside it. A buffer is copied only from the file's
-/// own folder (links resolved), and never over a different file.
+/// Copies `source` into `level_dir/bodies/` (a `.gltf` with external buffers into a folder
+/// of its own there, `bodies/<name>/`, with them) unless it lies inside `level_dir` already;
+/// returns the path relative to `level_dir` and whether the file was copied (not when the same
+/// bytes were there already). A different file of the same name there gets a numbered name
+/// (or folder) beside it, so two models whose buffers share a name (every `scene.gltf` with
+/// its `scene.bin`) both come in. A buffer is copied only from the file's own folder (links
+/// resolved).
 pub fn bring_in(source: &Path, level_dir: &Path) -> Result<(String, bool), BodyFileError> {
     if let Some(rel) = inside(source, level_dir) {
         return Ok((rel, false));
@@ -134,13 +128,6 @@ pub fn bring_in(source: &Path, level_dir: &Path) -> Result<(String, bool), BodyF
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    std::fs::create_dir_all(&dir).map_err(fail)?;
-    let mut target = dir.join(&name);
-    let mut n = 2;
-    while target.exists() && !same_bytes(source, &target) {
-        target = dir.join(format!("{stem}-{n}.{ext}"));
-        n += 1;
-    }
     // Every buffer is checked before anything is copied.
     let mut buffers = Vec::new();
     if let Some(src_dir) = source.parent() {
@@ -159,28 +146,56 @@ pub fn bring_in(source: &Path, level_dir: &Path) -> Result<(String, bool), BodyF
                     uri: name,
                 });
             }
-            let to = dir.join(&name);
-            if to.exists() && !same_bytes(&from, &to) {
-                return Err(BodyFileError::Clash {
-                    file: source.to_path_buf(),
-                    taken: to,
-                });
-            }
-            buffers.push((from, to));
+            buffers.push((from, name));
         }
     }
+    // Where it goes: beside the others, or with buffers in a folder of its own; the first
+    // place free or holding these very bytes.
+    let fits = |folder: &Path, file: &Path| {
+        let same_or_free = |from: &Path, to: &Path| !to.exists() || same_bytes(from, to);
+        same_or_free(source, file)
+            && (buffers.iter()).all(|(from, name)| same_or_free(from, &folder.join(name)))
+    };
+    let (folder, target) = (1..)
+        .map(|n| {
+            let numbered = |base: &str| match n {
+                1 => base.to_owned(),
+                n => format!("{base}-{n}"),
+            };
+            if buffers.is_empty() {
+                let file = match n {
+                    1 => name.clone(),
+                    n => format!("{stem}-{n}.{ext}"),
+                };
+                (dir.clone(), dir.join(file))
+            } else {
+                let folder = dir.join(numbered(&stem));
+                let file = folder.join(&name);
+                (folder, file)
+            }
+        })
+        .find(|(folder, file)| fits(folder, file))
+        .expect("an unused name comes");
+    std::fs::create_dir_all(&folder).map_err(fail)?;
     let copied = !target.exists();
     if copied {
         std::fs::copy(source, &target).map_err(fail)?;
     }
-    for (from, to) in buffers.iter().filter(|(_, to)| !to.exists()) {
+    for (from, name) in &buffers {
+        let to = folder.join(name);
+        if to.exists() {
+            continue;
+        }
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(fail)?;
         }
         std::fs::copy(from, to).map_err(fail)?;
     }
-    let file = target.file_name().unwrap_or_default().to_string_lossy();
-    Ok((format!("{BODIES_DIR}/{file}"), copied))
+    let relative = target.strip_prefix(level_dir).unwrap_or(&target);
+    let parts: Vec<String> = (relative.components())
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Ok((parts.join("/"), copied))
 }
 
 /// The bodies with every file inside `new_dir` (copied in where needed) and paths relative to
@@ -249,22 +264,39 @@ mod tests {
         // A buffer named with an escape, as exporters write spaces.
         std::fs::write(src.join("log mesh.bin"), b"1234").expect("write");
         let log = gltf_with_buffer(&src, "log.gltf", "log%20mesh.bin");
-        assert_eq!(bring_in(&log, &level_dir).unwrap().0, "bodies/log.gltf");
+        assert_eq!(bring_in(&log, &level_dir).unwrap().0, "bodies/log/log.gltf");
         assert_eq!(
-            std::fs::read(level_dir.join("bodies/log mesh.bin")).unwrap(),
+            std::fs::read(level_dir.join("bodies/log/log mesh.bin")).unwrap(),
             b"1234"
         );
+        assert_eq!(
+            bring_in(&log, &level_dir).unwrap(),
+            ("bodies/log/log.gltf".to_string(), false),
+            "the same bytes are there: nothing copied"
+        );
 
-        // Another file's buffer of the same name but other bytes is not put over it.
+        // Another model whose buffer has the same name but other bytes comes in beside it
+        // (two downloads, each a `scene.gltf` with its `scene.bin`, refused to save).
         let other = tmp.path().join("other");
         std::fs::create_dir_all(&other).expect("dir");
         std::fs::write(other.join("log mesh.bin"), b"5678").expect("write");
         let plank = gltf_with_buffer(&other, "plank.gltf", "log%20mesh.bin");
-        let err = bring_in(&plank, &level_dir).expect_err("a clash");
-        assert!(matches!(err, BodyFileError::Clash { .. }), "{err}");
         assert_eq!(
-            std::fs::read(level_dir.join("bodies/log mesh.bin")).unwrap(),
+            bring_in(&plank, &level_dir).unwrap().0,
+            "bodies/plank/plank.gltf"
+        );
+        let same_name = gltf_with_buffer(&other, "log.gltf", "log%20mesh.bin");
+        assert_eq!(
+            bring_in(&same_name, &level_dir).unwrap().0,
+            "bodies/log-2/log.gltf"
+        );
+        assert_eq!(
+            std::fs::read(level_dir.join("bodies/log/log mesh.bin")).unwrap(),
             b"1234"
+        );
+        assert_eq!(
+            std::fs::read(level_dir.join("bodies/log-2/log mesh.bin")).unwrap(),
+            b"5678"
         );
 
         // A buffer outside the file's folder, by name or through a link, is not copied.
@@ -284,11 +316,7 @@ mod tests {
                 err.to_string().contains("lies outside the file's folder"),
                 "{err}"
             );
-            assert!(!level_dir.join("bodies/link.bin").exists());
-            assert!(
-                !level_dir.join("bodies/linked.gltf").exists(),
-                "nothing copied"
-            );
+            assert!(!level_dir.join("bodies/linked").exists(), "nothing copied");
         }
     }
 
