@@ -148,6 +148,17 @@ impl BodyPass {
         }
     }
 
+    /// Drops every uploaded mesh but those of `keep` (a mesh parsed again gets a new id: the
+    /// old one's vertices stayed on the GPU for good).
+    pub fn keep_meshes(&mut self, keep: &[MeshId]) {
+        self.meshes.retain(|id, _| keep.contains(id));
+    }
+
+    /// How many meshes are uploaded.
+    pub fn mesh_count(&self) -> usize {
+        self.meshes.len()
+    }
+
     /// Whether mesh `id` is uploaded.
     pub fn has_mesh(&self, id: MeshId) -> bool {
         self.meshes.contains_key(&id)

@@ -187,6 +187,16 @@ impl TerrainRenderer {
         self.body_pass.has_mesh(id)
     }
 
+    /// Drops every uploaded body mesh but those of `keep`.
+    pub fn keep_body_meshes(&mut self, keep: &[MeshId]) {
+        self.body_pass.keep_meshes(keep);
+    }
+
+    /// How many body meshes are uploaded.
+    pub fn body_meshes(&self) -> usize {
+        self.body_pass.mesh_count()
+    }
+
     /// Uploads body mesh `id` (once; later calls with the same id replace it).
     pub fn upload_body_mesh(&mut self, id: MeshId, mesh: &spillway::body::TriMesh) {
         self.body_pass.upload_mesh(&self.device, id, mesh);

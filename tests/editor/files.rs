@@ -393,6 +393,25 @@ fn an_undo_after_save_as_into_another_folder_keeps_the_bodies_files() {
 }
 
 #[test]
+fn a_body_file_changed_on_disk_is_drawn_anew_and_the_old_mesh_goes() {
+    // Each parse of a changed file is a new mesh: the old one stayed on the GPU for good.
+    let mut level = bumpy_level();
+    level.bodies = vec![crate_body("crate", "crate.glb", [8.0, 10.0, 3.0])];
+    let mut ed = crate::support::editor_with_crate_file(&level);
+    ed.frames(3);
+    assert_eq!(ed.harness.state().body_meshes_uploaded(), 1);
+    let parsed = ed.harness.state().body_files_parsed();
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    for (k, other) in ["log.glb", "barrel.glb", "plank.glb"].iter().enumerate() {
+        std::fs::copy(assets.join(other), ed.dir.path().join("crate.glb")).expect("copy");
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        ed.frames(3);
+        assert_eq!(ed.harness.state().body_files_parsed(), parsed + k + 1);
+        assert_eq!(ed.harness.state().body_meshes_uploaded(), 1, "{other}");
+    }
+}
+
+#[test]
 fn saving_a_level_past_the_default_limits_says_the_game_will_refuse_it() {
     use spillway::level::{Limits, Shape, Source, SourceKind};
     // Disabled sources along the north edge up to the limit on the cells objects cover (2^18

@@ -176,12 +176,17 @@ impl EditorApp {
         let renderer = self
             .renderer
             .get_or_insert_with(|| TerrainRenderer::new(&rs.device, &rs.queue));
-        for m in &meshes {
-            let id = spillway_render::MeshId(m.id.0);
+        let ids: Vec<spillway_render::MeshId> = meshes
+            .iter()
+            .map(|m| spillway_render::MeshId(m.id.0))
+            .collect();
+        for (m, &id) in meshes.iter().zip(&ids) {
             if !renderer.has_body_mesh(id) {
                 renderer.upload_body_mesh(id, &m.mesh);
             }
         }
+        // A file parsed again (changed on disk) is a new mesh: the old one goes.
+        renderer.keep_body_meshes(&ids);
         renderer.set_bodies(&instances);
         // No larger than the device draws (a viewport wider than its texture limit failed
         // validation); the image is shown stretched to the panel.

@@ -337,6 +337,11 @@ impl EditorApp {
         self.bodies.cache.parses()
     }
 
+    /// How many body meshes the viewport holds on the GPU.
+    pub fn body_meshes_uploaded(&self) -> usize {
+        self.renderer.as_ref().map_or(0, |r| r.body_meshes())
+    }
+
     /// The modal dialog shown now, if any.
     pub fn dialog(&self) -> Option<&Dialog> {
         self.dialog.as_ref()
