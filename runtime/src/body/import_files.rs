@@ -10,9 +10,10 @@ pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ImportPro
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         // A device or a pipe says it is empty and never ends (`/dev/zero`), or never answers.
-        return Err(ImportProblem::Unsupported(
-            "not a regular file (a device, a pipe or a folder)".into(),
-        ));
+        return Err(ImportProblem::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a device, a pipe or a folder)",
+        )));
     }
     let size = meta.len();
     if size > limit {
