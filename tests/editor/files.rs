@@ -393,6 +393,53 @@ fn an_undo_after_save_as_into_another_folder_keeps_the_bodies_files() {
 }
 
 #[test]
+fn a_body_deleted_before_save_as_comes_back_with_its_file() {
+    // The only body is deleted, then the level saved into another folder: nothing was
+    // relinked, so an undo brought back `log.glb`, which the new folder does not have.
+    let mut level = bumpy_level();
+    level.bodies = vec![crate_body("log", "log.glb", [10.0, 10.0, 3.0])];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = crate::support::save_level(&level, dir.path());
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    std::fs::copy(assets.join("log.glb"), dir.path().join("log.glb")).expect("copy");
+    let mut ed = editor_in(dir, Some(path));
+    ed.key(Modifiers::NONE, Key::K);
+    let at = ed
+        .harness
+        .state()
+        .screen_pos([10.0, 10.0, 3.0])
+        .expect("seen");
+    ed.click_screen(at);
+    assert_eq!(ed.harness.state().selected_body(), Some(0));
+    ed.key(Modifiers::NONE, Key::Delete);
+    assert!(ed.harness.state().document().level().bodies.is_empty());
+    let other = ed.dir.path().join("other");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    let copy = other.join("level.ron");
+    ed.dialogs.push(&copy);
+    ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
+    assert_eq!(ed.harness.state().document().path(), Some(copy.as_path()));
+    ed.key(Modifiers::COMMAND, Key::Z);
+    let bodies = ed.harness.state().document().level().bodies.clone();
+    assert_eq!(bodies.len(), 1, "the undo brings the log back");
+    println!("{}", bodies[0].gltf);
+    ed.key(Modifiers::COMMAND, Key::S);
+    assert!(
+        ed.harness.state().dialog().is_none(),
+        "{:?}",
+        ed.harness.state().dialog()
+    );
+    assert!(
+        other.join("bodies/log.glb").is_file(),
+        "copied into the new folder"
+    );
+    assert_eq!(
+        ed.harness.state().document().level().bodies[0].gltf,
+        "bodies/log.glb"
+    );
+}
+
+#[test]
 fn a_body_file_changed_on_disk_is_drawn_anew_and_the_old_mesh_goes() {
     // Each parse of a changed file is a new mesh: the old one stayed on the GPU for good.
     let mut level = bumpy_level();

@@ -374,7 +374,7 @@ impl EditorApp {
         }
         match spillway::level::file::save(level, path) {
             Ok(()) => {
-                self.relink_bodies(relinked);
+                self.relink_bodies(relinked, path);
                 self.saved(path);
                 true
             }
@@ -428,27 +428,35 @@ impl EditorApp {
         Ok((relinked != level.bodies).then_some(relinked))
     }
 
-    /// The bodies as a save wrote them become the document's once the save succeeded, in
-    /// its history too (an undo past the save brought back paths relative to the old folder,
-    /// which the new one does not have: the bodies vanished and the next save failed). Other
-    /// paths relative to the old folder (bodies deleted before the save, still in the
-    /// history) point to their files there.
-    pub(crate) fn relink_bodies(&mut self, relinked: Option<Vec<Body>>) {
-        let Some(relinked) = relinked else {
-            return;
+    /// Once a save to `saved_to` succeeded, the bodies as it wrote them become the
+    /// document's, in its history too (an undo past the save brought back paths relative to
+    /// the old folder, which the new one does not have: the bodies vanished and the next save
+    /// failed). Saved into another folder, every other path the history holds relative to the
+    /// old one (a body deleted before the save) names its file there by its full path.
+    pub(crate) fn relink_bodies(&mut self, relinked: Option<Vec<Body>>, saved_to: &Path) {
+        let old_dir = super::bodies::level_dir(&self.document);
+        let new_dir = saved_to.parent().unwrap_or(Path::new("."));
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
         };
-        let moved: std::collections::HashMap<String, String> = (self.document.level().bodies)
-            .iter()
-            .zip(relinked)
+        let moved_folder = old_dir.as_deref().is_none_or(|old| !same(old, new_dir));
+        if relinked.is_none() && !moved_folder {
+            return;
+        }
+        // The bodies as saved (unchanged: their paths hold in the new folder too).
+        let bodies = &self.document.level().bodies;
+        let saved = relinked.unwrap_or_else(|| bodies.clone());
+        let moved: std::collections::HashMap<String, String> = (bodies.iter())
+            .zip(saved)
             .map(|(old, new)| (old.gltf.clone(), new.gltf))
             .collect();
-        let old_dir = super::bodies::level_dir(&self.document);
         let to = |gltf: &str| -> String {
             if let Some(new) = moved.get(gltf) {
                 return new.clone();
             }
             match crate::tools::body::library::resolve(old_dir.as_deref(), gltf) {
-                Ok(file) if old_dir.is_some() => file.to_string_lossy().into_owned(),
+                Ok(file) if moved_folder => file.to_string_lossy().into_owned(),
                 _ => gltf.to_owned(),
             }
         };

@@ -462,7 +462,7 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
     let was_save = matches!(running, FileTask::Save { .. });
     match (running, result) {
         (FileTask::Save { path, relinked, .. }, Ok(_)) => {
-            app.relink_bodies(relinked);
+            app.relink_bodies(relinked, &path);
             app.saved(&path);
         }
         (FileTask::Save { path, .. }, Err(_)) if cancelled => {

@@ -52,6 +52,10 @@ impl History {
         for entry in self.undo.iter_mut().chain(&mut self.redo) {
             entry.command.relink_bodies(to);
         }
+        // The paths' lengths are part of what the commands hold.
+        self.bytes = (self.undo.iter().chain(&self.redo))
+            .map(|e| e.command.bytes())
+            .sum();
     }
 
     /// Records `command`, which the caller has already applied to the level. Clears the redo
@@ -162,5 +166,33 @@ mod tests {
         h.redo(&mut level);
         h.redo(&mut level);
         assert_eq!(h.state(), s);
+    }
+
+    #[test]
+    fn relinking_bodies_keeps_the_count_of_what_is_held() {
+        // Longer paths after a relink were not counted: a redo step dropped by the next edit
+        // took away more bytes than were counted, and the count wrapped below zero.
+        let body = |gltf: &str| spillway::level::Body {
+            name: "crate".into(),
+            gltf: gltf.into(),
+            translation: [1.0; 3],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+            density: 600.0,
+            dynamic: true,
+            coupling: Default::default(),
+            collider: Default::default(),
+        };
+        let mut level = Level::flat(2, 2, 1.0, 0.0);
+        let mut h = History::default();
+        let place = crate::document::EditBodies::new("Place", vec![], vec![body("c.glb")]);
+        place.apply(&mut level);
+        h.push(Box::new(place));
+        h.undo(&mut level);
+        h.relink_bodies(&|g: &str| format!("bodies/long/folder/{g}"));
+        let held: usize = h.redo.iter().map(|e| e.command.bytes()).sum();
+        assert_eq!(h.bytes(), held);
+        h.push(patch(1.0));
+        assert_eq!(h.bytes(), patch(1.0).bytes());
     }
 }
