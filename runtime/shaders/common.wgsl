@@ -76,8 +76,8 @@ struct Control {
     strips: u32,
     // The max depth and speed of the last sub-step kept: a failed one's are put back to them,
     // so the next plan reads the water kept (as the CPU does).
-    good_depth: u32,
-    good_speed: u32,
+    good_depth: atomic<u32>,
+    good_speed: atomic<u32>,
     pad: array<u32, 38>,
 }
 

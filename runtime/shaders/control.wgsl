@@ -24,13 +24,13 @@ fn close_substep() {
         aux.ctl.pair = 0u;
         // The water kept is the one before the failed sub-step: so are the figures the next
         // plan reads (a failed one's infinite depth planned a runaway for good).
-        atomicStore(&aux.ctl.max_depth, aux.ctl.good_depth);
-        atomicStore(&aux.ctl.max_speed, aux.ctl.good_speed);
+        atomicStore(&aux.ctl.max_depth, atomicLoad(&aux.ctl.good_depth));
+        atomicStore(&aux.ctl.max_speed, atomicLoad(&aux.ctl.good_speed));
         return;
     }
     aux.ctl.parity = aux.ctl.parity ^ 1u;
-    aux.ctl.good_depth = atomicLoad(&aux.ctl.max_depth);
-    aux.ctl.good_speed = atomicLoad(&aux.ctl.max_speed);
+    atomicStore(&aux.ctl.good_depth, atomicLoad(&aux.ctl.max_depth));
+    atomicStore(&aux.ctl.good_speed, atomicLoad(&aux.ctl.max_speed));
     if (QUIET) {
         // Dry strips may be left out (quiet.wgsl): count the dispatch, and the strips of the
         // pass that ran (the flow pass's, or the pair pass's in slot 5).

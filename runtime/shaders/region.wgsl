@@ -63,6 +63,9 @@ fn water_rect(@builtin(local_invocation_index) lid: u32) {
     }
     workgroupBarrier();
     atomicMax(&aux.ctl.max_depth, bitcast<u32>(top));
+    // Water painted or given back deeper than any before: a sub-step that fails after it
+    // plans from this depth too (the CPU's `displace` raises its kept max depth).
+    atomicMax(&aux.ctl.good_depth, bitcast<u32>(top));
     if (lid == 0u) {
         let a = ledger[0];
         ledger[0] = vec4<f32>(df_add(a.xy, red[0].xy), df_add(a.zw, red[0].zw));
@@ -105,6 +108,9 @@ fn water_cells(@builtin(local_invocation_index) lid: u32) {
     }
     workgroupBarrier();
     atomicMax(&aux.ctl.max_depth, bitcast<u32>(top));
+    // Water painted or given back deeper than any before: a sub-step that fails after it
+    // plans from this depth too (the CPU's `displace` raises its kept max depth).
+    atomicMax(&aux.ctl.good_depth, bitcast<u32>(top));
     if (lid == 0u) {
         let a = ledger[0];
         ledger[0] = vec4<f32>(df_add(a.xy, red[0].xy), df_add(a.zw, red[0].zw));
