@@ -48,7 +48,7 @@ impl Progress {
 
     /// Whether Cancel was pressed.
     pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
+        self.cancel.load(Ordering::Acquire)
     }
 }
 
@@ -118,7 +118,7 @@ impl<T: Send + 'static> Task<T> {
 
     /// Asks the work to stop.
     pub fn cancel(&self) {
-        self.progress.cancel.store(true, Ordering::Relaxed);
+        self.progress.cancel.store(true, Ordering::Release);
     }
 
     /// Whether Cancel was pressed.

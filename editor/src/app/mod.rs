@@ -494,6 +494,12 @@ impl eframe::App for EditorApp {
             self.frame_time * 0.9 + spent * 0.1
         };
     }
+
+    /// The window closes: an autosave still being written is finished with (see
+    /// `Recovery::finish`).
+    fn on_exit(&mut self) {
+        self.recovery.finish();
+    }
 }
 
 /// While files are dragged over the window, says what dropping them does.

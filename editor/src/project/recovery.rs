@@ -120,6 +120,8 @@ pub struct Recovery {
 /// An autosave on its way to disk.
 struct Writing {
     task: Task<PathBuf>,
+    /// The folder it writes.
+    folder: PathBuf,
     /// The history state it holds.
     state: u64,
     /// Saved or dropped since it started: its result is not wanted, and it removes its copy.
@@ -221,6 +223,9 @@ impl Recovery {
                 }
                 return Some(ended.map_err(RecoveryError::from));
             }
+            // Its thread removes its copy when it sees the cancel; written past that check,
+            // the copy is removed here.
+            let _ = std::fs::remove_dir_all(&writing.folder);
         }
         if !document.is_modified() && self.last_state.is_some() {
             // Undone back to the saved state: the copy holds changes the user undid.
@@ -240,6 +245,7 @@ impl Recovery {
             Ok(copy) => copy,
             Err(e) => return Some(Err(e)),
         };
+        let folder = copy.folder.clone();
         let task = Task::spawn("Autosaving", move |progress| {
             let folder = copy.folder.clone();
             let written = copy.write();
@@ -251,6 +257,7 @@ impl Recovery {
         });
         self.writing = Some(Writing {
             task,
+            folder,
             state: document.history().state(),
             abandoned: false,
         });
@@ -267,11 +274,23 @@ impl Recovery {
         written
     }
 
-    /// Waits for a background write to end; its result is dropped (the caller writes anew).
+    /// Waits for a background write to end; its result is dropped (the caller writes anew),
+    /// and an abandoned one's copy removed.
     fn settle(&mut self) {
         if let Some(writing) = self.writing.take() {
             let _ = writing.task.wait(Duration::from_secs(120));
+            if writing.abandoned {
+                let _ = std::fs::remove_dir_all(&writing.folder);
+            }
         }
+    }
+
+    /// The editor is closing: a copy still being written is waited for (killed with the
+    /// process half-way, it left a folder behind; or, done past its cancel, a copy of work
+    /// the designer had saved or dropped, offered again at the next start), and removed if
+    /// it was abandoned.
+    pub fn finish(&mut self) {
+        self.settle();
     }
 
     /// What a copy of `document` is: its folder, its level (library bodies named by file
@@ -493,5 +512,25 @@ mod tests {
         );
         assert!(!recovery.writing());
         assert!(recovery.pending().is_empty(), "its copy was removed");
+    }
+
+    #[test]
+    fn a_copy_abandoned_by_another_document_or_a_quit_is_gone() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
+        let document = modified_document();
+        // Another level opened while the copy was on its way.
+        assert!(recovery.tick(&document, Instant::now()).is_none());
+        recovery.reset();
+        let saved = Document::new(document.level().clone(), None);
+        assert!(tick_until_written(&mut recovery, &saved).is_none());
+        assert!(recovery.pending().is_empty(), "{:?}", recovery.pending());
+        // The designer quits, not keeping the work, while a copy is written.
+        assert!(recovery.tick(&document, Instant::now()).is_none());
+        assert!(recovery.writing());
+        recovery.discard(None);
+        recovery.finish();
+        assert!(!recovery.writing());
+        assert!(recovery.pending().is_empty(), "{:?}", recovery.pending());
     }
 }
