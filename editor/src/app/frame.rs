@@ -185,8 +185,12 @@ impl EditorApp {
                 renderer.upload_body_mesh(id, &m.mesh);
             }
         }
-        // A file parsed again (changed on disk) is a new mesh: the old one goes.
-        renderer.keep_body_meshes(&ids);
+        // A file parsed again (changed on disk) is a new mesh: the old one goes; those the
+        // cache still holds stay (a deleted body's, the placement ghost's), for coming back.
+        let held: Vec<spillway_render::MeshId> = (self.bodies.cache.ids().into_iter())
+            .map(|id| spillway_render::MeshId(id.0))
+            .collect();
+        renderer.keep_body_meshes(&held);
         renderer.set_bodies(&instances);
         // No larger than the device draws (a viewport wider than its texture limit failed
         // validation); the image is shown stretched to the panel.

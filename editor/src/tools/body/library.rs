@@ -120,6 +120,11 @@ impl MeshCache {
         self.meshes.get(&key(path)).map(|(_, m)| m)
     }
 
+    /// The ids of the meshes held now (a file parsed again holds its new mesh only).
+    pub fn ids(&self) -> Vec<MeshId> {
+        self.meshes.values().map(|(_, m)| m.id).collect()
+    }
+
     /// How many files were parsed (each file at most once).
     pub fn parses(&self) -> usize {
         self.parses
