@@ -127,6 +127,19 @@ fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
     let after = pixels(&ed);
     let changed = changed_pixels(&before, &after);
     assert!(changed > 1000, "the max depth overlay shows: {changed}");
+    // Another map, while paused: it is read when shown (only the map shown is read back).
+    view(&mut ed, "Arrival time");
+    ed.frames(3);
+    let arrival_shown = pixels(&ed);
+    let changed = changed_pixels(&after, &arrival_shown);
+    assert!(changed > 1000, "the arrival overlay shows: {changed}");
+    view(&mut ed, "Max depth");
+    ed.frames(3);
+    assert_eq!(
+        changed_pixels(&after, &pixels(&ed)),
+        0,
+        "and max depth again"
+    );
 
     let out = ed.dir.path().join("maps");
     ed.dialogs.push(&out);

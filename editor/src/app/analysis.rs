@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use spillway::Grid;
-use spillway::sim::maps::{MapKind, RunMaps};
+use spillway::sim::maps::MapKind;
 use spillway_render::{CellOverlay, TerrainRenderer};
 
 use crate::task::Task;
@@ -99,8 +99,9 @@ pub(crate) struct Analysis {
     computed: u64,
     /// The area of one cell when the last computation started, m².
     cell_area: f32,
-    /// The maps of the running water, when they were read, and the water's clock then.
-    maps: Option<(Arc<RunMaps>, Instant, f64)>,
+    /// The map of the running water shown, which one, when it was read, and the water's
+    /// clock then.
+    maps: Option<(Arc<Grid>, MapKind, Instant, f64)>,
     /// What the overlay drawn last frame shows, with its scale.
     pub legend: Option<String>,
 }
@@ -152,30 +153,31 @@ impl Analysis {
         self.task.is_some()
     }
 
-    /// Once a frame: while a map of the run is shown, reads the maps from the running water
-    /// (`read`) when there are none yet, and when its `clock` moved since (twice a second at
-    /// most while it is `playing`; at once after a Step or a seek); forgets them when the
-    /// water is not `live`.
+    /// Once a frame: while a map of the run is shown, reads that map from the running water
+    /// (`read`; only it: the four of a large level were a gigabyte a read) when there is none
+    /// yet or another was shown, and when its `clock` moved since (twice a second at most
+    /// while it is `playing`; at once after a Step or a seek); forgets it when the water is
+    /// not `live`.
     pub fn refresh_maps(
         &mut self,
         (live, playing, clock): (bool, bool, f64),
-        read: impl FnOnce() -> Option<RunMaps>,
+        read: impl FnOnce(MapKind) -> Option<Grid>,
     ) {
         if !live {
             self.maps = None;
             return;
         }
-        let TerrainAnalysis::Map(_) = self.shown else {
+        let TerrainAnalysis::Map(kind) = self.shown else {
             return;
         };
         let due = match &self.maps {
-            None => true,
-            Some((_, at, then)) => {
+            Some((_, held, at, then)) if *held == kind => {
                 *then != clock && (!playing || at.elapsed() >= Duration::from_millis(500))
             }
+            _ => true,
         };
-        if due && let Some(m) = read() {
-            self.maps = Some((Arc::new(m), Instant::now(), clock));
+        if due && let Some(m) = read(kind) {
+            self.maps = Some((Arc::new(m), kind, Instant::now(), clock));
             self.maps_read += 1;
         }
     }
@@ -222,8 +224,8 @@ impl Analysis {
         }
         let (overlay, values) = match self.shown {
             TerrainAnalysis::Map(kind) => match &self.maps {
-                Some((maps, ..)) => map_overlay(maps, kind),
-                None => return CellOverlay::None,
+                Some((map, held, ..)) if *held == kind => map_overlay(map, kind),
+                _ => return CellOverlay::None,
             },
             _ => match &self.result {
                 Some(d) => drainage_overlay(d, self.shown, self.cell_area.max(1e-6)),
@@ -265,9 +267,9 @@ fn drainage_overlay(d: &Drainage, shown: TerrainAnalysis, cell: f32) -> (CellOve
     (overlay, values)
 }
 
-/// How map `kind` of the run is drawn, and its values.
-fn map_overlay(maps: &RunMaps, kind: MapKind) -> (CellOverlay, Grid) {
-    let values = maps.grid(kind);
+/// How map `kind` of the run (`values`) is drawn, and its values.
+fn map_overlay(values: &Grid, kind: MapKind) -> (CellOverlay, Grid) {
+    let values = values.clone();
     // The top of the scale: the 98th percentile of the cells the water touched, so one
     // violent cell (a breach) does not wash the rest out.
     let mut touched: Vec<f32> = values.data.iter().copied().filter(|v| *v > 0.0).collect();

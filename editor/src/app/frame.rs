@@ -72,7 +72,7 @@ impl EditorApp {
         (self.preview).record_gauges(&self.document.level().gauges);
         let preview = &self.preview;
         let run = (preview.is_live(), preview.playing, preview.clock());
-        (self.analysis).refresh_maps(run, || preview.maps());
+        (self.analysis).refresh_maps(run, |kind| preview.map(kind));
         let image = match (rendered, self.renderer.as_ref()) {
             (Some(_), Some(r)) if r.error().is_some() => {
                 ViewportImage::Refused(r.error().expect("checked"))

@@ -2,7 +2,8 @@
 //! the moment the water starts (on the GPU, or on the CPU solver), and they are read back here
 //! for the overlays and the export.
 
-use spillway::sim::maps::RunMaps;
+use spillway::Grid;
+use spillway::sim::maps::{MapKind, RunMaps};
 
 use super::Preview;
 
@@ -21,5 +22,13 @@ impl Preview {
             return cpu.maps().cloned();
         }
         self.sim.as_ref()?.read_maps().ok().flatten()
+    }
+
+    /// One map of the run, as [`Self::maps`] (on the GPU a quarter of the read-back).
+    pub fn map(&self, kind: MapKind) -> Option<Grid> {
+        if let Some(cpu) = &self.cpu {
+            return cpu.maps().map(|m| m.grid(kind));
+        }
+        self.sim.as_ref()?.read_map(kind).ok().flatten()
     }
 }
