@@ -218,3 +218,31 @@ fn a_smaller_heightmap_leaves_out_the_objects_beyond_it_and_names_them() {
         "{notice}"
     );
 }
+
+#[test]
+fn a_heightmap_exported_in_an_earlier_session_comes_back_at_its_heights() {
+    // The range an export used was remembered for the session only: after a restart the
+    // import offered 0 to 100 m, and the heights came back 30 times too high.
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    let output = ed.dir.path().join("touched_up.png");
+    ed.dialogs.push(&output);
+    ed.click("File");
+    ed.click("Export heightmap…");
+    ed.click("Export…");
+    let project = ed.dir.path().join("level.ron");
+    let dir = ed.dir;
+    drop(ed.harness);
+    let mut ed = crate::support::editor_in(dir, Some(project));
+    let path = crate::support::line(ed.at(0.3, 0.5), ed.at(0.7, 0.5), 8);
+    ed.drag(&path, egui::Modifiers::NONE);
+    ed.dialogs.push(&output);
+    ed.click("File");
+    ed.click("Import heightmap…");
+    ed.click("Import");
+    let back = ed.harness.state().document().level().terrain.clone();
+    let step = HeightmapFormat::Png16.precision(HeightRange::of(&level.terrain));
+    for (a, b) in level.terrain.data.iter().zip(&back.data) {
+        assert!((a - b).abs() <= step * 0.5 + 1e-4, "{a} vs {b}");
+    }
+}

@@ -192,3 +192,72 @@ fn refuse_low_bit_depth(reader: &mut (impl std::io::Read + std::io::Seek)) -> Re
     }
     Ok(())
 }
+
+/// The keyword of the text chunk in which an export notes its height range.
+const RANGE_KEYWORD: &str = "spillway height range";
+
+/// `png` (a whole PNG file) with a text chunk noting that black stands for `min` metres and
+/// full white for `max`, right after its header: an import of the file takes that range
+/// (a PNG holds no unit, and the range was lost with the session).
+pub fn with_range_note(png: &[u8], min: f32, max: f32) -> Vec<u8> {
+    // Signature, then IHDR: length, type, 13 bytes, CRC.
+    let at = MAGIC.len() + 8 + 13 + 4;
+    if png.len() < at || !png.starts_with(MAGIC) {
+        return png.to_vec();
+    }
+    let mut data = RANGE_KEYWORD.as_bytes().to_vec();
+    data.push(0);
+    data.extend_from_slice(format!("{min} {max}").as_bytes());
+    let mut chunk = (data.len() as u32).to_be_bytes().to_vec();
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(b"tEXt");
+    crc.update(&data);
+    chunk.extend_from_slice(b"tEXt");
+    chunk.extend_from_slice(&data);
+    chunk.extend_from_slice(&crc.finalize().to_be_bytes());
+    [&png[..at], &chunk, &png[at..]].concat()
+}
+
+/// The height range an export noted in the PNG at `path` (black, full white), if any: the
+/// chunks before the image data are read, no more.
+pub fn range_note(path: &Path) -> Option<(f32, f32)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 8];
+    file.read_exact(&mut head).ok()?;
+    if head != MAGIC {
+        return None;
+    }
+    for _ in 0..64 {
+        file.read_exact(&mut head).ok()?;
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as u64;
+        match &head[4..8] {
+            b"IDAT" | b"IEND" => return None,
+            b"tEXt" if len <= 256 => {
+                let mut data = vec![0u8; len as usize];
+                file.read_exact(&mut data).ok()?;
+                file.seek(SeekFrom::Current(4)).ok()?;
+                let text = String::from_utf8(data).ok()?;
+                let Some(note) = text
+                    .strip_prefix(RANGE_KEYWORD)
+                    .and_then(|t| t.strip_prefix('\0'))
+                else {
+                    continue;
+                };
+                let mut values = note.split(' ').map(str::parse::<f32>);
+                if let (Some(Ok(min)), Some(Ok(max)), None) =
+                    (values.next(), values.next(), values.next())
+                    && min.is_finite()
+                    && max.is_finite()
+                    && max > min
+                {
+                    return Some((min, max));
+                }
+            }
+            _ => {
+                file.seek(SeekFrom::Current(len as i64 + 4)).ok()?;
+            }
+        }
+    }
+    None
+}

@@ -332,6 +332,7 @@ pub fn encode(
                 .flat_map(|&v| (quantize(v, 65535.0) as u16).to_ne_bytes())
                 .collect();
             png(&samples, w, h, ExtendedColorType::L16)
+                .map(|b| heightmap::png::with_range_note(&b, range.min, range.max))
         }
         HeightmapFormat::Png8 => {
             let samples: Vec<u8> = grid
@@ -340,6 +341,7 @@ pub fn encode(
                 .map(|&v| quantize(v, 255.0) as u8)
                 .collect();
             png(&samples, w, h, ExtendedColorType::L8)
+                .map(|b| heightmap::png::with_range_note(&b, range.min, range.max))
         }
         HeightmapFormat::RawR16 => Ok(grid
             .data
@@ -361,6 +363,39 @@ fn png(samples: &[u8], w: u32, h: u32, color: ExtendedColorType) -> Result<Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_png_export_notes_its_range_for_the_import() {
+        // A PNG holds no unit: the range an export used was remembered for the session only,
+        // and an import after a restart took 0 to 100 m (heights 2.5 times too large here).
+        let dir = tempfile::tempdir().expect("temp dir");
+        let grid = Grid::from_fn(9, 7, |x, y| 20.0 + x as f32 * 4.5 + y as f32);
+        let range = HeightRange::of(&grid);
+        for format in [HeightmapFormat::Png16, HeightmapFormat::Png8] {
+            let path = dir.path().join(format!("h{}.png", format.name().len()));
+            export(&path, &grid, format, range).expect("export");
+            let noted = heightmap::png::range_note(&path);
+            assert_eq!(noted, Some((range.min, range.max)), "{format:?}");
+            let settings = ImportSettings {
+                format,
+                range,
+                raw_size: (9, 7),
+            };
+            let back = import(&path, &settings).expect("import");
+            let step = format.precision(range);
+            for (a, b) in grid.data.iter().zip(&back.data) {
+                assert!((a - b).abs() <= step * 0.5 + 1e-4, "{a} vs {b}");
+            }
+        }
+        // A PNG made elsewhere notes nothing.
+        let plain = dir.path().join("plain.png");
+        let mut out = Vec::new();
+        PngEncoder::new(&mut out)
+            .write_image(&[0u8; 4], 2, 2, ExtendedColorType::L8)
+            .expect("encode");
+        std::fs::write(&plain, out).expect("write");
+        assert_eq!(heightmap::png::range_note(&plain), None);
+    }
 
     #[test]
     fn every_format_round_trips_within_its_precision() {

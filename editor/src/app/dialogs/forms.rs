@@ -69,15 +69,25 @@ pub struct ImportForm {
 }
 
 impl ImportForm {
-    /// A form for `path`, with the format from its extension, the size of `level` and a height
-    /// range as defaults: the range the file was `exported` with this session (so a map
-    /// exported, touched up elsewhere and imported comes back at its heights), else the
-    /// terrain's own widened to at least 0 to 100 m.
+    /// A form for `path`, with the format from its extension, a RAW size (the level's when
+    /// the file holds that many samples, else a square that fits it) and a height range as
+    /// defaults: the range the file was `exported` with (this session, or written in the
+    /// PNG by the export: a map exported, touched up elsewhere and imported comes back at its
+    /// heights), else the terrain's own widened to at least 0 to 100 m.
     pub fn new(path: PathBuf, level: &Level, exported: Option<HeightRange>) -> Self {
         let format = HeightmapFormat::from_path(&path).unwrap_or(HeightmapFormat::Png16);
-        let (w, h) = heightmap_io::guess_raw_size(&path).unwrap_or((level.nx(), level.ny()));
+        let (nx, ny) = (level.nx(), level.ny());
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+        // A 1024 × 256 export is 512² samples too: the level's own size comes first.
+        let (w, h) = if bytes == (nx * ny * 2) as u64 {
+            (nx, ny)
+        } else {
+            heightmap_io::guess_raw_size(&path).unwrap_or((nx, ny))
+        };
         let own = HeightRange::of(&level.terrain);
-        let range = exported.unwrap_or(HeightRange {
+        let noted =
+            (crate::heightmap::png::range_note(&path)).map(|(min, max)| HeightRange { min, max });
+        let range = exported.or(noted).unwrap_or(HeightRange {
             min: own.min.min(0.0).floor(),
             max: own.max.max(100.0).ceil(),
         });
@@ -136,5 +146,25 @@ impl ExportForm {
             min: self.min,
             max: self.max,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ImportForm;
+
+    #[test]
+    fn a_raw_file_the_size_of_the_level_is_read_at_the_levels_size() {
+        // 32 × 8 is 256 samples, 16² too: the square guess won and scrambled the rows.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let level = spillway::Level::flat(32, 8, 1.0, 0.0);
+        let path = dir.path().join("valley.r16");
+        std::fs::write(&path, vec![0u8; 32 * 8 * 2]).expect("write");
+        let form = ImportForm::new(path.clone(), &level, None);
+        assert_eq!((form.raw_width, form.raw_height), (32, 8));
+        // Another size: the square that fits.
+        std::fs::write(&path, vec![0u8; 20 * 20 * 2]).expect("write");
+        let form = ImportForm::new(path, &level, None);
+        assert_eq!((form.raw_width, form.raw_height), (20, 20));
     }
 }
