@@ -39,6 +39,21 @@ pub enum HeightmapIoError {
         /// Rows.
         height: usize,
     },
+    /// A RAW size holds more cells than a level may.
+    #[error(
+        "{}: a RAW size of {width} × {height} is more than the {limit} cells a level may hold",
+        path.display()
+    )]
+    RawCells {
+        /// The file.
+        path: PathBuf,
+        /// Samples a row.
+        width: usize,
+        /// Rows.
+        height: usize,
+        /// The most cells a level holds.
+        limit: usize,
+    },
     /// A RAW file's length does not match the size given.
     #[error(
         "{}: the file has {len} bytes but {width} × {height} 16-bit samples need {needed}",
@@ -246,6 +261,17 @@ pub fn import(path: &Path, settings: &ImportSettings) -> Result<Grid, HeightmapI
                     height: h,
                 });
             }
+            // More cells than a level holds: refused before the file is read (a 16384² RAW
+            // was read, turned into a 1 GiB grid and a resized level, then refused).
+            let max_cells = spillway::level::Limits::default().max_cells;
+            if w * h > max_cells {
+                return Err(HeightmapIoError::RawCells {
+                    path: path.to_path_buf(),
+                    width: w,
+                    height: h,
+                    limit: max_cells,
+                });
+            }
             let io = |source| HeightmapIoError::Io {
                 path: path.to_path_buf(),
                 action: "read",
@@ -303,7 +329,31 @@ pub fn export(
         path: path.to_path_buf(),
         source,
     })?;
-    super::write_atomic(path, &bytes).map_err(|source| HeightmapIoError::Io {
+    write(path, &bytes)
+}
+
+/// As [`export`], for values that are not heights (a map of the run: arrival times past
+/// the heights a level may hold): the range need only be finite and not empty.
+pub fn export_values(
+    path: &Path,
+    grid: &Grid,
+    format: HeightmapFormat,
+    range: HeightRange,
+) -> Result<(), HeightmapIoError> {
+    let encode_error = |source| HeightmapIoError::Encode {
+        path: path.to_path_buf(),
+        source,
+    };
+    if format.needs_range()
+        && !(range.min.is_finite() && range.max.is_finite() && range.max > range.min)
+    {
+        return Err(encode_error(EncodeError::Range(EmptyRange(range))));
+    }
+    write(path, &encode_in(grid, format, range).map_err(encode_error)?)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), HeightmapIoError> {
+    super::write_atomic(path, bytes).map_err(|source| HeightmapIoError::Io {
         path: path.to_path_buf(),
         action: "write",
         source,
@@ -319,6 +369,15 @@ pub fn encode(
     if format.needs_range() {
         range.check()?;
     }
+    encode_in(grid, format, range)
+}
+
+/// [`encode`], the range already checked.
+fn encode_in(
+    grid: &Grid,
+    format: HeightmapFormat,
+    range: HeightRange,
+) -> Result<Vec<u8>, EncodeError> {
     let quantize = |v: f32, top: f64| -> f64 {
         let t = (v as f64 - range.min as f64) / (range.max as f64 - range.min as f64);
         (t.clamp(0.0, 1.0) * top).round()
@@ -363,6 +422,22 @@ fn png(samples: &[u8], w: u32, h: u32, color: ExtendedColorType) -> Result<Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_raw_size_past_a_levels_cells_is_refused_unread() {
+        // Each side within 16384, the whole past 8192²: read, made a 1 GiB grid, then refused.
+        let settings = ImportSettings {
+            format: HeightmapFormat::RawR16,
+            range: HeightRange {
+                min: 0.0,
+                max: 100.0,
+            },
+            raw_size: (16384, 16384),
+        };
+        let err = import(Path::new("/nonexistent/huge.r16"), &settings).expect_err("refused");
+        assert!(matches!(err, HeightmapIoError::RawCells { .. }), "{err}");
+        assert!(err.to_string().contains("huge.r16"), "{err}");
+    }
 
     #[test]
     fn a_png_export_notes_its_range_for_the_import() {

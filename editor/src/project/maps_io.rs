@@ -34,7 +34,7 @@ pub fn export_maps(dir: &Path, maps: &RunMaps) -> Result<Vec<PathBuf>, Heightmap
         };
         for format in [HeightmapFormat::Npy, HeightmapFormat::Png16] {
             let path = dir.join(format!("{}.{}", kind.stem(), format.extension()));
-            heightmap_io::export(&path, &grid, format, range)?;
+            heightmap_io::export_values(&path, &grid, format, range)?;
             written.push(path);
         }
         let _ = writeln!(
@@ -60,4 +60,26 @@ pub fn export_maps(dir: &Path, maps: &RunMaps) -> Result<Vec<PathBuf>, Heightmap
     })?;
     written.push(txt);
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use spillway::sim::maps::RunMaps;
+
+    #[test]
+    fn a_long_runs_arrival_times_are_written() {
+        // Times past the ±1e6 a height may be were refused as a height range, half-way
+        // through the folder.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let maps = RunMaps {
+            nx: 2,
+            ny: 2,
+            max_depth: vec![0.0, 1.0, 2.0, 0.5],
+            max_speed: vec![0.0, 1.0, 2.0, 0.5],
+            arrival: vec![-1.0, 10.0, 1.2e6, 5.0e6],
+            hazard: vec![0.0, 1.0, 2.0, 0.5],
+        };
+        let written = super::export_maps(dir.path(), &maps).expect("written");
+        assert!(written.iter().any(|p| p.ends_with("arrival.png")));
+    }
 }
