@@ -32,6 +32,10 @@ fn erode_terrain_runs_the_river_over_sand_as_one_undo_step() {
     let level = river();
     let mut ed = editor_with(&level);
     let before = ed.terrain();
+    // The water running: the erode pauses it (it ran on over the ground being replaced).
+    ed.click("Play");
+    ed.frames(3);
+    assert!(ed.harness.state().preview().playing);
     {
         use egui_kittest::kittest::Queryable;
         let menu = ed
@@ -43,6 +47,10 @@ fn erode_terrain_runs_the_river_over_sand_as_one_undo_step() {
     ed.click("Erode terrain");
     ed.click("Sand");
     ed.click("Erode");
+    assert!(
+        !ed.harness.state().preview().playing,
+        "paused for the erode"
+    );
     wait_for(&mut ed, "Erode (sand, 120 s ×100)");
     let after = ed.terrain();
     let changed = after.iter().zip(&before).filter(|(a, b)| a != b).count();

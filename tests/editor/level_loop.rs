@@ -350,6 +350,21 @@ fn keep_this_state_then_undo() {
     );
     ed.key(Modifiers::COMMAND, Key::B);
     assert!(ed.harness.state().baking());
+    // Closing the window while it bakes waits for the bake (it was dropped unasked).
+    ed.harness
+        .input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    ed.frames(2);
+    assert!(ed.harness.state().baking(), "still baking");
+    assert!(
+        ed.harness
+            .query_by_label_contains("Wait for the work under way")
+            .is_some()
+    );
     ed.key(Modifiers::NONE, Key::Escape);
     wait_for_bake(&mut ed, Duration::from_secs(120));
     assert_eq!(

@@ -369,13 +369,19 @@ impl EditorApp {
             None => self.document.level(),
         };
         if super::file_tasks::level_bytes(level) >= self.background_bytes {
-            self.file_task = Some(super::file_tasks::save(level.clone(), path, relinked));
+            let state = self.document.history().state();
+            self.file_task = Some(super::file_tasks::save(
+                level.clone(),
+                path,
+                relinked,
+                state,
+            ));
             return false;
         }
         match spillway::level::file::save(level, path) {
             Ok(()) => {
                 self.relink_bodies(relinked, path);
-                self.saved(path);
+                self.saved(path, self.document.history().state());
                 true
             }
             Err(e) => {
@@ -388,12 +394,12 @@ impl EditorApp {
         }
     }
 
-    /// Records that the document was saved to `path`.
-    pub(crate) fn saved(&mut self, path: &Path) {
+    /// Records that the document was saved to `path`, as it stood at history `state`.
+    pub(crate) fn saved(&mut self, path: &Path, state: u64) {
         let old = self.document.path().map(Path::to_path_buf);
         self.recovery.discard(old.as_deref());
         self.recovery.discard(Some(path));
-        self.document.mark_saved(path.to_path_buf());
+        self.document.mark_saved_as_of(path.to_path_buf(), state);
         self.recent.add(path);
         // Saving checks only what no level can mean; a game opens a level with the default
         // limits, so say at once if this one is past them.

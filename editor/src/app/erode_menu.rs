@@ -59,6 +59,8 @@ fn body(app: &mut EditorApp, ui: &mut egui::Ui) {
         .clicked()
     {
         let level = app.document.level().clone();
+        // As a bake does: the running water would go on over the ground being replaced.
+        app.preview.pause();
         let gpu = app.gpu.clone().filter(|_| !app.preview.on_cpu());
         app.file_task = Some(super::file_tasks::erode(level, app.erosion, gpu));
         ui.close();

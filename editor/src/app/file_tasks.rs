@@ -32,6 +32,8 @@ pub(crate) enum FileTask {
         path: PathBuf,
         task: Task<()>,
         relinked: Option<Vec<spillway::level::Body>>,
+        /// The document's history state written (a bake ending meanwhile is not saved).
+        state: u64,
     },
     /// Reading a heightmap into the terrain.
     Import { path: PathBuf, task: Task<Grid> },
@@ -262,6 +264,7 @@ pub(crate) fn save(
     level: Level,
     path: &Path,
     relinked: Option<Vec<spillway::level::Body>>,
+    state: u64,
 ) -> FileTask {
     let target = path.to_path_buf();
     let label = format!("Saving {}", file_name(path));
@@ -277,6 +280,7 @@ pub(crate) fn save(
         path: path.to_path_buf(),
         task,
         relinked,
+        state,
     }
 }
 
@@ -441,6 +445,13 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
             }
         });
     });
+    // A fill changes nothing until it ends: once cancelled it is dropped at once.
+    if let Some(FileTask::Fill { task, .. }) = &app.file_task
+        && task.cancelled()
+    {
+        app.file_task = None;
+        app.notify("Fill cancelled: the water is unchanged", false);
+    }
     // An import writes nothing: once cancelled it is dropped at once (its thread ends unseen).
     if let Some(FileTask::Import { path, task }) = &app.file_task
         && task.cancelled()
@@ -461,9 +472,17 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
     let cancelled = running.cancelled();
     let was_save = matches!(running, FileTask::Save { .. });
     match (running, result) {
-        (FileTask::Save { path, relinked, .. }, Ok(_)) => {
+        (
+            FileTask::Save {
+                path,
+                relinked,
+                state,
+                ..
+            },
+            Ok(_),
+        ) => {
             app.relink_bodies(relinked, &path);
-            app.saved(&path);
+            app.saved(&path, state);
         }
         (FileTask::Save { path, .. }, Err(_)) if cancelled => {
             app.after_save = None;

@@ -36,10 +36,11 @@ impl EditorApp {
         if !ctx.input(|i| i.viewport().close_requested()) {
             return;
         }
-        if self.file_task.is_some() {
-            // Closing now could lose the file being written: wait for it (or Cancel).
+        if self.file_task.is_some() || self.bake.is_some() {
+            // Closing now could lose the file being written or the bake's water: wait for it
+            // (or Cancel).
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.notify("Wait for the file work to finish, or cancel it", true);
+            self.notify("Wait for the work under way to finish, or cancel it", true);
             return;
         }
         if self.document.is_modified() && !self.quit_confirmed {

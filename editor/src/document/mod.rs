@@ -170,6 +170,13 @@ impl Document {
         self.saved_state = self.history.state();
     }
 
+    /// Records that the level was saved to `path` as it stood at history `state` (a save in
+    /// the background: a step made while it ran, a bake ending, is not in the file).
+    pub fn mark_saved_as_of(&mut self, path: PathBuf, state: u64) {
+        self.path = Some(path);
+        self.saved_state = state;
+    }
+
     /// Marks the level as differing from its file (e.g. restored from a recovery copy).
     pub fn mark_modified(&mut self) {
         self.saved_state = u64::MAX;
