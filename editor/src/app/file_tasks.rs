@@ -289,8 +289,12 @@ pub(crate) fn save(
 pub(crate) fn export_maps(folder: &Path, maps: spillway::sim::maps::RunMaps) -> FileTask {
     let target = folder.to_path_buf();
     let label = format!("Exporting the maps to {}", file_name(folder));
-    let task = Task::spawn(label, move |_| {
-        crate::project::maps_io::export_maps(&target, &maps)
+    let task = Task::spawn(label, move |p| {
+        let mut report = |share: f32| {
+            p.set(share);
+            !p.cancelled()
+        };
+        crate::project::maps_io::export_maps_with(&target, &maps, &mut report)
     });
     FileTask::ExportMaps {
         folder: folder.to_path_buf(),

@@ -12,6 +12,16 @@ use super::heightmap_io::{self, HeightRange, HeightmapFormat, HeightmapIoError};
 /// Writes the maps into folder `dir` (made if missing): `max_depth.npy`, `max_depth.png`, … and
 /// `maps.txt`. Returns the files written.
 pub fn export_maps(dir: &Path, maps: &RunMaps) -> Result<Vec<PathBuf>, HeightmapIoError> {
+    export_maps_with(dir, maps, &mut |_| true)
+}
+
+/// As [`export_maps`], telling `report` the share done after each map; it stops (with the
+/// files written so far) once `report` says no.
+pub fn export_maps_with(
+    dir: &Path,
+    maps: &RunMaps,
+    report: &mut dyn FnMut(f32) -> bool,
+) -> Result<Vec<PathBuf>, HeightmapIoError> {
     std::fs::create_dir_all(dir).map_err(|source| HeightmapIoError::Io {
         path: dir.to_path_buf(),
         action: "write",
@@ -23,7 +33,10 @@ pub fn export_maps(dir: &Path, maps: &RunMaps) -> Result<Vec<PathBuf>, Heightmap
          # The .npy files hold the exact values (32-bit floats, row-major, nx columns).\n",
     );
     let _ = writeln!(index, "size {} x {}", maps.nx, maps.ny);
-    for kind in MapKind::ALL {
+    for (k, kind) in MapKind::ALL.into_iter().enumerate() {
+        if !report(k as f32 / MapKind::ALL.len() as f32) {
+            return Ok(written);
+        }
         let grid = maps.grid(kind);
         let most = grid.data.iter().copied().fold(0.0f32, f32::max);
         // Arrival: never-reached cells (-1) are black, the earliest arrival just above.
@@ -81,5 +94,15 @@ mod tests {
         };
         let written = super::export_maps(dir.path(), &maps).expect("written");
         assert!(written.iter().any(|p| p.ends_with("arrival.png")));
+        // Stopped after the first map (Cancel): its files only, and the share told.
+        let other = dir.path().join("stopped");
+        let mut shares = Vec::new();
+        let written = super::export_maps_with(&other, &maps, &mut |share| {
+            shares.push(share);
+            share == 0.0
+        })
+        .expect("written so far");
+        assert_eq!(shares, vec![0.0, 0.25]);
+        assert_eq!(written.len(), 2, "{written:?}");
     }
 }
