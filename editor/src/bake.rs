@@ -302,8 +302,8 @@ pub struct BakeJob {
     reports: mpsc::Receiver<Report>,
     /// What the bake was asked to do.
     pub settings: BakeSettings,
-    /// Where it runs, for the designer ("GPU", "CPU").
-    pub backend: &'static str,
+    /// Where it runs, for the designer ("GPU", "CPU", or "CPU (the GPU refused it: why)").
+    pub backend: String,
     /// Progress so far, one point per simulated second.
     pub points: Vec<BakePoint>,
     started: Instant,
@@ -325,18 +325,22 @@ impl BakeJob {
             Gpu(Box<Coupled<GpuSimulation>>),
             Cpu(Box<Coupled<Simulation>>),
         }
-        let gpu_sim =
-            gpu.and_then(|(device, queue)| GpuSimulation::new(&level, &device, &queue).ok());
+        let gpu_sim = gpu.map(|(device, queue)| GpuSimulation::new(&level, &device, &queue));
+        // Why the GPU could not take it (out of memory beside the preview's own water, a
+        // device limit): said, not silently hours slower.
+        let mut refused = None;
         let solver = match gpu_sim {
-            Some(sim) => Solver::Gpu(Box::new(Coupled::new(sim, &level, &root, true)?)),
-            None => {
+            Some(Ok(sim)) => Solver::Gpu(Box::new(Coupled::new(sim, &level, &root, true)?)),
+            other => {
+                refused = other.and_then(Result::err).map(|e| e.to_string());
                 let sim = Simulation::new(&level)?;
                 Solver::Cpu(Box::new(Coupled::new(sim, &level, &root, true)?))
             }
         };
-        let backend = match solver {
-            Solver::Gpu(_) => "GPU",
-            Solver::Cpu(_) => "CPU",
+        let backend = match (&solver, refused) {
+            (Solver::Gpu(_), _) => "GPU".to_owned(),
+            (Solver::Cpu(_), None) => "CPU".to_owned(),
+            (Solver::Cpu(_), Some(why)) => format!("CPU (the GPU refused the level: {why})"),
         };
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, reports) = mpsc::channel();
