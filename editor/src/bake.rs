@@ -209,7 +209,22 @@ pub fn settle(
     sim: &mut impl Settling,
     tolerance: f32,
     max_seconds: f64,
+    progress: impl FnMut(f64, f32) -> ControlFlow<()>,
+) -> Result<BakeOutcome, BakeError> {
+    settle_until(sim, tolerance, max_seconds, progress, &|| false)
+}
+
+/// Steps a bake takes between looks at its `stop` flag.
+const STOP_EVERY: u64 = 8;
+
+/// As [`settle`], stopping (cancelled) within a few steps of `stop` saying so, not only at
+/// the end of a simulated second (50 steps or more, seconds on the CPU on a large level).
+pub fn settle_until(
+    sim: &mut impl Settling,
+    tolerance: f32,
+    max_seconds: f64,
     mut progress: impl FnMut(f64, f32) -> ControlFlow<()>,
+    stop: &dyn Fn() -> bool,
 ) -> Result<BakeOutcome, BakeError> {
     let dt = sim.dt();
     let per_second = ((1.0 / dt as f64).round() as u64).max(1);
@@ -226,7 +241,17 @@ pub fn settle(
     let mut taken = 0;
     while taken < max_steps {
         let n = per_second.min(max_steps - taken);
-        sim.run_steps(n)?;
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(STOP_EVERY);
+            sim.run_steps(k)?;
+            left -= k;
+            if stop() {
+                outcome.seconds = (taken + n - left) as f64 * dt as f64;
+                outcome.cancelled = true;
+                return Ok(outcome);
+            }
+        }
         taken += n;
         let span = (n as f64 * dt as f64) as f32;
         let depth = sim.depth_now()?;
@@ -362,10 +387,11 @@ impl BakeJob {
                         ControlFlow::Continue(())
                     }
                 };
-                let (tol, max) = (settings.tolerance, settings.max_seconds as f64);
+                let ends = (settings.tolerance, settings.max_seconds as f64);
+                let stopped = || stop.load(Ordering::Relaxed);
                 let result = match solver {
-                    Solver::Gpu(mut sim) => run(sim.as_mut(), &level, tol, max, progress),
-                    Solver::Cpu(mut sim) => run(sim.as_mut(), &level, tol, max, progress),
+                    Solver::Gpu(mut sim) => run(sim.as_mut(), &level, ends, progress, &stopped),
+                    Solver::Cpu(mut sim) => run(sim.as_mut(), &level, ends, progress, &stopped),
                 };
                 let _ = tx.send(Report::Done(result));
             })
@@ -439,11 +465,11 @@ impl BakeJob {
 fn run(
     sim: &mut impl Settling,
     level: &Level,
-    tolerance: f32,
-    max_seconds: f64,
+    (tolerance, max_seconds): (f32, f64),
     progress: impl FnMut(f64, f32) -> ControlFlow<()>,
+    stop: &dyn Fn() -> bool,
 ) -> Result<(BakeOutcome, Box<Level>), BakeError> {
-    let mut outcome = settle(sim, tolerance, max_seconds, progress)?;
+    let mut outcome = settle_until(sim, tolerance, max_seconds, progress, stop)?;
     if outcome.cancelled {
         return Ok((outcome, Box::new(Level::flat(1, 1, 1.0, 0.0))));
     }
@@ -530,73 +556,5 @@ pub fn progress(points: &[BakePoint], settings: BakeSettings) -> f32 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn points(rates: &[f32]) -> Vec<BakePoint> {
-        rates
-            .iter()
-            .enumerate()
-            .map(|(i, &rate)| BakePoint {
-                seconds: (i + 1) as f64,
-                rate,
-                wall: (i + 1) as f64 * 0.5,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn progress_never_goes_back_on_a_noisy_rate() {
-        let p = points(&[1.0, 1e-1, 1e-2, 2e-2, 5e-3, 1e-2]);
-        let shown: Vec<f32> = (1..=p.len())
-            .map(|n| progress(&p[..n], BakeSettings::default()))
-            .collect();
-        assert!(shown.windows(2).all(|w| w[1] >= w[0]), "{shown:?}");
-        assert!((shown[2] - 2.0 / 3.0).abs() < 1e-6, "{shown:?}");
-    }
-
-    #[test]
-    fn the_estimate_follows_a_falling_rate_to_the_tolerance() {
-        // The rate falls tenfold per simulated second: 1e-3 is 2 s past 1e-1; at 0.5 s of
-        // wall time per simulated second, 1 s left.
-        let p = points(&[10.0, 1.0, 1e-1]);
-        let left = estimate_left(&p, BakeSettings::default()).unwrap();
-        assert!((left - 1.0).abs() < 1e-6, "{left}");
-    }
-
-    #[test]
-    fn a_quiet_second_in_a_noisy_fall_is_not_taken_for_the_end() {
-        // The rate's trend falls a decade per 40 simulated seconds, 1e-2 at 40 s: 1e-3 is
-        // 40 s (20 s of wall time) away. Around the trend it jumps ×2 and ×½, and the last
-        // second happens to be ten times quieter than the trend.
-        let noise = [1.0, 2.0, 0.5, 1.0, 0.5, 2.0];
-        let rates: Vec<f32> = (1..=40)
-            .map(|t| {
-                let trend = 10f32.powf(-1.0 - t as f32 / 40.0);
-                trend * if t == 40 { 0.1 } else { noise[t % noise.len()] }
-            })
-            .collect();
-        let left = estimate_left(&points(&rates), BakeSettings::default()).unwrap();
-        assert!((left - 20.0).abs() < 0.3 * 20.0, "{left} s left for 20 s");
-    }
-
-    #[test]
-    fn a_rate_that_does_not_fall_runs_to_the_time_limit() {
-        let p = points(&[1.0, 1.0, 1.0]);
-        let settings = BakeSettings {
-            max_seconds: 13.0,
-            ..BakeSettings::default()
-        };
-        let left = estimate_left(&p, settings).unwrap();
-        assert!((left - 5.0).abs() < 1e-6, "{left}");
-    }
-
-    #[test]
-    fn a_still_level_settles_at_once() {
-        let level = Level::flat(16, 16, 1.0, 0.0);
-        let mut sim = Simulation::new(&level).unwrap();
-        let outcome = settle(&mut sim, 1e-3, 10.0, |_, _| ControlFlow::Continue(())).unwrap();
-        assert!(outcome.steady && !outcome.cancelled);
-        assert!((outcome.seconds - 1.0).abs() < 1e-6, "{outcome:?}");
-    }
-}
+#[path = "bake_tests.rs"]
+mod tests;

@@ -1,0 +1,100 @@
+//! Tests of the bake (`bake.rs`): the end estimate, settling, and stopping.
+
+use super::*;
+
+fn points(rates: &[f32]) -> Vec<BakePoint> {
+    rates
+        .iter()
+        .enumerate()
+        .map(|(i, &rate)| BakePoint {
+            seconds: (i + 1) as f64,
+            rate,
+            wall: (i + 1) as f64 * 0.5,
+        })
+        .collect()
+}
+
+#[test]
+fn progress_never_goes_back_on_a_noisy_rate() {
+    let p = points(&[1.0, 1e-1, 1e-2, 2e-2, 5e-3, 1e-2]);
+    let shown: Vec<f32> = (1..=p.len())
+        .map(|n| progress(&p[..n], BakeSettings::default()))
+        .collect();
+    assert!(shown.windows(2).all(|w| w[1] >= w[0]), "{shown:?}");
+    assert!((shown[2] - 2.0 / 3.0).abs() < 1e-6, "{shown:?}");
+}
+
+#[test]
+fn the_estimate_follows_a_falling_rate_to_the_tolerance() {
+    // The rate falls tenfold per simulated second: 1e-3 is 2 s past 1e-1; at 0.5 s of
+    // wall time per simulated second, 1 s left.
+    let p = points(&[10.0, 1.0, 1e-1]);
+    let left = estimate_left(&p, BakeSettings::default()).unwrap();
+    assert!((left - 1.0).abs() < 1e-6, "{left}");
+}
+
+#[test]
+fn a_quiet_second_in_a_noisy_fall_is_not_taken_for_the_end() {
+    // The rate's trend falls a decade per 40 simulated seconds, 1e-2 at 40 s: 1e-3 is
+    // 40 s (20 s of wall time) away. Around the trend it jumps ×2 and ×½, and the last
+    // second happens to be ten times quieter than the trend.
+    let noise = [1.0, 2.0, 0.5, 1.0, 0.5, 2.0];
+    let rates: Vec<f32> = (1..=40)
+        .map(|t| {
+            let trend = 10f32.powf(-1.0 - t as f32 / 40.0);
+            trend * if t == 40 { 0.1 } else { noise[t % noise.len()] }
+        })
+        .collect();
+    let left = estimate_left(&points(&rates), BakeSettings::default()).unwrap();
+    assert!((left - 20.0).abs() < 0.3 * 20.0, "{left} s left for 20 s");
+}
+
+#[test]
+fn a_rate_that_does_not_fall_runs_to_the_time_limit() {
+    let p = points(&[1.0, 1.0, 1.0]);
+    let settings = BakeSettings {
+        max_seconds: 13.0,
+        ..BakeSettings::default()
+    };
+    let left = estimate_left(&p, settings).unwrap();
+    assert!((left - 5.0).abs() < 1e-6, "{left}");
+}
+
+#[test]
+fn a_stop_is_heeded_within_a_few_steps() {
+    // The flag was read once a simulated second: 50 steps here, minutes on a large level
+    // on the CPU.
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = spillway::Grid::from_fn(16, 16, |x, _| if x < 8 { 1.0 } else { 0.0 });
+    level.params.dt = 0.02;
+    let mut sim = Simulation::new(&level).unwrap();
+    let asked = std::cell::Cell::new(0);
+    let stop = || {
+        asked.set(asked.get() + 1);
+        true
+    };
+    let outcome = settle_until(
+        &mut sim,
+        1e-9,
+        100.0,
+        |_, _| ControlFlow::Continue(()),
+        &stop,
+    )
+    .unwrap();
+    assert!(outcome.cancelled && !outcome.steady);
+    assert_eq!(asked.get(), 1);
+    assert!(
+        outcome.seconds <= STOP_EVERY as f64 * 0.02 + 1e-9,
+        "{}",
+        outcome.seconds
+    );
+}
+
+#[test]
+fn a_still_level_settles_at_once() {
+    let level = Level::flat(16, 16, 1.0, 0.0);
+    let mut sim = Simulation::new(&level).unwrap();
+    let outcome = settle(&mut sim, 1e-3, 10.0, |_, _| ControlFlow::Continue(())).unwrap();
+    assert!(outcome.steady && !outcome.cancelled);
+    assert!((outcome.seconds - 1.0).abs() < 1e-6, "{outcome:?}");
+}
