@@ -8,6 +8,7 @@ mod support;
 
 mod analysis;
 mod bodies;
+mod body_files;
 mod device_loss;
 mod erosion;
 mod files;

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use spillway::level::Body;
 use spillway::{Grid, Level};
 
 use super::dialogs::{Dialog, ExportForm, ImportForm, NewLevelForm};
@@ -392,81 +391,6 @@ impl EditorApp {
                 false
             }
         }
-    }
-
-    /// Records that the document was saved to `path`, as it stood at history `state`.
-    pub(crate) fn saved(&mut self, path: &Path, state: u64) {
-        let old = self.document.path().map(Path::to_path_buf);
-        self.recovery.discard(old.as_deref());
-        self.recovery.discard(Some(path));
-        self.document.mark_saved_as_of(path.to_path_buf(), state);
-        self.recent.add(path);
-        // Saving checks only what no level can mean; a game opens a level with the default
-        // limits, so say at once if this one is past them.
-        match self
-            .document
-            .level()
-            .validate(&spillway::level::Limits::default())
-        {
-            Ok(()) => self.notify(format!("Saved {}", path.display()), false),
-            Err(e) => self.notify(
-                format!(
-                    "Saved {}, but a game's default limits refuse it ({e}): make it \
-                     smaller, or have the game load it with file::load_with_limits",
-                    path.display()
-                ),
-                true,
-            ),
-        }
-    }
-
-    /// Copies the bodies' glTF files into the folder of `path` where they lie outside it;
-    /// returns the bodies with their paths relative to it, where any changed.
-    fn copy_body_files(&mut self, path: &Path) -> Result<Option<Vec<Body>>, EditorError> {
-        let level = self.document.level();
-        if level.bodies.is_empty() {
-            return Ok(None);
-        }
-        let new_dir = path.parent().unwrap_or(Path::new("."));
-        let old_dir = super::bodies::level_dir(&self.document);
-        let (relinked, _) =
-            crate::project::body_files::relink(&level.bodies, old_dir.as_deref(), new_dir)?;
-        Ok((relinked != level.bodies).then_some(relinked))
-    }
-
-    /// Once a save to `saved_to` succeeded, the bodies as it wrote them become the
-    /// document's, in its history too (an undo past the save brought back paths relative to
-    /// the old folder, which the new one does not have: the bodies vanished and the next save
-    /// failed). Saved into another folder, every other path the history holds relative to the
-    /// old one (a body deleted before the save) names its file there by its full path.
-    pub(crate) fn relink_bodies(&mut self, relinked: Option<Vec<Body>>, saved_to: &Path) {
-        let old_dir = super::bodies::level_dir(&self.document);
-        let new_dir = saved_to.parent().unwrap_or(Path::new("."));
-        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => a == b,
-        };
-        let moved_folder = old_dir.as_deref().is_none_or(|old| !same(old, new_dir));
-        if relinked.is_none() && !moved_folder {
-            return;
-        }
-        // The bodies as saved (unchanged: their paths hold in the new folder too).
-        let bodies = &self.document.level().bodies;
-        let saved = relinked.unwrap_or_else(|| bodies.clone());
-        let moved: std::collections::HashMap<String, String> = (bodies.iter())
-            .zip(saved)
-            .map(|(old, new)| (old.gltf.clone(), new.gltf))
-            .collect();
-        let to = |gltf: &str| -> String {
-            if let Some(new) = moved.get(gltf) {
-                return new.clone();
-            }
-            match crate::tools::body::library::resolve(old_dir.as_deref(), gltf) {
-                Ok(file) if moved_folder => file.to_string_lossy().into_owned(),
-                _ => gltf.to_owned(),
-            }
-        };
-        self.document.relink_bodies(&to);
     }
 
     /// Imports the glTF body at `path` (it becomes the body the Body tool places, and the Body

@@ -544,59 +544,6 @@ impl GpuSimulation {
         Ok(())
     }
 
-    /// The maps of the run since [`Self::record_maps`] (waits for the recorded steps), or
-    /// `None` if they are not kept.
-    pub fn read_maps(&self) -> Result<Option<crate::sim::maps::RunMaps>, GpuError> {
-        use crate::sim::maps::MapKind;
-        let read = |kind| self.read_map(kind).map(|g| g.map(|g| g.data));
-        let (Some(max_depth), Some(max_speed), Some(arrival), Some(hazard)) = (
-            read(MapKind::MaxDepth)?,
-            read(MapKind::MaxSpeed)?,
-            read(MapKind::Arrival)?,
-            read(MapKind::Hazard)?,
-        ) else {
-            return Ok(None);
-        };
-        Ok(Some(crate::sim::maps::RunMaps {
-            nx: self.nx,
-            ny: self.ny,
-            max_depth,
-            max_speed,
-            arrival,
-            hazard,
-        }))
-    }
-
-    /// One map of the run (as [`Self::read_maps`], reading back a quarter of it: what an
-    /// overlay of one map needs), or `None` if they are not kept.
-    pub fn read_map(
-        &self,
-        kind: crate::sim::maps::MapKind,
-    ) -> Result<Option<crate::Grid>, GpuError> {
-        use crate::sim::maps::MapKind;
-        let Some(m) = &self.maps else {
-            return Ok(None);
-        };
-        self.check_device()?;
-        let k = match kind {
-            MapKind::MaxDepth => 0,
-            MapKind::MaxSpeed => 1,
-            MapKind::Arrival => 2,
-            MapKind::Hazard => 3,
-        };
-        let cells = self.nx * self.ny;
-        let device = &self.ctx.device;
-        let mut data = super::readback::read_f32(device, &self.ctx.queue, &m.maps[k], 0, cells)?;
-        if kind == MapKind::Arrival {
-            super::maps::arrival_from_gpu(&mut data);
-        }
-        Ok(Some(crate::Grid {
-            nx: self.nx,
-            ny: self.ny,
-            data,
-        }))
-    }
-
     /// Simulated seconds of the steps recorded so far: the time the water stands at once the
     /// GPU has run them (a step that ran short on sub-steps is caught up later).
     pub fn clock(&self) -> f64 {
