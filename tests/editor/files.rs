@@ -188,13 +188,7 @@ fn closing_the_window_over_unsaved_changes_asks_first() {
         &line(ed.at(0.45, 0.5), ed.at(0.55, 0.5), 4),
         Modifiers::NONE,
     );
-    ed.harness
-        .input_mut()
-        .viewports
-        .entry(egui::ViewportId::ROOT)
-        .or_default()
-        .events
-        .push(egui::ViewportEvent::Close);
+    ed.close_window();
     ed.frames(2);
     assert!(matches!(
         ed.harness.state().dialog(),

@@ -92,10 +92,7 @@ fn an_exported_heightmap_imported_back_with_the_defaults_keeps_its_heights() {
     let level = bumpy_level();
     let mut ed = editor_with(&level);
     let output = ed.dir.path().join("touched_up.png");
-    ed.dialogs.push(&output);
-    ed.click("File");
-    ed.click("Export heightmap…");
-    ed.click("Export…");
+    export_png(&mut ed, &output);
     let range = HeightRange::of(&level.terrain);
     let black = format!("black {} m", range.min);
     assert!(
@@ -226,10 +223,7 @@ fn a_heightmap_exported_in_an_earlier_session_comes_back_at_its_heights() {
     let level = bumpy_level();
     let mut ed = editor_with(&level);
     let output = ed.dir.path().join("touched_up.png");
-    ed.dialogs.push(&output);
-    ed.click("File");
-    ed.click("Export heightmap…");
-    ed.click("Export…");
+    export_png(&mut ed, &output);
     let project = ed.dir.path().join("level.ron");
     let dir = ed.dir;
     drop(ed.harness);
@@ -245,4 +239,12 @@ fn a_heightmap_exported_in_an_earlier_session_comes_back_at_its_heights() {
     for (a, b) in level.terrain.data.iter().zip(&back.data) {
         assert!((a - b).abs() <= step * 0.5 + 1e-4, "{a} vs {b}");
     }
+}
+
+/// Exports the terrain as a 16-bit PNG to `output` with the dialog's defaults.
+fn export_png(ed: &mut crate::support::Editor, output: &std::path::Path) {
+    ed.dialogs.push(output);
+    ed.click("File");
+    ed.click("Export heightmap…");
+    ed.click("Export…");
 }

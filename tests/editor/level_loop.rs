@@ -351,13 +351,7 @@ fn keep_this_state_then_undo() {
     ed.key(Modifiers::COMMAND, Key::B);
     assert!(ed.harness.state().baking());
     // Closing the window while it bakes waits for the bake (it was dropped unasked).
-    ed.harness
-        .input_mut()
-        .viewports
-        .entry(egui::ViewportId::ROOT)
-        .or_default()
-        .events
-        .push(egui::ViewportEvent::Close);
+    ed.close_window();
     ed.frames(2);
     assert!(ed.harness.state().baking(), "still baking");
     assert!(

@@ -264,6 +264,17 @@ impl Editor {
         h.run_steps(2);
     }
 
+    /// Clicks the window's close button (the window asks the app first).
+    pub fn close_window(&mut self) {
+        self.harness
+            .input_mut()
+            .viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .events
+            .push(egui::ViewportEvent::Close);
+    }
+
     /// Presses a key with modifiers, then runs a frame.
     pub fn key(&mut self, modifiers: Modifiers, key: egui::Key) {
         self.harness.key_press_modifiers(modifiers, key);

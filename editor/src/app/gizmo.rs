@@ -392,17 +392,7 @@ mod tests {
     fn the_arrows_keep_their_screen_length_looking_straight_down() {
         // Measured with an upright step, the scale shrank to nothing from above: the arrows
         // grew some 45 times too long and ran off the screen.
-        let body = spillway::level::Body {
-            name: "crate".into(),
-            gltf: "crate.glb".into(),
-            translation: [10.0, 10.0, 1.0],
-            rotation: [0.0, 0.0, 0.0, 1.0],
-            scale: [1.0; 3],
-            density: 600.0,
-            dynamic: true,
-            coupling: Default::default(),
-            collider: Default::default(),
-        };
+        let body = crate::document::bodies::test_body("crate", "crate.glb", [10.0, 10.0, 1.0]);
         let bounds = Bounds {
             min: Vec3::new(0.0, 0.0, 0.0),
             max: Vec3::new(20.0, 20.0, 2.0),

@@ -36,26 +36,32 @@ impl Part for Vec<Body> {
 /// An edit of the level's bodies.
 pub type EditBodies = Edit<Vec<Body>>;
 
+/// A dynamic, unrotated, unscaled body of 600 kg/m³ named `name`, its file `gltf`, at `at`:
+/// the body the editor's unit tests place.
+#[cfg(test)]
+pub(crate) fn test_body(name: &str, gltf: &str, at: [f32; 3]) -> Body {
+    Body {
+        name: name.into(),
+        gltf: gltf.into(),
+        translation: at,
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+        density: 600.0,
+        dynamic: true,
+        coupling: spillway::level::Coupling::Auto,
+        collider: Default::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::document::Command;
-    use spillway::level::Coupling;
 
     #[test]
     fn apply_and_revert_are_exact_inverses() {
         let mut level = Level::flat(8, 8, 1.0, 0.0);
-        let body = Body {
-            name: "Crate 1".into(),
-            gltf: "bodies/crate.glb".into(),
-            translation: [1.0, 2.0, 3.0],
-            rotation: [0.0, 0.0, 0.0, 1.0],
-            scale: [1.0; 3],
-            density: 600.0,
-            dynamic: true,
-            coupling: Coupling::Auto,
-            collider: Default::default(),
-        };
+        let body = test_body("Crate 1", "bodies/crate.glb", [1.0, 2.0, 3.0]);
         let edit = EditBodies::new("Place body", vec![], vec![body.clone()]);
         assert!(!edit.is_empty());
         assert_eq!(edit.apply(&mut level), Change::Bodies);

@@ -172,17 +172,7 @@ mod tests {
     fn relinking_bodies_keeps_the_count_of_what_is_held() {
         // Longer paths after a relink were not counted: a redo step dropped by the next edit
         // took away more bytes than were counted, and the count wrapped below zero.
-        let body = |gltf: &str| spillway::level::Body {
-            name: "crate".into(),
-            gltf: gltf.into(),
-            translation: [1.0; 3],
-            rotation: [0.0, 0.0, 0.0, 1.0],
-            scale: [1.0; 3],
-            density: 600.0,
-            dynamic: true,
-            coupling: Default::default(),
-            collider: Default::default(),
-        };
+        let body = |gltf: &str| crate::document::bodies::test_body("crate", gltf, [1.0; 3]);
         let mut level = Level::flat(2, 2, 1.0, 0.0);
         let mut h = History::default();
         let place = crate::document::EditBodies::new("Place", vec![], vec![body("c.glb")]);

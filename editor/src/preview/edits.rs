@@ -299,7 +299,6 @@ mod tests {
     use std::sync::Arc;
 
     use spillway::body::TriMesh;
-    use spillway::level::Body;
 
     use super::super::Preview;
 
@@ -314,17 +313,7 @@ mod tests {
     fn another_document_gets_its_own_body_meshes() {
         // The same `rock.glb` in another folder is another file: the physics kept the first
         // document's mesh for it.
-        let body = Body {
-            name: "rock".into(),
-            gltf: "rock.glb".into(),
-            translation: [1.0; 3],
-            rotation: [0.0, 0.0, 0.0, 1.0],
-            scale: [1.0; 3],
-            density: 2600.0,
-            dynamic: true,
-            coupling: Default::default(),
-            collider: Default::default(),
-        };
+        let body = crate::document::bodies::test_body("rock", "rock.glb", [1.0; 3]);
         let (first, second) = (triangle(1.0), triangle(2.0));
         let mut preview = Preview::new();
         preview.sync_bodies(std::slice::from_ref(&body), |_| Some(first.clone()));
