@@ -72,6 +72,11 @@ pub trait Settling {
     fn dt(&self) -> f32;
     /// Runs `n` steps of [`Settling::dt`].
     fn run_steps(&mut self, n: u64) -> Result<(), BakeError>;
+    /// Steps between two looks at a bake's stop flag: a few on the CPU; on the GPU a whole
+    /// interval (each call of `run_steps` there waits for the GPU to catch up).
+    fn steps_between_stops(&self) -> u64 {
+        STOP_EVERY
+    }
     /// The depth grid now, row-major, metres.
     fn depth_now(&mut self) -> Result<Vec<f32>, BakeError>;
     /// The level with the water as it is now (depths and flow state).
@@ -106,6 +111,10 @@ impl Settling for Simulation {
 impl Settling for GpuSimulation {
     fn dt(&self) -> f32 {
         self.params().dt
+    }
+
+    fn steps_between_stops(&self) -> u64 {
+        u64::MAX
     }
 
     fn run_steps(&mut self, n: u64) -> Result<(), BakeError> {
@@ -161,6 +170,10 @@ impl<S: Settling + WaterSolver> Settling for Coupled<S> {
         self.sim.dt()
     }
 
+    fn steps_between_stops(&self) -> u64 {
+        self.sim.steps_between_stops()
+    }
+
     fn run_steps(&mut self, n: u64) -> Result<(), BakeError> {
         let Some(world) = self.world.as_mut() else {
             return self.sim.run_steps(n);
@@ -214,11 +227,11 @@ pub fn settle(
     settle_until(sim, tolerance, max_seconds, progress, &|| false)
 }
 
-/// Steps a bake takes between looks at its `stop` flag.
+/// Steps a bake on the CPU takes between looks at its `stop` flag.
 const STOP_EVERY: u64 = 8;
 
-/// As [`settle`], stopping (cancelled) within a few steps of `stop` saying so, not only at
-/// the end of a simulated second (50 steps or more, seconds on the CPU on a large level).
+/// As [`settle`], stopping (cancelled) within a few steps of `stop` saying so on the CPU, not
+/// only at the end of a simulated second (50 steps or more, seconds on a large level).
 pub fn settle_until(
     sim: &mut impl Settling,
     tolerance: f32,
@@ -242,8 +255,9 @@ pub fn settle_until(
     while taken < max_steps {
         let n = per_second.min(max_steps - taken);
         let mut left = n;
+        let every = sim.steps_between_stops().max(1);
         while left > 0 {
-            let k = left.min(STOP_EVERY);
+            let k = left.min(every);
             sim.run_steps(k)?;
             left -= k;
             if stop() {
