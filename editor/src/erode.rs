@@ -146,19 +146,19 @@ pub fn erode(
             let k = GPU_CHUNK.min(steps - done);
             sim.step_n(k, dt)?;
             done += k;
+            // Steps that needed more sub-steps than were recorded ran short: their lost time
+            // runs again chunk by chunk (all of it at the end ran past the bar's 100 %, with no
+            // Cancel), as the bake does each simulated second.
+            sim.catch_up(dt)?;
             let terrain = if due() {
                 Some(sim.read_terrain()?)
             } else {
-                sim.stats()?;
                 None
             };
             if !report(done as f32 / steps as f32, terrain) {
                 return Err(ErodeError::Cancelled);
             }
         }
-        // Steps that needed more sub-steps than were recorded ran short: run the time they
-        // lost, as the bake and the command line do, so the bed moves for the whole time asked.
-        sim.catch_up(dt)?;
         sim.bake_into(&run)?
     } else {
         let mut sim = Simulation::new(&run)?;
