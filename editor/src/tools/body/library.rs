@@ -49,11 +49,35 @@ pub struct MeshCache {
 /// be read).
 pub type Stamp = Option<(Option<std::time::SystemTime>, u64)>;
 
-/// The stamp of the file at `path` now.
+/// The stamp of the file at `path` now. A `.gltf`'s takes in the `.bin` files beside it (its
+/// buffers): one put back or replaced alone is a change too (the body stayed unloaded, or kept
+/// its old mesh, while only the `.gltf` was looked at).
 pub fn stamp(path: &Path) -> Stamp {
-    std::fs::metadata(path)
+    let (modified, len) = std::fs::metadata(path)
         .ok()
-        .map(|m| (m.modified().ok(), m.len()))
+        .map(|m| (m.modified().ok(), m.len()))?;
+    let is_gltf = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gltf"));
+    let beside = path
+        .parent()
+        .filter(|_| is_gltf)
+        .and_then(|d| std::fs::read_dir(d).ok());
+    let (mut newest, mut bytes) = (modified, len);
+    for entry in beside.into_iter().flatten().flatten() {
+        let file = entry.path();
+        if !file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("bin"))
+        {
+            continue;
+        }
+        if let Ok(m) = entry.metadata() {
+            newest = newest.max(m.modified().ok());
+            bytes = bytes.wrapping_add(m.len()).wrapping_add(1);
+        }
+    }
+    Some((newest, bytes))
 }
 
 /// The cache key of `path`: its canonical form where it exists.
@@ -208,5 +232,26 @@ mod tests {
         let again = cache.load(&path).expect("the crate again");
         assert_eq!(cache.parses(), 3);
         assert!((again.volume - first.volume).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_gltfs_buffer_put_back_is_a_change() {
+        // Only the `.gltf` was looked at: a body whose `.bin` was missing stayed unloaded once
+        // the buffer was back, and a `.bin` replaced alone kept the old mesh.
+        let dir = tempfile::tempdir().expect("dir");
+        let gltf = dir.path().join("log.gltf");
+        std::fs::write(&gltf, r#"{"buffers":[{"uri":"log.bin","byteLength":4}]}"#).expect("write");
+        let without = stamp(&gltf);
+        std::fs::write(dir.path().join("log.bin"), b"1234").expect("write");
+        let with = stamp(&gltf);
+        assert_ne!(with, without);
+        std::fs::write(dir.path().join("log.bin"), b"123456").expect("write");
+        assert_ne!(stamp(&gltf), with, "replaced alone");
+        // A `.glb` is its own buffer: the files beside it do not count.
+        let glb = dir.path().join("crate.glb");
+        std::fs::write(&glb, b"glb").expect("write");
+        let before = stamp(&glb);
+        std::fs::write(dir.path().join("other.bin"), b"12").expect("write");
+        assert_eq!(stamp(&glb), before);
     }
 }
