@@ -260,7 +260,9 @@ pub fn settle_until(
             let k = left.min(every);
             sim.run_steps(k)?;
             left -= k;
-            if stop() {
+            // The interval's last chunk leaves it to the rate and `progress` (water that
+            // settled as Cancel came is kept).
+            if left > 0 && stop() {
                 outcome.seconds = (taken + n - left) as f64 * dt as f64;
                 outcome.cancelled = true;
                 return Ok(outcome);

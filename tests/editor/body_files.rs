@@ -45,8 +45,9 @@ fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
     ed.frames(2);
     let tried = ed.harness.state().body_files_parsed();
     std::fs::copy(crate_file, bodies.join("crate.glb")).expect("copy the crate");
-    // The open level finds it at once (the failure was kept, not retried each frame, but a
-    // file that changed is tried again).
+    // The open level finds it within the interval it looks at failed files in (the failure
+    // was kept, not retried each frame, but a file that changed is tried again).
+    std::thread::sleep(spillway_editor::tools::body::library::RECHECK);
     ed.frames(2);
     assert_eq!(
         ed.harness.state().body_files_parsed(),

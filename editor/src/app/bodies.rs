@@ -68,9 +68,10 @@ pub(crate) struct Bodies {
     pub pending: Option<(String, Vec<Body>)>,
     /// How many bodies the Row and Stack helpers make (the selected one included).
     pub count: usize,
-    /// Files that failed to load, with why and the file's stamp then: retried once the file
-    /// changes (put back beside the level, fixed), not every frame.
-    failed: HashMap<PathBuf, (Stamp, Arc<ImportError>)>,
+    /// Files that failed to load, with why, the file's stamp then and when it was last looked
+    /// at: retried once the file changes (put back beside the level, fixed), looked at once
+    /// per `RECHECK`, not every frame.
+    failed: HashMap<PathBuf, (Stamp, Arc<ImportError>, std::time::Instant)>,
 }
 
 /// Speed a Shift+click knock gives a body, m/s (the impulse is its mass times this): enough to
@@ -137,7 +138,12 @@ impl Bodies {
     }
 
     fn mesh_at(&mut self, path: &Path) -> Result<Arc<BodyMesh>, Arc<ImportError>> {
-        if let Some((was, why)) = self.failed.get(path) {
+        if let Some((was, why, at)) = self.failed.get_mut(path) {
+            // Looked at again once per interval, as the cache looks at a loaded file.
+            if at.elapsed() < crate::tools::body::library::RECHECK {
+                return Err(why.clone());
+            }
+            *at = std::time::Instant::now();
             if *was == stamp(path) {
                 return Err(why.clone());
             }
@@ -145,8 +151,8 @@ impl Bodies {
         }
         self.cache.load(path).map_err(|e| {
             let why = Arc::new(e);
-            self.failed
-                .insert(path.to_path_buf(), (stamp(path), why.clone()));
+            let entry = (stamp(path), why.clone(), std::time::Instant::now());
+            self.failed.insert(path.to_path_buf(), entry);
             why
         })
     }

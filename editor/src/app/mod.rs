@@ -498,6 +498,11 @@ impl eframe::App for EditorApp {
     /// The window closes: an autosave still being written is finished with (see
     /// `Recovery::finish`).
     fn on_exit(&mut self) {
+        if !self.document.is_modified() {
+            // Undone back to the saved state: a copy being written holds changes undone.
+            let path = self.document.path().map(std::path::Path::to_path_buf);
+            self.recovery.discard(path.as_deref());
+        }
         self.recovery.finish();
     }
 }

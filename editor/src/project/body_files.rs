@@ -63,7 +63,7 @@ pub fn inside(path: &Path, dir: &Path) -> Option<String> {
 /// The external buffers of a `.gltf` file (the only external files the runtime reads), as
 /// the file names they stand for (percent-decoded, as the runtime's importer resolves them).
 /// A URI that leaves the file's folder by name is refused.
-fn external_buffers(gltf: &Path) -> Result<Vec<String>, BodyFileError> {
+pub(crate) fn external_buffers(gltf: &Path) -> Result<Vec<String>, BodyFileError> {
     let Ok(text) = std::fs::read_to_string(gltf) else {
         return Ok(Vec::new());
     };

@@ -369,7 +369,14 @@ pub fn encode(
     if format.needs_range() {
         range.check()?;
     }
-    encode_in(grid, format, range)
+    let bytes = encode_in(grid, format, range)?;
+    // Heights only: a map of the run's range (arrival times) is no height range to import.
+    Ok(match format {
+        HeightmapFormat::Png16 | HeightmapFormat::Png8 => {
+            heightmap::png::with_range_note(&bytes, range.min, range.max)
+        }
+        _ => bytes,
+    })
 }
 
 /// [`encode`], the range already checked.
@@ -391,7 +398,6 @@ fn encode_in(
                 .flat_map(|&v| (quantize(v, 65535.0) as u16).to_ne_bytes())
                 .collect();
             png(&samples, w, h, ExtendedColorType::L16)
-                .map(|b| heightmap::png::with_range_note(&b, range.min, range.max))
         }
         HeightmapFormat::Png8 => {
             let samples: Vec<u8> = grid
@@ -400,7 +406,6 @@ fn encode_in(
                 .map(|&v| quantize(v, 255.0) as u8)
                 .collect();
             png(&samples, w, h, ExtendedColorType::L8)
-                .map(|b| heightmap::png::with_range_note(&b, range.min, range.max))
         }
         HeightmapFormat::RawR16 => Ok(grid
             .data

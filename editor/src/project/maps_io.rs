@@ -15,8 +15,8 @@ pub fn export_maps(dir: &Path, maps: &RunMaps) -> Result<Vec<PathBuf>, Heightmap
     export_maps_with(dir, maps, &mut |_| true)
 }
 
-/// As [`export_maps`], telling `report` the share done after each map; it stops (with the
-/// files written so far) once `report` says no.
+/// As [`export_maps`], telling `report` the share done before each map; it stops (with the
+/// files written so far, and no `maps.txt`) once `report` says no.
 pub fn export_maps_with(
     dir: &Path,
     maps: &RunMaps,
@@ -94,6 +94,9 @@ mod tests {
         };
         let written = super::export_maps(dir.path(), &maps).expect("written");
         assert!(written.iter().any(|p| p.ends_with("arrival.png")));
+        // Seconds are no heights: no range an import would take is noted in the PNG.
+        let png = dir.path().join("arrival.png");
+        assert_eq!(crate::heightmap::png::range_note(&png), None);
         // Stopped after the first map (Cancel): its files only, and the share told.
         let other = dir.path().join("stopped");
         let mut shares = Vec::new();

@@ -49,9 +49,9 @@ pub struct MeshCache {
 /// be read).
 pub type Stamp = Option<(Option<std::time::SystemTime>, u64)>;
 
-/// The stamp of the file at `path` now. A `.gltf`'s takes in the `.bin` files beside it (its
-/// buffers): one put back or replaced alone is a change too (the body stayed unloaded, or kept
-/// its old mesh, while only the `.gltf` was looked at).
+/// The stamp of the file at `path` now. A `.gltf`'s takes in the buffer files it names: one
+/// put back or replaced alone is a change too (the body stayed unloaded, or kept its old
+/// mesh, while only the `.gltf` was looked at).
 pub fn stamp(path: &Path) -> Stamp {
     let (modified, len) = std::fs::metadata(path)
         .ok()
@@ -59,22 +59,15 @@ pub fn stamp(path: &Path) -> Stamp {
     let is_gltf = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gltf"));
-    let beside = path
-        .parent()
-        .filter(|_| is_gltf)
-        .and_then(|d| std::fs::read_dir(d).ok());
     let (mut newest, mut bytes) = (modified, len);
-    for entry in beside.into_iter().flatten().flatten() {
-        let file = entry.path();
-        if !file
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("bin"))
-        {
-            continue;
-        }
-        if let Ok(m) = entry.metadata() {
-            newest = newest.max(m.modified().ok());
-            bytes = bytes.wrapping_add(m.len()).wrapping_add(1);
+    if let (true, Some(folder)) = (is_gltf, path.parent()) {
+        let buffers = crate::project::body_files::external_buffers(path).unwrap_or_default();
+        for name in buffers {
+            // A missing buffer counts too: its coming back is the change.
+            let m = std::fs::metadata(folder.join(name)).ok();
+            newest = newest.max(m.as_ref().and_then(|m| m.modified().ok()));
+            let size = m.map_or(u64::MAX, |m| m.len());
+            bytes = bytes.wrapping_add(size).wrapping_add(1);
         }
     }
     Some((newest, bytes))
@@ -247,7 +240,10 @@ mod tests {
         assert_ne!(with, without);
         std::fs::write(dir.path().join("log.bin"), b"123456").expect("write");
         assert_ne!(stamp(&gltf), with, "replaced alone");
-        // A `.glb` is its own buffer: the files beside it do not count.
+        // Files it does not name do not count, nor any beside a `.glb` (its own buffer).
+        let named = stamp(&gltf);
+        std::fs::write(dir.path().join("other.bin"), b"1234").expect("write");
+        assert_eq!(stamp(&gltf), named, "another model's buffer");
         let glb = dir.path().join("crate.glb");
         std::fs::write(&glb, b"glb").expect("write");
         let before = stamp(&glb);
