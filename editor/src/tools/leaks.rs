@@ -8,7 +8,7 @@
 
 use spillway::Level;
 
-use super::spill::{Spill, spill_from};
+use super::spill::{Seen, Spill, spill_from};
 
 /// Depth above which a cell holds authored water, metres.
 const WET: f32 = 1e-3;
@@ -37,6 +37,7 @@ pub fn leaks(level: &Level, ground: &[f32]) -> Vec<Leak> {
     let area = level.cell_size * level.cell_size;
     let mut label = vec![false; nx * ny];
     let mut out = Vec::new();
+    let mut seen = Seen::new(nx * ny);
     for first in 0..nx * ny {
         if label[first] || water[first] <= WET {
             continue;
@@ -69,7 +70,7 @@ pub fn leaks(level: &Level, ground: &[f32]) -> Vec<Leak> {
         if hi - lo > FLAT {
             continue;
         }
-        if let Some(escape) = spill_from(level, ground, &lake)
+        if let Some(escape) = spill_from(level, ground, &lake, hi - TOLERANCE, &mut seen)
             && escape.surface < hi - TOLERANCE
         {
             out.push(Leak {

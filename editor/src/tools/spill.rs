@@ -153,18 +153,62 @@ pub fn spill(level: &Level, ground: &[f32], x: usize, y: usize) -> Option<Spill>
         return None;
     }
     let (x, y) = basin_floor(level, ground, x, y);
-    spill_from(level, ground, &[y * nx + x])
+    let mut seen = Seen::new(nx * ny);
+    spill_from(level, ground, &[y * nx + x], f32::INFINITY, &mut seen)
+}
+
+/// The cells floods of one map have reached, kept between floods so that many small floods (a
+/// leak check of thousands of puddles) each cost the cells they reach, not the map's size.
+pub struct Seen {
+    /// Per cell, the flood that last reached it.
+    stamp: Vec<u32>,
+    /// The flood under way.
+    now: u32,
+}
+
+impl Seen {
+    /// Marks for a map of `cells` cells, none reached yet.
+    pub fn new(cells: usize) -> Self {
+        Self {
+            stamp: vec![0; cells],
+            now: 0,
+        }
+    }
+
+    /// Starts a new flood: no cell is reached by it yet.
+    fn next_flood(&mut self) {
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.stamp.fill(0);
+            self.now = 1;
+        }
+    }
+
+    /// Marks cell `k` reached by this flood; whether it was not yet.
+    fn reach(&mut self, k: usize) -> bool {
+        let first = self.stamp[k] != self.now;
+        self.stamp[k] = self.now;
+        first
+    }
 }
 
 /// The spill of the basin holding the cells `start` (row-major indices, all in the map) over
 /// `ground`: as [`spill`], with the region starting as all of them. A start cell on an edge
-/// that lets water out spills there, at its ground.
-pub fn spill_from(level: &Level, ground: &[f32], start: &[usize]) -> Option<Spill> {
+/// that lets water out spills there, at its ground. `seen` holds the map's marks, reused
+/// between calls. The flood gives up (`None`) once the basin would hold water at `below` or
+/// higher: a leak check needs no spill above the lake's surface, and stops at its basin's rim.
+pub fn spill_from(
+    level: &Level,
+    ground: &[f32],
+    start: &[usize],
+    below: f32,
+    seen: &mut Seen,
+) -> Option<Spill> {
     let (nx, ny) = (level.nx(), level.ny());
-    let mut seen = vec![false; nx * ny];
+    seen.next_flood();
     let mut rim = BinaryHeap::new();
     for &k in start {
-        seen[k] = true;
+        seen.reach(k);
         rim.push(Reverse(Rim(ground[k], k as u32, k as u32)));
     }
     let mut surface = f32::NEG_INFINITY;
@@ -190,6 +234,9 @@ pub fn spill_from(level: &Level, ground: &[f32], start: &[usize]) -> Option<Spil
                 off_map: false,
             });
         }
+        if !is_start && surface.max(h) >= below {
+            return None;
+        }
         if !is_start || start.len() == 1 {
             surface = surface.max(h);
         }
@@ -207,8 +254,7 @@ pub fn spill_from(level: &Level, ground: &[f32], start: &[usize]) -> Option<Spil
             None => {}
         }
         let mut visit = |n: usize| {
-            if !seen[n] {
-                seen[n] = true;
+            if seen.reach(n) {
                 rim.push(Reverse(Rim(ground[n], n as u32, k as u32)));
             }
         };
@@ -268,6 +314,30 @@ mod tests {
                 .surface,
             3.0
         );
+    }
+
+    #[test]
+    fn floods_sharing_marks_find_what_fresh_ones_do_and_stop_at_the_level_asked() {
+        let level = two_bowls();
+        let ground = walls(&level, &[]);
+        let (west, east) = (10 * 41 + 10, 10 * 41 + 30);
+        let mut seen = Seen::new(41 * 21);
+        for start in [west, east, west] {
+            let shared = spill_from(&level, &ground, &[start], f32::INFINITY, &mut seen);
+            let fresh = spill_from(
+                &level,
+                &ground,
+                &[start],
+                f32::INFINITY,
+                &mut Seen::new(41 * 21),
+            );
+            assert_eq!(shared, fresh);
+            assert_eq!(shared.map(|s| s.surface), Some(3.0));
+        }
+        // Asked only for a spill below 2.9 m, the flood stops at that level: the bowl holds.
+        assert_eq!(spill_from(&level, &ground, &[west], 2.9, &mut seen), None);
+        let s = spill_from(&level, &ground, &[west], 3.1, &mut seen);
+        assert_eq!(s.map(|s| s.surface), Some(3.0));
     }
 
     #[test]
