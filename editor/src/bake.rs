@@ -337,6 +337,16 @@ pub enum BakeEnd {
     Failed(BakeError),
 }
 
+/// Where a long job runs, for the designer, from how the GPU took the level: not asked
+/// (`None`: "CPU"), taken ("GPU") or refused ("CPU (the GPU refused the level: why)").
+pub(crate) fn backend<T, E: std::fmt::Display>(gpu: Option<&Result<T, E>>) -> String {
+    match gpu {
+        None => "CPU".to_owned(),
+        Some(Ok(_)) => "GPU".to_owned(),
+        Some(Err(why)) => format!("CPU (the GPU refused the level: {why})"),
+    }
+}
+
 /// A bake running on a background thread.
 pub struct BakeJob {
     cancel: Arc<AtomicBool>,
@@ -369,19 +379,13 @@ impl BakeJob {
         let gpu_sim = gpu.map(|(device, queue)| GpuSimulation::new(&level, &device, &queue));
         // Why the GPU could not take it (out of memory beside the preview's own water, a
         // device limit): said, not silently hours slower.
-        let mut refused = None;
+        let backend = backend(gpu_sim.as_ref());
         let solver = match gpu_sim {
             Some(Ok(sim)) => Solver::Gpu(Box::new(Coupled::new(sim, &level, &root, true)?)),
-            other => {
-                refused = other.and_then(Result::err).map(|e| e.to_string());
+            _ => {
                 let sim = Simulation::new(&level)?;
                 Solver::Cpu(Box::new(Coupled::new(sim, &level, &root, true)?))
             }
-        };
-        let backend = match (&solver, refused) {
-            (Solver::Gpu(_), _) => "GPU".to_owned(),
-            (Solver::Cpu(_), None) => "CPU".to_owned(),
-            (Solver::Cpu(_), Some(why)) => format!("CPU (the GPU refused the level: {why})"),
         };
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, reports) = mpsc::channel();

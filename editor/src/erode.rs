@@ -41,11 +41,13 @@ impl Material {
     pub fn describe(self) -> &'static str {
         match self {
             Self::Sand => {
-                "Fine sand (0.5 mm): rolls in a gentle current and is lifted into the water where                  it runs fast, settling where it slows; rests at 33°"
+                "Fine sand (0.5 mm): rolls in a gentle current and is lifted into the water where \
+                 it runs fast, settling where it slows; rests at 33°"
             }
             Self::Gravel => "Gravel (1 cm): rolls along the bed in a strong current; rests at 38°",
             Self::Clay => {
-                "Clay: cohesive, little rolls, fine grains carried far before they settle;                  stands steep (45°)"
+                "Clay: cohesive, little rolls, fine grains carried far before they settle; \
+                 stands steep (45°)"
             }
             Self::Rock => "Rock (20 cm boulders): barely moves, stands at 60°",
         }
@@ -114,67 +116,93 @@ const PREVIEW_EVERY: Duration = Duration::from_millis(250);
 /// Steps per GPU submission between looks at the clock and the Cancel button.
 const GPU_CHUNK: usize = 64;
 
-/// Runs the water of `level` (from its initial state) for `seconds` over a bed of `sediment`
-/// and returns the terrain it leaves, with the grains still in the water settled where they
-/// are. It runs on the GPU `gpu` when given and the level fits it, else on the CPU solver.
-/// `report` gets the share done and, a few times a second, the terrain so far (the solver's,
-/// closed gates raised); it returns false to stop (then the result is
-/// `Err(ErodeError::Cancelled)`).
-pub fn erode(
-    level: &Level,
-    sediment: Sediment,
-    seconds: f64,
-    gpu: Option<(wgpu::Device, wgpu::Queue)>,
-    report: &mut dyn FnMut(f32, Option<Vec<f32>>) -> bool,
-) -> Result<Grid, ErodeError> {
-    let mut run = level.clone();
-    run.params.sediment = Some(sediment);
-    let dt = run.params.dt;
-    let steps = (seconds / dt as f64).ceil().max(1.0) as usize;
-    let mut shown = Instant::now();
-    let mut due = move || {
-        let now = shown.elapsed() >= PREVIEW_EVERY;
-        if now {
-            shown = Instant::now();
+/// An erosion run made ready: the level with its bed, and the solver it runs on.
+pub struct Erosion {
+    /// The level with the bed of the chosen material.
+    run: Level,
+    /// The GPU solver, when the GPU took the level (else the run is on the CPU).
+    gpu: Option<GpuSimulation>,
+    /// Where it runs, for the designer ("GPU", "CPU", or "CPU (the GPU refused the level:
+    /// why)").
+    pub backend: String,
+}
+
+impl Erosion {
+    /// Readies the water of `level` (from its initial state) over a bed of `sediment`: on the
+    /// GPU `gpu` when given and the level fits it, else on the CPU solver ([`Self::backend`]
+    /// says which, and why the GPU refused).
+    pub fn new(
+        level: &Level,
+        sediment: Sediment,
+        gpu: Option<(wgpu::Device, wgpu::Queue)>,
+    ) -> Self {
+        let mut run = level.clone();
+        run.params.sediment = Some(sediment);
+        let gpu = gpu.map(|(device, queue)| GpuSimulation::new(&run, &device, &queue));
+        let backend = crate::bake::backend(gpu.as_ref());
+        Self {
+            run,
+            gpu: gpu.and_then(Result::ok),
+            backend,
         }
-        now
-    };
-    let gpu_sim = gpu.and_then(|(device, queue)| GpuSimulation::new(&run, &device, &queue).ok());
-    let baked = if let Some(mut sim) = gpu_sim {
-        let mut done = 0;
-        while done < steps {
-            let k = GPU_CHUNK.min(steps - done);
-            sim.step_n(k, dt)?;
-            done += k;
-            // Steps that needed more sub-steps than were recorded ran short: their lost time
-            // runs again chunk by chunk (all of it at the end ran past the bar's 100 %, with no
-            // Cancel), as the bake does each simulated second.
-            sim.catch_up(dt)?;
-            let terrain = if due() {
-                Some(sim.read_terrain()?)
-            } else {
-                None
-            };
-            if !report(done as f32 / steps as f32, terrain) {
-                return Err(ErodeError::Cancelled);
+    }
+
+    /// Runs the water for `seconds` and returns the terrain it leaves, with the grains still in
+    /// the water settled where they are. `report` gets the share done and, a few times a
+    /// second, the terrain so far (the solver's, closed gates raised); it returns false to stop
+    /// (then the result is `Err(ErodeError::Cancelled)`).
+    pub fn run(
+        self,
+        seconds: f64,
+        report: &mut dyn FnMut(f32, Option<Vec<f32>>) -> bool,
+    ) -> Result<Grid, ErodeError> {
+        let run = self.run;
+        let dt = run.params.dt;
+        let steps = (seconds / dt as f64).ceil().max(1.0) as usize;
+        let mut shown = Instant::now();
+        let mut due = move || {
+            let now = shown.elapsed() >= PREVIEW_EVERY;
+            if now {
+                shown = Instant::now();
             }
-        }
-        sim.bake_into(&run)?
-    } else {
-        let mut sim = Simulation::new(&run)?;
-        for k in 0..steps {
-            sim.step(dt)?;
-            if k % 16 == 0 {
-                let terrain = due().then(|| sim.terrain().to_vec());
-                if !report(k as f32 / steps as f32, terrain) {
+            now
+        };
+        let baked = if let Some(mut sim) = self.gpu {
+            let mut done = 0;
+            while done < steps {
+                let k = GPU_CHUNK.min(steps - done);
+                sim.step_n(k, dt)?;
+                done += k;
+                // Steps that needed more sub-steps than were recorded ran short: their lost
+                // time runs again chunk by chunk (all of it at the end ran past the bar's
+                // 100 %, with no Cancel), as the bake does each simulated second.
+                sim.catch_up(dt)?;
+                let terrain = if due() {
+                    Some(sim.read_terrain()?)
+                } else {
+                    None
+                };
+                if !report(done as f32 / steps as f32, terrain) {
                     return Err(ErodeError::Cancelled);
                 }
             }
-        }
-        sim.bake_into(&run)
-    };
-    report(1.0, None);
-    Ok(baked.terrain)
+            sim.bake_into(&run)?
+        } else {
+            let mut sim = Simulation::new(&run)?;
+            for k in 0..steps {
+                sim.step(dt)?;
+                if k % 16 == 0 {
+                    let terrain = due().then(|| sim.terrain().to_vec());
+                    if !report(k as f32 / steps as f32, terrain) {
+                        return Err(ErodeError::Cancelled);
+                    }
+                }
+            }
+            sim.bake_into(&run)
+        };
+        report(1.0, None);
+        Ok(baked.terrain)
+    }
 }
 
 #[cfg(test)]
@@ -187,27 +215,29 @@ mod tests {
         level.terrain = Grid::from_fn(40, 4, |i, _| 0.05 * (40 - i) as f32);
         level.water = Grid::from_fn(40, 4, |i, _| if i < 10 { 1.0 } else { 0.0 });
         let before: f64 = level.terrain.data.iter().map(|&z| z as f64).sum();
-        let after = erode(
-            &level,
-            Material::Sand.sediment(),
-            10.0,
-            None,
-            &mut |_, _| true,
-        )
-        .unwrap();
+        let erosion = Erosion::new(&level, Material::Sand.sediment(), None);
+        assert_eq!(erosion.backend, "CPU");
+        let after = erosion.run(10.0, &mut |_, _| true).unwrap();
         let moved = (after.data.iter().zip(&level.terrain.data))
             .map(|(a, b)| (a - b).abs())
             .fold(0.0f32, f32::max);
         let sum: f64 = after.data.iter().map(|&z| z as f64).sum();
         assert!(moved > 1e-3, "the bed did not move: {moved}");
         assert!(((sum - before) / before).abs() < 1e-6);
-        let stopped = erode(
-            &level,
-            Material::Sand.sediment(),
-            10.0,
-            None,
-            &mut |_, _| false,
-        );
+        let stopped =
+            Erosion::new(&level, Material::Sand.sediment(), None).run(10.0, &mut |_, _| false);
         assert!(matches!(stopped, Err(ErodeError::Cancelled)));
+    }
+
+    #[test]
+    fn each_material_says_what_it_is_in_one_line() {
+        for m in Material::ALL {
+            assert!(
+                !m.describe().contains("  "),
+                "{}: {:?}",
+                m.name(),
+                m.describe()
+            );
+        }
     }
 }

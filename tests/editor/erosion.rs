@@ -51,6 +51,16 @@ fn erode_terrain_runs_the_river_over_sand_as_one_undo_step() {
         !ed.harness.state().preview().playing,
         "paused for the erode"
     );
+    {
+        // The progress window says where it runs (a CPU fallback is hours slower).
+        use egui_kittest::kittest::Queryable;
+        ed.frames(1);
+        assert!(
+            (ed.harness)
+                .query_by_label_contains("s of water on the GPU")
+                .is_some()
+        );
+    }
     wait_for(&mut ed, "Erode (sand, 120 s ×100)");
     let after = ed.terrain();
     let changed = after.iter().zip(&before).filter(|(a, b)| a != b).count();

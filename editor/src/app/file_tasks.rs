@@ -168,10 +168,15 @@ pub(crate) fn erode(
     let so_far = Arc::new(Mutex::new(None));
     let slot = so_far.clone();
     let shown = Box::new(level.clone());
+    let erosion = crate::erode::Erosion::new(&level, sediment, gpu);
     let task = Task::spawn(
-        format!("Eroding: {}, {seconds:.0} s of water", material.name()),
+        format!(
+            "Eroding: {}, {seconds:.0} s of water on the {}",
+            material.name(),
+            erosion.backend
+        ),
         move |p| {
-            crate::erode::erode(&level, sediment, seconds, gpu, &mut |share, terrain| {
+            erosion.run(seconds, &mut |share, terrain| {
                 p.set(share);
                 if let (Some(t), Ok(mut s)) = (terrain, slot.lock()) {
                     *s = Some(t);
