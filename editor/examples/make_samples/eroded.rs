@@ -6,7 +6,7 @@ use std::path::Path;
 use spillway::level::{Boundary, BoundaryKind, Edge};
 use spillway::{Grid, Level};
 use spillway_editor::cli::BoundaryArg;
-use spillway_editor::erode::{Material, erode};
+use spillway_editor::erode::{Erosion, Material};
 
 use super::{Result, import};
 
@@ -67,7 +67,7 @@ pub fn eroded_valley(scratch: &Path) -> Result<Level> {
         region: None,
         ..Material::Sand.sediment()
     };
-    let after = erode(&level, sand, SECONDS, None, &mut |_, _| true)?;
+    let after = Erosion::new(&level, sand, None).run(SECONDS, &mut |_, _| true)?;
     let change: Vec<f32> = (after.data.iter().zip(&level.terrain.data))
         .map(|(a, b)| a - b)
         .collect();
