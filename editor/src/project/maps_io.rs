@@ -15,8 +15,9 @@ pub fn export_maps(dir: &Path, maps: &RunMaps) -> Result<Vec<PathBuf>, Heightmap
     export_maps_with(dir, maps, &mut |_| true)
 }
 
-/// As [`export_maps`], telling `report` the share done before each map; it stops (with the
-/// files written so far, and no `maps.txt`) once `report` says no.
+/// As [`export_maps`], telling `report` the share done before each map; it stops once `report`
+/// says no, with the files written so far and a `maps.txt` naming only them (an older
+/// `maps.txt` in the folder gave other ranges for the PNGs just written over).
 pub fn export_maps_with(
     dir: &Path,
     maps: &RunMaps,
@@ -35,7 +36,8 @@ pub fn export_maps_with(
     let _ = writeln!(index, "size {} x {}", maps.nx, maps.ny);
     for (k, kind) in MapKind::ALL.into_iter().enumerate() {
         if !report(k as f32 / MapKind::ALL.len() as f32) {
-            return Ok(written);
+            index.push_str("# Cancelled: the maps not listed were not written.\n");
+            break;
         }
         let grid = maps.grid(kind);
         let most = grid.data.iter().copied().fold(0.0f32, f32::max);
@@ -106,6 +108,11 @@ mod tests {
         })
         .expect("written so far");
         assert_eq!(shares, vec![0.0, 0.25]);
-        assert_eq!(written.len(), 2, "{written:?}");
+        assert_eq!(written.len(), 3, "{written:?}");
+        // Its maps.txt names the map written, and only it.
+        let txt = std::fs::read_to_string(other.join("maps.txt")).expect("maps.txt");
+        assert!(txt.contains("max_depth.png"), "{txt}");
+        assert!(!txt.contains("max_speed.png"), "{txt}");
+        assert!(txt.contains("Cancelled"), "{txt}");
     }
 }
