@@ -244,9 +244,12 @@ fn import(app: &mut EditorApp, ui: &mut egui::Ui, form: &mut ImportForm) -> Outc
     });
     let level = app.document.level();
     ui.weak(format!(
-        "The terrain is replaced (undoable). A heightmap of another size than {} × {} resizes the level and clears its water.",
+        "The terrain is replaced (undoable). A heightmap of another size than {} × {} resizes \
+         the level: each pixel stays a cell of {} m, the objects keep their place in metres \
+         (those past the new edges are left out) and the water is cleared.",
         level.nx(),
-        level.ny()
+        level.ny(),
+        level.cell_size
     ));
     if let Some(e) = &form.error {
         ui.colored_label(ui.visuals().error_fg_color, e);
