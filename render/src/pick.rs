@@ -6,9 +6,6 @@ use spillway::Grid;
 use crate::camera::Ray;
 use crate::math::Vec3;
 
-/// Most march steps of one pick; longer rays take longer steps.
-const MAX_STEPS: usize = 8192;
-
 /// The terrain height at world point `(x, y)` (bilinear between cell centres, clamped).
 pub fn height_at(terrain: &Grid, cell_size: f32, x: f32, y: f32) -> f32 {
     terrain.sample(x / cell_size, y / cell_size)
@@ -49,8 +46,13 @@ pub fn pick(terrain: &Grid, cell_size: f32, z_range: (f32, f32), ray: &Ray) -> O
         return None;
     }
     // Counted steps from the entry point: `t + step` stops moving once the step is below the
-    // spacing of f32 at `t` (a far camera over tiny cells), and the march never ended.
-    let n = (((t1 - t0) / (cell_size * 0.5)).ceil() as usize).clamp(1, MAX_STEPS);
+    // spacing of f32 at `t` (a far camera over tiny cells), and the march never ended. Half a
+    // cell apart across the map (a fixed count stretched the steps past a cell on paths of
+    // more than 4096 cells, and a thin wall in plain view was missed): at most twice the
+    // cells a straight path over the map crosses.
+    let across = (t1 - t0) * ray.dir.x.hypot(ray.dir.y) / (cell_size * 0.5);
+    let most = 2 * (terrain.nx + terrain.ny) + 2;
+    let n = (across.ceil() as usize).clamp(1, most);
     let mut prev = t0;
     for i in 1..=n {
         let t = if i == n {
@@ -125,5 +127,25 @@ mod tests {
         };
         let hit = pick(&g, 1.0, (0.0, 20.0), &ray).expect("hit");
         assert!(hit.x > 38.0 && hit.x < 41.0, "{hit:?}");
+    }
+
+    #[test]
+    fn a_thin_wall_seen_across_a_long_level_is_hit() {
+        // 10 000 cells in a row, a one-cell wall 20 m high 50 m from the eye, looked at 10 m
+        // below its top: the march took 8192 steps at most, more than a cell each here, and
+        // passed through the wall from some places.
+        let g = Grid::from_fn(10_000, 3, |x, _| if x == 100 { 20.0 } else { 0.0 });
+        for k in 0..=10 {
+            let ray = Ray {
+                origin: Vec3::new(50.0 + 0.1 * k as f32, 1.5, 10.0),
+                dir: Vec3::new(1.0, 0.0, 0.0),
+            };
+            let hit = pick(&g, 1.0, (0.0, 20.0), &ray);
+            assert!(
+                hit.is_some_and(|p| p.x > 99.0 && p.x < 102.0),
+                "from {}: {hit:?}",
+                ray.origin.x
+            );
+        }
     }
 }

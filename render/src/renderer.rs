@@ -526,10 +526,14 @@ impl TerrainRenderer {
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, bind, &[]);
                 draw_tiles(&mut pass);
+            }
+            // Bodies also with no ground in view (a crate lifted high, seen from below
+            // against the sky).
+            if self.terrain.is_some() {
                 self.body_pass.draw(&mut pass);
-                if water_ready && !two_passes && self.water_pass.draw(&mut pass) {
-                    draw_tiles(&mut pass);
-                }
+            }
+            if drawn.is_some() && water_ready && !two_passes && self.water_pass.draw(&mut pass) {
+                draw_tiles(&mut pass);
             }
         }
         if two_passes

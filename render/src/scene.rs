@@ -85,6 +85,34 @@ pub struct Scene {
     pub size: [u32; 2],
 }
 
+impl Scene {
+    /// An image size for a view of `size` pixels (width, height) with no side past `most`:
+    /// scaled down by one factor, so the picture keeps the aspect the camera projects with
+    /// (each side clamped on its own, the image came out stretched and picks drifted from
+    /// it); at least 1 × 1.
+    pub fn image_size(size: [f32; 2], most: u32) -> [u32; 2] {
+        let most = most.max(1) as f32;
+        let k = (most / size[0].max(size[1])).min(1.0);
+        size.map(|s| {
+            let s = (s * k).round();
+            if s >= 1.0 { s.min(most) as u32 } else { 1 }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scene;
+
+    #[test]
+    fn an_image_too_wide_for_the_device_keeps_its_aspect() {
+        assert_eq!(Scene::image_size([9000.0, 3000.0], 4096), [4096, 1365]);
+        assert_eq!(Scene::image_size([800.4, 600.0], 4096), [800, 600]);
+        assert_eq!(Scene::image_size([0.0, 600.0], 4096), [1, 600]);
+        assert_eq!(Scene::image_size([f32::NAN, 600.0], 4096), [1, 600]);
+    }
+}
+
 /// The WGSL of [`Globals`], prepended to every pass's shader.
 pub(crate) const GLOBALS_WGSL: &str = include_str!("globals.wgsl");
 

@@ -244,7 +244,7 @@ impl TerrainTextures {
     /// Uploads the cell overlay's values (`grid` of this size; another size is ignored and
     /// returns false).
     pub fn set_cells(&mut self, queue: &wgpu::Queue, grid: &Grid) -> bool {
-        if (grid.nx, grid.ny) != (self.nx, self.ny) {
+        if (grid.nx, grid.ny) != (self.nx, self.ny) || grid.data.len() != self.nx * self.ny {
             return false;
         }
         upload(queue, &self.cells, grid, &CellRect::whole(self.nx, self.ny));
@@ -264,7 +264,7 @@ impl TerrainTextures {
             self.reference = None;
             return true;
         };
-        if (grid.nx, grid.ny) != (self.nx, self.ny) {
+        if (grid.nx, grid.ny) != (self.nx, self.ny) || grid.data.len() != self.nx * self.ny {
             return false;
         }
         let texture = self

@@ -123,9 +123,14 @@ fn roughness_colour(n: f32) -> vec3<f32> {
 }
 
 // 1 on a line of a periodic pattern with period 1 in `v`, fading over about `width` pixels.
+// Where `v` does not change across the pixel (level ground exactly at a contour's height)
+// there is no line: the whole flat was drawn as one, nearly black.
 fn line(v: f32, width: f32) -> f32 {
-    let w = max(fwidth(v), 1e-6);
-    let dist = abs(fract(v - 0.5) - 0.5) / w;
+    let f = fwidth(v);
+    if f < 1e-6 {
+        return 0.0;
+    }
+    let dist = abs(fract(v - 0.5) - 0.5) / f;
     return 1.0 - smoothstep(width * 0.5, width * 0.5 + 1.0, dist);
 }
 

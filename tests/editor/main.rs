@@ -10,6 +10,7 @@ mod analysis;
 mod bodies;
 mod body_files;
 mod device_loss;
+mod drawing;
 mod erosion;
 mod files;
 mod game_pixels;

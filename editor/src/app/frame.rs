@@ -193,9 +193,9 @@ impl EditorApp {
         renderer.keep_body_meshes(&held);
         renderer.set_bodies(&instances);
         // No larger than the device draws (a viewport wider than its texture limit failed
-        // validation); the image is shown stretched to the panel.
+        // validation), at the panel's aspect; the image is shown scaled up to the panel.
         let most = u32::try_from(renderer.max_side()).unwrap_or(u32::MAX);
-        scene.size = scene.size.map(|s| s.min(most));
+        scene.size = spillway_render::Scene::image_size(scene.size.map(|s| s as f32), most);
         if first_frame {
             ui.ctx().request_repaint();
         }

@@ -101,7 +101,10 @@ pub(crate) fn update_reference(app: &mut EditorApp) {
     match wanted {
         Some((b, t, key)) if view.compared != Some((b, t)) => {
             let level = app.document.level();
-            if let Ok(depth) = key.snapshot.depth() {
+            // A keyframe of another size (a run that outlived a resize) compares with nothing.
+            if let Ok(depth) = key.snapshot.depth()
+                && depth.len() == level.nx() * level.ny()
+            {
                 let grid = spillway::Grid {
                     nx: level.nx(),
                     ny: level.ny(),

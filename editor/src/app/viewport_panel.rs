@@ -22,7 +22,7 @@ use spillway_render::{level_bounds, terrain::value_range};
 mod stroke;
 
 /// Largest side of the offscreen image, pixels.
-const MAX_IMAGE_SIDE: f32 = 8192.0;
+const MAX_IMAGE_SIDE: u32 = 8192;
 
 /// What the renderer made of this frame, for [`ViewportPanel::paint`].
 pub(crate) enum ViewportImage<'a> {
@@ -498,12 +498,11 @@ impl ViewportPanel {
             }),
             _ => None,
         };
-        let size = |v: f32| (v * ppp).round().clamp(1.0, MAX_IMAGE_SIDE) as u32;
         Scene {
             camera: self.camera,
             overlays: self.overlays.clone(),
             brush,
-            size: [size(rect.width()), size(rect.height())],
+            size: Scene::image_size([rect.width() * ppp, rect.height() * ppp], MAX_IMAGE_SIDE),
         }
     }
 

@@ -1,0 +1,110 @@
+//! The shared renderer drawing what a designer looks at, straight through
+//! `spillway_render::TerrainRenderer` on the machine's adapter (lavapipe in CI): contour lines
+//! over level ground, and bodies with no ground in view.
+
+use spillway::{Grid, Level};
+use spillway_render::math::Vec3;
+use spillway_render::{BodyInstance, Camera, MeshId, Scene, TerrainRenderer};
+
+/// A renderer on the machine's adapter, for a level of `nx` × `ny` cells.
+fn renderer(nx: usize, ny: usize) -> TerrainRenderer {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("a GPU adapter");
+    let desc = wgpu::DeviceDescriptor {
+        required_limits: spillway::gpu::required_limits(nx, ny),
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a device");
+    TerrainRenderer::new(&device, &queue)
+}
+
+fn frame(renderer: &mut TerrainRenderer, level: &Level, scene: &Scene) -> Vec<u8> {
+    renderer.render(level, scene);
+    renderer.read_pixels().expect("a frame").2
+}
+
+/// Mean of the red, green and blue samples of `pixels` (RGBA).
+fn brightness(pixels: &[u8]) -> f64 {
+    let sum: u64 = pixels
+        .chunks_exact(4)
+        .map(|p| p[..3].iter().map(|&c| c as u64).sum::<u64>())
+        .sum();
+    sum as f64 / (pixels.len() / 4 * 3) as f64
+}
+
+#[test]
+fn contour_lines_leave_level_ground_its_colour() {
+    // A new level is level ground at 0 m, a whole contour's height: with contours on, all of
+    // it was drawn as one line, nearly black. A hill in the middle gives the lines to draw.
+    let n = 64;
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.terrain = Grid::from_fn(n, n, |x, y| {
+        let r = ((x as f32 - 32.0).powi(2) + (y as f32 - 32.0).powi(2)).sqrt();
+        (8.0 - r).max(0.0)
+    });
+    let mut renderer = renderer(n, n);
+    renderer.sync(&level, &spillway_render::Dirty::everything());
+    let mut scene = Scene {
+        camera: Camera {
+            target: Vec3::new(32.0, 32.0, 0.0),
+            yaw: 0.0,
+            pitch: 0.9,
+            distance: 70.0,
+        },
+        overlays: Default::default(),
+        brush: None,
+        size: [320, 240],
+    };
+    let plain = brightness(&frame(&mut renderer, &level, &scene));
+    scene.overlays.contours = true;
+    let lined = brightness(&frame(&mut renderer, &level, &scene));
+    println!("mean brightness {plain:.1} without contours, {lined:.1} with");
+    assert!(lined > 0.85 * plain, "{lined:.1} against {plain:.1}");
+    assert!(lined < plain, "the hill's lines are drawn");
+}
+
+#[test]
+fn a_body_seen_against_the_sky_is_drawn() {
+    // A crate lifted 40 m, looked at from below with no ground in view: it vanished (bodies
+    // were drawn only with terrain tiles in view).
+    let n = 32;
+    let level = Level::flat(n, n, 1.0, 0.0);
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    let mesh =
+        spillway::body::import::import(&file, file.parent().expect("dir"), &Default::default())
+            .expect("the bundled crate");
+    let mut renderer = renderer(n, n);
+    renderer.sync(&level, &spillway_render::Dirty::everything());
+    renderer.upload_body_mesh(MeshId(1), &mesh);
+    let target = Vec3::new(16.0, 16.0, 40.0);
+    let scene = Scene {
+        camera: Camera {
+            target,
+            yaw: 0.3,
+            pitch: -1.2,
+            distance: 12.0,
+        },
+        overlays: Default::default(),
+        brush: None,
+        size: [320, 240],
+    };
+    let sky = frame(&mut renderer, &level, &scene);
+    assert_eq!(renderer.visible_tiles(), 0, "no ground in view");
+    renderer.set_bodies(&[BodyInstance {
+        mesh: MeshId(1),
+        pose: spillway::body::Pose {
+            translation: [target.x, target.y, target.z],
+            scale: [3.0; 3],
+            ..Default::default()
+        },
+        colour: [0.6, 0.4, 0.2, 1.0],
+        selected: false,
+    }]);
+    let with_crate = frame(&mut renderer, &level, &scene);
+    let drawn = (sky.chunks_exact(4).zip(with_crate.chunks_exact(4)))
+        .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 8))
+        .count();
+    println!("{drawn} pixels of crate");
+    assert!(drawn > 1000, "{drawn} pixels of crate");
+}
