@@ -383,3 +383,28 @@ fn keep_this_state_lets_a_moving_crate_go_on_moving() {
     println!("the knocked crate: x = {x0:.3} m at the keep, {x1:.3} m six frames later");
     assert!(x1 - x0 > 0.05, "it goes on sliding: {x0} → {x1}");
 }
+
+#[test]
+fn a_seek_the_bodies_take_several_frames_over_stops_at_its_moment() {
+    // With room for one coupled step a frame, the steps a frame left undone were run again on
+    // top of the steps still to the moment (already counted from the clock): the water went
+    // past the moment clicked.
+    let mut ed = dam_editor();
+    play(&mut ed, 20.0, 60);
+    let time = ed.harness.state().preview().clock();
+    assert!(time > 12.0, "simulated {time} s");
+    let target = 0.5 * time + 0.37;
+    ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::ZERO;
+    ed.harness.state_mut().preview_mut().seek(target);
+    let mut frames = 0;
+    while ed.harness.state().preview().seeking().is_some() && frames < 400 {
+        ed.frames(1);
+        frames += 1;
+    }
+    let clock = ed.harness.state().preview().clock();
+    let dt = ed.harness.state().document().level().params.dt as f64;
+    println!("went to {target:.3} s in {frames} frames: the water at {clock:.3} s");
+    assert!(frames > 1, "the seek took several frames");
+    assert!((clock - target).abs() <= dt * 1.01, "{clock} for {target}");
+    assert_eq!(ed.harness.state().preview().body_stride.behind, 0);
+}

@@ -96,6 +96,9 @@ impl Preview {
         let Some(target) = self.target else {
             return 0;
         };
+        // Counted from the clock, the steps still to go hold those a frame left undone: run
+        // again on top of them, the water went past the moment.
+        self.body_stride.behind = 0;
         let n = ((target - self.clock()) / dt).round();
         if n < 1.0 {
             self.target = None;
