@@ -294,3 +294,36 @@ fn going_back_across_a_switch_of_solver_starts_from_the_keyframe_at_its_time() {
         max_difference(&depth, &kept)
     );
 }
+
+#[test]
+fn continuing_another_branch_plots_none_of_the_branch_left() {
+    // Continue on the first run after playing a branch: the plots kept the branch's samples
+    // between the fork and the keyframe restored, joined to the first run's after it.
+    let mut ed = editor(&river());
+    ed.click("Play");
+    ed.frames(27);
+    ed.click("Pause");
+    let end = clock(&ed);
+    ed.harness.state_mut().preview_mut().seek(0.3 * end);
+    settle(&mut ed);
+    ed.key(Modifiers::NONE, Key::Num1);
+    let path = line(ed.screen(150.0, 1.0), ed.screen(150.0, 19.0), 10);
+    ed.drag(&path, Modifiers::NONE);
+    let fork = clock(&ed);
+    assert_eq!(ed.harness.state().preview().timeline.current, 1);
+    ed.click("Play");
+    ed.frames(10);
+    ed.click("Pause");
+    let there = clock(&ed);
+    assert!(there < end, "{there} before the first run's end {end}");
+    assert!(ed.harness.state_mut().preview_mut().switch_branch(0));
+    settle(&mut ed);
+    let preview = ed.harness.state().preview();
+    let restored = preview.timeline.branch().key_at(there).expect("a key").time();
+    assert!(restored > fork + 0.1, "{restored} after the fork at {fork}");
+    let stale: Vec<f64> = (preview.history.iter())
+        .map(|s| s.time)
+        .filter(|&t| t > fork + 1e-6 && t < restored - 1e-6)
+        .collect();
+    assert!(stale.is_empty(), "the branch's samples {stale:?} stayed");
+}

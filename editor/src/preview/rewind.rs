@@ -47,9 +47,15 @@ impl Preview {
     /// before). Returns whether the branch exists.
     pub fn switch_branch(&mut self, index: usize) -> bool {
         let now = self.clock();
-        if index == self.timeline.current || !self.timeline.switch(index) {
+        let left = self.timeline.current;
+        if index == left || !self.timeline.switch(index) {
             return false;
         }
+        // The plots keep only the past both branches share: the branch left behind recorded
+        // the rest.
+        let shared = self.timeline.shared_until(left, index);
+        self.history.retain(|s| s.time <= shared);
+        self.gauge_log.forget_after(shared);
         let end = self.timeline.branch().end;
         self.seek(now.min(end));
         // Restore even if the water happens to lie between the keyframe and the moment: it is

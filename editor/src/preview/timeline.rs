@@ -400,6 +400,19 @@ impl Timeline {
         true
     }
 
+    /// The last moment branches `a` and `b` are known to share: the time of the last keyframe
+    /// both hold (a branch keeps the keyframes of the run it left, up to its fork), or the
+    /// first run's start.
+    pub fn shared_until(&self, a: usize, b: usize) -> f64 {
+        let (Some(a), Some(b)) = (self.branches.get(a), self.branches.get(b)) else {
+            return 0.0;
+        };
+        (a.keys.iter().zip(&b.keys))
+            .take_while(|(x, y)| Arc::ptr_eq(x, y))
+            .last()
+            .map_or(a.start.min(b.start), |(k, _)| k.time())
+    }
+
     /// Drops branch `index` (never the current one) and its keyframes not shared. Returns
     /// whether it was dropped.
     pub fn discard(&mut self, index: usize) -> bool {
