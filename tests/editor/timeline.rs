@@ -327,3 +327,40 @@ fn continuing_another_branch_plots_none_of_the_branch_left() {
         .collect();
     assert!(stale.is_empty(), "the branch's samples {stale:?} stayed");
 }
+
+#[test]
+fn going_back_on_the_cpu_keeps_a_wall_raised_where_the_bed_does_not_move() {
+    // The CPU's keyframes held the whole ground of a level whose bed moves: going back put
+    // the ground of every cell back as it was then, and a wall raised since where the bed
+    // does not move (outside the sediment's box) was gone from the water, not the viewport.
+    let mut level = river();
+    level.params.sediment = Some(spillway::level::Sediment {
+        region: Some(spillway::level::Shape::Box {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 100.0,
+            y1: 20.0,
+        }),
+        ..spillway_editor::erode::Material::Sand.sediment()
+    });
+    let mut ed = editor(&level);
+    ed.click("CPU solver");
+    ed.click("Play");
+    ed.frames(27);
+    ed.click("Pause");
+    let end = clock(&ed);
+    ed.key(Modifiers::NONE, Key::Num1);
+    let path = line(ed.screen(150.0, 1.0), ed.screen(150.0, 19.0), 10);
+    ed.drag(&path, Modifiers::NONE);
+    let authored = ed.harness.state().document().level().terrain.clone();
+    assert!(max_difference(&authored.data, &level.terrain.data) > 0.05, "a wall");
+    ed.harness.state_mut().preview_mut().seek(0.5 * end);
+    settle(&mut ed);
+    let running = ed.harness.state().preview().read_terrain().expect("the water runs");
+    let outside = |k: &usize| (k % authored.nx) as f32 * 2.0 >= 110.0;
+    let apart = (0..running.len())
+        .filter(outside)
+        .map(|k| (running[k] - authored.data[k]).abs())
+        .fold(0.0f32, f32::max);
+    assert!(apart < 1e-6, "the running ground differs by {apart} m outside the box");
+}

@@ -500,6 +500,15 @@ impl Preview {
         self.sim.as_ref()?.read_depth().ok()
     }
 
+    /// The ground the water runs over (the solver's: a moving bed's, closed gates raised);
+    /// `None` while no water runs.
+    pub fn read_terrain(&self) -> Option<Vec<f32>> {
+        if let Some(cpu) = &self.cpu {
+            return Some(cpu.sim().terrain().to_vec());
+        }
+        self.sim.as_ref()?.read_terrain().ok()
+    }
+
     /// The running water as `level`'s initial state (depths and flow state), waiting for the
     /// steps run so far; `None` while no water runs.
     pub fn capture(&mut self, level: &Level) -> Option<Result<Level, GpuError>> {

@@ -134,7 +134,12 @@ impl Preview {
         }
         let bodies = self.bodies.as_ref().map_or_else(Vec::new, |b| b.states());
         if let Some(cpu) = &self.cpu {
-            let baked = cpu.sim().bake_into(level);
+            let mut baked = cpu.sim().bake_into(level);
+            // Only the ground the bed moves is the run's (as on the GPU): a restore keeps the
+            // level's own elsewhere (a wall raised on rock later stayed gone from the water).
+            if let Some(bed) = cpu.sim().moved_bed() {
+                baked.terrain.data = bed;
+            }
             self.timeline.begin(move || {
                 Some(Keyframe {
                     snapshot: Snapshot::of(&baked),

@@ -126,4 +126,15 @@ impl Simulation {
         }
         out
     }
+
+    /// A moving bed's ground as a bake leaves it (the grains in the water settled where they
+    /// are) on the cells whose bed moves, `NaN` on the others (gates, cells outside the
+    /// sediment's region): what [`crate::snapshot::WaterState::terrain`] holds, so a restore
+    /// keeps the level's own ground there. `None` when the bed stands still.
+    pub fn moved_bed(&self) -> Option<Vec<f32>> {
+        let bed = self.bed.as_ref()?;
+        let mut out = vec![f32::NAN; self.terrain.len()];
+        bed.bake(&self.terrain, &mut out);
+        Some(out)
+    }
 }
