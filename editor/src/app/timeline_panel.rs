@@ -283,7 +283,7 @@ fn keyframes_menu(timeline: &mut Timeline, ui: &mut Ui) {
                 .on_hover_text("Most memory the keyframes take; beyond it every other keyframe is dropped and the spacing doubles")
                 .changed()
             {
-                timeline.budget = (mb as usize) << 20;
+                timeline.set_budget((mb as usize) << 20);
             }
         });
     });

@@ -303,6 +303,13 @@ impl Timeline {
         while self.bytes() > self.budget && self.thin() {}
     }
 
+    /// Sets the memory budget to `bytes`, thinning the keyframes at once if they outgrow it (a
+    /// budget lowered while paused freed nothing until the next keyframe was taken).
+    pub fn set_budget(&mut self, bytes: usize) {
+        self.budget = bytes;
+        while self.bytes() > self.budget && self.thin() {}
+    }
+
     /// Keeps every other keyframe of each branch (the first always), doubling the spacing.
     /// Returns whether any keyframe went.
     fn thin(&mut self) -> bool {
@@ -538,5 +545,9 @@ mod tests {
         let keys = &t.branch().keys;
         assert_eq!(keys[0].time(), 0.0, "the start is always kept");
         assert!(keys.last().unwrap().time() >= 120.0, "the run is covered");
+        // A budget lowered later thins the keyframes there and then.
+        t.set_budget(4 * one);
+        assert!(t.bytes() <= 4 * one, "{} > {}", t.bytes(), 4 * one);
+        assert_eq!(t.branch().keys[0].time(), 0.0);
     }
 }
