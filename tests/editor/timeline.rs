@@ -319,7 +319,12 @@ fn continuing_another_branch_plots_none_of_the_branch_left() {
     assert!(ed.harness.state_mut().preview_mut().switch_branch(0));
     settle(&mut ed);
     let preview = ed.harness.state().preview();
-    let restored = preview.timeline.branch().key_at(there).expect("a key").time();
+    let restored = preview
+        .timeline
+        .branch()
+        .key_at(there)
+        .expect("a key")
+        .time();
     assert!(restored > fork + 0.1, "{restored} after the fork at {fork}");
     let stale: Vec<f64> = (preview.history.iter())
         .map(|s| s.time)
@@ -353,14 +358,25 @@ fn going_back_on_the_cpu_keeps_a_wall_raised_where_the_bed_does_not_move() {
     let path = line(ed.screen(150.0, 1.0), ed.screen(150.0, 19.0), 10);
     ed.drag(&path, Modifiers::NONE);
     let authored = ed.harness.state().document().level().terrain.clone();
-    assert!(max_difference(&authored.data, &level.terrain.data) > 0.05, "a wall");
+    assert!(
+        max_difference(&authored.data, &level.terrain.data) > 0.05,
+        "a wall"
+    );
     ed.harness.state_mut().preview_mut().seek(0.5 * end);
     settle(&mut ed);
-    let running = ed.harness.state().preview().read_terrain().expect("the water runs");
+    let running = ed
+        .harness
+        .state()
+        .preview()
+        .read_terrain()
+        .expect("the water runs");
     let outside = |k: &usize| (k % authored.nx) as f32 * 2.0 >= 110.0;
     let apart = (0..running.len())
         .filter(outside)
         .map(|k| (running[k] - authored.data[k]).abs())
         .fold(0.0f32, f32::max);
-    assert!(apart < 1e-6, "the running ground differs by {apart} m outside the box");
+    assert!(
+        apart < 1e-6,
+        "the running ground differs by {apart} m outside the box"
+    );
 }

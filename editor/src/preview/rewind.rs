@@ -48,9 +48,14 @@ impl Preview {
     pub fn switch_branch(&mut self, index: usize) -> bool {
         let now = self.clock();
         let left = self.timeline.current;
-        if index == left || !self.timeline.switch(index) {
+        if index == left || index >= self.timeline.branches.len() {
             return false;
         }
+        // A keyframe on its way (the forced one of a fork just made) joins its branch before
+        // the water restarts, which would cancel it.
+        self.receive_state(true);
+        self.timeline.collect(true);
+        self.timeline.switch(index);
         // The plots keep only the past both branches share: the branch left behind recorded
         // the rest.
         let shared = self.timeline.shared_until(left, index);

@@ -128,8 +128,8 @@ pub struct Timeline {
     made: usize,
     /// The keyframe being compressed on a worker thread.
     pending: Option<Pending>,
-    /// Bumped when branches are dropped or renumbered: a pending keyframe of an older
-    /// generation is dropped.
+    /// Bumped when every branch is forgotten: a pending keyframe of an older generation is
+    /// dropped.
     generation: u64,
 }
 
@@ -427,7 +427,15 @@ impl Timeline {
             return false;
         }
         self.branches.remove(index);
-        self.generation += 1;
+        // A keyframe on its way keeps its branch, renumbered (the forced one of a fork just
+        // made, dropped with the rest, left the branch with none at its fork).
+        if let Some(p) = self.pending.as_mut() {
+            p.branch = match p.branch {
+                b if b == index => usize::MAX,
+                b if b > index => b - 1,
+                b => b,
+            };
+        }
         if self.current > index {
             self.current -= 1;
         }
@@ -545,7 +553,38 @@ mod tests {
         let keys = &t.branch().keys;
         assert_eq!(keys[0].time(), 0.0, "the start is always kept");
         assert!(keys.last().unwrap().time() >= 120.0, "the run is covered");
-        // A budget lowered later thins the keyframes there and then.
+    }
+
+    #[test]
+    fn a_keyframe_on_its_way_joins_its_branch_after_another_is_discarded() {
+        let mut t = Timeline::default();
+        for i in 0..5 {
+            t.push(key(i as f64 * 5.0, 1.0));
+        }
+        assert!(t.edited(7.0));
+        assert!(t.due(7.0));
+        t.begin(|| Some(key(7.0, 2.0)));
+        assert!(t.discard(0));
+        t.collect(true);
+        let times: Vec<f64> = t.branch().keys.iter().map(|k| k.time()).collect();
+        assert_eq!(times, [0.0, 5.0, 7.0], "the fork's keyframe is kept");
+        // One of the branch discarded is dropped.
+        assert!(t.edited(6.0));
+        t.begin(|| Some(key(6.0, 3.0)));
+        assert!(t.switch(0));
+        assert!(t.discard(1));
+        t.collect(true);
+        let times: Vec<f64> = t.branch().keys.iter().map(|k| k.time()).collect();
+        assert_eq!(times, [0.0, 5.0, 7.0]);
+    }
+
+    #[test]
+    fn a_lowered_budget_thins_at_once() {
+        let mut t = Timeline::default();
+        let one = key(0.0, 1.0).bytes();
+        for i in 0..12 {
+            t.push(key(i as f64 * 5.0, 1.0));
+        }
         t.set_budget(4 * one);
         assert!(t.bytes() <= 4 * one, "{} > {}", t.bytes(), 4 * one);
         assert_eq!(t.branch().keys[0].time(), 0.0);
