@@ -325,6 +325,8 @@ impl Preview {
         self.sim = None;
         self.bodies = None;
         self.playing = false;
+        // No water runs on to a moment any more (the panel said "going to …" for good).
+        (self.target, self.seek_to) = (None, None);
     }
 
     /// Runs one frame of `real_dt` seconds: steps the solver by `speed × real_dt` simulated
