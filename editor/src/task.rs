@@ -4,9 +4,9 @@
 //! dropped when it arrives, so a cancelled task never changes the document.
 
 use std::error::Error as StdError;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
@@ -31,6 +31,8 @@ pub struct Progress {
     /// The share done, 0 to 1, as `f32` bits; `u32::MAX` until the work reports one.
     share: AtomicU32,
     cancel: AtomicBool,
+    /// A line the work has to say while it runs (where it runs).
+    note: Mutex<Option<String>>,
 }
 
 impl Progress {
@@ -49,6 +51,18 @@ impl Progress {
     /// Whether Cancel was pressed.
     pub fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Acquire)
+    }
+
+    /// Says `note` in the progress window from now on.
+    pub fn set_note(&self, note: impl Into<String>) {
+        if let Ok(mut n) = self.note.lock() {
+            *n = Some(note.into());
+        }
+    }
+
+    /// What the work last said, if anything.
+    pub fn note(&self) -> Option<String> {
+        self.note.lock().ok()?.clone()
     }
 }
 
@@ -73,7 +87,7 @@ impl<T: Send + 'static> Task<T> {
     {
         let progress = Arc::new(Progress {
             share: AtomicU32::new(u32::MAX),
-            cancel: AtomicBool::new(false),
+            ..Progress::default()
         });
         let (tx, result) = mpsc::channel();
         let shared = progress.clone();
@@ -129,6 +143,11 @@ impl<T: Send + 'static> Task<T> {
     /// The share done, if the work reports one.
     pub fn share(&self) -> Option<f32> {
         self.progress.share()
+    }
+
+    /// What the work last said, if anything.
+    pub fn note(&self) -> Option<String> {
+        self.progress.note()
     }
 
     /// Time since the task started.

@@ -54,12 +54,16 @@ fn erode_terrain_runs_the_river_over_sand_as_one_undo_step() {
     {
         // The progress window says where it runs (a CPU fallback is hours slower).
         use egui_kittest::kittest::Queryable;
-        ed.frames(1);
-        assert!(
-            (ed.harness)
-                .query_by_label_contains("s of water on the GPU")
-                .is_some()
-        );
+        let mut said = false;
+        for _ in 0..600 {
+            ed.frames(1);
+            said = ed.harness.query_by_label("Running on the GPU").is_some();
+            if said {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(said, "the progress window says where it runs");
     }
     wait_for(&mut ed, "Erode (sand, 120 s ×100)");
     let after = ed.terrain();

@@ -85,6 +85,17 @@ impl FileTask {
         }
     }
 
+    fn note(&self) -> Option<String> {
+        match self {
+            FileTask::Save { task, .. } => task.note(),
+            FileTask::Import { task, .. } => task.note(),
+            FileTask::Export { task, .. } => task.note(),
+            FileTask::ExportMaps { task, .. } => task.note(),
+            FileTask::Erode { task, .. } => task.note(),
+            FileTask::Fill { task, .. } => task.note(),
+        }
+    }
+
     fn elapsed(&self) -> Duration {
         match self {
             FileTask::Save { task, .. } => task.elapsed(),
@@ -168,14 +179,12 @@ pub(crate) fn erode(
     let so_far = Arc::new(Mutex::new(None));
     let slot = so_far.clone();
     let shown = Box::new(level.clone());
-    let erosion = crate::erode::Erosion::new(&level, sediment, gpu);
     let task = Task::spawn(
-        format!(
-            "Eroding: {}, {seconds:.0} s of water on the {}",
-            material.name(),
-            erosion.backend
-        ),
+        format!("Eroding: {}, {seconds:.0} s of water", material.name()),
         move |p| {
+            // Readied here: the GPU's buffers for a large level take seconds on a slow device.
+            let erosion = crate::erode::Erosion::new(&level, sediment, gpu);
+            p.set_note(format!("Running on the {}", erosion.backend));
             erosion.run(seconds, &mut |share, terrain| {
                 p.set(share);
                 if let (Some(t), Ok(mut s)) = (terrain, slot.lock()) {
@@ -436,6 +445,9 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
             Some(share) => egui::ProgressBar::new(share).show_percentage(),
             None => egui::ProgressBar::new(0.0).animate(true),
         };
+        if let Some(note) = running.note() {
+            ui.label(note);
+        }
         ui.add(bar);
         ui.label(format!("{:.1} s", running.elapsed().as_secs_f32()));
         ui.horizontal(|ui| {
