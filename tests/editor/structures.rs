@@ -215,6 +215,37 @@ fn keep_this_state_pressed_while_a_field_is_dragged_keeps_the_field_its_own_step
 }
 
 #[test]
+fn escape_while_a_field_is_dragged_drops_the_change() {
+    // Escape mid-drag cleared the selection, and the half-dragged crest was recorded as an
+    // "Edit structure" step.
+    let mut ed = editor_with(&river());
+    ed.key(Modifiers::NONE, Key::H);
+    ed.click("Weir");
+    ed.drag(
+        &line(ed.screen(101.0, 0.5), ed.screen(101.0, 19.5), 12),
+        Modifiers::NONE,
+    );
+    let placed = crest(&ed);
+    let at = ed.press_field(placed as f64);
+    for dx in [10.0, 30.0, 60.0] {
+        ed.move_to(at + egui::vec2(dx, 0.0));
+    }
+    assert!(crest(&ed) > placed, "the drag raised the crest");
+    ed.harness.key_press(Key::Escape);
+    ed.harness.step();
+    let end = at + egui::vec2(90.0, 0.0);
+    ed.move_to(end);
+    ed.press_or_release(false, end);
+    ed.frames(3);
+    assert_eq!(crest(&ed), placed, "the crest as placed");
+    assert_eq!(
+        ed.harness.state().document().history().undo_len(),
+        1,
+        "only the weir's placing"
+    );
+}
+
+#[test]
 fn a_weir_drawn_along_the_maps_edge_is_refused_with_the_reason() {
     // It crossed no face between two cells: placed, it held back nothing, silently.
     let mut ed = editor_with(&river());
@@ -231,4 +262,36 @@ fn a_weir_drawn_along_the_maps_edge_is_refused_with_the_reason() {
             .is_some(),
         "the status bar says why"
     );
+}
+
+#[test]
+fn the_inspector_names_its_selection_and_a_name_taken() {
+    // A sink renamed after another went unsaid (a game trigger by the name acts on both), and
+    // with the Source tool the selected sink's button read "Delete source".
+    use egui_kittest::kittest::{NodeT, Queryable};
+    let mut ed = editor_with(&river());
+    ed.key(Modifiers::NONE, Key::O);
+    ed.click_at(ed.screen(40.0, 10.0));
+    ed.click_at(ed.screen(140.0, 10.0));
+    let names = |ed: &crate::support::Editor| -> Vec<String> {
+        let level = ed.harness.state().document().level();
+        level.sinks.iter().map(|s| s.name.clone()).collect()
+    };
+    assert_eq!(names(&ed), ["Sink 1", "Sink 2"]);
+    let warning = "Another sink is named so: a game trigger by it acts on both";
+    assert!(ed.harness.query_by_label(warning).is_none());
+    (ed.harness.get_all_by_value("Sink 2"))
+        .find(|n| n.accesskit_node().role() == egui::accesskit::Role::TextInput)
+        .expect("the sink's name field")
+        .click();
+    ed.frames(2);
+    ed.key(Modifiers::COMMAND, Key::A);
+    ed.harness.event(egui::Event::Text("Sink 1".into()));
+    ed.key(Modifiers::NONE, Key::Enter);
+    ed.frames(3);
+    assert_eq!(names(&ed), ["Sink 1", "Sink 1"]);
+    assert!(ed.harness.query_by_label(warning).is_some());
+    ed.key(Modifiers::NONE, Key::I);
+    assert!(ed.harness.query_by_label("Delete sink").is_some());
+    assert!(ed.harness.query_by_label("Delete source").is_none());
 }

@@ -446,6 +446,18 @@ impl Authoring {
         document.note_change(&Change::Features);
     }
 
+    /// Puts the level back as it was before the inspector edit in progress (Escape during a
+    /// field's drag). Returns whether there was one.
+    pub fn revert_pending(&mut self, document: &mut Document) -> bool {
+        let Some((_, before)) = self.pending.take() else {
+            return false;
+        };
+        before.write(document.stroke_level());
+        document.note_change(&Change::Features);
+        document.end_live_edit();
+        true
+    }
+
     /// Records the inspector edit in progress as one command.
     pub fn commit_pending(&mut self, document: &mut Document) {
         let Some((label, before)) = self.pending.take() else {

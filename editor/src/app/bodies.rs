@@ -489,6 +489,18 @@ impl Bodies {
         document.note_change(&Change::Bodies);
     }
 
+    /// Puts the bodies back as they were before the inspector edit in progress (Escape during
+    /// a field's drag). Returns whether there was one.
+    pub fn revert_pending(&mut self, document: &mut Document) -> bool {
+        let Some((_, before)) = self.pending.take() else {
+            return false;
+        };
+        document.stroke_level().bodies = before;
+        document.note_change(&Change::Bodies);
+        document.end_live_edit();
+        true
+    }
+
     /// Records the inspector edit in progress as one command.
     pub fn commit_pending(&mut self, document: &mut Document) {
         let Some((label, before)) = self.pending.take() else {

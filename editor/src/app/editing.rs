@@ -27,6 +27,14 @@ impl EditorApp {
             || self.bodies.cancel(&mut self.document)
         {
             self.notify("Cancelled", false);
+        } else if self.authoring.revert_pending(&mut self.document)
+            | self.bodies.revert_pending(&mut self.document)
+        {
+            // A field held mid-drag: its change is dropped, and with the selection its
+            // field, so the drag goes no further (it was recorded on release).
+            self.authoring.clear_selection();
+            self.bodies.selected = None;
+            self.notify("Edit cancelled", false);
         } else {
             self.authoring.clear_selection();
             self.bodies.selected = None;

@@ -30,6 +30,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
     };
     ui.separator();
     let mut features = Features::of(level);
+    let others = super::water_panel::other_names(level.gates.iter().map(|g| g.name.as_str()), i);
     let gate = &mut features.gates[i];
     let mut busy = false;
     let mut track = |r: egui::Response| {
@@ -43,6 +44,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
             track(ui.add(egui::TextEdit::singleline(&mut gate.name).desired_width(140.0)))
                 .on_hover_text("The gate's name: a game opens the gate by it (its trigger)");
             ui.end_row();
+            super::water_panel::name_clash(ui, &others, &gate.name, "gate");
             ui.label("Crest");
             track(
                 ui.add(

@@ -25,9 +25,9 @@ pub(crate) fn draw(
 ) {
     for (i, gauge) in level.gauges.iter().enumerate() {
         let selected = tool == Tool::Gauge && authoring.gauge == Some(i);
-        let latest = series
-            .iter()
-            .find(|s| s.name == gauge.name)
+        // Its own series (kept in the gauges' order): two gauges of one name each read theirs.
+        let latest = (series.get(i))
+            .filter(|s| s.name == gauge.name)
             .and_then(|s| {
                 s.points
                     .last()

@@ -54,6 +54,8 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
     };
     ui.separator();
     let mut features = Features::of(level);
+    let others =
+        (super::water_panel::other_names)(level.structures.iter().map(|s| s.name.as_str()), i);
     let structure = &mut features.structures[i];
     let mut busy = Busy(false);
     egui::Grid::new("structure fields")
@@ -63,6 +65,7 @@ pub(crate) fn settings(app: &mut EditorApp, ui: &mut Ui) -> bool {
             busy.track(ui.add(egui::TextEdit::singleline(&mut structure.name).desired_width(140.0)))
                 .on_hover_text("The structure's name, shown in lists and read by games");
             ui.end_row();
+            super::water_panel::name_clash(ui, &others, &structure.name, "structure");
             match &mut structure.kind {
                 StructureKind::Culvert {
                     diameter,

@@ -96,14 +96,17 @@ fn selection_editor(app: &mut EditorApp, ui: &mut Ui, tool: Tool, busy: &mut Bus
         return;
     };
     ui.separator();
+    // The selection's own noun (the Source tool keeps a sink selected with the Sink tool).
+    let noun = selection.noun();
     let level = app.document.level();
     let mut features = Features::of(level);
     let label = match selection {
         Selection::Source(i) => {
+            let others = other_names(level.sources.iter().map(|s| s.name.as_str()), i);
             let source = &mut features.sources[i];
             ui.strong(&source.name);
             egui::Grid::new("feature").num_columns(2).show(ui, |ui| {
-                name_field(ui, busy, &mut source.name, noun);
+                name_field(ui, busy, &mut source.name, &others, noun);
                 ui.label("Running");
                 busy.track(ui.checkbox(&mut source.enabled, ""))
                     .on_hover_text("Whether the source adds water when the level runs");
@@ -116,10 +119,11 @@ fn selection_editor(app: &mut EditorApp, ui: &mut Ui, tool: Tool, busy: &mut Bus
             "Edit source"
         }
         Selection::Sink(i) => {
+            let others = other_names(level.sinks.iter().map(|s| s.name.as_str()), i);
             let sink = &mut features.sinks[i];
             ui.strong(&sink.name);
             egui::Grid::new("feature").num_columns(2).show(ui, |ui| {
-                name_field(ui, busy, &mut sink.name, noun);
+                name_field(ui, busy, &mut sink.name, &others, noun);
                 ui.label("Running");
                 busy.track(ui.checkbox(&mut sink.enabled, ""))
                     .on_hover_text("Whether the sink removes water when the level runs");
@@ -142,13 +146,36 @@ fn selection_editor(app: &mut EditorApp, ui: &mut Ui, tool: Tool, busy: &mut Bus
     }
 }
 
-fn name_field(ui: &mut Ui, busy: &mut Busy, name: &mut String, noun: &str) {
+fn name_field(ui: &mut Ui, busy: &mut Busy, name: &mut String, others: &[String], noun: &str) {
     ui.label("Name");
     busy.track(ui.add(egui::TextEdit::singleline(name).desired_width(140.0)))
         .on_hover_text(format!(
             "The {noun}'s name, shown in the viewport and used by game triggers"
         ));
     ui.end_row();
+    name_clash(ui, others, name, noun);
+}
+
+/// The names of the other objects of a list (all but the one at `this`), for
+/// [`name_clash`].
+pub(super) fn other_names<'a>(names: impl Iterator<Item = &'a str>, this: usize) -> Vec<String> {
+    (names.enumerate())
+        .filter(|&(j, _)| j != this)
+        .map(|(_, n)| n.to_owned())
+        .collect()
+}
+
+/// A grid row saying that another object of the list (`others`) has the name `name`: games
+/// act on objects by name, so a trigger opening one would open both.
+pub(super) fn name_clash(ui: &mut Ui, others: &[String], name: &str, noun: &str) {
+    if others.iter().any(|n| n == name) {
+        ui.label("");
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("Another {noun} is named so: a game trigger by it acts on both"),
+        );
+        ui.end_row();
+    }
 }
 
 fn shape_fields(ui: &mut Ui, busy: &mut Busy, shape: &mut Shape, level: &Level) {
