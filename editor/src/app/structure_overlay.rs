@@ -1,6 +1,6 @@
 //! The structures drawn over the viewport: a weir as an orange line, a sluice gate as a red
-//! one, a breach as a magenta one, a culvert as a dashed brown line between two rings; each named, with its discharge
-//! while the CPU preview runs, and one being dragged out shown as it will be placed.
+//! one, a breach as a magenta one, a culvert as a dashed brown line between two rings; each
+//! named, and one being dragged out shown as it will be placed.
 
 use egui::{Color32, Painter, Stroke};
 use spillway::Level;

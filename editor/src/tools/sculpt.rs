@@ -5,6 +5,7 @@
 use spillway::Grid;
 
 use super::{Brush, Tool};
+use spillway::level::ranges::MAX_HEIGHT;
 use spillway::rect::{CellRect, copy_out};
 
 /// Raise speed at full strength, in metres per second per metre of brush radius.
@@ -101,7 +102,9 @@ pub fn apply_dab(brush: &Brush, dab: &Dab, terrain: &mut Grid, cell_size: f32) -
                 | Tool::Roughness => h,
             };
             if new.is_finite() {
-                terrain.data[i] = new;
+                // Within the heights a level may hold (held long enough, Raise went past
+                // them and the level could not be saved).
+                terrain.data[i] = new.clamp(-MAX_HEIGHT, MAX_HEIGHT);
             }
         }
     }
@@ -243,6 +246,17 @@ mod tests {
         for (a, b) in one.data.iter().zip(&many.data) {
             assert!((a - b).abs() < 1e-3, "{a} vs {b}");
         }
+    }
+
+    #[test]
+    fn raise_held_long_stays_within_the_heights_a_level_may_hold() {
+        let brush = Brush {
+            strength: 1.0,
+            ..Brush::default()
+        };
+        let mut terrain = Grid::filled(64, 64, 0.0);
+        apply_dab(&brush, &dab(Tool::Raise, 32.0, 32.0, 1.0e6), &mut terrain, 1.0);
+        assert_eq!(terrain.get(32, 32), MAX_HEIGHT);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use spillway::Grid;
 
 use super::Brush;
 use super::sculpt::{BLEND_RATE, Dab, dab_rect};
+use spillway::level::ranges::MAX_HEIGHT;
 use spillway::rect::CellRect;
 
 /// Depth the water brush adds or removes at full strength, in metres per second per metre of
@@ -100,7 +101,7 @@ pub fn apply_water_dab(
                 }
             };
             if new.is_finite() {
-                water.data[i] = new.max(0.0);
+                water.data[i] = new.clamp(0.0, MAX_HEIGHT);
             }
         }
     }
