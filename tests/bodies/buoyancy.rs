@@ -227,3 +227,23 @@ fn density_chooses_floaters_and_blockers_unless_the_body_says() {
     body.coupling = Coupling::Blocker;
     assert!(blocks_water(&body));
 }
+
+#[test]
+fn a_body_sunk_into_dry_ground_feels_no_water() {
+    // Dry ground at 1 m, a crate whose lower 0.3 m lies below it (as on a slope, where the
+    // collider runs below a cell's centre height): buoyancy and drag came from that part.
+    let mut level = Level::flat(32, 32, 0.25, 1.0);
+    level.water = Grid::filled(32, 32, 0.0);
+    let sim = Simulation::new(&level).unwrap();
+    let mesh = asset("crate");
+    let pose = Pose::at([4.0, 4.0, 1.2]);
+    let cov = coverage(&sim, &mesh, &pose);
+    let motion = Motion {
+        center_of_mass: [4.0, 4.0, 1.2],
+        linear_velocity: [2.0, 0.0, 0.0],
+        ..Motion::default()
+    };
+    let f = forces(&sim, &cov, &motion);
+    assert_eq!((f.buoyancy[2], f.drag[0]), (0.0, 0.0), "{f:?}");
+    assert_eq!(f.submerged_volume, 0.0);
+}

@@ -56,6 +56,12 @@ fn bodies_off_the_map_are_clipped_or_ignored() {
     let edge = Coverage::rasterise(&crate_mesh, &Pose::at([0.0, 4.0, 0.5]), GRID, 4);
     assert_eq!(edge.cells().count(), 2 * 4, "the half inside the map");
     assert!((edge.volume() - 0.5).abs() < 1e-6);
+    // A grid of no cells (a game's before its level loads) holds nothing; it panicked.
+    let none = CellGrid {
+        cell_size: 1.0,
+        ..Default::default()
+    };
+    assert!(Coverage::rasterise(&crate_mesh, &Pose::at([0.5, 0.5, 0.5]), none, 4).is_empty());
 }
 
 /// A moving body is rasterised every step into the buffers of an older coverage: what it held

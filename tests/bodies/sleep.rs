@@ -118,8 +118,9 @@ fn a_crate_asleep_on_a_dry_bed_floats_up_when_the_lake_rises_over_it() {
         (surface - 1.0).abs() < 0.01,
         "the lake rose to 1 m: {surface}"
     );
-    // Afloat at its density's share, not left on the bed under water.
-    assert!(last > 0.15, "off the bed: its lowest point at {last}");
+    // Afloat at its density's share, not left on the bed under water (its lowest point at 0):
+    // floating on an edge that point is 0.29 m up, on a corner 0.13 m.
+    assert!(last > 0.1, "off the bed: its lowest point at {last}");
     assert!((submerged - 0.5).abs() < 0.1, "submerged share {submerged}");
 }
 

@@ -275,3 +275,31 @@ fn a_floater_put_back_with_its_water_moves_no_water() {
     println!("largest change of depth in the first step: {moved:.4} m");
     assert!(moved < 0.02, "{moved} m");
 }
+
+#[test]
+fn damping_slows_a_body_for_any_length_of_step() {
+    // A crate as heavy as water, under 1.5 m of it, set rising at 1 m/s and stepped a second at a
+    // time: damping applied as −λ·m·v over a step longer than 1/λ reversed the velocity, and
+    // one longer than 2/λ made it grow.
+    let n = 16;
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.water = Grid::filled(n, n, 3.0);
+    level.params.dt = 1.0;
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    let id = world.add(&body("crate", [8.0, 8.0, 1.0], 1000.0), mesh("crate"));
+    let mut state = world.state(id).unwrap();
+    state.linear = [0.0, 0.0, 1.0];
+    world.set_state(id, &state);
+    let mut last = 1.0f32;
+    for step in 0..4 {
+        world.step(&mut sim, 1.0).unwrap();
+        let v = world.state(id).unwrap().linear[2];
+        println!("after step {step}: {v:.4} m/s up");
+        assert!(
+            v.is_finite() && v.abs() <= last.abs() + 1e-3,
+            "{v} after {last}"
+        );
+        last = v;
+    }
+}

@@ -255,7 +255,12 @@ mod tests {
             ..Brush::default()
         };
         let mut terrain = Grid::filled(64, 64, 0.0);
-        apply_dab(&brush, &dab(Tool::Raise, 32.0, 32.0, 1.0e6), &mut terrain, 1.0);
+        apply_dab(
+            &brush,
+            &dab(Tool::Raise, 32.0, 32.0, 1.0e6),
+            &mut terrain,
+            1.0,
+        );
         assert_eq!(terrain.get(32, 32), MAX_HEIGHT);
     }
 

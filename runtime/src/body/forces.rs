@@ -42,6 +42,11 @@ pub struct Water<'a> {
     pub surface: &'a [f32],
     /// Water depth per cell, metres.
     pub depth: &'a [f32],
+    /// Ground height per cell, metres (the solver's terrain); empty when unknown, every
+    /// column of a body then taken as standing above the ground. A body's part below the
+    /// ground of its cell (a crate on a slope, its downhill side below the cell's centre
+    /// height) is under no water.
+    pub terrain: &'a [f32],
     /// x-face discharges, `(nx+1)·ny`, m³/s (`Simulation::discharges`).
     pub qx: &'a [f32],
     /// y-face discharges, `nx·(ny+1)`, m³/s.
@@ -59,6 +64,7 @@ impl<'a> Water<'a> {
             cell_size: sim.cell_size(),
             surface,
             depth: sim.depth(),
+            terrain: sim.terrain(),
             qx,
             qy,
         }
@@ -69,6 +75,7 @@ impl<'a> Water<'a> {
         let n = self.nx * self.ny;
         self.surface.len() == n
             && self.depth.len() == n
+            && (self.terrain.is_empty() || self.terrain.len() == n)
             && self.qx.len() == (self.nx + 1) * self.ny
             && self.qy.len() == self.nx * (self.ny + 1)
     }
@@ -187,9 +194,20 @@ pub fn water_forces(
         if c <= 0.0 || i >= water.nx || j >= water.ny {
             continue;
         }
+        let cell = j * water.nx + i;
         let (bottom, thickness) = (coverage.mean_bottom[k], coverage.thickness[k]);
-        let s = water.surface[j * water.nx + i];
-        let u = (s - bottom).clamp(0.0, thickness.max(0.0));
+        let top = bottom + thickness.max(0.0);
+        // The column's part in the water: above the ground (buoyancy and drag on dry slopes
+        // came from the part below it).
+        let bottom = bottom.max(
+            water
+                .terrain
+                .get(cell)
+                .copied()
+                .unwrap_or(f32::NEG_INFINITY),
+        );
+        let s = water.surface[cell];
+        let u = (s - bottom).clamp(0.0, (top - bottom).max(0.0));
         if !(u > 0.0 && u.is_finite()) {
             continue;
         }

@@ -85,7 +85,12 @@ impl Coverage {
         let Some((lo, hi)) = bounds(local) else {
             return;
         };
-        if dx.is_nan() || dx <= 0.0 || lo.iter().chain(&hi).any(|v| !v.is_finite()) {
+        if dx.is_nan()
+            || dx <= 0.0
+            || grid.nx == 0
+            || grid.ny == 0
+            || lo.iter().chain(&hi).any(|v| !v.is_finite())
+        {
             return;
         }
         let cell = |v: f32, n: usize| ((v / dx).floor().max(0.0) as usize).min(n);

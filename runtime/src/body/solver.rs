@@ -134,6 +134,7 @@ impl WaterCopy {
             cell_size: self.grid.cell_size,
             surface: &self.surface,
             depth: &self.depth,
+            terrain: &[],
             qx: &self.qx,
             qy: &self.qy,
         }

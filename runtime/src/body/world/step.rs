@@ -105,8 +105,10 @@ impl BodyWorld {
             read_ahead,
             scratch,
             fluid,
+            terrain,
             ..
         } = self;
+        let terrain = terrain.heights();
         let (grid, read_ahead, fluid) = (*grid, *read_ahead, *fluid);
         let Scratch {
             moved,
@@ -136,6 +138,7 @@ impl BodyWorld {
                 cell_size: wgrid.cell_size,
                 surface,
                 depth,
+                terrain,
                 qx,
                 qy,
             };
@@ -331,11 +334,18 @@ fn apply_forces(
             false => f.linear_damping + fluid.heave_damping * f.submerged_fraction,
             true => f.linear_damping,
         };
-        let damp = [
-            -f.linear_damping * m * v.x,
-            -f.linear_damping * m * v.y,
-            -heave * m * v.z,
-        ];
+        // As the decay it stands for: the velocity falls to v·e^(−λ·dt) over the step
+        // (applied as −λ·m·v, a step longer than 1/λ reversed it, and one longer than 2/λ made
+        // it grow).
+        let implicit = |rate: f32| {
+            if dt > 0.0 {
+                -(-rate * dt).exp_m1() / dt
+            } else {
+                rate
+            }
+        };
+        let (along, up) = (implicit(f.linear_damping), implicit(heave));
+        let damp = [-along * m * v.x, -along * m * v.y, -up * m * v.z];
         let force = [
             f.force[0] + damp[0],
             f.force[1] + damp[1],

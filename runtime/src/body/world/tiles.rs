@@ -102,6 +102,12 @@ pub(super) struct Ground {
 }
 
 impl Ground {
+    /// The terrain the tiles were made from (row-major, one height per cell; empty before
+    /// any).
+    pub fn heights(&self) -> &[f32] {
+        &self.heights
+    }
+
     /// Makes the ground of `terrain` (row-major, one height per cell centre of `grid`, at
     /// least 2 × 2 cells) in `physics`. On the grid of the last call only the tiles with a
     /// sample that changed are made again (a gate that opened, a stroke of the brush), so
