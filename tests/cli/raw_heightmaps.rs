@@ -2,6 +2,7 @@
 //! stated size and height range: `--raw-size WxH` (a square file needs none), `--height-min`
 //! for sample 0 (an offset on a `.npy` too) and `--height-scale` from sample 0 to 65535. A file
 //! whose length does not fit the size, or a non-square file without a size, is refused by name.
+//! A PNG the editor exported comes back at the height range it notes.
 
 use spillway::level::file;
 
@@ -144,4 +145,51 @@ fn height_min_raises_a_npy_terrain_too() {
     let level = file::load(&dir.path().join("level.ron")).unwrap();
     let expected: Vec<f32> = terrain.data.iter().map(|v| v * 2.0 - 4.5).collect();
     assert_eq!(level.terrain.data, expected);
+}
+
+#[test]
+fn a_png_the_editor_exported_comes_back_at_its_noted_heights() {
+    // The editor notes a PNG export's range in the file; `spillway import` read such a PNG at
+    // 0 to 100 m whatever the heights were.
+    let dir = tempfile::tempdir().unwrap();
+    let img = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_fn(4, 3, |x, y| {
+        image::Luma([((x + 4 * y) * 65535 / 11) as u16])
+    });
+    let mut bytes = Vec::new();
+    img.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )
+    .unwrap();
+    let noted = spillway_editor::heightmap::png::with_range_note(&bytes, -20.0, 80.0);
+    std::fs::write(dir.path().join("exported.png"), noted).unwrap();
+    let out = spillway(
+        dir.path(),
+        &["import", "--terrain", "exported.png", "-o", "level.ron"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("notes its height range, -20 m"),
+        "{}",
+        stderr(&out)
+    );
+    let level = file::load(&dir.path().join("level.ron")).unwrap();
+    assert!((level.terrain.get(0, 0) + 20.0).abs() < 1e-3);
+    assert!((level.terrain.get(3, 2) - 80.0).abs() < 1e-3);
+    // Flags given win over the note.
+    let out = spillway(
+        dir.path(),
+        &[
+            "import",
+            "--terrain",
+            "exported.png",
+            "--height-scale",
+            "10",
+            "-o",
+            "flag.ron",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let level = file::load(&dir.path().join("flag.ron")).unwrap();
+    assert!((level.terrain.get(3, 2) - 10.0).abs() < 1e-3);
 }

@@ -28,10 +28,10 @@ pub struct ImportArgs {
     #[arg(long, value_name = "WxH", value_parser = parse_raw_size)]
     pub raw_size: Option<(usize, usize)>,
     /// Height in metres of black in a PNG and of sample 0 in a RAW file, added to a .npy's
-    /// values.
-    #[arg(long, value_name = "M", default_value_t = 0.0, value_parser = number,
-        allow_negative_numbers = true)]
-    pub height_min: f32,
+    /// values (default 0; a PNG the editor exported notes its own range, taken when neither
+    /// this nor --height-scale is given).
+    #[arg(long, value_name = "M", value_parser = number, allow_negative_numbers = true)]
+    pub height_min: Option<f32>,
     /// Initial water depth in metres: a .npy array of the terrain's shape.
     #[arg(long, value_name = "FILE")]
     pub water: Option<PathBuf>,
@@ -78,9 +78,10 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
             ));
             png::DEFAULT_HEIGHT_SCALE
         });
+        let min = args.height_min.unwrap_or(0.0);
         HeightRange {
-            min: args.height_min,
-            max: args.height_min + span,
+            min,
+            max: min + span,
         }
     };
     let io = |e: heightmap_io::HeightmapIoError| CliError::failure(e.to_string());
@@ -108,14 +109,28 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
             HeightmapKind::Npy => {
                 let mut grid = npy::read(terrain_path).map_err(fail)?.grid;
                 let scale = args.height_scale.unwrap_or(1.0);
-                let min = args.height_min;
+                let min = args.height_min.unwrap_or(0.0);
                 grid.data.iter_mut().for_each(|v| *v = min + *v * scale);
                 grid
             }
             HeightmapKind::Png => {
+                // The range the editor's export noted in the file, unless the flags give one.
+                let noted = (args.height_min.is_none() && args.height_scale.is_none())
+                    .then(|| png::range_note(terrain_path))
+                    .flatten();
+                let range = match noted {
+                    Some((min, max)) => {
+                        note(&format!(
+                            "note: {}: the PNG notes its height range, {min} m (black) to {max} m                              (full white)",
+                            terrain_path.display()
+                        ));
+                        HeightRange { min, max }
+                    }
+                    None => range("a PNG", "full white"),
+                };
                 let settings = ImportSettings {
                     format: HeightmapFormat::Png16,
-                    range: range("a PNG", "full white"),
+                    range,
                     raw_size: (0, 0),
                 };
                 heightmap_io::import(terrain_path, &settings).map_err(io)?

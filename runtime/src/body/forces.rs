@@ -5,7 +5,7 @@
 //!
 //! Per covered cell `A` with cover `c`, the submerged extent `u` is the part of the body's
 //! mean column (mean bottom and mean thickness over the covered samples) below the effective
-//! surface `s(A)`:
+//! surface `s(A)` and above the cell's ground ([`Water::terrain`]):
 //! - buoyancy `ρ·g·c·u·ℓ²` upward, at the cell centre, halfway up the submerged part;
 //! - drag `½·C·ρ·c·u·ℓ·(ℓ / 1 m)·|Δv|·Δv` with `Δv` the water velocity (horizontal; the water
 //!   does not move up or down) minus the body's velocity at that point, applied at the same point. The paper's `½·C·ρ·u·ℓ·Δv²` on
