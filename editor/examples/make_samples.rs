@@ -96,7 +96,7 @@ fn import(
     let args = ImportArgs {
         terrain: terrain_path,
         raw_size: None,
-        height_min: 0.0,
+        height_min: None,
         water: Some(water_path),
         cell_size,
         height_scale: None,
