@@ -99,7 +99,8 @@ fn accelerate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let kind = cell.kind & 0xffu;
     var value = cell.value;
     if ((cell.kind & SCHEDULED) != 0u) {
-        value = scheduled(bitcast<u32>(cell.value));
+        // At the sub-step's middle, as the sources' rates (forcing.wgsl).
+        value = scheduled(bitcast<u32>(cell.value), 0.5 * sc.dt);
     }
     var face = 0.0;
     var out = -1.0;

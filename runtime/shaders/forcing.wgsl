@@ -67,7 +67,10 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let adds = patches[h + 3u] != 0u;
         var rate = bitcast<f32>(patches[h + 4u]);
         if (patches[h + 7u] != 0u) {
-            rate = scheduled(patches[h + 7u]);
+            // At the sub-step's middle: its average over the sub-step (exact on a straight
+            // stretch of the schedule; at its start a rising hydrograph came short by half a
+            // sub-step's rise).
+            rate = scheduled(patches[h + 7u], 0.5 * dt);
         }
         let surface = bitcast<f32>(patches[h + 5u]);
         let cap = bitcast<f32>(patches[h + 6u]);

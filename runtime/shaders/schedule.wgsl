@@ -2,13 +2,14 @@
 // table as `patches`: the forcing pass (scheduled sources and sinks) and the structures pass
 // (gate openings). The runtime prepends this file to theirs.
 
-// The value of the schedule at `at` now (sim::forcing: Schedule::at, straight lines between
-// points, held at the ends, time wrapped by the period).
-fn scheduled(at: u32) -> f32 {
+// The value of the schedule at `at` `ahead` seconds from now (sim::forcing: Schedule::at,
+// straight lines between points, held at the ends, time wrapped by the period); the passes ask
+// for the sub-step's middle.
+fn scheduled(at: u32, ahead: f32) -> f32 {
     let n = patches[at];
     let period = bitcast<f32>(patches[at + 1u]);
     let base = vec2<f32>(bitcast<f32>(patches[at + 2u]), bitcast<f32>(patches[at + 3u]));
-    let now = df_add(base, vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo));
+    let now = df_add(df_add(base, vec2<f32>(aux.ctl.time_hi, aux.ctl.time_lo)), vec2<f32>(ahead, 0.0));
     var t = now.x + now.y;
     if (period > 0.0) {
         t = t - period * floor(t / period);

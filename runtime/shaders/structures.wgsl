@@ -131,7 +131,7 @@ fn main() {
         let coef = bitcast<f32>(patches[f + 6u]);
         var cap = 0.0;
         if ((flags & 2u) != 0u) {
-            cap = gate(width, level, scheduled(patches[f + 7u]), coef, su, sd);
+            cap = gate(width, level, scheduled(patches[f + 7u], 0.5 * dt), coef, su, sd);
         } else {
             cap = weir(width, level, coef, su, sd);
         }

@@ -355,3 +355,20 @@ pub fn overlapping_breaches() -> Level {
     level.structures.push(second);
     level
 }
+
+/// A dry 8 × 8 map with a source at its middle whose rate rises from 0 to 10 m³/s over the
+/// first second and stays there.
+pub fn rising_source() -> Level {
+    use spillway::level::{Schedule, Shape, Source, SourceKind};
+    let mut level = Level::flat(8, 8, 1.0, 0.0);
+    level.sources.push(Source {
+        name: "flood".into(),
+        shape: Shape::Point { x: 4.0, y: 4.0 },
+        kind: SourceKind::Hydrograph(Schedule {
+            points: vec![[0.0, 0.0], [1.0, 10.0]],
+            period: None,
+        }),
+        enabled: true,
+    });
+    level
+}

@@ -213,6 +213,7 @@ impl Edges {
     pub fn follow(&mut self, time: f64) {
         for s in &self.schedules {
             let v = s.schedule.at(time);
+            // (`time` is the sub-step's middle: see `Simulation::substep`.)
             let c = if s.tide {
                 EdgeCell::Fixed(v)
             } else {

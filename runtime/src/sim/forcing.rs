@@ -126,7 +126,11 @@ pub(crate) fn apply(
     let (mut added, mut removed) = (0.0f64, 0.0f64);
     for p in patches {
         let n = p.cells.len() as f32;
-        let rate = p.schedule.as_ref().map_or(p.rate, |s| s.at(time));
+        // At the sub-step's middle: its average over the sub-step (exact on a straight stretch
+        // of the schedule; at its start a rising hydrograph came short by half a sub-step's
+        // rise). The GPU's forcing pass does the same.
+        let mid = time + 0.5 * dt as f64;
+        let rate = p.schedule.as_ref().map_or(p.rate, |s| s.at(mid));
         // Per-cell wanted depth change (positive for sources, the amount to drain for sinks).
         let want = |c: usize, depth: &[f32]| -> f32 {
             match p.level {

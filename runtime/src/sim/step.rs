@@ -21,7 +21,8 @@ enum Velocities {
 
 impl Simulation {
     pub(super) fn substep(&mut self, dt: f32) -> Result<(), StepError> {
-        self.edges.follow(self.time);
+        // Schedules are read at the sub-step's middle (their average over it), as on the GPU.
+        self.edges.follow(self.time + 0.5 * dt as f64);
         self.structures
             .open_breaches(&mut self.terrain, &self.depth, (self.time, dt));
         let p = &self.params;

@@ -389,7 +389,8 @@ impl Structures {
                 } => gate_discharge(
                     g,
                     f.width,
-                    (*sill, opening.at(time), *contraction),
+                    // At the sub-step's middle, as the sources' rates.
+                    (*sill, opening.at(time + 0.5 * dt as f64), *contraction),
                     surface(up),
                     surface(down),
                 ),
