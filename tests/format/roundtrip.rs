@@ -177,6 +177,34 @@ fn levels_sharing_a_folder_keep_their_own_sidecars() {
 }
 
 #[test]
+fn a_copy_of_a_level_file_keeps_the_grids_it_names() {
+    // A copy of `level.ron` (a backup, a duplicate) names the grids it was saved with; the
+    // next save of `level.ron` removed them by their name's pattern, and the copy no longer
+    // loaded. Same for a level saved as `level` beside `level.ron` (one stem).
+    let a = rich_level(6, 6);
+    let (dir, path) = saved(&a);
+    let backup = dir.path().join("backup.ron");
+    fs::copy(&path, &backup).expect("copy");
+    let mut b = a.clone();
+    b.terrain.set(0, 0, 3.0);
+    save(&b, &path).expect("save changed");
+    assert_eq!(load(&backup).expect("the copy loads"), a);
+    assert_eq!(load(&path).expect("load"), b);
+    let bare = dir.path().join("level");
+    save(&a, &bare).expect("save as level");
+    let mut c = b.clone();
+    c.terrain.set(1, 0, 4.0);
+    save(&c, &path).expect("save level.ron again");
+    assert_eq!(load(&bare).expect("level loads"), a);
+    assert_eq!(load(&backup).expect("the copy still loads"), a);
+    // Grids named by no level file go.
+    fs::remove_file(&backup).expect("remove the copy");
+    fs::remove_file(&bare).expect("remove level");
+    save(&b, &path).expect("save once more");
+    assert_eq!(files_in(dir.path()).len(), 2, "{:?}", files_in(dir.path()));
+}
+
+#[test]
 fn a_level_named_with_a_colon_or_backslash_loads_again_and_resaves() {
     // Linux and macOS allow both in a file name; the sidecar named after it was refused on
     // load as a path, and the resave had removed the one before.

@@ -52,11 +52,12 @@ pub(crate) fn decode(bytes: &[u8], cells: usize) -> Result<Vec<f32>, String> {
             .get(at..at + 4)
             .ok_or_else(|| format!("chunk {c}: the data ends before its length"))?;
         let len = u32::from_le_bytes([word[0], word[1], word[2], word[3]]) as usize;
-        let data = bytes
-            .get(at + 4..at + 4 + len)
+        // (No `at + 4 + len`: a hostile length overflows it on a 32-bit target.)
+        let data = (bytes.get(at + 4..))
+            .and_then(|rest| rest.get(..len))
             .ok_or_else(|| format!("chunk {c}: {len} bytes declared, the data ends before"))?;
         parts.push(data);
-        at += 4 + len;
+        at += 4 + data.len();
     }
     if at != bytes.len() {
         return Err(format!("{} bytes after the last chunk", bytes.len() - at));

@@ -419,6 +419,9 @@ pub(super) fn write_sidecar(
             Ok(None) => {
                 temp.persist(&target)
                     .map_err(|e| io_err(&target, "rename the grid sidecar into place", e))?;
+                // Its name on disk before the level file's (renames may reach the disk out of
+                // order: a power cut could keep the new level file naming grids not there).
+                super::atomic::sync_dir(dir);
                 fresh = true;
                 break;
             }
@@ -490,19 +493,59 @@ fn is_own_sidecar(name: &str, stem: &str) -> bool {
         && twin.is_none_or(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Removes this level's sidecars other than `keep` (best effort: a stale sidecar left behind
-/// only costs disk space).
+/// Largest file read to see whether it names a sidecar (a level file's text is far smaller).
+const MAX_NAMING_FILE: u64 = 64 << 20;
+
+/// Extensions of files that are never level files (bodies, heightmaps, grids).
+const NOT_LEVELS: [&str; 9] = [
+    "grids", "glb", "gltf", "bin", "png", "npy", "r16", "raw", "jpg",
+];
+
+/// Removes this level's sidecars other than `keep`, except those another file of the folder
+/// names (a copy of the level file, `backup.ron`, still reads the grids it was saved with):
+/// best effort, a stale sidecar left behind only costs disk space.
 pub(super) fn remove_stale_sidecars(dir: &Path, stem: &str, keep: &str) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name != keep && is_own_sidecar(name, stem) {
-            let _ = fs::remove_file(entry.path());
-        }
+    let stale: Vec<String> = (entries.flatten())
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| name != keep && is_own_sidecar(name, stem))
+        .collect();
+    if stale.is_empty() {
+        return;
     }
+    let named = named_elsewhere(dir, &stale, keep);
+    for name in stale.iter().filter(|n| !named.contains(n)) {
+        let _ = fs::remove_file(dir.join(name));
+    }
+}
+
+/// Which of `names` a file of `dir` (a level file other than the one whose sidecar is `keep`)
+/// mentions.
+fn named_elsewhere(dir: &Path, names: &[String], keep: &str) -> Vec<String> {
+    let mut named = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return names.to_vec();
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let small = entry
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() <= MAX_NAMING_FILE);
+        if !small || NOT_LEVELS.iter().any(|n| ext.eq_ignore_ascii_case(n)) {
+            continue;
+        }
+        let Ok(text) = fs::read(&path) else { continue };
+        let text = String::from_utf8_lossy(&text);
+        if text.contains(keep) {
+            // The level just saved (or a copy naming the new grids): what it names is kept.
+            continue;
+        }
+        named.extend(names.iter().filter(|n| text.contains(n.as_str())).cloned());
+    }
+    named
 }
 
 #[cfg(test)]
