@@ -177,6 +177,13 @@ fn shift_click_knocks_a_crate_out_of_the_dam_during_preview() {
     );
     // Knocking is a preview event: the document keeps the authored placement.
     assert_eq!(ed.harness.state().document().level().bodies, authored);
+    // A click on the crate where it is drawn selects it (it placed a new crate there).
+    let drawn = (ed.harness.state())
+        .screen_pos([p[0], p[1], p[2] + 0.5])
+        .expect("in view");
+    ed.drag(&[drawn], Modifiers::NONE);
+    assert_eq!(ed.harness.state().document().level().bodies, authored);
+    assert_eq!(ed.harness.state().selected_body(), Some(1));
 }
 
 /// Drags with the middle button from the viewport's centre `dx` points to the right (orbits the

@@ -42,6 +42,9 @@ pub(crate) struct BodyPointer {
     pub ray: Option<Ray>,
     /// The terrain point under the pointer.
     pub hover: Option<Vec3>,
+    /// Where the running water's physics has the bodies, in the document's order (a live
+    /// preview: they are drawn there).
+    pub poses: Option<Vec<Pose>>,
 }
 
 /// The body state between frames.
@@ -319,8 +322,13 @@ impl Bodies {
             self.drag = Some(GizmoDrag::begin(i, &body, g.clone(), handle, p));
             return None;
         }
+        // A body as drawn (where the running water carried it) or at its placement: a click on
+        // a crate that had drifted placed a new one.
+        let drawn = pointer.poses.as_ref().map(|p| posed(document, p));
         if let Some(ray) = pointer.ray
-            && let Some((i, _)) = self.hit(document, &ray)
+            && let Some((i, _)) = (drawn.as_ref())
+                .and_then(|moved| self.hit_posed(document, moved, &ray))
+                .or_else(|| self.hit(document, &ray))
         {
             self.selected = Some(i);
             return Some(format!("Selected {}", document.level().bodies[i].name));
@@ -363,12 +371,11 @@ impl Bodies {
         ray: &Ray,
         preview: &mut Preview,
     ) -> Option<String> {
-        let mut moved = document.level().bodies.clone();
-        for (body, pose) in moved.iter_mut().zip(preview.body_poses()?) {
-            body.translation = pose.translation;
-            body.rotation = pose.rotation;
-        }
-        let (i, t) = self.hit_posed(document, &moved, ray)?;
+        let moved = posed(document, &preview.body_poses()?);
+        let Some((i, t)) = self.hit_posed(document, &moved, ray) else {
+            // Said, and no body placed where the Shift+click missed.
+            return Some("Shift+click a body to knock it".into());
+        };
         let at = ray.at(t);
         let horizontal = (ray.dir.x.powi(2) + ray.dir.y.powi(2)).sqrt().max(1e-6);
         let speed = KNOCK_SPEED * preview.body_mass(i);
@@ -572,4 +579,14 @@ fn encloses_nothing(mesh: &spillway::body::TriMesh, volume: f64) -> bool {
         (0..3).map(|a| f64::from(hi[a] - lo[a])).fold(0.0, f64::max)
     });
     volume <= 1e-6 * longest.powi(3)
+}
+
+/// The document's bodies moved to `poses` (a running preview's, in the document's order).
+fn posed(document: &Document, poses: &[Pose]) -> Vec<Body> {
+    let mut moved = document.level().bodies.clone();
+    for (body, pose) in moved.iter_mut().zip(poses) {
+        body.translation = pose.translation;
+        body.rotation = pose.rotation;
+    }
+    moved
 }

@@ -204,7 +204,8 @@ impl ViewportPanel {
         if knocked.is_some() {
             knocked
         } else if sculpt.stroke.is_none() && body_tool {
-            self.body_input(ui, &response, document, bodies)
+            let poses = preview.body_poses();
+            self.body_input(ui, &response, document, bodies, poses)
         } else if sculpt.stroke.is_none() && (authoring.busy() || !sculpt.tool.paints()) {
             self.authoring_input(ui, &response, document, sculpt.tool, authoring, bodies)
         } else {
@@ -375,6 +376,7 @@ impl ViewportPanel {
         response: &egui::Response,
         document: &mut Document,
         bodies: &mut Bodies,
+        poses: Option<Vec<spillway::body::Pose>>,
     ) -> Option<String> {
         let (pressed, down, latest) = ui.input(|i| {
             (
@@ -398,6 +400,7 @@ impl ViewportPanel {
             pos,
             ray,
             hover: self.hover.filter(|_| response.contains_pointer()),
+            poses,
         };
         let bounds = level_bounds(document.level(), self.z_range);
         let view = water_overlay::View::new(&self.camera, self.rect, &bounds);
