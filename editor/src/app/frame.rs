@@ -126,7 +126,7 @@ impl EditorApp {
             let dt = ui.input(|i| i.stable_dt);
             if preview.frame(level, &rs.device, &rs.queue, dt, probe) {
                 ui.ctx().request_repaint();
-            } else if preview.is_live() {
+            } else if preview.is_live() && preview.awaiting_readbacks() {
                 // Read-backs (figures, the probe) arrive a frame or two later.
                 ui.ctx()
                     .request_repaint_after(std::time::Duration::from_millis(100));

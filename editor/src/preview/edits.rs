@@ -15,6 +15,10 @@ impl Preview {
     /// Hands the document's edits to the running solver; they take effect at the next step.
     /// A new document or a new size resets the preview.
     pub fn sync(&mut self, level: &Level, changes: &Changes) {
+        if !changes.is_empty() {
+            // The figures are read again for the edited water, even paused.
+            self.stats_due = true;
+        }
         if std::mem::take(&mut self.water_is_authored) && only_water(changes) {
             // The authored water became the running water ("Bake this frame", "Keep this
             // state"): nothing to hand over, and no edit of the run (its keyframes stay); the

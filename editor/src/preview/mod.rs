@@ -120,6 +120,11 @@ pub struct Preview {
     uploaded: Option<Level>,
     /// Steps run in the last frame.
     pub last_steps: usize,
+    /// The figures no longer match the water (an edit, a restart, a seek): read them again
+    /// even with no step run.
+    stats_due: bool,
+    /// The cell the last probe reading was asked for, while the water has not changed since.
+    probed: Option<(usize, usize)>,
     /// Single steps asked for and not run yet.
     queued: usize,
     /// The level's gates changed while the water ran: they apply after a reset.
@@ -350,7 +355,17 @@ impl Preview {
         self.flush();
         if let Some(sim) = self.sim.as_mut() {
             // Every recorded step is submitted now, so the read-back's clock is the water's.
-            sim.request_stats();
+            // Paused and unchanged, the figures stand: asking again kept an idle editor
+            // reducing the whole grid ten times a second.
+            self.stats_due |= self.playing || last > 0 || self.stats.is_none();
+            if self.stats_due {
+                // The probe reads the changed water again too.
+                self.probed = None;
+            }
+            if self.stats_due && !sim.stats_pending() {
+                sim.request_stats();
+                self.stats_due = false;
+            }
         }
         if let Some(time) = self.seek_to.take() {
             self.go_to(level, time);
@@ -431,8 +446,19 @@ impl Preview {
             self.probe = Some(reading);
         }
         match probe {
-            Some((x, y)) => sim.request_probe(x, y),
-            None => self.probe = None,
+            // Asked again only for another cell or water that moved (asked every frame, the
+            // readings kept an idle editor drawing).
+            Some(cell) if self.probed != Some(cell) || steps + caught_up > 0 => {
+                if !sim.probe_pending() {
+                    sim.request_probe(cell.0, cell.1);
+                    self.probed = Some(cell);
+                }
+            }
+            Some(_) => {}
+            None => {
+                self.probe = None;
+                self.probed = None;
+            }
         }
         self.playing || steps + caught_up > 0 || self.target.is_some()
     }
@@ -509,6 +535,16 @@ impl Preview {
             return Some(cpu.sim().terrain().to_vec());
         }
         self.sim.as_ref()?.read_terrain().ok()
+    }
+
+    /// Whether figures or a probe reading are still to come back from the GPU (or to be asked
+    /// for): frames are needed until they are in.
+    pub fn awaiting_readbacks(&self) -> bool {
+        self.stats_due
+            || self
+                .sim
+                .as_ref()
+                .is_some_and(GpuSimulation::readbacks_pending)
     }
 
     /// The running water as `level`'s initial state (depths and flow state), waiting for the

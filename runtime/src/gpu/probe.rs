@@ -55,6 +55,11 @@ impl ProbeReadback {
 }
 
 impl GpuSimulation {
+    /// Whether a probe reading was asked for and not collected yet.
+    pub fn probe_pending(&self) -> bool {
+        self.probe.state.load(Ordering::Acquire) != IDLE
+    }
+
     /// Starts reading the water at cell `(x, y)` back (after the steps recorded so far); does
     /// nothing if the cell is outside the grid or a probe is under way. Collect it with
     /// [`Self::poll_probe`].

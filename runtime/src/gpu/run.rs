@@ -334,6 +334,18 @@ impl GpuSimulation {
         Ok(n)
     }
 
+    /// Whether a read-back of the stats or of the probe is under way (asked for, not collected
+    /// yet): a caller that stops drawing frames while idle keeps polling until none is.
+    pub fn readbacks_pending(&self) -> bool {
+        self.stats_pending() || self.probe_pending()
+    }
+
+    /// Whether a read-back of the stats is under way ([`Self::request_stats`] then does
+    /// nothing until [`Self::poll_stats`] has taken it).
+    pub fn stats_pending(&self) -> bool {
+        self.readback.pending()
+    }
+
     /// Starts an asynchronous read-back of the stats (a GPU reduction and a few kilobytes of
     /// copies); does nothing if one is already under way. Collect it with [`Self::poll_stats`].
     pub fn request_stats(&mut self) {
