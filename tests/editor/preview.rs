@@ -569,7 +569,7 @@ fn a_paused_preview_lets_the_editor_rest() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         ed.frames(1);
     }
-    let stats = ed.harness.state().preview().stats.clone();
+    let stats = ed.harness.state().preview().stats;
     assert!(stats.is_some(), "the figures are in");
     let delay = |ed: &crate::support::Editor| {
         (ed.harness.output().viewport_output)
