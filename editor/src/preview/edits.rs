@@ -205,6 +205,15 @@ impl Preview {
         }
     }
 
+    /// The ground the water runs over (the solver's: a moving bed's, closed gates raised);
+    /// `None` while no water runs.
+    pub fn read_terrain(&self) -> Option<Vec<f32>> {
+        if let Some(cpu) = &self.cpu {
+            return Some(cpu.sim().terrain().to_vec());
+        }
+        self.sim.as_ref()?.read_terrain().ok()
+    }
+
     /// Where each of the document's bodies is in the running physics (one pose per body, in
     /// document order), while it runs.
     pub fn body_poses(&self) -> Option<Vec<Pose>> {

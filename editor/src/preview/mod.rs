@@ -528,15 +528,6 @@ impl Preview {
         self.sim.as_ref()?.read_depth().ok()
     }
 
-    /// The ground the water runs over (the solver's: a moving bed's, closed gates raised);
-    /// `None` while no water runs.
-    pub fn read_terrain(&self) -> Option<Vec<f32>> {
-        if let Some(cpu) = &self.cpu {
-            return Some(cpu.sim().terrain().to_vec());
-        }
-        self.sim.as_ref()?.read_terrain().ok()
-    }
-
     /// Whether figures or a probe reading are still to come back from the GPU (or to be asked
     /// for): frames are needed until they are in.
     pub fn awaiting_readbacks(&self) -> bool {
