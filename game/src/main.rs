@@ -290,7 +290,7 @@ impl App {
             }
             player.held.forward = self.frames > 50 && self.frames <= 50 + 30;
         }
-        player.fly(elapsed as f32, &gfx.game.bounds());
+        player.fly(elapsed as f32);
         let cam = &player.camera;
         gfx.game.advance(elapsed)?;
         // Frames stepped, what `--frames` and the demo count: a frame the window could not

@@ -44,7 +44,7 @@ impl Player {
     }
 
     /// Flies for `seconds` with the keys held: WASD along the view, Q/E down and up.
-    pub fn fly(&mut self, seconds: f32, bounds: &Bounds) {
+    pub fn fly(&mut self, seconds: f32) {
         let axis = |plus: bool, minus: bool| plus as i32 as f32 - minus as i32 as f32;
         let h = self.held;
         self.camera.fly(
@@ -53,7 +53,6 @@ impl Player {
             axis(h.up, h.down),
             seconds,
             h.fast,
-            bounds,
         );
     }
 
@@ -88,7 +87,7 @@ mod tests {
             let closer = (player.camera.eye() - player.camera.target).length();
             let start = player.camera.eye();
             player.held.forward = true;
-            player.fly(1.0, &bounds);
+            player.fly(1.0);
             (closer, (player.camera.eye() - start).length(), eye)
         };
         let (far, far_speed, _) = flown(0.0);

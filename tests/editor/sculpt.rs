@@ -310,3 +310,42 @@ fn a_stroke_dragged_off_the_map_reaches_its_edge_and_comes_back_without_a_line()
         "one stroke"
     );
 }
+
+#[test]
+fn turning_the_camera_under_a_held_brush_paints_nothing_more() {
+    // A right drag (orbit) while the left button held the Raise brush swept it across the
+    // terrain as the view turned, its outline hidden.
+    use egui::{Event, PointerButton};
+    let level = bumpy_level();
+    let mut ed = editor_with(&level);
+    ed.harness.state_mut().brush_mut().radius = RADIUS;
+    let before = ed.terrain();
+    let start = ed.at(0.5, 0.5);
+    let pick = ed.harness.state().pick(start).expect("on the terrain");
+    ed.move_to(start);
+    ed.press_or_release(true, start);
+    let right = |pressed| Event::PointerButton {
+        pos: start,
+        button: PointerButton::Secondary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    ed.harness.event(right(true));
+    ed.harness.step();
+    for k in 1..=10 {
+        ed.move_to(start + egui::vec2(12.0 * k as f32, 0.0));
+    }
+    ed.press_or_release(false, start + egui::vec2(120.0, 0.0));
+    ed.harness.event(right(false));
+    ed.frames(2);
+    let after = ed.terrain();
+    let nx = level.nx();
+    for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+        let (x, y) = ((i % nx) as f32 + 0.5, (i / nx) as f32 + 0.5);
+        let d = ((x - pick[0]).powi(2) + (y - pick[1]).powi(2)).sqrt();
+        assert!(
+            d <= RADIUS + 1.0 || a == b,
+            "cell ({x}, {y}), {d:.1} m away, changed"
+        );
+    }
+}

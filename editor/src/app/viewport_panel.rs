@@ -447,8 +447,7 @@ impl ViewportPanel {
             if secondary && keys.iter().any(|k| *k != 0.0) && !ui.ctx().egui_wants_keyboard_input()
             {
                 self.flying = true;
-                self.camera
-                    .fly(keys[0], keys[1], keys[2], dt, shift, &bounds);
+                self.camera.fly(keys[0], keys[1], keys[2], dt, shift);
             }
             if delta != egui::Vec2::ZERO {
                 if shift && !self.flying {

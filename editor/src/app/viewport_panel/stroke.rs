@@ -35,7 +35,12 @@ impl ViewportPanel {
             return;
         };
         stroke.set_invert(shift);
-        if let Some(p) = self.hover {
+        if self.camera_drag {
+            // The camera turning under a held brush painted a sweep the designer never saw
+            // (the outline is hidden while the camera moves): the brush lifts, and goes on
+            // where the pointer is once the camera stops.
+            stroke.lift();
+        } else if let Some(p) = self.hover {
             stroke.drag_to(document, &sculpt.brush, p.x, p.y, dt);
         } else {
             // Off the terrain: the stroke reaches the map's edge on the way, and starts again
