@@ -15,7 +15,7 @@ use crate::tools::spill::Spill;
 /// Colour of gates.
 const GATE_COLOUR: Color32 = Color32::from_rgb(235, 150, 40);
 use crate::tools::Tool;
-use crate::tools::boundary::{edge_cells, edge_length, kind_name, nearest_edge, reach};
+use crate::tools::boundary::{edge_cells, edge_length, kind_name, nearest_edge, reach, same_kind};
 use crate::tools::placement::{Selection, centre, sink_label, source_label};
 use spillway_render::math::{Mat4, Vec3};
 use spillway_render::pick::height_at;
@@ -266,10 +266,10 @@ fn boundaries(painter: &Painter, view: &View, level: &Level, emphasise: bool) {
         let cells = edge_cells(&level.boundaries, edge, len);
         let mut start = 0;
         for i in 1..=len {
-            if i < len && cells[i] == cells[start] {
+            if i < len && same_kind(cells[i], cells[start]) {
                 continue;
             }
-            let (kind, width) = match &cells[start] {
+            let (kind, width) = match cells[start] {
                 Some(kind) => (kind, 4.0 * scale),
                 None => (default, 1.5 * scale),
             };

@@ -79,16 +79,27 @@ pub fn edge_cell(level: &Level, edge: Edge, x: f32, y: f32) -> u32 {
 }
 
 /// The kind each cell of `edge` (`len` cells) has from `boundaries`: `None` where the level's
-/// default applies. Later segments win where segments overlap.
-pub fn edge_cells(boundaries: &[Boundary], edge: Edge, len: usize) -> Vec<Option<BoundaryKind>> {
+/// default applies. Later segments win where segments overlap. Borrowed, not copied: drawn
+/// every frame, a hydrograph's thousands of points were copied into every cell of its edge.
+pub fn edge_cells(boundaries: &[Boundary], edge: Edge, len: usize) -> Vec<Option<&BoundaryKind>> {
     let mut cells = vec![None; len];
     for b in boundaries.iter().filter(|b| b.edge == edge) {
         let end = (b.end as usize).min(len);
         for cell in cells.iter_mut().take(end).skip(b.start as usize) {
-            *cell = Some(b.kind.clone());
+            *cell = Some(&b.kind);
         }
     }
     cells
+}
+
+/// Whether two cells of [`edge_cells`] have one kind: the same segment's (compared by
+/// address, at once) or equal ones.
+pub fn same_kind(a: Option<&BoundaryKind>, b: Option<&BoundaryKind>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 /// Gives cells `start..end` of `edge` (`len` cells long) the boundary `kind`. The edge's
@@ -281,6 +292,24 @@ mod tests {
             end,
             kind,
         }
+    }
+
+    #[test]
+    fn an_edges_cells_borrow_their_segments_kinds() {
+        let hydrograph = BoundaryKind::Hydrograph(spillway::level::Schedule {
+            points: (0..4096).map(|k| [k as f32, 1.0]).collect(),
+            period: None,
+        });
+        let b = vec![
+            seg(Edge::West, 0, 4, hydrograph.clone()),
+            seg(Edge::West, 4, 8, hydrograph),
+            seg(Edge::West, 8, 10, BoundaryKind::Open),
+        ];
+        let cells = edge_cells(&b, Edge::West, 12);
+        assert!(std::ptr::eq(cells[0].unwrap(), &b[0].kind));
+        assert!(same_kind(cells[0], cells[3]) && same_kind(cells[0], cells[5]));
+        assert!(!same_kind(cells[7], cells[8]) && !same_kind(cells[9], cells[10]));
+        assert!(same_kind(cells[10], cells[11]));
     }
 
     #[test]
