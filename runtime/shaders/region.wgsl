@@ -112,7 +112,15 @@ fn water_cells(@builtin(local_invocation_index) lid: u32) {
     // plans from this depth too (the CPU's `displace` raises its kept max depth).
     atomicMax(&aux.ctl.good_depth, bitcast<u32>(top));
     if (lid == 0u) {
+        // Only the net: water moved from cell to cell (a floater pushing it aside, every
+        // coupled step) is neither inflow nor outflow, as on the CPU (both grew by the gross
+        // volumes pushed).
+        let net = df_add(red[0].xy, -red[0].zw);
         let a = ledger[0];
-        ledger[0] = vec4<f32>(df_add(a.xy, red[0].xy), df_add(a.zw, red[0].zw));
+        if (net.x >= 0.0) {
+            ledger[0] = vec4<f32>(df_add(a.xy, net), a.zw);
+        } else {
+            ledger[0] = vec4<f32>(a.xy, df_add(a.zw, -net));
+        }
     }
 }

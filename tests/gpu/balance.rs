@@ -93,3 +93,30 @@ fn water_moved_by_floaters_keeps_the_rain_too_small_to_show_yet() {
         c.volume
     );
 }
+
+#[test]
+fn water_pushed_from_cell_to_cell_is_no_inflow_or_outflow() {
+    // A floater pushes water aside every coupled step: the GPU booked the gross volumes in
+    // both inflow and outflow, so they climbed while the boats moved; the CPU books neither.
+    use spillway::{Grid, Level, Simulation};
+    let mut level = Level::flat(8, 8, 1.0, 0.0);
+    level.water = Grid::filled(8, 8, 1.0);
+    let push = [(27usize, 0.5f32), (28, -0.5)];
+    let back = [(27usize, -0.5f32), (28, 0.5)];
+    let mut cpu = Simulation::new(&level).unwrap();
+    let mut gpu = gpu_with(&level, 2);
+    for k in 0..100 {
+        let moved = if k % 2 == 0 { &push } else { &back };
+        cpu.displace(moved);
+        gpu.displace(moved).unwrap();
+        cpu.step(0.01).unwrap();
+        gpu.step_n(1, 0.01).unwrap();
+    }
+    let (g, c) = (gpu.stats().unwrap(), cpu.stats());
+    println!(
+        "inflow GPU {:.2e} CPU {:.2e}, outflow GPU {:.2e} CPU {:.2e} m³",
+        g.inflow, c.inflow, g.outflow, c.outflow
+    );
+    assert!(g.inflow.abs() < 1e-3 && g.outflow.abs() < 1e-3, "{g:?}");
+    assert!(g.balance_error.abs() < 1e-5, "{}", g.balance_error);
+}

@@ -341,8 +341,9 @@ impl GpuSimulation {
 
     /// Moves water into or out of cells, as `Simulation::displace` does: each `(cell, volume)`
     /// takes `volume` m³ from the row-major `cell` (negative: gives it). A cell never gives
-    /// more than it holds. The water moved is booked like water painted in or out (inflow and
-    /// outflow of the stats), so the balance stays exact. Takes effect at the next step; a
+    /// more than it holds. The net of the water moved is booked as water painted in or out
+    /// (inflow, or outflow, of the stats), so the balance stays exact; water only moved from
+    /// cell to cell (a floater's push aside) books none. Takes effect at the next step; a
     /// cell may appear once only. Skipped as on the CPU: cells outside the grid, non-finite
     /// volumes, and water given back that would make a cell deeper than `MAX_HEIGHT`.
     pub fn displace(&mut self, changes: &[(usize, f32)]) -> Result<(), GpuError> {
