@@ -1,9 +1,17 @@
 //! The Water menu's Erode terrain submenu: the bed's material, where it moves (the whole map or
 //! a box, drawn on the map), how long the water runs and how fast the bed ages, and Erode,
-//! which starts the run in the background (`file_tasks::erode`).
+//! which starts the run in the background ([`erode`], a [`FileTask::Erode`]), the terrain so
+//! far it shows while it runs and the undo step its result makes.
+
+use std::sync::{Arc, Mutex};
+
+use spillway::{CellRect, Grid, Level};
 
 use super::EditorApp;
+use super::file_tasks::FileTask;
+use crate::document::{GridPatch, Layer, PatchTile};
 use crate::erode::Material;
+use crate::task::Task;
 
 /// The submenu. Choosing a material or typing a number keeps it open; Erode closes it.
 pub(crate) fn submenu(app: &mut EditorApp, ui: &mut egui::Ui) {
@@ -62,7 +70,7 @@ fn body(app: &mut EditorApp, ui: &mut egui::Ui) {
         // As a bake does: the running water would go on over the ground being replaced.
         app.preview.pause();
         let gpu = app.gpu.clone().filter(|_| !app.preview.on_cpu());
-        app.file_task = Some(super::file_tasks::erode(level, app.erosion, gpu));
+        app.file_task = Some(erode(level, app.erosion, gpu));
         ui.close();
     }
 }
@@ -135,4 +143,136 @@ impl EditorApp {
     pub fn erosion_region(&self) -> Option<[f32; 4]> {
         self.erosion.region
     }
+}
+
+/// What an Erode run is asked to do (the Water menu's Erode terrain fields).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ErodeSettings {
+    /// The bed's material.
+    pub material: Material,
+    /// Simulated seconds of water.
+    pub seconds: f64,
+    /// Seconds of bed change per second of water.
+    pub speedup: f32,
+    /// Where the bed moves (metres: x0, y0, x1, y1); `None`: the whole map.
+    pub region: Option<[f32; 4]>,
+}
+
+impl Default for ErodeSettings {
+    fn default() -> Self {
+        Self {
+            material: Material::Sand,
+            seconds: 120.0,
+            speedup: 100.0,
+            region: None,
+        }
+    }
+}
+
+/// Starts running the water of `level` over a moving bed as `settings` ask, in the background
+/// (`crate::erode`), on the GPU `gpu` when given.
+pub(crate) fn erode(
+    level: Level,
+    settings: ErodeSettings,
+    gpu: Option<(wgpu::Device, wgpu::Queue)>,
+) -> FileTask {
+    let ErodeSettings {
+        material,
+        seconds,
+        speedup,
+        region,
+    } = settings;
+    let label = format!(
+        "Erode ({}, {seconds:.0} s ×{speedup:.0})",
+        material.name().to_lowercase()
+    );
+    let sediment = spillway::level::Sediment {
+        speedup,
+        region: region.map(|[x0, y0, x1, y1]| spillway::level::Shape::Box { x0, y0, x1, y1 }),
+        ..material.sediment()
+    };
+    let so_far = Arc::new(Mutex::new(None));
+    let slot = so_far.clone();
+    let shown = Box::new(level.clone());
+    let task = Task::spawn(
+        format!("Eroding: {}, {seconds:.0} s of water", material.name()),
+        move |p| {
+            // Readied here: the GPU's buffers for a large level take seconds on a slow device.
+            let erosion = crate::erode::Erosion::new(&level, sediment, gpu);
+            p.set_note(format!("Running on the {}", erosion.backend));
+            erosion.run(seconds, &mut |share, terrain| {
+                p.set(share);
+                if let (Some(t), Ok(mut s)) = (terrain, slot.lock()) {
+                    *s = Some(t);
+                }
+                !p.cancelled()
+            })
+        },
+    );
+    super::file_tasks::FileTask::Erode {
+        label,
+        task,
+        so_far,
+        shown,
+    }
+}
+
+/// The level to draw while an Erode run shows its terrain so far: `Some` once per new
+/// terrain handed over.
+pub(crate) fn erosion_so_far(task: &mut Option<FileTask>) -> Option<&Level> {
+    let Some(FileTask::Erode { so_far, shown, .. }) = task.as_mut() else {
+        return None;
+    };
+    let terrain = so_far.lock().ok()?.take()?;
+    if terrain.len() != shown.terrain.data.len() {
+        return None;
+    }
+    shown.terrain.data = terrain;
+    Some(shown)
+}
+
+/// Draws the document's terrain again after an Erode run showed its own.
+pub(super) fn redraw_terrain(app: &mut EditorApp) {
+    let level = app.document.level();
+    if let Some(r) = app.renderer.as_mut() {
+        let all = CellRect::whole(level.nx(), level.ny());
+        r.sync(
+            level,
+            &spillway_render::Dirty {
+                terrain: Some(all),
+                ..Default::default()
+            },
+        );
+    }
+}
+
+/// Makes the eroded terrain `grid` the level's, as one undo step labelled `label`.
+pub(super) fn apply_erosion(app: &mut EditorApp, label: &str, grid: Grid) {
+    redraw_terrain(app);
+    let level = app.document.level();
+    if (grid.nx, grid.ny) != (level.nx(), level.ny()) {
+        return;
+    }
+    let changed = (grid.data.iter().zip(&level.terrain.data))
+        .filter(|(a, b)| a != b)
+        .count();
+    let patch = GridPatch::new(
+        label,
+        Layer::Terrain,
+        vec![PatchTile {
+            rect: CellRect::whole(grid.nx, grid.ny),
+            before: level.terrain.data.clone().into(),
+            after: grid.data.into(),
+        }],
+    );
+    if !patch.is_empty() {
+        app.document.execute(Box::new(patch));
+    }
+    app.notify(
+        format!(
+            "{label}: the water moved the bed in {}",
+            crate::count(changed, "cell")
+        ),
+        false,
+    );
 }

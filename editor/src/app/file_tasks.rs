@@ -11,11 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use spillway::{CellRect, Grid, Level};
+use spillway::{Grid, Level};
 
 use super::EditorApp;
-use crate::document::{GridPatch, Layer, PatchTile};
-use crate::erode::Material;
 use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
 use crate::task::{Task, TaskError};
 use crate::tools::fill::{FillJob, Filled};
@@ -128,138 +126,6 @@ impl FileTask {
             FileTask::Fill { task, .. } => task.cancelled(),
         }
     }
-}
-
-/// What an Erode run is asked to do (the Water menu's Erode terrain fields).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct ErodeSettings {
-    /// The bed's material.
-    pub material: Material,
-    /// Simulated seconds of water.
-    pub seconds: f64,
-    /// Seconds of bed change per second of water.
-    pub speedup: f32,
-    /// Where the bed moves (metres: x0, y0, x1, y1); `None`: the whole map.
-    pub region: Option<[f32; 4]>,
-}
-
-impl Default for ErodeSettings {
-    fn default() -> Self {
-        Self {
-            material: Material::Sand,
-            seconds: 120.0,
-            speedup: 100.0,
-            region: None,
-        }
-    }
-}
-
-/// Starts running the water of `level` over a moving bed as `settings` ask, in the background
-/// (`crate::erode`), on the GPU `gpu` when given.
-pub(crate) fn erode(
-    level: Level,
-    settings: ErodeSettings,
-    gpu: Option<(wgpu::Device, wgpu::Queue)>,
-) -> FileTask {
-    let ErodeSettings {
-        material,
-        seconds,
-        speedup,
-        region,
-    } = settings;
-    let label = format!(
-        "Erode ({}, {seconds:.0} s ×{speedup:.0})",
-        material.name().to_lowercase()
-    );
-    let sediment = spillway::level::Sediment {
-        speedup,
-        region: region.map(|[x0, y0, x1, y1]| spillway::level::Shape::Box { x0, y0, x1, y1 }),
-        ..material.sediment()
-    };
-    let so_far = Arc::new(Mutex::new(None));
-    let slot = so_far.clone();
-    let shown = Box::new(level.clone());
-    let task = Task::spawn(
-        format!("Eroding: {}, {seconds:.0} s of water", material.name()),
-        move |p| {
-            // Readied here: the GPU's buffers for a large level take seconds on a slow device.
-            let erosion = crate::erode::Erosion::new(&level, sediment, gpu);
-            p.set_note(format!("Running on the {}", erosion.backend));
-            erosion.run(seconds, &mut |share, terrain| {
-                p.set(share);
-                if let (Some(t), Ok(mut s)) = (terrain, slot.lock()) {
-                    *s = Some(t);
-                }
-                !p.cancelled()
-            })
-        },
-    );
-    FileTask::Erode {
-        label,
-        task,
-        so_far,
-        shown,
-    }
-}
-
-/// The level to draw while an Erode run shows its terrain so far: `Some` once per new
-/// terrain handed over.
-pub(crate) fn erosion_so_far(task: &mut Option<FileTask>) -> Option<&Level> {
-    let Some(FileTask::Erode { so_far, shown, .. }) = task.as_mut() else {
-        return None;
-    };
-    let terrain = so_far.lock().ok()?.take()?;
-    if terrain.len() != shown.terrain.data.len() {
-        return None;
-    }
-    shown.terrain.data = terrain;
-    Some(shown)
-}
-
-/// Draws the document's terrain again after an Erode run showed its own.
-fn redraw_terrain(app: &mut EditorApp) {
-    let level = app.document.level();
-    if let Some(r) = app.renderer.as_mut() {
-        let all = CellRect::whole(level.nx(), level.ny());
-        r.sync(
-            level,
-            &spillway_render::Dirty {
-                terrain: Some(all),
-                ..Default::default()
-            },
-        );
-    }
-}
-
-/// Makes the eroded terrain `grid` the level's, as one undo step labelled `label`.
-fn apply_erosion(app: &mut EditorApp, label: &str, grid: Grid) {
-    redraw_terrain(app);
-    let level = app.document.level();
-    if (grid.nx, grid.ny) != (level.nx(), level.ny()) {
-        return;
-    }
-    let changed = (grid.data.iter().zip(&level.terrain.data))
-        .filter(|(a, b)| a != b)
-        .count();
-    let patch = GridPatch::new(
-        label,
-        Layer::Terrain,
-        vec![PatchTile {
-            rect: CellRect::whole(grid.nx, grid.ny),
-            before: level.terrain.data.clone().into(),
-            after: grid.data.into(),
-        }],
-    );
-    if !patch.is_empty() {
-        app.document.execute(Box::new(patch));
-    }
-    app.notify(
-        format!(
-            "{label}: the water moved the bed in {}",
-            crate::count(changed, "cell")
-        ),
-        false,
-    );
 }
 
 /// Bytes of grid data a level holds (what a save writes).
@@ -582,13 +448,15 @@ fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, T
             });
         }
         (FileTask::Erode { .. }, _) if cancelled => {
-            redraw_terrain(app);
+            super::erode_menu::redraw_terrain(app);
             app.notify("Erosion cancelled: the terrain is unchanged", false)
         }
-        (FileTask::Erode { label, .. }, Ok(Some(grid))) => apply_erosion(app, &label, grid),
+        (FileTask::Erode { label, .. }, Ok(Some(grid))) => {
+            super::erode_menu::apply_erosion(app, &label, grid)
+        }
         (FileTask::Erode { .. }, Ok(None)) => {}
         (FileTask::Erode { .. }, Err(e)) => {
-            redraw_terrain(app);
+            super::erode_menu::redraw_terrain(app);
             app.dialog = Some(super::Dialog::Error {
                 title: "Could not erode the terrain".into(),
                 message: e.to_string(),

@@ -207,7 +207,7 @@ impl EditorApp {
         };
         renderer.sync(level, &dirty);
         // An Erode run under way shows the terrain it has made so far.
-        if let Some(shown) = super::file_tasks::erosion_so_far(&mut self.file_task) {
+        if let Some(shown) = super::erode_menu::erosion_so_far(&mut self.file_task) {
             let all = spillway::CellRect::whole(shown.nx(), shown.ny());
             let terrain = spillway_render::Dirty {
                 terrain: Some(all),

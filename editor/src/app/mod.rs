@@ -111,7 +111,7 @@ pub struct EditorApp {
     /// A save, import or export running in the background, if any.
     pub(crate) file_task: Option<file_tasks::FileTask>,
     /// The Erode terrain menu's settings.
-    pub(crate) erosion: file_tasks::ErodeSettings,
+    pub(crate) erosion: erode_menu::ErodeSettings,
     /// What to do once the background save finishes (the unsaved-changes question's action).
     pub(crate) after_save: Option<Action>,
     /// See [`EditorOptions::background_bytes`].
@@ -187,7 +187,7 @@ impl EditorApp {
             level_form: level_panel::LevelForm::default(),
             exported: Default::default(),
             file_task: None,
-            erosion: file_tasks::ErodeSettings::default(),
+            erosion: erode_menu::ErodeSettings::default(),
             after_save: None,
             background_bytes: options.background_bytes,
             bake: None,
