@@ -8,14 +8,7 @@ use spillway_render::{BodyInstance, Camera, MeshId, Scene, TerrainRenderer};
 
 /// A renderer on the machine's adapter, for a level of `nx` × `ny` cells.
 fn renderer(nx: usize, ny: usize) -> TerrainRenderer {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("a GPU adapter");
-    let desc = wgpu::DeviceDescriptor {
-        required_limits: spillway::gpu::required_limits(nx, ny),
-        ..Default::default()
-    };
-    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a device");
+    let (device, queue) = crate::support::gpu_device(nx, ny);
     TerrainRenderer::new(&device, &queue)
 }
 

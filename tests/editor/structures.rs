@@ -173,10 +173,9 @@ fn the_selection_follows_its_structure_through_undo_and_a_click_off_clears_it() 
     );
 }
 
-#[test]
-fn keep_this_state_pressed_while_a_field_is_dragged_keeps_the_field_its_own_step() {
-    // Ctrl+K while the crest field was held mid-drag recorded the half-dragged crest as the
-    // state before Keep this state: undoing everything left the weir at that crest.
+/// The river with a weir drawn across it at x = 101 m (the Structure tool, Weir): the editor
+/// and the weir's crest as placed.
+fn weir_across_the_river() -> (crate::support::Editor, f32) {
     let mut ed = editor_with(&river());
     ed.key(Modifiers::NONE, Key::H);
     ed.click("Weir");
@@ -185,13 +184,28 @@ fn keep_this_state_pressed_while_a_field_is_dragged_keeps_the_field_its_own_step
         Modifiers::NONE,
     );
     let placed = crest(&ed);
-    for _ in 0..5 {
-        ed.key(Modifiers::NONE, Key::Period);
-    }
-    let at = ed.press_field(placed as f64);
+    (ed, placed)
+}
+
+/// Presses the crest field (showing `crest`) and drags it 60 points right, still held; returns
+/// where it was pressed.
+fn hold_the_crest_field(ed: &mut crate::support::Editor, crest: f32) -> egui::Pos2 {
+    let at = ed.press_field(crest as f64);
     for dx in [10.0, 30.0, 60.0] {
         ed.move_to(at + egui::vec2(dx, 0.0));
     }
+    at
+}
+
+#[test]
+fn keep_this_state_pressed_while_a_field_is_dragged_keeps_the_field_its_own_step() {
+    // Ctrl+K while the crest field was held mid-drag recorded the half-dragged crest as the
+    // state before Keep this state: undoing everything left the weir at that crest.
+    let (mut ed, placed) = weir_across_the_river();
+    for _ in 0..5 {
+        ed.key(Modifiers::NONE, Key::Period);
+    }
+    let at = hold_the_crest_field(&mut ed, placed);
     let held = crest(&ed);
     assert!(
         held > placed,
@@ -218,18 +232,8 @@ fn keep_this_state_pressed_while_a_field_is_dragged_keeps_the_field_its_own_step
 fn escape_while_a_field_is_dragged_drops_the_change() {
     // Escape mid-drag cleared the selection, and the half-dragged crest was recorded as an
     // "Edit structure" step.
-    let mut ed = editor_with(&river());
-    ed.key(Modifiers::NONE, Key::H);
-    ed.click("Weir");
-    ed.drag(
-        &line(ed.screen(101.0, 0.5), ed.screen(101.0, 19.5), 12),
-        Modifiers::NONE,
-    );
-    let placed = crest(&ed);
-    let at = ed.press_field(placed as f64);
-    for dx in [10.0, 30.0, 60.0] {
-        ed.move_to(at + egui::vec2(dx, 0.0));
-    }
+    let (mut ed, placed) = weir_across_the_river();
+    let at = hold_the_crest_field(&mut ed, placed);
     assert!(crest(&ed) > placed, "the drag raised the crest");
     ed.harness.key_press(Key::Escape);
     ed.harness.step();

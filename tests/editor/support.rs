@@ -349,3 +349,16 @@ pub fn river() -> Level {
     }
     level
 }
+
+/// A device on the machine's adapter (lavapipe in CI) with the limits a level of `nx` × `ny`
+/// cells needs.
+pub fn gpu_device(nx: usize, ny: usize) -> (wgpu::Device, wgpu::Queue) {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("a GPU adapter");
+    let desc = wgpu::DeviceDescriptor {
+        required_limits: spillway::gpu::required_limits(nx, ny),
+        ..Default::default()
+    };
+    pollster::block_on(adapter.request_device(&desc)).expect("a device")
+}

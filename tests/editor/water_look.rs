@@ -153,14 +153,7 @@ fn the_water_never_shows_what_stands_in_front_of_it() {
             0.0
         }
     });
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("a GPU adapter");
-    let desc = wgpu::DeviceDescriptor {
-        required_limits: spillway::gpu::required_limits(nx, ny),
-        ..Default::default()
-    };
-    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a device");
+    let (device, queue) = crate::support::gpu_device(nx, ny);
     let sim = spillway::gpu::GpuSimulation::new(&level, &device, &queue).expect("the water");
     let mut renderer = spillway_render::TerrainRenderer::new(&device, &queue);
     renderer.sync(&level, &spillway_render::Dirty::everything());
