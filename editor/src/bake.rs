@@ -322,6 +322,8 @@ pub struct BakePoint {
 }
 
 enum Report {
+    /// Where it runs, once its solver is ready.
+    Backend(String),
     Point(BakePoint),
     Done(Result<(BakeOutcome, Box<Level>), BakeError>),
 }
@@ -353,7 +355,8 @@ pub struct BakeJob {
     reports: mpsc::Receiver<Report>,
     /// What the bake was asked to do.
     pub settings: BakeSettings,
-    /// Where it runs, for the designer ("GPU", "CPU", or "CPU (the GPU refused it: why)").
+    /// Where it runs, for the designer ("GPU", "CPU", or "CPU (the GPU refused it: why)");
+    /// empty while its solver is readied.
     pub backend: String,
     /// Progress so far, one point per simulated second.
     pub points: Vec<BakePoint>,
@@ -365,7 +368,9 @@ pub struct BakeJob {
 impl BakeJob {
     /// Starts baking `level` with its bodies (their meshes imported from `root`, the level's
     /// folder): on the GPU `device` where given and the level fits it, else on the CPU solver.
-    /// Fails at once if neither solver accepts the level or a body cannot run.
+    /// The solver is readied on the bake's thread (a large level's buffers and its bodies'
+    /// files held the window); a level neither solver accepts, or a body that cannot run,
+    /// ends it as failed.
     pub fn start(
         level: Level,
         root: PathBuf,
@@ -376,16 +381,19 @@ impl BakeJob {
             Gpu(Box<Coupled<GpuSimulation>>),
             Cpu(Box<Coupled<Simulation>>),
         }
-        let gpu_sim = gpu.map(|(device, queue)| GpuSimulation::new(&level, &device, &queue));
-        // Why the GPU could not take it (out of memory beside the preview's own water, a
-        // device limit): said, not silently hours slower.
-        let backend = backend(gpu_sim.as_ref());
-        let solver = match gpu_sim {
-            Some(Ok(sim)) => Solver::Gpu(Box::new(Coupled::new(sim, &level, &root, true)?)),
-            _ => {
-                let sim = Simulation::new(&level)?;
-                Solver::Cpu(Box::new(Coupled::new(sim, &level, &root, true)?))
-            }
+        let ready = move |level: &Level| -> Result<(Solver, String), BakeError> {
+            let gpu_sim = gpu.map(|(device, queue)| GpuSimulation::new(level, &device, &queue));
+            // Why the GPU could not take it (out of memory beside the preview's own water, a
+            // device limit): said, not silently hours slower.
+            let backend = backend(gpu_sim.as_ref());
+            let solver = match gpu_sim {
+                Some(Ok(sim)) => Solver::Gpu(Box::new(Coupled::new(sim, level, &root, true)?)),
+                _ => {
+                    let sim = Simulation::new(level)?;
+                    Solver::Cpu(Box::new(Coupled::new(sim, level, &root, true)?))
+                }
+            };
+            Ok((solver, backend))
         };
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, reports) = mpsc::channel();
@@ -409,6 +417,16 @@ impl BakeJob {
                 };
                 let ends = (settings.tolerance, settings.max_seconds as f64);
                 let stopped = || stop.load(Ordering::Relaxed);
+                let solver = match ready(&level) {
+                    Ok((solver, backend)) => {
+                        let _ = tx.send(Report::Backend(backend));
+                        solver
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Report::Done(Err(e)));
+                        return;
+                    }
+                };
                 let result = match solver {
                     Solver::Gpu(mut sim) => run(sim.as_mut(), &level, ends, progress, &stopped),
                     Solver::Cpu(mut sim) => run(sim.as_mut(), &level, ends, progress, &stopped),
@@ -420,7 +438,7 @@ impl BakeJob {
             cancel,
             reports,
             settings,
-            backend,
+            backend: String::new(),
             points: Vec::new(),
             started,
             done: false,
@@ -441,6 +459,7 @@ impl BakeJob {
     pub fn poll(&mut self) -> Option<BakeEnd> {
         loop {
             match self.reports.try_recv() {
+                Ok(Report::Backend(b)) => self.backend = b,
                 Ok(Report::Point(p)) => self.points.push(p),
                 Ok(Report::Done(result)) => {
                     self.done = true;

@@ -98,3 +98,39 @@ fn a_still_level_settles_at_once() {
     assert!(outcome.steady && !outcome.cancelled);
     assert!((outcome.seconds - 1.0).abs() < 1e-6, "{outcome:?}");
 }
+
+/// Polls `job` until it ends (a minute at most).
+fn end_of(job: &mut BakeJob) -> BakeEnd {
+    for _ in 0..6000 {
+        if let Some(end) = job.poll() {
+            return end;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the bake never ended");
+}
+
+#[test]
+fn the_solver_is_readied_on_the_bakes_thread() {
+    // A body whose file is missing ends the bake as failed, told through its reports (the
+    // solver and the bodies were readied on the UI thread, holding the window).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut level = Level::flat(8, 8, 1.0, 0.0);
+    level.bodies.push(crate::document::bodies::test_body(
+        "Crate",
+        "missing.glb",
+        [4.0, 4.0, 0.5],
+    ));
+    let settings = BakeSettings {
+        tolerance: 1e-3,
+        max_seconds: 5.0,
+    };
+    let mut job =
+        BakeJob::start(level.clone(), dir.path().into(), settings, None).expect("a thread");
+    assert!(matches!(end_of(&mut job), BakeEnd::Failed(_)));
+    // Without it the bake runs, and says where once its solver is ready.
+    level.bodies.clear();
+    let mut job = BakeJob::start(level, dir.path().into(), settings, None).expect("a thread");
+    assert!(matches!(end_of(&mut job), BakeEnd::Finished(..)));
+    assert_eq!(job.backend, "CPU");
+}

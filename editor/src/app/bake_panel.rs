@@ -167,10 +167,14 @@ fn progress(job: &BakeJob, ui: &mut Ui) {
         max_seconds,
     } = job.settings;
     let last = job.points.last();
+    let on = if job.backend.is_empty() {
+        "Readying the solver".to_owned()
+    } else {
+        format!("On the {}", job.backend)
+    };
     ui.label(format!(
-        "On the {}: steady when the water changes slower than {tolerance:.0e} m/s, or after \
-         {max_seconds:.0} s.",
-        job.backend
+        "{on}: steady when the water changes slower than {tolerance:.0e} m/s, or after \
+         {max_seconds:.0} s."
     ));
     let text = match last {
         Some(p) => format!("{:.0} s simulated · change {:.2e} m/s", p.seconds, p.rate),
