@@ -152,6 +152,8 @@ pub struct EditorApp {
     pub(crate) title: String,
     /// Close the window at the end of this frame.
     pub(crate) close_now: bool,
+    /// The window closes once the recovery copy being written is done.
+    pub(crate) closing_after_autosave: bool,
     /// Smoothed time to build one frame and submit its rendering, seconds.
     pub(crate) frame_time: f32,
     /// Smoothed time between frames while the editor redraws continuously, seconds.
@@ -207,6 +209,7 @@ impl EditorApp {
             history_budget: options.history_budget,
             quit_confirmed: false,
             close_now: false,
+            closing_after_autosave: false,
             title: String::new(),
             repaint: false,
             frame_time: 0.0,

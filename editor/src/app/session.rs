@@ -17,6 +17,16 @@ impl EditorApp {
 
     /// Starts the autosave when it is due, on a background thread, and tells how it ended.
     pub(super) fn autosave(&mut self, ctx: &egui::Context) {
+        if self.closing_after_autosave {
+            // The window closes once the copy being written is done (killed half-way, it left
+            // a folder behind).
+            if self.recovery.write_done() {
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            } else {
+                ctx.request_repaint_after(Duration::from_millis(100));
+            }
+            return;
+        }
         if self.gesture_in_progress() || self.file_task.is_some() {
             // Not beside a background save or import: one write of the level at a time.
             return;
@@ -49,6 +59,19 @@ impl EditorApp {
         if self.document.is_modified() && !self.quit_confirmed {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.dialog = Some(Dialog::Unsaved { then: Action::Quit });
+            return;
+        }
+        if self.recovery.writing() {
+            // A recovery copy on its way: the window closes once it is written (the exit
+            // waited for it with the window frozen and nothing said).
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            if !self.closing_after_autosave {
+                self.notify(
+                    "Closing once the recovery copy being written is done",
+                    false,
+                );
+            }
+            self.closing_after_autosave = true;
         }
     }
 

@@ -165,6 +165,16 @@ impl Copy {
     }
 }
 
+/// How a background write stands ([`Recovery::written`]).
+enum Written {
+    /// None under way (or an abandoned one just ended).
+    Idle,
+    /// Still writing.
+    Running,
+    /// Ended: the copy written, or why not.
+    Kept(Result<PathBuf, RecoveryError>),
+}
+
 impl Recovery {
     /// Autosaves into `dir` every `interval`; with no folder, autosave is off.
     pub fn new(dir: Option<PathBuf>, interval: Duration) -> Self {
@@ -214,18 +224,10 @@ impl Recovery {
         document: &Document,
         now: Instant,
     ) -> Option<Result<PathBuf, RecoveryError>> {
-        if let Some(writing) = &self.writing {
-            let ended = writing.task.poll()?;
-            let writing = self.writing.take()?;
-            if !writing.abandoned {
-                if ended.is_ok() {
-                    self.last_state = Some(writing.state);
-                }
-                return Some(ended.map_err(RecoveryError::from));
-            }
-            // Its thread removes its copy when it sees the cancel; written past that check,
-            // the copy is removed here.
-            let _ = std::fs::remove_dir_all(&writing.folder);
+        match self.written() {
+            Written::Running => return None,
+            Written::Kept(ended) => return Some(ended),
+            Written::Idle => {}
         }
         if !document.is_modified() && self.last_state.is_some() {
             // Undone back to the saved state: the copy holds changes the user undid.
@@ -262,6 +264,35 @@ impl Recovery {
             abandoned: false,
         });
         None
+    }
+
+    /// How a background write stands, its end taken once it has come.
+    fn written(&mut self) -> Written {
+        let Some(writing) = &self.writing else {
+            return Written::Idle;
+        };
+        let Some(ended) = writing.task.poll() else {
+            return Written::Running;
+        };
+        let Some(writing) = self.writing.take() else {
+            return Written::Idle;
+        };
+        if writing.abandoned {
+            // Its thread removes its copy when it sees the cancel; written past that check,
+            // the copy is removed here.
+            let _ = std::fs::remove_dir_all(&writing.folder);
+            return Written::Idle;
+        }
+        if ended.is_ok() {
+            self.last_state = Some(writing.state);
+        }
+        Written::Kept(ended.map_err(RecoveryError::from))
+    }
+
+    /// Whether no copy is being written any more (one that ended is finished with, as
+    /// [`Self::tick`] does, but no new one starts): the window closing waits for it.
+    pub fn write_done(&mut self) -> bool {
+        !matches!(self.written(), Written::Running)
     }
 
     /// Writes the recovery copy of `document` now (after any autosave still writing).
@@ -494,6 +525,31 @@ mod tests {
         // Unchanged since: nothing is written again.
         assert!(recovery.tick(&document, Instant::now()).is_none());
         assert!(!recovery.writing());
+    }
+
+    #[test]
+    fn a_closing_window_waits_for_the_copy_and_keeps_it() {
+        // `write_done` finishes a write as the timer's tick does (the copy kept, nothing new
+        // started), so the window can close once it is true.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
+        let document = modified_document();
+        assert!(recovery.tick(&document, Instant::now()).is_none());
+        let start = Instant::now();
+        while !recovery.write_done() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the copy is written"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!recovery.writing());
+        assert_eq!(recovery.pending().len(), 1, "the copy is kept");
+        assert!(recovery.write_done(), "nothing else under way");
+        assert!(
+            recovery.tick(&document, Instant::now()).is_none(),
+            "written already"
+        );
     }
 
     #[test]
