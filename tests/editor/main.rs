@@ -17,6 +17,7 @@ mod game_pixels;
 mod gauges;
 mod heightmaps;
 mod hydrograph;
+mod idle;
 mod level_loop;
 mod preview;
 mod preview_bodies;

@@ -15,7 +15,7 @@ use spillway_render::WaterOverlay;
 use crate::support::{Editor, editor_in, editor_with, editor_with_frames_of};
 
 /// A 64 × 48 basin of 1 m cells: a flat floor at 0 m inside a 3 m rim, walled.
-fn basin() -> Level {
+pub(crate) fn basin() -> Level {
     let (nx, ny) = (64, 48);
     let mut level = Level::flat(nx, ny, 1.0, 0.0);
     level.name = "basin".into();
@@ -555,44 +555,4 @@ fn the_water_brush_adds_to_the_running_water_only_where_it_paints() {
             assert!((undone[c] - before[c]).abs() < 1e-5, "cpu {cpu}: cell {c}");
         }
     }
-}
-
-#[test]
-fn a_paused_preview_lets_the_editor_rest() {
-    // Paused, the preview asked for the figures and the probe again every frame and a frame
-    // every 100 ms: an idle editor kept reducing the whole grid ten times a second.
-    let mut ed = crate::support::editor_with(&basin());
-    ed.click("Play");
-    ed.frames(10);
-    ed.click("Pause");
-    for _ in 0..20 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        ed.frames(1);
-    }
-    let stats = ed.harness.state().preview().stats;
-    assert!(stats.is_some(), "the figures are in");
-    let delay = |ed: &crate::support::Editor| {
-        (ed.harness.output().viewport_output)
-            .get(&egui::ViewportId::ROOT)
-            .map(|v| v.repaint_delay)
-    };
-    // (A notice's timeout or the autosave may still ask for a frame seconds away.)
-    let resting =
-        |d: Option<std::time::Duration>| d.is_none_or(|d| d >= std::time::Duration::from_secs(1));
-    assert!(
-        resting(delay(&ed)),
-        "the editor rests once they are in: {:?}",
-        delay(&ed)
-    );
-    // Hovering the terrain reads the cell once, then rests too.
-    ed.harness.hover_at(ed.at(0.5, 0.5));
-    for _ in 0..10 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        ed.frames(1);
-    }
-    assert!(
-        ed.harness.state().preview().probe.is_some(),
-        "the cell is read"
-    );
-    assert!(resting(delay(&ed)), "{:?}", delay(&ed));
 }

@@ -21,6 +21,9 @@ impl EditorApp {
             // The window closes once the copy being written is done (killed half-way, it left
             // a folder behind).
             if self.recovery.write_done() {
+                // Once: the close request comes back and is answered afresh (an edit made
+                // while waiting asks about unsaved changes, and Cancel there keeps the window).
+                self.closing_after_autosave = false;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             } else {
                 ctx.request_repaint_after(Duration::from_millis(100));

@@ -121,7 +121,7 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
                 let range = match noted {
                     Some((min, max)) => {
                         note(&format!(
-                            "note: {}: the PNG notes its height range, {min} m (black) to {max} m                              (full white)",
+                            "note: {}: the PNG notes its height range, {min} m (black) to {max} m (full white)",
                             terrain_path.display()
                         ));
                         HeightRange { min, max }

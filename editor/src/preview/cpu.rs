@@ -256,6 +256,8 @@ impl Preview {
         let stats = cpu.stats();
         super::record(&mut self.history, &stats, level.cell_size);
         self.stats = Some(stats);
+        // Read at once on the CPU: nothing is left to come back.
+        self.stats_due = false;
         self.probe = probe.and_then(|(x, y)| cpu.probe(x, y));
         let fresh = ran > 0 || cpu.buffers().is_none();
         if fresh && !(self.watch.watches(device) && self.watch.lost().is_some()) {

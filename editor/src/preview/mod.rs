@@ -528,14 +528,12 @@ impl Preview {
         self.sim.as_ref()?.read_depth().ok()
     }
 
-    /// Whether figures or a probe reading are still to come back from the GPU (or to be asked
-    /// for): frames are needed until they are in.
+    /// Whether figures, a probe reading or a keyframe are still to come back from the GPU or
+    /// its worker (or to be asked for): frames are needed until they are in.
     pub fn awaiting_readbacks(&self) -> bool {
         self.stats_due
-            || self
-                .sim
-                .as_ref()
-                .is_some_and(GpuSimulation::readbacks_pending)
+            || self.timeline.busy()
+            || (self.sim.as_ref()).is_some_and(GpuSimulation::readbacks_pending)
     }
 
     /// The running water as `level`'s initial state (depths and flow state), waiting for the

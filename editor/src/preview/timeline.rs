@@ -259,6 +259,11 @@ impl Timeline {
         }
     }
 
+    /// Whether a keyframe is on its way (its state awaited from the GPU, or being compressed).
+    pub fn busy(&self) -> bool {
+        self.pending.is_some()
+    }
+
     /// Whether a state asked of the GPU is awaited.
     pub fn awaiting(&self) -> bool {
         self.pending.as_ref().is_some_and(|p| p.work.is_none())
