@@ -53,6 +53,11 @@ impl Progress {
         self.cancel.load(Ordering::Acquire)
     }
 
+    /// Asks the work to stop.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Release);
+    }
+
     /// Says `note` in the progress window from now on.
     pub fn set_note(&self, note: impl Into<String>) {
         if let Ok(mut n) = self.note.lock() {
@@ -132,7 +137,7 @@ impl<T: Send + 'static> Task<T> {
 
     /// Asks the work to stop.
     pub fn cancel(&self) {
-        self.progress.cancel.store(true, Ordering::Release);
+        self.progress.cancel();
     }
 
     /// Whether Cancel was pressed.
@@ -150,6 +155,32 @@ impl<T: Send + 'static> Task<T> {
         self.progress.note()
     }
 
+    /// Time since the task started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// What its progress window shows, whatever its result's type.
+    pub fn status(&self) -> Status<'_> {
+        Status {
+            label: &self.label,
+            progress: &self.progress,
+            started: self.started,
+        }
+    }
+}
+
+/// A running [`Task`] as its progress window shows it, whatever its result's type (a window
+/// that shows tasks of several kinds asks one of these of each).
+pub struct Status<'a> {
+    /// What the task does.
+    pub label: &'a str,
+    /// How far it is, its note, and its Cancel.
+    pub progress: &'a Progress,
+    started: Instant,
+}
+
+impl Status<'_> {
     /// Time since the task started.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()

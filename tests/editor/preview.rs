@@ -477,18 +477,7 @@ fn renaming_an_open_gate_while_the_cpu_water_runs_keeps_it_open() {
     let listed = spillway_editor::tools::gate::gate_label(&level.gates[0]);
     ed.harness.get_by_label(&listed).click();
     ed.frames(2);
-    {
-        use egui_kittest::kittest::NodeT;
-        (ed.harness.get_all_by_value(&name))
-            .find(|n| n.accesskit_node().role() == egui::accesskit::Role::TextInput)
-            .expect("the gate's name field")
-            .click();
-    }
-    ed.frames(2);
-    ed.key(Modifiers::COMMAND, Key::A);
-    ed.harness.event(egui::Event::Text("sluice".into()));
-    ed.key(Modifiers::NONE, Key::Enter);
-    ed.frames(3);
+    ed.retype(&name, "sluice");
     assert_eq!(
         ed.harness.state().document().level().gates[0].name,
         "sluice"

@@ -272,7 +272,7 @@ fn a_weir_drawn_along_the_maps_edge_is_refused_with_the_reason() {
 fn the_inspector_names_its_selection_and_a_name_taken() {
     // A sink renamed after another went unsaid (a game trigger by the name acts on both), and
     // with the Source tool the selected sink's button read "Delete source".
-    use egui_kittest::kittest::{NodeT, Queryable};
+    use egui_kittest::kittest::Queryable;
     let mut ed = editor_with(&river());
     ed.key(Modifiers::NONE, Key::O);
     ed.click_at(ed.screen(40.0, 10.0));
@@ -284,15 +284,7 @@ fn the_inspector_names_its_selection_and_a_name_taken() {
     assert_eq!(names(&ed), ["Sink 1", "Sink 2"]);
     let warning = "Another sink is named so: a game trigger by it acts on both";
     assert!(ed.harness.query_by_label(warning).is_none());
-    (ed.harness.get_all_by_value("Sink 2"))
-        .find(|n| n.accesskit_node().role() == egui::accesskit::Role::TextInput)
-        .expect("the sink's name field")
-        .click();
-    ed.frames(2);
-    ed.key(Modifiers::COMMAND, Key::A);
-    ed.harness.event(egui::Event::Text("Sink 1".into()));
-    ed.key(Modifiers::NONE, Key::Enter);
-    ed.frames(3);
+    ed.retype("Sink 2", "Sink 1");
     assert_eq!(names(&ed), ["Sink 1", "Sink 1"]);
     assert!(ed.harness.query_by_label(warning).is_some());
     ed.key(Modifiers::NONE, Key::I);

@@ -235,6 +235,20 @@ impl Editor {
         self.harness.step();
     }
 
+    /// Types `to` over the text field showing `from` (click, select all, type, Enter).
+    pub fn retype(&mut self, from: &str, to: &str) {
+        use egui_kittest::kittest::{NodeT, Queryable};
+        (self.harness.get_all_by_value(from))
+            .find(|n| n.accesskit_node().role() == egui::accesskit::Role::TextInput)
+            .unwrap_or_else(|| panic!("a text field showing {from:?}"))
+            .click();
+        self.frames(2);
+        self.key(Modifiers::COMMAND, egui::Key::A);
+        self.harness.event(Event::Text(to.into()));
+        self.key(Modifiers::NONE, egui::Key::Enter);
+        self.frames(3);
+    }
+
     /// Presses (or lets go of) the left button at `p`, then runs a frame.
     pub fn press_or_release(&mut self, pressed: bool, p: Pos2) {
         self.harness.event(Event::PointerButton {

@@ -15,7 +15,7 @@ use spillway::{Grid, Level};
 
 use super::EditorApp;
 use crate::project::heightmap_io::{self, HeightRange, HeightmapFormat, ImportSettings};
-use crate::task::{Task, TaskError};
+use crate::task::{Status, Task, TaskError};
 use crate::tools::fill::{FillJob, Filled};
 
 /// Default of [`super::EditorOptions::background_bytes`]: grid data above which a save, an
@@ -61,69 +61,15 @@ pub(crate) enum FileTask {
 }
 
 impl FileTask {
-    fn label(&self) -> &str {
+    /// What its progress window shows.
+    fn status(&self) -> Status<'_> {
         match self {
-            FileTask::Save { task, .. } => &task.label,
-            FileTask::Import { task, .. } => &task.label,
-            FileTask::Export { task, .. } => &task.label,
-            FileTask::ExportMaps { task, .. } => &task.label,
-            FileTask::Erode { task, .. } => &task.label,
-            FileTask::Fill { task, .. } => &task.label,
-        }
-    }
-
-    fn share(&self) -> Option<f32> {
-        match self {
-            FileTask::Save { task, .. } => task.share(),
-            FileTask::Import { task, .. } => task.share(),
-            FileTask::Export { task, .. } => task.share(),
-            FileTask::ExportMaps { task, .. } => task.share(),
-            FileTask::Erode { task, .. } => task.share(),
-            FileTask::Fill { task, .. } => task.share(),
-        }
-    }
-
-    fn note(&self) -> Option<String> {
-        match self {
-            FileTask::Save { task, .. } => task.note(),
-            FileTask::Import { task, .. } => task.note(),
-            FileTask::Export { task, .. } => task.note(),
-            FileTask::ExportMaps { task, .. } => task.note(),
-            FileTask::Erode { task, .. } => task.note(),
-            FileTask::Fill { task, .. } => task.note(),
-        }
-    }
-
-    fn elapsed(&self) -> Duration {
-        match self {
-            FileTask::Save { task, .. } => task.elapsed(),
-            FileTask::Import { task, .. } => task.elapsed(),
-            FileTask::Export { task, .. } => task.elapsed(),
-            FileTask::ExportMaps { task, .. } => task.elapsed(),
-            FileTask::Erode { task, .. } => task.elapsed(),
-            FileTask::Fill { task, .. } => task.elapsed(),
-        }
-    }
-
-    fn cancel(&self) {
-        match self {
-            FileTask::Save { task, .. } => task.cancel(),
-            FileTask::Import { task, .. } => task.cancel(),
-            FileTask::Export { task, .. } => task.cancel(),
-            FileTask::ExportMaps { task, .. } => task.cancel(),
-            FileTask::Erode { task, .. } => task.cancel(),
-            FileTask::Fill { task, .. } => task.cancel(),
-        }
-    }
-
-    fn cancelled(&self) -> bool {
-        match self {
-            FileTask::Save { task, .. } => task.cancelled(),
-            FileTask::Import { task, .. } => task.cancelled(),
-            FileTask::Export { task, .. } => task.cancelled(),
-            FileTask::ExportMaps { task, .. } => task.cancelled(),
-            FileTask::Erode { task, .. } => task.cancelled(),
-            FileTask::Fill { task, .. } => task.cancelled(),
+            FileTask::Save { task, .. } => task.status(),
+            FileTask::Import { task, .. } => task.status(),
+            FileTask::Export { task, .. } => task.status(),
+            FileTask::ExportMaps { task, .. } => task.status(),
+            FileTask::Erode { task, .. } => task.status(),
+            FileTask::Fill { task, .. } => task.status(),
         }
     }
 }
@@ -306,25 +252,26 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
     ctx.request_repaint_after(Duration::from_millis(50));
     egui::Modal::new(egui::Id::unique("file task")).show(ctx, |ui| {
         ui.set_width(380.0);
-        ui.heading(running.label());
-        let bar = match running.share() {
+        let running = running.status();
+        ui.heading(running.label);
+        let bar = match running.progress.share() {
             Some(share) => egui::ProgressBar::new(share).show_percentage(),
             None => egui::ProgressBar::new(0.0).animate(true),
         };
-        if let Some(note) = running.note() {
+        if let Some(note) = running.progress.note() {
             ui.label(note);
         }
         ui.add(bar);
         ui.label(format!("{:.1} s", running.elapsed().as_secs_f32()));
         ui.horizontal(|ui| {
-            let cancelling = running.cancelled();
+            let cancelling = running.progress.cancelled();
             if ui
                 .add_enabled(!cancelling, egui::Button::new("Cancel"))
                 .on_hover_text("Stop: the level and the files on disk stay as they were")
                 .clicked()
                 || ui.input(|i| i.key_pressed(egui::Key::Escape))
             {
-                running.cancel();
+                running.progress.cancel();
             }
             if cancelling {
                 ui.spinner();
@@ -356,7 +303,7 @@ pub(crate) fn window(app: &mut EditorApp, ctx: &egui::Context) {
 }
 
 fn finish(app: &mut EditorApp, running: FileTask, result: Result<Option<Grid>, TaskError>) {
-    let cancelled = running.cancelled();
+    let cancelled = running.status().progress.cancelled();
     let was_save = matches!(running, FileTask::Save { .. });
     match (running, result) {
         (
