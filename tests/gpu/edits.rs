@@ -319,3 +319,17 @@ fn gates_open_on_time_and_by_trigger_like_the_cpu() {
         assert!(released > 0.0, "the flood passed the gate");
     }
 }
+
+#[test]
+fn a_gate_opens_at_the_step_boundary_nearest_its_time_like_the_cpu() {
+    // As `physics::gates`: fifty recorded steps of 0.02 s opened the gate at 1 s a step late.
+    for (open_at, dt, steps_closed) in [(1.0, 0.02, 50), (2.4, 1.0, 2), (2.6, 1.0, 3)] {
+        let mut level = spillway_tests::gated_reservoir(Some(open_at));
+        level.params.dt = dt;
+        let mut sim = gpu(&level);
+        sim.step_n(steps_closed, dt).unwrap();
+        assert!(!sim.gates()[0].open, "{open_at} s: open too early");
+        sim.step_n(1, dt).unwrap();
+        assert!(sim.gates()[0].open, "{open_at} s: still closed");
+    }
+}

@@ -80,3 +80,28 @@ fn gates_sharing_a_trigger_name_open_together_and_stay_open_in_a_bake() {
         "both halves let the water through"
     );
 }
+
+#[test]
+fn a_gate_opens_at_the_step_boundary_nearest_its_time() {
+    // Fifty steps of 0.02 s sum to a hair under 1 s in `f32` steps: the gate at 1 s opened a
+    // step late, at 1.02 s. Steps that do not divide the time open it at the nearer boundary.
+    for (open_at, dt, steps_closed) in [(1.0, 0.02, 50), (2.4, 1.0, 2), (2.6, 1.0, 3)] {
+        let mut level = gated_reservoir(Some(open_at));
+        level.params.dt = dt;
+        let mut sim = Simulation::new(&level).expect("sim");
+        for _ in 0..steps_closed {
+            sim.step(dt).expect("step");
+        }
+        assert!(
+            !sim.gates()[0].open,
+            "{open_at} s: open at {} s",
+            sim.time()
+        );
+        sim.step(dt).expect("step");
+        assert!(
+            sim.gates()[0].open,
+            "{open_at} s: closed at {} s",
+            sim.time()
+        );
+    }
+}

@@ -73,17 +73,18 @@ impl GpuSimulation {
     }
 
     /// Steps until the next gate opening time inside the next `n` steps of `dt`, if any: the
-    /// steps to record before opening it.
+    /// steps to record before opening it (at the step boundary nearest its time, as the CPU
+    /// solver opens it: `Gates::due`).
     pub(crate) fn steps_before_gate(&self, n: usize, dt: f32) -> Option<usize> {
         let t = self.gates.next_time()?;
         let dt = dt as f64;
-        let k = ((t - self.clock) / dt).ceil().max(0.0);
+        let k = ((t - self.clock) / dt - 0.5).ceil().max(0.0);
         (k < n as f64).then_some(k as usize)
     }
 
-    /// Opens every gate whose time has come at the recorded clock.
-    pub(crate) fn open_due_gates(&mut self) -> Result<(), GpuError> {
-        while let Some(i) = self.gates.due(self.clock) {
+    /// Opens every gate due at the start of a step of `dt` from the recorded clock.
+    pub(crate) fn open_due_gates(&mut self, dt: f32) -> Result<(), GpuError> {
+        while let Some(i) = self.gates.due(self.clock, dt) {
             self.open_gate_index(i)?;
         }
         Ok(())

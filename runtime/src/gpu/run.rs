@@ -231,7 +231,7 @@ impl GpuSimulation {
     pub fn step_n(&mut self, n: usize, dt: f32) -> Result<(), GpuError> {
         let mut left = n;
         while left > 0 {
-            self.open_due_gates()?;
+            self.open_due_gates(dt)?;
             let k = self.steps_before_gate(left, dt).unwrap_or(left).max(1);
             self.record_steps(k, dt, None, None)?;
             self.clock += k as f64 * dt as f64;
@@ -255,7 +255,7 @@ impl GpuSimulation {
         if n == 0 {
             return Ok(out);
         }
-        self.open_due_gates()?;
+        self.open_due_gates(dt)?;
         if self.steps_before_gate(n, dt).is_some() {
             self.step_n(n, dt)?;
             return Ok(out);

@@ -82,11 +82,15 @@ impl Gates {
         self.0.iter().position(|g| g.name == name && !g.open)
     }
 
-    /// The first closed gate whose opening time has come at `time`.
-    pub fn due(&self, time: f64) -> Option<usize> {
+    /// The first closed gate due to open at the start of a step of `dt` seconds from `time`:
+    /// its opening time is nearer this step boundary than the next (a gate opens at the step
+    /// boundary nearest its time, so a clock summed from `f32` steps a hair short of it, or
+    /// steps that do not divide it, open it no more than half a step away from its time).
+    pub fn due(&self, time: f64, dt: f32) -> Option<usize> {
+        let reach = time + 0.5 * dt as f64;
         self.0
             .iter()
-            .position(|g| !g.open && g.open_at.is_some_and(|t| time >= t as f64))
+            .position(|g| !g.open && g.open_at.is_some_and(|t| reach >= t as f64))
     }
 
     /// The earliest opening time of a closed gate (the GPU solver splits its batches there).

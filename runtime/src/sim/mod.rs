@@ -477,7 +477,7 @@ impl Simulation {
                 time: self.time,
             });
         }
-        while let Some(i) = self.gates.due(self.time) {
+        while let Some(i) = self.gates.due(self.time, dt) {
             self.gates.open(i, &mut self.terrain);
         }
         let n = needed as u32;
