@@ -39,7 +39,7 @@ impl EditorApp {
         ui: &mut egui::Ui,
         frame: &eframe::Frame,
     ) -> Option<String> {
-        let notice = self.viewport.gestures(
+        let mut notice = self.viewport.gestures(
             ui,
             &mut self.document,
             &mut self.sculpt,
@@ -47,6 +47,11 @@ impl EditorApp {
             &mut self.bodies,
             &mut self.preview,
         );
+        if let Some(refused) = self.document.take_refused() {
+            // In place of the gesture's own notice ("Added …"): an edit taken back.
+            self.notify(refused, true);
+            notice = None;
+        }
         let changes = self.document.take_changes();
         let whole = changes.whole || changes.state;
         if whole || changes.terrain.is_some() || changes.water.is_some() || changes.features {

@@ -86,12 +86,20 @@ impl EditorApp {
         self.document.mark_saved_as_of(path.to_path_buf(), state);
         self.recent.add(path);
         // Saving checks only what no level can mean; a game opens a level with the default
-        // limits, so say at once if this one is past them.
-        match self
-            .document
-            .level()
-            .validate(&spillway::level::Limits::default())
-        {
+        // limits and the editor with its own, so say at once if this one is past them.
+        let level = self.document.level();
+        if let Err(e) = level.validate(&crate::project::open_limits()) {
+            self.notify(
+                format!(
+                    "Saved {}, but it is past the limits the editor opens levels with ({e}): \
+                     make it smaller before closing it, or it will not open here again",
+                    path.display()
+                ),
+                true,
+            );
+            return;
+        }
+        match level.validate(&spillway::level::Limits::default()) {
             Ok(()) => self.notify(format!("Saved {}", path.display()), false),
             Err(e) => self.notify(
                 format!(

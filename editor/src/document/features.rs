@@ -110,4 +110,49 @@ mod tests {
         assert_eq!(Features::of(&level), before);
         assert!(edit.bytes() > 0);
     }
+
+    #[test]
+    fn an_edit_past_the_limits_the_editor_opens_is_taken_back() {
+        // 10 001 point sources saved (with a warning) but did not open again in the editor.
+        let mut level = Level::flat(8, 8, 1.0, 0.0);
+        let most = crate::project::open_limits().max_sources;
+        let source = |i: usize| Source {
+            name: format!("Source {i}"),
+            shape: Shape::Point { x: 2.0, y: 3.0 },
+            kind: SourceKind::Rate { m3_per_s: 1.0 },
+            enabled: true,
+        };
+        level.sources = (0..most).map(source).collect();
+        let mut doc = crate::document::Document::new(level, None);
+        let before = Features::of(doc.level());
+        let mut after = before.clone();
+        after.sources.push(source(most));
+        doc.execute(Box::new(EditFeatures::new(
+            "Add source",
+            before.clone(),
+            after,
+        )));
+        assert_eq!(doc.level().sources.len(), most);
+        assert_eq!(doc.history().undo_len(), 0, "nothing to undo");
+        let why = doc.take_refused().expect("a reason");
+        assert!(why.starts_with("Add source taken back: sources:"), "{why}");
+        assert_eq!(doc.take_refused(), None, "said once");
+        // A live edit (a placement drag) is taken back as well.
+        doc.stroke_level().sources.push(source(most));
+        let after = Features::of(doc.level());
+        doc.push_applied(Box::new(EditFeatures::new("Place source", before, after)));
+        assert_eq!(doc.level().sources.len(), most);
+        assert!(doc.take_refused().is_some());
+
+        // A level past them already (made elsewhere) keeps any edit: it can be mended.
+        let mut level = Level::flat(8, 8, 1.0, 0.0);
+        level.sources = (0..most + 2).map(source).collect();
+        let mut doc = crate::document::Document::new(level, None);
+        let before = Features::of(doc.level());
+        let mut after = before.clone();
+        after.sources.pop();
+        doc.execute(Box::new(EditFeatures::new("Delete source", before, after)));
+        assert_eq!(doc.level().sources.len(), most + 1);
+        assert_eq!(doc.take_refused(), None);
+    }
 }

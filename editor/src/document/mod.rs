@@ -115,6 +115,8 @@ pub struct Document {
     /// A stroke has changed the level but not yet become a command.
     live_edit: bool,
     changes: Changes,
+    /// Why the last edit taken back was ([`Self::take_refused`]).
+    refused: Option<String>,
 }
 
 impl Document {
@@ -133,6 +135,7 @@ impl Document {
             saved_state,
             live_edit: false,
             changes: Changes::everything(),
+            refused: None,
         }
     }
 
@@ -193,17 +196,51 @@ impl Document {
         self.changes.add(&Change::Bodies);
     }
 
-    /// Applies `command` and records it for undo.
+    /// Applies `command` and records it for undo; an edit that leaves the level with more
+    /// objects than the editor opens is taken back ([`Self::take_refused`] says why).
     pub fn execute(&mut self, command: Box<dyn Command>) {
         let change = command.apply(&mut self.level);
         self.changes.add(&change);
-        self.history.push(command);
+        if !self.taken_back(&*command) {
+            self.history.push(command);
+        }
     }
 
-    /// Records `command`, whose effect is already in the level (a finished stroke).
+    /// Records `command`, whose effect is already in the level (a finished stroke); taken
+    /// back as [`Self::execute`] takes an edit back.
     pub fn push_applied(&mut self, command: Box<dyn Command>) {
         self.live_edit = false;
-        self.history.push(command);
+        if !self.taken_back(&*command) {
+            self.history.push(command);
+        }
+    }
+
+    /// Reverts `command`, whose effect is in the level, when it leaves more objects, or
+    /// objects covering more cells, than the limits the editor opens levels with (the level
+    /// would save but not open again); a level past them before the edit keeps it.
+    fn taken_back(&mut self, command: &dyn Command) -> bool {
+        let limits = crate::project::open_limits();
+        let Err(e) = self.level.check_objects(&limits) else {
+            return false;
+        };
+        let change = command.revert(&mut self.level);
+        if self.level.check_objects(&limits).is_err() {
+            command.apply(&mut self.level);
+            return false;
+        }
+        self.changes.add(&change);
+        self.refused = Some(format!(
+            "{} taken back: {}: {} (the editor could not open the level again)",
+            command.label(),
+            e.field,
+            e.reason
+        ));
+        true
+    }
+
+    /// Why the last edit taken back by [`Self::execute`] or [`Self::push_applied`] was, once.
+    pub fn take_refused(&mut self) -> Option<String> {
+        self.refused.take()
     }
 
     /// Ends a live edit that produced no command (a stroke that changed nothing).

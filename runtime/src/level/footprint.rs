@@ -4,7 +4,38 @@
 //! is an upper bound, computed without allocating, so [`super::Limits::max_coverage`] can
 //! refuse a file whose few bytes would cost gigabytes or minutes (a thousand whole-map gates).
 
-use super::{GaugeKind, Level, Shape, StructureKind};
+use super::{GaugeKind, Level, Limits, Shape, StructureKind, ValidationError};
+
+impl Level {
+    /// Checks only how many objects of each kind the level holds and the cells they cover,
+    /// against `limits`: no grid is read (but the terrain's highest point where there is a
+    /// breach). An editor asks it after an edit adds or grows objects, so that a level it saves
+    /// opens again with the limits it opened with. The shapes must be numbers a level may hold
+    /// ([`Level::validate`] checks them); the same errors as it gives for these limits.
+    pub fn check_objects(&self, limits: &Limits) -> Result<(), ValidationError> {
+        let (sources, sinks) = (self.sources.len(), self.sinks.len());
+        limits.check_counts(sources, sinks, self.boundaries.len(), self.bodies.len())?;
+        too_many("gauges", self.gauges.len(), limits.max_gauges)?;
+        too_many(
+            "structures",
+            self.structures.len(),
+            super::structure::MAX_STRUCTURES,
+        )?;
+        limits.check_gates(self.gates.len())?;
+        limits.check_coverage(covered_cells(self), self.nx() * self.ny())
+    }
+}
+
+/// `n` entries of `field` against the most allowed, `max`.
+pub(super) fn too_many(field: &str, n: usize, max: usize) -> Result<(), ValidationError> {
+    if n > max {
+        return Err(ValidationError::new(
+            field,
+            format!("{n} entries, more than the limit of {max}"),
+        ));
+    }
+    Ok(())
+}
 
 /// Cells in the bounding box `lo..hi` (world metres, already grown by any margin) clipped to
 /// an `nx × ny` map of `dx` cells, at least 1 (every object takes at least its own cell).
@@ -41,12 +72,13 @@ fn line_cells(from: [f32; 2], to: [f32; 2], reach: f32, grid: (usize, usize, f32
 /// numbers only: call after the shapes and structures are checked).
 pub(super) fn covered_cells(level: &Level) -> u64 {
     let grid = (level.nx(), level.ny(), level.cell_size);
-    let highest = level
-        .terrain
-        .data
-        .iter()
-        .copied()
-        .fold(f32::NEG_INFINITY, f32::max);
+    // Read only where a breach needs it (an editor asks after each edit of its objects).
+    let breaches =
+        (level.structures.iter()).any(|s| matches!(s.kind, StructureKind::Breach { .. }));
+    let highest = match breaches {
+        true => (level.terrain.data.iter().copied()).fold(f32::NEG_INFINITY, f32::max),
+        false => 0.0,
+    };
     let shapes = (level.sources.iter().map(|s| &s.shape))
         .chain(level.sinks.iter().map(|s| &s.shape))
         .chain(level.gates.iter().map(|g| &g.shape));
@@ -108,5 +140,35 @@ mod tests {
         };
         assert_eq!(shape_cells(&off_map, grid), 1);
         assert_eq!(line_cells([0.0, 0.0], [1e9, 1e9], 1e30, grid), 100 * 50);
+    }
+
+    #[test]
+    fn checking_the_objects_alone_finds_what_validation_finds() {
+        let mut level = Level::flat(64, 64, 1.0, 0.0);
+        let whole = Shape::Box {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 64.0,
+            y1: 64.0,
+        };
+        let rain = |i| crate::level::Source {
+            name: format!("Rain {i}"),
+            shape: whole.clone(),
+            kind: crate::level::SourceKind::Rate { m3_per_s: 1.0 },
+            enabled: true,
+        };
+        // 64 boxes of 4096 cells are the least any map may hold (2¹⁸); one more is past it.
+        level.sources = (0..64).map(rain).collect();
+        let limits = Limits::default();
+        assert_eq!(level.check_objects(&limits), Ok(()));
+        level.sources.push(rain(64));
+        let refused = level.check_objects(&limits);
+        assert!(refused.is_err());
+        assert_eq!(refused, level.validate(&limits));
+        let few = Limits {
+            max_sources: 3,
+            ..Limits::default()
+        };
+        assert_eq!(level.check_objects(&few), level.validate(&few));
     }
 }

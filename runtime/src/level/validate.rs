@@ -284,29 +284,12 @@ impl Level {
         for (i, body) in self.bodies.iter().enumerate() {
             check_body(&format!("bodies[{i}]"), body)?;
         }
-        if self.gauges.len() > limits.max_gauges {
-            return Err(ValidationError::new(
-                "gauges",
-                format!(
-                    "{} entries, more than the limit of {}",
-                    self.gauges.len(),
-                    limits.max_gauges
-                ),
-            ));
-        }
+        super::footprint::too_many("gauges", self.gauges.len(), limits.max_gauges)?;
         for (i, gauge) in self.gauges.iter().enumerate() {
             super::gauge::check(&format!("gauges[{i}].kind"), gauge, extent)?;
         }
-        if self.structures.len() > super::structure::MAX_STRUCTURES {
-            return Err(ValidationError::new(
-                "structures",
-                format!(
-                    "{} entries, more than the limit of {}",
-                    self.structures.len(),
-                    super::structure::MAX_STRUCTURES
-                ),
-            ));
-        }
+        let structures = self.structures.len();
+        super::footprint::too_many("structures", structures, super::structure::MAX_STRUCTURES)?;
         for (i, s) in self.structures.iter().enumerate() {
             super::structure::check(&format!("structures[{i}]"), s, (nx, ny, self.cell_size))?;
         }
