@@ -201,7 +201,7 @@ pub struct BodyWorld {
     physics: PhysicsWorld,
     /// The ground's heightfield tiles ([`Self::set_terrain`]).
     terrain: tiles::Ground,
-    slots: Vec<Option<Slot>>,
+    slots: Vec<Option<Box<Slot>>>,
     grid: CellGrid,
     /// Water-to-body constants (density, drag, damping).
     pub fluid: Fluid,
@@ -329,7 +329,8 @@ impl BodyWorld {
         .pose(rapier_pose(&pose))
         .can_sleep(true);
         let (handle, _) = self.physics.insert(rb, collider);
-        self.slots.push(Some(Slot {
+        // Boxed: a removed body's slot stays (its id is never another's), a pointer wide.
+        self.slots.push(Some(Box::new(Slot {
             handle,
             mesh,
             scale: pose.scale,
@@ -343,7 +344,7 @@ impl BodyWorld {
             reach: [MARGIN; 4],
             forces: WaterForces::default(),
             left: false,
-        }));
+        })));
         BodyId(self.slots.len() - 1)
     }
 
@@ -449,7 +450,7 @@ impl BodyWorld {
     }
 
     fn slot(&self, id: BodyId) -> Option<&Slot> {
-        self.slots.get(id.0)?.as_ref()
+        self.slots.get(id.0)?.as_deref()
     }
 }
 

@@ -130,21 +130,22 @@ impl BodyWorld {
         let mut rapier = (0.0, 0.0);
         let mut forces_took = 0.0;
         // The forces from the copy of the water (which the push then changes).
-        let mut set_forces = |bodies: &mut RigidBodySet, slots: &[Option<Slot>], depth: &[f32]| {
-            let start = Instant::now();
-            let view = Water {
-                nx: wgrid.nx,
-                ny: wgrid.ny,
-                cell_size: wgrid.cell_size,
-                surface,
-                depth,
-                terrain,
-                qx,
-                qy,
+        let mut set_forces =
+            |bodies: &mut RigidBodySet, slots: &[Option<Box<Slot>>], depth: &[f32]| {
+                let start = Instant::now();
+                let view = Water {
+                    nx: wgrid.nx,
+                    ny: wgrid.ny,
+                    cell_size: wgrid.cell_size,
+                    surface,
+                    depth,
+                    terrain,
+                    qx,
+                    qy,
+                };
+                apply_forces(bodies, slots, &view, &fluid, body_dt, forces, rest);
+                forces_took = start.elapsed().as_secs_f64();
             };
-            apply_forces(bodies, slots, &view, &fluid, body_dt, forces, rest);
-            forces_took = start.elapsed().as_secs_f64();
-        };
         let steps = WaterSteps {
             dt,
             count: water_steps,
@@ -158,7 +159,7 @@ impl BodyWorld {
             // water's step to the solver.
             Some(pool) => pool.in_place_scope(|bodies_scope| {
                 let rapier = &mut rapier;
-                let shared: &[Option<Slot>] = slots;
+                let shared: &[Option<Box<Slot>>] = slots;
                 let (depth_job, moved_job) = (&mut **depth, &mut *moved);
                 let blocked = rayon::in_place_scope(|scope| {
                     scope.spawn(move |_| {
@@ -268,7 +269,7 @@ fn advance<S: WaterSolver + ?Sized>(
     sim: &mut S,
     moved: &[(usize, f32)],
     steps: WaterSteps,
-    slots: &mut [Option<Slot>],
+    slots: &mut [Option<Box<Slot>>],
     side: &mut [f64; 3],
 ) -> Result<(), WorldError> {
     let start = Instant::now();
@@ -293,7 +294,7 @@ fn advance<S: WaterSolver + ?Sized>(
 /// by slot index).
 fn apply_forces(
     bodies: &mut RigidBodySet,
-    slots: &[Option<Slot>],
+    slots: &[Option<Box<Slot>>],
     water: &Water,
     fluid: &Fluid,
     dt: f32,
@@ -394,7 +395,7 @@ fn distance(a: &[f32], b: &[f32]) -> f32 {
 /// Rasterises every body at its current pose, in parallel; a body that has not moved (at rest
 /// or asleep) keeps its coverage without being rasterised again. The coverage of the step
 /// before becomes `previous`, and the buffers of the one before that are reused.
-fn rasterise(slots: &mut [Option<Slot>], bodies: &RigidBodySet, grid: CellGrid) {
+fn rasterise(slots: &mut [Option<Box<Slot>>], bodies: &RigidBodySet, grid: CellGrid) {
     slots.par_iter_mut().flatten().for_each(|slot| {
         let Some(rb) = bodies.get(slot.handle) else {
             return;

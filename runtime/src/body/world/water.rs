@@ -82,7 +82,7 @@ impl BodyWorld {
 /// The blocking bodies that are not wholly above the water, as the solver's blockers; in rain,
 /// every blocking body (the rain lands on it and runs off its edges).
 pub(super) fn block<S: WaterSolver + ?Sized>(
-    slots: &[Option<Slot>],
+    slots: &[Option<Box<Slot>>],
     blockers: &mut Blockers,
     grid: CellGrid,
     surface: &[f32],
@@ -128,7 +128,7 @@ fn above_water(slot: &Slot, grid: CellGrid, surface: &[f32]) -> bool {
 /// moves no water; only motion makes waves. What all floaters move is summed per cell into
 /// `moved`, to be handed to the solver at once.
 pub(super) fn push_floaters(
-    slots: &[Option<Slot>],
+    slots: &[Option<Box<Slot>>],
     grid: CellGrid,
     surface: &[f32],
     depth: &mut [f32],
@@ -154,7 +154,7 @@ pub(super) fn push_floaters(
 /// Asks the solver to read back, while the rigid bodies step, the water each body will need
 /// next step: its window grown by the cells it may reach ([`BodyWorld::foresee`]).
 pub(super) fn request<S: WaterSolver + ?Sized>(
-    slots: &mut [Option<Slot>],
+    slots: &mut [Option<Box<Slot>>],
     grid: CellGrid,
     sim: &mut S,
 ) -> Result<(), SolverError> {
