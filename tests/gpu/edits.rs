@@ -333,3 +333,16 @@ fn a_gate_opens_at_the_step_boundary_nearest_its_time_like_the_cpu() {
         assert!(sim.gates()[0].open, "{open_at} s: still closed");
     }
 }
+
+#[test]
+fn a_step_refused_opens_no_gate() {
+    // An infinite step (a frame time of 1/0) reached every gate's time and opened them all
+    // before it was refused, as the CPU refuses it having changed nothing.
+    let level = spillway_tests::gated_reservoir(Some(100.0));
+    let mut sim = gpu(&level);
+    for bad in [f32::INFINITY, f32::NAN, -1.0] {
+        assert!(sim.step(bad).is_err(), "{bad}");
+        assert!(sim.encode_steps(3, bad).is_err(), "{bad}");
+        assert!(!sim.gates()[0].open, "{bad} opened the gate");
+    }
+}

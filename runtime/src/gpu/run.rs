@@ -52,13 +52,20 @@ impl GpuSimulation {
     }
 
     /// Uploads the step constants and `k_max` for steps of `dt`, if they changed.
-    fn prepare(&mut self, dt: f32) -> Result<u32, GpuError> {
+    /// A step of `dt` that may not run: not a positive finite number, or the water halted by
+    /// an error an earlier read-back reported. Asked before anything changes (a gate opens).
+    fn refuse_step(&self, dt: f32) -> Result<(), GpuError> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(GpuError::Step(StepError::BadTimeStep(dt)));
         }
         if let Some(h) = self.last.as_ref().and_then(|r| r.status.halted.clone()) {
             return Err(GpuError::Step(h));
         }
+        Ok(())
+    }
+
+    fn prepare(&mut self, dt: f32) -> Result<u32, GpuError> {
+        self.refuse_step(dt)?;
         // Sub-steps recorded a step: what the last read-back state needs plus the headroom.
         let needed = self.substeps_needed(dt);
         let k = (needed + self.headroom).min(MAX_SUBSTEPS);
@@ -229,6 +236,9 @@ impl GpuSimulation {
     /// buffers and submits them; returns at once. Errors the GPU reported in an earlier
     /// read-back (blow-up, runaway) are returned here, as are bad time steps.
     pub fn step_n(&mut self, n: usize, dt: f32) -> Result<(), GpuError> {
+        if n > 0 {
+            self.refuse_step(dt)?;
+        }
         let mut left = n;
         while left > 0 {
             self.open_due_gates(dt)?;
@@ -255,6 +265,7 @@ impl GpuSimulation {
         if n == 0 {
             return Ok(out);
         }
+        self.refuse_step(dt)?;
         self.open_due_gates(dt)?;
         if self.steps_before_gate(n, dt).is_some() {
             self.step_n(n, dt)?;
