@@ -95,7 +95,11 @@ impl Bodies {
                 out.colours.push(kind_of(&body.gltf).colour);
                 out.meshes.len() - 1
             });
-            let id = out.world.add(body, mesh);
+            // A baked level's water holds its bodies where they rest (they enter settled).
+            let id = match level.flow {
+                Some(_) => out.world.add_settled(body, mesh),
+                None => out.world.add(body, mesh),
+            };
             out.bodies.push((id, index));
         }
         Ok(out)

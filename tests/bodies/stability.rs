@@ -277,6 +277,33 @@ fn a_floater_put_back_with_its_water_moves_no_water() {
 }
 
 #[test]
+fn a_floater_loaded_with_its_baked_water_moves_no_water() {
+    // A bake saves the water with the floater settled in it and the floater where it rests; a
+    // game or `spillway sim` loading it made a world whose first step pushed the floater's
+    // whole submerged volume aside again.
+    let n = 96;
+    let mut level = Level::flat(n, n, 0.25, 0.0);
+    level.water = Grid::filled(n, n, 2.0);
+    level.bodies.push(body("crate", [12.0, 12.0, 2.6], 500.0));
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::from_meshes(&level, &sim, vec![mesh("crate")]);
+    run(&mut world, &mut sim, 10.0);
+    let mut baked = sim.bake_into(&level);
+    let pose = world.kept_pose(BodyId(0)).expect("in the world");
+    (baked.bodies[0].translation, baked.bodies[0].rotation) = (pose.translation, pose.rotation);
+    let mut loaded = Simulation::new(&baked).unwrap();
+    let mut again = BodyWorld::from_meshes(&baked, &loaded, vec![mesh("crate")]);
+    let before = loaded.depth().to_vec();
+    let dt = loaded.params().dt;
+    again.step(&mut loaded, dt).expect("a step");
+    let moved = (loaded.depth().iter().zip(&before))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    println!("largest change of depth in the first step: {moved:.4} m");
+    assert!(moved < 0.02, "{moved} m");
+}
+
+#[test]
 fn damping_slows_a_body_for_any_length_of_step() {
     // A crate as heavy as water, under 1.5 m of it, set rising at 1 m/s and stepped a second at a
     // time: damping applied as −λ·m·v over a step longer than 1/λ reversed the velocity, and

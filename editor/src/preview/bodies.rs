@@ -42,14 +42,19 @@ pub struct PreviewBodies {
     /// One entry per document body, in document order: its placement when it entered the
     /// world, and its id there (`None`: its mesh did not load).
     placed: Vec<(Body, Option<BodyId>)>,
+    /// Placements the water holds already (a bake's bodies where they rest), each taken by the
+    /// first body that enters with it: it enters settled.
+    settled: Vec<Body>,
 }
 
 impl PreviewBodies {
-    /// An empty world over the water of `sim` (its terrain as the ground).
-    pub fn new<S: WaterSolver + ?Sized>(sim: &S) -> Self {
+    /// An empty world over the water of `sim` (its terrain as the ground); bodies entering
+    /// with one of the `settled` placements move no water for it (the water holds them).
+    pub fn new<S: WaterSolver + ?Sized>(sim: &S, settled: Vec<Body>) -> Self {
         Self {
             world: BodyWorld::new(sim),
             placed: Vec::new(),
+            settled,
         }
     }
 
@@ -83,7 +88,12 @@ impl PreviewBodies {
                 self.placed.push(old[next + offset].clone());
                 next += offset + 1;
             } else {
-                let id = wanted.mesh(body).map(|m| self.world.add(body, m));
+                let settled = (self.settled.iter()).position(|b| b == body);
+                let settled = settled.map(|i| self.settled.swap_remove(i)).is_some();
+                let id = wanted.mesh(body).map(|m| match settled {
+                    true => self.world.add_settled(body, m),
+                    false => self.world.add(body, m),
+                });
                 self.placed.push((body.clone(), id));
             }
         }

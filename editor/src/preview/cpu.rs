@@ -222,9 +222,9 @@ impl Preview {
             return false;
         };
         if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
-            let bodies = self
-                .bodies
-                .get_or_insert_with(|| PreviewBodies::new(cpu.sim()));
+            let settled = std::mem::take(&mut self.settled_bodies);
+            let bodies =
+                (self.bodies).get_or_insert_with(|| PreviewBodies::new(cpu.sim(), settled));
             bodies.sync(
                 &self.wanted,
                 &level.boundaries,

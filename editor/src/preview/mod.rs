@@ -175,6 +175,8 @@ pub struct Preview {
     key_bodies: bodies::BodyStates,
     /// The bodies' motion to put back once they are in the physics (after a restore).
     restored_bodies: Option<bodies::BodyStates>,
+    /// The bodies the authored water holds already (a bake's): they enter settled.
+    settled_bodies: Vec<spillway::level::Body>,
 }
 
 impl Preview {
@@ -395,7 +397,8 @@ impl Preview {
         }
         if !self.wanted.bodies.is_empty() || self.bodies.is_some() {
             let sim = self.sim.as_ref().expect("ensured above");
-            let bodies = self.bodies.get_or_insert_with(|| PreviewBodies::new(sim));
+            let settled = std::mem::take(&mut self.settled_bodies);
+            let bodies = (self.bodies).get_or_insert_with(|| PreviewBodies::new(sim, settled));
             bodies.sync(
                 &self.wanted,
                 &level.boundaries,

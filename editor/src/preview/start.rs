@@ -61,6 +61,12 @@ impl Preview {
                     self.timeline.starts_at(self.clock());
                 }
                 self.uploaded = Some(level.clone());
+                // A bake's water holds the level's bodies where they rest: they enter
+                // settled (a keyframe's bodies are put back by their states instead).
+                self.settled_bodies = match (&start, &level.flow) {
+                    (None, Some(_)) => level.bodies.clone(),
+                    _ => Vec::new(),
+                };
                 self.restored_bodies = start.map(|s| s.bodies);
                 true
             }

@@ -287,6 +287,8 @@ impl BodyWorld {
 
     /// A world with every body of `level`, meshes imported from `root` (the level's folder;
     /// [`import_meshes`]), walled where the level's water meets a wall ([`Self::set_edges`]).
+    /// A level with a saved flow state (a bake) holds its bodies' water already: they enter
+    /// settled ([`Self::add_settled`]).
     pub fn from_level<S: WaterSolver + ?Sized>(
         level: &Level,
         sim: &S,
@@ -306,7 +308,10 @@ impl BodyWorld {
         let mut world = Self::new(sim);
         world.set_edges(&level.boundaries, &level.params.default_boundary);
         for (body, mesh) in level.bodies.iter().zip(meshes) {
-            world.add(body, mesh);
+            match level.flow {
+                Some(_) => world.add_settled(body, mesh),
+                None => world.add(body, mesh),
+            };
         }
         world
     }
@@ -346,6 +351,18 @@ impl BodyWorld {
             left: false,
         })));
         BodyId(self.slots.len() - 1)
+    }
+
+    /// Adds `body` as [`Self::add`] does, into water that already holds it where it is: its
+    /// first step moves no water for it. The bodies of a level with a saved flow state (a
+    /// bake, a save game) are so: the bake kept the water with them settled in it, and adding
+    /// them plainly pushed each one's submerged volume aside a second time.
+    pub fn add_settled(&mut self, body: &Body, mesh: Arc<TriMesh>) -> BodyId {
+        let id = self.add(body, mesh);
+        if let Some(Some(slot)) = self.slots.get_mut(id.0) {
+            slot.rebase = true;
+        }
+        id
     }
 
     /// Removes a body (a crate knocked out of a dam, deleted in the editor).
