@@ -335,6 +335,24 @@ fn a_gate_opens_at_the_step_boundary_nearest_its_time_like_the_cpu() {
 }
 
 #[test]
+fn a_bake_keeps_closed_a_gate_timed_later_that_shares_an_open_ones_name_like_the_cpu() {
+    // As `physics::gates`: the GPU's bake marked every gate of an opened one's name open.
+    let mut level = spillway_tests::gated_reservoir(Some(1.0));
+    let mut north = level.gates[0].clone();
+    north.open_at = Some(100.0);
+    level.gates.push(north);
+    let mut sim = gpu(&level);
+    sim.step_n(100, level.params.dt).unwrap();
+    let open: Vec<bool> = sim.gates().iter().map(|g| g.open).collect();
+    assert_eq!(open, [true, false]);
+    let baked = sim.bake_into(&level).unwrap();
+    assert_eq!(baked.gates[1].open_at, Some(100.0));
+    // Its sides are checked, not only its cells: a transposed level is refused.
+    let transposed = Level::flat(level.ny(), level.nx(), 1.0, 0.0);
+    assert!(sim.bake_into(&transposed).is_err());
+}
+
+#[test]
 fn a_step_refused_opens_no_gate() {
     // An infinite step (a frame time of 1/0) reached every gate's time and opened them all
     // before it was refused, as the CPU refuses it having changed nothing.

@@ -105,3 +105,37 @@ fn a_gate_opens_at_the_step_boundary_nearest_its_time() {
         );
     }
 }
+
+#[test]
+fn a_bake_keeps_closed_a_gate_timed_later_that_shares_an_open_ones_name() {
+    // Two halves named "dam", timed 1 s and 100 s apart: after 2 s the bake marked both open
+    // (it went by name), so the level loaded from it let the north half's water through.
+    let mut level = gated_reservoir(Some(1.0));
+    let mut north = level.gates[0].clone();
+    (north.open_at, north.shape) = (
+        Some(100.0),
+        Shape::Box {
+            x0: 20.0,
+            y0: 10.0,
+            x1: 22.0,
+            y1: 20.0,
+        },
+    );
+    level.gates[0].shape = Shape::Box {
+        x0: 20.0,
+        y0: 0.0,
+        x1: 22.0,
+        y1: 10.0,
+    };
+    level.gates.push(north);
+    let mut sim = Simulation::new(&level).expect("sim");
+    sim.advance(2.0).expect("steps");
+    let open = |sim: &Simulation| sim.gates().iter().map(|g| g.open).collect::<Vec<_>>();
+    assert_eq!(open(&sim), [true, false]);
+    let baked = sim.bake_into(&level);
+    assert_eq!(baked.gates[1].open_at, Some(100.0));
+    assert_eq!(
+        open(&Simulation::new(&baked).expect("the bake")),
+        [true, false]
+    );
+}

@@ -388,7 +388,7 @@ impl GpuSimulation {
         self.apply_conditions()
     }
 
-    fn check_size(&self, level: &Level) -> Result<(), GpuError> {
+    pub(crate) fn check_size(&self, level: &Level) -> Result<(), GpuError> {
         if level.nx() != self.nx || level.ny() != self.ny {
             return Err(GpuError::BadInput(format!(
                 "the level is {}×{}, the simulation {}×{}",

@@ -506,14 +506,11 @@ impl GpuSimulation {
     /// The level with the current water and flow state, ready to save as a baked level (as
     /// `Simulation::bake_into`).
     pub fn bake_into(&mut self, level: &Level) -> Result<Level, GpuError> {
+        // Its sides, not only its cells (a 16 × 32 level took a 32 × 16 run's water).
+        self.check_size(level)?;
         let stats = self.stats()?;
         let mut out = level.clone();
         let depth = self.read_depth()?;
-        if out.water.data.len() != depth.len() {
-            return Err(GpuError::BadInput(
-                "the level does not match the simulation's size".into(),
-            ));
-        }
         out.water.data.copy_from_slice(&depth);
         let (flow_x, flow_y) = match self.params.solver {
             SolverKind::Pipes => self.read_discharges()?,
@@ -547,11 +544,7 @@ impl GpuSimulation {
             ..Default::default()
         });
         // A gate that has opened stays open in the baked level, as the CPU solver's bakes.
-        for state in self.gates.states().into_iter().filter(|g| g.open) {
-            for gate in out.gates.iter_mut().filter(|g| g.name == state.name) {
-                gate.open_at = Some(0.0);
-            }
-        }
+        self.gates.mark_opened(&mut out.gates);
         out.set_breaches(&self.breaches()?);
         self.bake_bed(&mut out)?;
         Ok(out)

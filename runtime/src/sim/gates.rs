@@ -103,6 +103,26 @@ impl Gates {
             .reduce(f64::min)
     }
 
+    /// Marks the gates of `out` (a bake of the level these gates came from) that had opened
+    /// to open from the start (`open_at: Some(0.0)`). Gate by gate where `out` has as many
+    /// (a gate timed later that shares an opened one's name stays closed); by name where it
+    /// has not (gates added or deleted since).
+    pub fn mark_opened(&self, out: &mut [crate::level::Gate]) {
+        if out.len() == self.0.len() {
+            for (gate, cells) in out.iter_mut().zip(&self.0) {
+                if cells.open {
+                    gate.open_at = Some(0.0);
+                }
+            }
+            return;
+        }
+        for g in self.0.iter().filter(|g| g.open) {
+            for gate in out.iter_mut().filter(|gate| gate.name == g.name) {
+                gate.open_at = Some(0.0);
+            }
+        }
+    }
+
     /// Opens gate `i`: its cells get their own terrain back in `terrain`.
     pub fn open(&mut self, i: usize, terrain: &mut [f32]) {
         let g = &mut self.0[i];

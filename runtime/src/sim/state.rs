@@ -113,11 +113,7 @@ impl Simulation {
         });
         // A gate that has opened (by its time or a trigger) stays open in the baked level: it
         // opens at the first step after loading, before any water moves.
-        for state in self.gates.states().into_iter().filter(|g| g.open) {
-            for gate in out.gates.iter_mut().filter(|g| g.name == state.name) {
-                gate.open_at = Some(0.0);
-            }
-        }
+        self.gates.mark_opened(&mut out.gates);
         // A breach goes on from as far as it had opened.
         out.set_breaches(&self.breaches());
         // The bed as the water left it.
