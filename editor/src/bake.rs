@@ -152,7 +152,10 @@ impl<S: Settling + WaterSolver> Coupled<S> {
         if !bodies || level.bodies.is_empty() {
             return Ok(Self { sim, world: None });
         }
-        let world = BodyWorld::from_level(level, &sim, root)?;
+        let mut world = BodyWorld::from_level(level, &sim, root)?;
+        // No more physics workers than the run's own pool (`--threads`), 8 at most as by
+        // default (and 2 at least: `MIN_PHYSICS_THREADS`).
+        world.set_physics_threads(rayon::current_num_threads().min(8));
         Ok(Self {
             sim,
             world: Some(world),

@@ -134,3 +134,21 @@ fn the_solver_is_readied_on_the_bakes_thread() {
     assert!(matches!(end_of(&mut job), BakeEnd::Finished(..)));
     assert_eq!(job.backend, "CPU");
 }
+
+#[test]
+fn the_bodies_physics_takes_no_more_workers_than_the_runs_pool() {
+    // `spillway bake --threads 1` ran the bodies' physics on up to 8 more workers.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let mut level = Level::flat(8, 8, 1.0, 0.0);
+    let body = crate::document::bodies::test_body("Crate", "crate.glb", [4.0, 4.0, 0.5]);
+    level.bodies.push(body);
+    for (pool, want) in [(1, 2), (3, 3), (16, 8)] {
+        let threads = rayon::ThreadPoolBuilder::new().num_threads(pool).build();
+        let coupled = threads.expect("a pool").install(|| {
+            let sim = spillway::Simulation::new(&level).expect("a level");
+            Coupled::new(sim, &level, &root, true).expect("the crate")
+        });
+        let world = coupled.world.expect("a world");
+        assert_eq!(world.physics_threads(), want, "in a pool of {pool}");
+    }
+}

@@ -114,6 +114,37 @@ fn a_folder_output_means_its_level_and_bad_outputs_fail_before_the_run() {
         stderr(&out)
     );
     assert!(!d.join("m").exists());
+    // Named another way (`./`), too: compared as text, it ran the whole bake, then failed.
+    let out = spillway(
+        d,
+        &[
+            "bake",
+            "lake",
+            "-o",
+            "m/level.ron",
+            "--maps",
+            "./m/level.ron",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!d.join("m").exists());
+}
+
+#[test]
+fn a_folder_output_never_overwrites_a_ron_file_that_is_no_level() {
+    // A build folder holding its `settings.ron` alone: `-o` took it for the folder's level
+    // and replaced it.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    lake(d);
+    std::fs::create_dir_all(d.join("build")).unwrap();
+    let settings = "// pipeline settings\n(quality: \"high\")\n";
+    std::fs::write(d.join("build/settings.ron"), settings).unwrap();
+    let out = spillway(d, &["bake", "lake", "-o", "build", "--max-seconds", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let kept = std::fs::read_to_string(d.join("build/settings.ron")).unwrap();
+    assert_eq!(kept, settings);
+    assert!(file::load(&d.join("build/level.ron")).is_ok());
 }
 
 #[test]

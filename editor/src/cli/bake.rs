@@ -52,7 +52,8 @@ pub struct BakeArgs {
     /// still written): a build pipeline stops on a level that does not settle.
     #[arg(long)]
     pub require_steady: bool,
-    /// Worker threads (default: one per core): a shared build machine keeps the rest.
+    /// Worker threads (default: one per core): a shared build machine keeps the rest. The
+    /// bodies' physics takes as many, 2 at least.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }

@@ -107,11 +107,17 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
     } else {
         match heightmap::sniff(terrain_path).map_err(fail)? {
             HeightmapKind::Npy => {
-                let mut grid = npy::read(terrain_path).map_err(fail)?.grid;
-                let scale = args.height_scale.unwrap_or(1.0);
-                let min = args.height_min.unwrap_or(0.0);
-                grid.data.iter_mut().for_each(|v| *v = min + *v * scale);
-                grid
+                let (scale, min) = (args.height_scale, args.height_min);
+                if scale.is_none() && min.is_none() {
+                    npy::read(terrain_path).map_err(fail)?.grid
+                } else {
+                    // Scaled before the heights are checked (a DEM in millimetres); a height
+                    // past a level's is the options' doing (`run` says so).
+                    let mut grid = npy::read_unscaled(terrain_path).map_err(fail)?.grid;
+                    let (scale, min) = (scale.unwrap_or(1.0), min.unwrap_or(0.0));
+                    grid.data.iter_mut().for_each(|v| *v = min + *v * scale);
+                    grid
+                }
             }
             HeightmapKind::Png => {
                 // The range the editor's export noted in the file, unless the flags give one.

@@ -161,7 +161,8 @@ pub fn run(cli: Cli) -> CliResult {
                 // The level file first: a --maps naming it is refused for what it is.
                 output::check_output(&args.output, "-o", &[], "ron")?;
                 match args.maps.as_deref() {
-                    Some(maps) if maps == args.output => {
+                    // As paths, not text (`./out/level.ron` ran the bake, then failed).
+                    Some(maps) if output::resolved(maps) == output::resolved(&args.output) => {
                         return Err(CliError::invalid(format!(
                             "{}: --maps names the level file -o writes; give a folder",
                             maps.display()

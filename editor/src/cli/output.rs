@@ -11,18 +11,34 @@ use super::CliError;
 const LEVEL_FILE: &str = "level.ron";
 
 /// The level file `-o PATH` names: for an existing folder the level file it holds, as when
-/// it is an input (its `level.ron`, else its one `.ron` file: a bake into the folder it came
-/// from replaces that level rather than adding a second one beside it), else `level.ron` in
-/// it; `PATH/level.ron` when `PATH` ends with a path separator; else `PATH`.
+/// it is an input (its `level.ron`, else its one `.ron` file if that reads as a level: a bake
+/// into the folder it came from replaces that level rather than adding a second one beside
+/// it; a build's `settings.ron` is no level to overwrite), else `level.ron` in it;
+/// `PATH/level.ron` when `PATH` ends with a path separator; else `PATH`.
 pub fn level_output(path: &Path) -> PathBuf {
     let text = path.as_os_str().to_string_lossy();
     if path.is_dir() {
-        crate::project::level_file(path).unwrap_or_else(|_| path.join(LEVEL_FILE))
+        crate::project::level_file(path)
+            .ok()
+            .filter(|file| reads_as_level(file))
+            .unwrap_or_else(|| path.join(LEVEL_FILE))
     } else if text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR) {
         path.join(LEVEL_FILE)
     } else {
         path.to_path_buf()
     }
+}
+
+/// Whether the file at `path` reads as a level file of some format version (the runtime's
+/// loader asks the same first); a level's RON text is small, its grids are in the sidecar.
+fn reads_as_level(path: &Path) -> bool {
+    #[derive(serde::Deserialize)]
+    struct VersionProbe {
+        #[allow(dead_code)]
+        format_version: u32,
+    }
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    ron::from_str::<VersionProbe>(&text).is_ok()
 }
 
 /// Runs `command`, whose output checks may make `folders` (and folders above them); when it
@@ -76,7 +92,7 @@ pub fn lossy_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::E
 
 /// `path` made absolute and with links resolved as far as it exists (an output file usually
 /// does not yet: its folder is resolved and its name appended).
-fn resolved(path: &Path) -> PathBuf {
+pub fn resolved(path: &Path) -> PathBuf {
     if let Ok(p) = path.canonicalize() {
         return p;
     }

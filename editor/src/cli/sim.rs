@@ -47,7 +47,7 @@ pub struct SimArgs {
     /// Print one JSON object instead of a human summary.
     #[arg(long)]
     pub json: bool,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core); the bodies' physics takes as many, 2 at least.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
     /// Leave the level's bodies out (by default they move with the water, as in the editor).

@@ -232,6 +232,16 @@ pub struct Array {
 /// checked first (the shape against a level's limits, the file's length against the shape),
 /// so a file too large is refused unread.
 pub fn read(path: &Path) -> Result<Array, HeightmapError> {
+    read_with(path, true)
+}
+
+/// [`read`] without holding the values to the heights a level may have: values a scale will
+/// take to metres (a DEM in millimetres: 1.5e6 mm is 1500 m), checked once scaled.
+pub fn read_unscaled(path: &Path) -> Result<Array, HeightmapError> {
+    read_with(path, false)
+}
+
+fn read_with(path: &Path, heights: bool) -> Result<Array, HeightmapError> {
     use std::io::Read;
     let io = |source| HeightmapError::Io {
         path: path.to_path_buf(),
@@ -260,7 +270,7 @@ pub fn read(path: &Path) -> Result<Array, HeightmapError> {
         }));
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    parse(&bytes).map_err(format)
+    parse_with(&bytes, heights).map_err(format)
 }
 
 /// The preamble and header of a `.npy` file: element type, rows, columns and where the data
@@ -312,6 +322,11 @@ fn parse_head(bytes: &[u8]) -> Result<(Dtype, usize, usize, usize), NpyError> {
 
 /// Parses the bytes of a `.npy` file; the error says what is wrong and where.
 pub fn parse(bytes: &[u8]) -> Result<Array, NpyError> {
+    parse_with(bytes, true)
+}
+
+/// [`parse`], the values held to the heights a level may have where `heights`.
+fn parse_with(bytes: &[u8], heights: bool) -> Result<Array, NpyError> {
     let (dtype, rows, cols, data_start) = parse_head(bytes)?;
     let data = &bytes[data_start..];
     let needed = rows
@@ -355,7 +370,8 @@ pub fn parse(bytes: &[u8]) -> Result<Array, NpyError> {
             col: i % cols,
         });
     }
-    if let Some(i) = values.iter().position(|v| v.abs() > MAX_HEIGHT) {
+    let too_high = values.iter().position(|v| heights && v.abs() > MAX_HEIGHT);
+    if let Some(i) = too_high {
         return Err(NpyError::TooHigh {
             value: values[i],
             row: i / cols,

@@ -438,6 +438,11 @@ impl BodyWorld {
         true
     }
 
+    /// Workers of the world's rapier pool ([`Self::set_physics_threads`]).
+    pub fn physics_threads(&self) -> usize {
+        self.physics_threads
+    }
+
     /// Sets how many workers the pool that steps this world's rigid bodies has (at least
     /// [`MIN_PHYSICS_THREADS`]; by default the machine's cores, from 2 to 8). Each world has a
     /// pool of its own, started at its first step, so worlds stepped at once never wait on
