@@ -37,6 +37,20 @@ fn a_level_opened_without_its_body_files_says_which_body_cannot_load() {
     assert!(ed.harness.state().dialog().is_none());
     assert_eq!(ed.harness.state().document().path(), Some(path.as_path()));
     assert_eq!(ed.harness.state().document().level().bodies.len(), 2);
+    // It saves as it is (the save tried to copy the missing files in and failed, so the
+    // level could not be saved at all until its crates were deleted).
+    ed.key(egui::Modifiers::COMMAND, egui::Key::S);
+    assert!(
+        ed.harness.state().dialog().is_none(),
+        "{:?}",
+        ed.harness.state().dialog()
+    );
+    let saved = spillway::level::file::load(&path).expect("the level saved");
+    assert!(saved.bodies.iter().all(|b| b.gltf == "bodies/crate.glb"));
+    assert!(
+        !ed.dir.path().join("bodies").exists(),
+        "no empty folder made"
+    );
 
     // With the file back beside the level, it opens without a word.
     let bodies = ed.dir.path().join("bodies");

@@ -200,7 +200,9 @@ pub fn bring_in(source: &Path, level_dir: &Path) -> Result<(String, bool), BodyF
 
 /// The bodies with every file inside `new_dir` (copied in where needed) and paths relative to
 /// it, and how many body files were copied; `old_dir` is the folder their paths are relative
-/// to now (`None`: not saved yet).
+/// to now (`None`: not saved yet). A body whose file is gone (a level copied without its
+/// `bodies/`) keeps its path, or for an absolute one `bodies/` and its name: nothing to
+/// copy, the level saves, and it says which file it misses when it opens.
 pub fn relink(
     bodies: &[Body],
     old_dir: Option<&Path>,
@@ -211,6 +213,13 @@ pub fn relink(
         .iter()
         .map(|b| {
             let source: PathBuf = resolve(old_dir, &b.gltf)?;
+            if !source.exists() {
+                let gltf = match (Path::new(&b.gltf).is_absolute(), source.file_name()) {
+                    (true, Some(name)) => format!("{BODIES_DIR}/{}", name.to_string_lossy()),
+                    _ => b.gltf.clone(),
+                };
+                return Ok(Body { gltf, ..b.clone() });
+            }
             let (gltf, new) = bring_in(&source, new_dir)?;
             copied += usize::from(new);
             Ok(Body { gltf, ..b.clone() })
