@@ -1,7 +1,8 @@
 //! Saves are atomic: `spillway bake -o TARGET` is killed (SIGKILL) at random moments while it
 //! loads, runs and saves a large level over an existing one, and after every kill TARGET loads
 //! and validates and is exactly the old level or exactly the new one, never a torn mix (the
-//! sidecar is written under a new content-hashed name before the RON is renamed over the old).
+//! sidecar is written under a new content-hashed name before the RON is renamed over the old);
+//! the next save takes away the temporary files the killed ones left.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -91,4 +92,17 @@ fn killed_saves_leave_the_old_or_the_new_level() {
     }
     println!("a whole bake takes {full:?}; after 12 kills: {saw_old} old, {saw_new} new");
     assert!(saw_old + saw_new == 12);
+    // The next save takes away the temporary copies killed saves left (grids and all: they
+    // stayed hidden in the folder and shipped with it). One as a save killed in its grids
+    // leaves it, by a process gone (no pid reaches 2²² + 1 on Linux), whatever the kills did.
+    let left = dir
+        .path()
+        .join(".target.grids.4194305.1796438161421498368.0.tmp");
+    std::fs::write(&left, vec![0u8; 1 << 20]).unwrap();
+    file::save(&old, &target).unwrap();
+    let temps: Vec<_> = (std::fs::read_dir(dir.path()).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(temps.is_empty(), "left behind: {temps:?}");
 }

@@ -63,6 +63,47 @@ impl Drop for TempFile {
     }
 }
 
+/// Removes the temporary files of `bases` in `dir` that a save killed half-way left (its
+/// process gone: no `Drop` ran), best effort: a save of another process still running keeps
+/// its own. Where a process cannot be looked up (no `/proc`), only files a day old go.
+pub(in crate::level) fn remove_abandoned(dir: &Path, bases: &[&str]) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| abandoned_pid(n, bases)) else {
+            continue;
+        };
+        if pid != own && !running(pid, &entry) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process id in `name` where it is one of [`TempFile::create`]'s names for a base of
+/// `bases`: `.BASE.<pid>.<time>.<n>.tmp`.
+fn abandoned_pid(name: &str, bases: &[&str]) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let base = bases.iter().find(|b| {
+        rest.strip_prefix(**b)
+            .is_some_and(|tail| tail.starts_with('.'))
+    })?;
+    let parts: Vec<&str> = rest[base.len() + 1..].split('.').collect();
+    let numbers = parts.len() == 3 && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+    numbers.then(|| parts[0].parse().ok()).flatten()
+}
+
+/// Whether process `pid`, whose temporary file is `entry`, may still be writing it.
+fn running(pid: u32, entry: &fs::DirEntry) -> bool {
+    if Path::new("/proc/self").exists() {
+        return Path::new(&format!("/proc/{pid}")).exists();
+    }
+    let age = (entry.metadata().and_then(|m| m.modified()).ok()).and_then(|t| t.elapsed().ok());
+    age.is_none_or(|a| a < std::time::Duration::from_secs(24 * 3600))
+}
+
 /// Makes renames in `dir` durable (no-op where folders cannot be synced).
 pub(in crate::level) fn sync_dir(dir: &Path) {
     #[cfg(unix)]
@@ -71,4 +112,36 @@ pub(in crate::level) fn sync_dir(dir: &Path) {
     }
     #[cfg(not(unix))]
     let _ = dir;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_killed_saves_temporary_files_go_and_a_running_ones_stay() {
+        let dir = tempfile::tempdir().expect("dir");
+        let d = dir.path();
+        // pid 4194305 is past Linux's largest (2²²): no process has it.
+        let gone = [
+            ".level.ron.4194305.17.0.tmp",
+            ".level.grids.4194305.17.1.tmp",
+        ];
+        let own = format!(".level.grids.{}.17.2.tmp", std::process::id());
+        let others = [
+            ".other.ron.4194305.17.0.tmp",
+            ".level.ron.x.17.0.tmp",
+            "level.ron",
+        ];
+        for name in gone.iter().chain(&others).chain([&own.as_str()]) {
+            fs::write(d.join(name), b"half").expect("write");
+        }
+        remove_abandoned(d, &["level.ron", "level.grids"]);
+        let left = |name: &str| d.join(name).exists();
+        if Path::new("/proc/self").exists() {
+            assert!(gone.iter().all(|n| !left(n)), "a dead save's files stay");
+        }
+        assert!(left(&own), "this process's save in progress was taken");
+        assert!(others.iter().all(|n| left(n)), "another file was taken");
+    }
 }

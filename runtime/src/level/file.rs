@@ -364,6 +364,9 @@ pub fn save_with(
     }
     atomic::sync_dir(&dir);
     sidecar::remove_stale_sidecars(&dir, stem, &sidecar_name);
+    // A save killed half-way (Ctrl-C, a CI timeout) left its temporary copies, grids and all.
+    let grids = format!("{stem}.{}", sidecar::EXTENSION);
+    atomic::remove_abandoned(&dir, &[file_name, &grids]);
     Ok(())
 }
 

@@ -19,7 +19,7 @@ use crate::error::{LevelError, SidecarProblem};
 pub(super) const MAGIC: &[u8; 8] = b"SPWGRID1";
 
 /// Extension of sidecar files.
-const EXTENSION: &str = "grids";
+pub(super) const EXTENSION: &str = "grids";
 
 /// Values converted per write call when saving.
 const WRITE_CHUNK: usize = 1 << 16;
