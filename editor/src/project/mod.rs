@@ -98,9 +98,11 @@ pub fn level_file(path: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder renamed into place, so
-/// a crash never leaves a half-written file.
+/// Writes `bytes` to `path` through a temporary file of its own in the same folder, synced and
+/// renamed into place, the folder synced after: a crash or a power cut never leaves a
+/// half-written or empty file (a recovery note, an export, the recent list).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -109,17 +111,47 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // Readable as a file written plainly is (the umask applies), not the owner's alone.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder.tempfile_in(&dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    #[cfg(unix)]
+    if let Ok(folder) = std::fs::File::open(&dir) {
+        let _ = folder.sync_all();
     }
-    result
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::level_file;
+
+    #[test]
+    fn a_file_written_atomically_replaces_the_old_and_reads_as_others_do() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("recent.ron");
+        super::write_atomic(&path, b"old").expect("written");
+        super::write_atomic(&path, b"new").expect("written again");
+        assert_eq!(std::fs::read(&path).expect("read"), b"new");
+        let names: Vec<_> = (std::fs::read_dir(dir.path()).expect("list").flatten())
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["recent.ron"], "no temporary file left");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let plain = dir.path().join("plain");
+            std::fs::write(&plain, b"x").expect("written plainly");
+            let mode = |p: &std::path::Path| p.metadata().expect("meta").permissions().mode();
+            assert_eq!(mode(&path) & 0o777, mode(&plain) & 0o777);
+        }
+    }
 
     #[test]
     fn a_folder_names_its_level_ron_else_its_only_ron_file() {
