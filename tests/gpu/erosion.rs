@@ -129,6 +129,37 @@ fn a_bake_keeps_the_bed_the_water_moved_with_its_grains_settled() {
     );
 }
 
+#[test]
+fn a_change_of_parameters_mid_run_keeps_the_bed_and_its_grains_in_the_water() {
+    // The preview takes a new Manning's n into the running GPU water: the bed was made anew,
+    // its grains in the water gone and its bedrock put a layer below the eroded ground.
+    let level = river(SolverKind::Pipes, suspended());
+    let mut sim = gpu(&level);
+    run_gpu(&mut sim, 200, 100);
+    let load = |sim: &spillway::gpu::GpuSimulation| sim.suspended_load().unwrap().unwrap();
+    let floor = |sim: &mut spillway::gpu::GpuSimulation| {
+        sim.bake_into(&level).unwrap().flow.unwrap().bed_floor
+    };
+    let (load0, floor0, ground0) = (load(&sim), floor(&mut sim), sim.read_terrain().unwrap());
+    assert!(load0.iter().any(|&l| l > 0.0), "grains in the water");
+    let mut params = level.params.clone();
+    params.friction = spillway::level::Friction::Manning { n: 0.035 };
+    sim.set_params(&params).unwrap();
+    assert_eq!(load(&sim), load0, "the grains in the water");
+    assert_eq!(floor(&mut sim), floor0, "the bedrock");
+    assert_eq!(sim.read_terrain().unwrap(), ground0);
+    // Without a suspension any more, the grains settle where they are.
+    params.sediment.as_mut().unwrap().suspension = None;
+    sim.set_params(&params).unwrap();
+    let sum = |z: &[f32]| z.iter().map(|&v| v as f64).sum::<f64>();
+    let settled = sum(&sim.read_terrain().unwrap()) - sum(&ground0);
+    let grains = sum(&load0);
+    assert!(
+        (settled - grains / 0.6).abs() < 1e-3 * grains,
+        "{settled} {grains}"
+    );
+}
+
 /// SWASHES' bedload river resumed from its steady flow state (a bake) on the shallow-water
 /// solver: the GPU takes the saved discharges as the CPU does, so the first step at the open
 /// outlet, and the bed it moves, match (the GPU once started them at rest: 6.7 cm apart).

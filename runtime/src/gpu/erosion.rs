@@ -290,24 +290,54 @@ impl GpuSimulation {
         }
     }
 
-    /// Builds the moving bed again for the current parameters on the terrain as it stands
-    /// (its bedrock `layer` below it, no grains in the water); none without sediment.
+    /// Builds the moving bed again for the current parameters on the terrain as it stands;
+    /// none without sediment. The bed goes on as it was: its bedrock where it was (a new bed
+    /// put it `layer` below the eroded ground, which then cut a layer deeper), and its grains
+    /// in the water kept in the water where the new bed carries a suspension, else settled
+    /// where they are (they were dropped: a change of Manning's n mid-run lost them).
     pub(crate) fn rebuild_bed(&mut self) -> Result<(), GpuError> {
-        self.bed = None;
-        if self.params.sediment.is_none() {
-            return Ok(());
-        }
-        let terrain = self.read_terrain()?;
+        let load = self.suspended_load()?;
+        let old = self.bed.take();
+        let mut terrain = self.read_terrain()?;
+        let floor = old.as_ref().map(|b| b.floor.clone());
         let device = self.ctx.device.clone();
         self.bed = ErosionPass::new(
             &device,
             (&self.passes.config, &self.bufs),
             &self.params,
             (self.nx, self.ny, self.dx),
-            (&terrain, None),
+            (&terrain, floor.as_deref()),
             (&self.gates, &self.breach_cells),
         )?;
-        Ok(())
+        let (Some(old), Some(load)) = (old, load) else {
+            return Ok(());
+        };
+        match &self.bed {
+            Some(new) if new.suspension => {
+                let at = 4 * new.load_at as u64;
+                (self.ctx.queue).write_buffer(&new.bed, at, bytemuck::cast_slice(&load));
+            }
+            _ => {
+                let ground = terrain.clone();
+                let (erodible, swell) = (&old.erodible, old.swell);
+                crate::sim::erosion::settle_into(
+                    &mut terrain,
+                    &ground,
+                    erodible,
+                    Some(&load),
+                    swell,
+                );
+                self.upload_rect(
+                    super::region::Target::Terrain,
+                    0,
+                    0,
+                    self.nx,
+                    self.ny,
+                    &terrain,
+                )?;
+            }
+        }
+        self.check_device()
     }
 
     /// Writes the moved bed into `out`'s terrain (its erodible cells, the grains still in the
