@@ -13,10 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use spillway::body::solver::WaterSolver;
-use spillway::body::world::{BodyWorld, WorldError};
+use spillway::body::world::WorldError;
 use spillway::gpu::{GpuError, GpuSimulation};
 use spillway::sim::{SimError, StepError};
 use spillway::{Level, Simulation};
@@ -133,89 +132,7 @@ impl Settling for GpuSimulation {
     }
 }
 
-/// A solver with the level's bodies coupled to it both ways (a rapier world: blockers dam the
-/// water, floaters ride it), as the editor's preview runs them; without bodies, the solver
-/// alone. `spillway sim`, `spillway bake` and the editor's Bake all run levels through it, so a
-/// build pipeline bakes the level the designer saw.
-pub struct Coupled<S> {
-    /// The water solver.
-    pub sim: S,
-    /// The bodies (`None`: the level has none, or they were left out).
-    pub world: Option<BodyWorld>,
-}
-
-impl<S: Settling + WaterSolver> Coupled<S> {
-    /// `sim` with every body of `level` (meshes imported from `root`, the level's folder);
-    /// without bodies when `bodies` is false or the level has none. Fails, naming the body, when
-    /// a mesh does not import.
-    pub fn new(sim: S, level: &Level, root: &Path, bodies: bool) -> Result<Self, BakeError> {
-        if !bodies || level.bodies.is_empty() {
-            return Ok(Self { sim, world: None });
-        }
-        let mut world = BodyWorld::from_level(level, &sim, root)?;
-        // No more physics workers than the run's own pool (`--threads`), 8 at most as by
-        // default (and 2 at least: `MIN_PHYSICS_THREADS`).
-        world.set_physics_threads(rayon::current_num_threads().min(8));
-        Ok(Self {
-            sim,
-            world: Some(world),
-        })
-    }
-
-    /// How many bodies move with the water.
-    pub fn bodies(&self) -> usize {
-        self.world.as_ref().map_or(0, |w| w.ids().len())
-    }
-}
-
-impl<S: Settling + WaterSolver> Settling for Coupled<S> {
-    fn dt(&self) -> f32 {
-        self.sim.dt()
-    }
-
-    fn steps_between_stops(&self) -> u64 {
-        self.sim.steps_between_stops()
-    }
-
-    fn run_steps(&mut self, n: u64) -> Result<(), BakeError> {
-        let Some(world) = self.world.as_mut() else {
-            return self.sim.run_steps(n);
-        };
-        let dt = self.sim.dt();
-        (0..n).try_for_each(|_| world.step(&mut self.sim, dt))?;
-        // No steps, but what the solver owes: on the GPU, the time of steps that ran short.
-        self.sim.run_steps(0)
-    }
-
-    fn depth_now(&mut self) -> Result<Vec<f32>, BakeError> {
-        self.sim.depth_now()
-    }
-
-    /// The baked water, and each body where it came to rest; a body that went over an open
-    /// edge of the map keeps its placement (it fell, and lies set aside under the map).
-    fn baked(&mut self, level: &Level) -> Result<Level, BakeError> {
-        let mut out = self.sim.baked(level)?;
-        if let Some(world) = &self.world {
-            for (body, id) in out.bodies.iter_mut().zip(world.ids()) {
-                if let Some(pose) = world.kept_pose(id) {
-                    body.translation = pose.translation;
-                    body.rotation = pose.rotation;
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    fn left_map(&self, level: &Level) -> Vec<String> {
-        let Some(world) = &self.world else {
-            return Vec::new();
-        };
-        (level.bodies.iter().zip(world.ids()))
-            .filter(|(_, id)| world.has_left(*id) == Some(true))
-            .map(|(body, _)| body.name.clone())
-            .collect()
-    }
-}
+pub use crate::coupled::Coupled;
 
 /// Steps `sim` in intervals of one simulated second until the largest depth change rate over an
 /// interval is below `tolerance` (m/s) or `max_seconds` have been simulated. `progress` is told

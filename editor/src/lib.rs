@@ -8,6 +8,7 @@
 pub mod app;
 pub mod bake;
 pub mod cli;
+pub mod coupled;
 pub mod document;
 pub mod erode;
 pub mod heightmap;

@@ -207,6 +207,7 @@ impl Preview {
         if !self.is_live() {
             return;
         }
+        self.follow_ground(level);
         let now = self.clock();
         self.timeline.reached(now);
         for gate in self.gates() {
