@@ -78,15 +78,54 @@ fn a_river_carves_its_channel_and_builds_a_delta_in_the_lake() {
     }
 }
 
-#[test]
-fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
-    let n = 30;
+/// The steepest step between neighbours of an `n × n` terrain, metres per metre of 1 m cells.
+fn steepest(t: &[f32], n: usize) -> f32 {
+    let mut steepest = 0.0f32;
+    for j in 0..n {
+        for i in 0..n - 1 {
+            steepest = steepest.max((t[j * n + i] - t[j * n + i + 1]).abs());
+            steepest = steepest.max((t[i * n + j] - t[(i + 1) * n + j]).abs());
+        }
+    }
+    steepest
+}
+
+/// A dry cone rising 2 m per metre (63°) on `n × n` cells of 1 m.
+fn cone(n: usize) -> Level {
     let mut level = Level::flat(n, n, 1.0, 0.0);
-    // A cone rising 2 m per metre (63°).
     level.terrain = spillway::Grid::from_fn(n, n, |i, j| {
         let r = ((i as f32 - 14.5).powi(2) + (j as f32 - 14.5).powi(2)).sqrt();
         (12.0 - 2.0 * r).max(0.0)
     });
+    level
+}
+
+#[test]
+fn the_speedup_ages_slumping_as_it_ages_the_bedload() {
+    // Slumping took no `speedup`: under the Erode tool's ×100 the banks the water cut a hundred
+    // times faster slumped at the real-time rate, and stood far past their angle of repose.
+    let n = 30;
+    let run = |speedup: f32| {
+        let mut level = cone(n);
+        level.params.sediment = Some(Sediment {
+            layer: 20.0,
+            speedup,
+            ..sand(30.0, 0.1)
+        });
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.advance(6.0).unwrap();
+        steepest(sim.terrain(), n)
+    };
+    let (real_time, aged) = (run(1.0), run(100.0));
+    println!("steepest after 6 s: {real_time:.3} in real time, {aged:.3} at ×100");
+    assert!(real_time > 1.5, "{real_time}");
+    assert!(aged < 0.5774 * 1.02, "{aged}");
+}
+
+#[test]
+fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
+    let n = 30;
+    let mut level = cone(n);
     // Loose to well below the cone's foot: the pile may spread as far as it needs to.
     level.params.sediment = Some(Sediment {
         layer: 20.0,
@@ -99,13 +138,7 @@ fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
     let mut sim = Simulation::new(&level).unwrap();
     sim.advance(60.0).unwrap();
     let t = sim.terrain();
-    let mut steepest = 0.0f32;
-    for j in 0..n {
-        for i in 0..n - 1 {
-            steepest = steepest.max((t[j * n + i] - t[j * n + i + 1]).abs());
-            steepest = steepest.max((t[i * n + j] - t[(i + 1) * n + j]).abs());
-        }
-    }
+    let steepest = steepest(t, n);
     let after: f64 = t.iter().map(|&z| z as f64).sum();
     let bed = sim.bed_stats().unwrap();
     println!(

@@ -23,7 +23,7 @@ pub struct Sediment {
     #[serde(default = "no_slump")]
     pub talus_degrees: f32,
     /// How fast a slope steeper than the angle of repose slumps: the share of its excess height
-    /// that moves down per second.
+    /// that moves down per second of bed change (per second of water, `speedup` times as much).
     #[serde(default)]
     pub slump_per_second: f32,
     /// Water entering across the map's edges brings no bed with it (clear water, which scours

@@ -121,7 +121,9 @@ impl Bed {
             } else {
                 s.talus_degrees.to_radians().tan() * dx
             },
-            slump: s.slump_per_second,
+            // Slumping is bed change too: `speedup` ages it as it ages the bedload (banks cut
+            // a hundred times faster stood far past their angle of repose).
+            slump: s.slump_per_second * s.speedup.max(0.0),
             clear_inflow: s.clear_inflow,
             carry: vec![0.0; nx * ny],
             erodible,
