@@ -109,7 +109,13 @@ fn slump(za: f32, zb: f32, dt: f32) -> f32 {
     return min(law.slump * dt, 0.25) * excess * sign(za - zb) / dt * (1.0 / law.swell);
 }
 
+// The mask: 1 erodible, 2 where grains only settle (outside a region), 0 neither (gates,
+// breaches): sim::erosion::Bed::mask.
 fn erodible(c: u32) -> bool {
+    return abs(grains[law.mask + c] - 1.0) < 0.5;
+}
+
+fn settles(c: u32) -> bool {
     return grains[law.mask + c] > 0.5;
 }
 
@@ -369,7 +375,7 @@ fn suspend(
     let h = depth[nxt * grid.half_d + c];
     var lifted = 0.0;
     var settled = 0.0;
-    if (erodible(c)) {
+    if (settles(c)) {
         if (h <= BED_DRY) {
             settled = max(advected, 0.0);
         } else {
@@ -377,7 +383,8 @@ fn suspend(
             let v = 0.5 * (qy[n] + qy[n + nx]) / (h * grid.dx);
             let excess = max(shear(c, u * u + v * v, h) / law.critical_shear - 1.0, 0.0);
             let room = max(terrain[c] - grains[law.floor + c], 0.0) / law.swell;
-            lifted = min(law.pickup * excess * dt, room);
+            // Outside a region none is lifted.
+            lifted = select(0.0, min(law.pickup * excess * dt, room), erodible(c));
             let kept = (advected + lifted) / (1.0 + law.settling * dt / h);
             settled = advected + lifted - kept;
         }

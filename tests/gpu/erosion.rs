@@ -99,6 +99,30 @@ fn the_gpu_moves_the_bed_as_the_cpu_does() {
 }
 
 #[test]
+fn grains_carried_out_of_a_region_settle_there_as_on_the_cpu() {
+    // Outside a region grains settle but none is lifted (they stayed in the water for good).
+    let mut level = river(SolverKind::Pipes, suspended());
+    level.params.sediment.as_mut().unwrap().region = Some(spillway::level::Shape::Box {
+        x0: 0.0,
+        y0: 0.0,
+        x1: 40.0,
+        y1: 6.0,
+    });
+    let (diff, moved) = compare("suspended in a region", &level, 500);
+    assert!(moved > 0.01, "the bed hardly moved: {moved}");
+    assert!(diff < 1e-5, "{diff} m");
+    // The lake outside the region gained grains on both.
+    let mut sim = gpu(&level);
+    run_gpu(&mut sim, 500, 100);
+    let terrain = sim.read_terrain().unwrap();
+    let lake: f32 = (0..6)
+        .flat_map(|j| (40..60).map(move |i| j * 60 + i))
+        .map(|c| terrain[c] - level.terrain.data[c])
+        .sum();
+    assert!(lake > 0.0, "{lake}");
+}
+
+#[test]
 fn a_bake_keeps_the_bed_the_water_moved_with_its_grains_settled() {
     let level = river(SolverKind::Pipes, suspended());
     let sum = |z: &[f32]| z.iter().map(|&v| v as f64).sum::<f64>();

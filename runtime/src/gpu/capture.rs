@@ -198,7 +198,7 @@ impl GpuSimulation {
             opened,
             breaches: self.breach_names.clone(),
             grid: (self.nx, self.ny, self.params.solver, advected),
-            bed: (self.bed.as_ref()).map(|b| (b.erodible.clone(), b.swell, b.floor.clone())),
+            bed: (self.bed.as_ref()).map(|b| (b.settles.clone(), b.swell, b.floor.clone())),
         });
         Ok(true)
     }
@@ -275,11 +275,11 @@ impl StateCopy {
         let words = floats(7, 0, 2 * self.breaches.len());
         // The bed as a bake leaves it: the grains in the water settled where they are.
         let (terrain, bed_floor) = match self.bed {
-            Some((erodible, swell, floor)) => {
+            Some((settles, swell, floor)) => {
                 let (ground, load) = (floats(8, 0, cells), floats(9, 0, cells));
                 let mut settled = vec![f32::NAN; cells];
                 let load = (!load.is_empty()).then_some(&load[..]);
-                crate::sim::erosion::settle_into(&mut settled, &ground, &erodible, load, swell);
+                crate::sim::erosion::settle_into(&mut settled, &ground, &settles, load, swell);
                 (Some(settled), floor.to_vec())
             }
             None => (None, Vec::new()),

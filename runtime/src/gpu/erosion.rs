@@ -67,9 +67,9 @@ pub(crate) struct ErosionPass {
     suspension: bool,
     /// Element offset of the suspended load in `bed`.
     load_at: u32,
-    /// Per cell: whether the bed there moves (gates and breaches do not), for bakes and keyframes (shared
-    /// with each state copy, not copied).
-    pub erodible: std::sync::Arc<[bool]>,
+    /// Per cell: whether grains in the water settle there (not on gates and breaches), for
+    /// bakes and keyframes (shared with each state copy, not copied).
+    pub settles: std::sync::Arc<[bool]>,
     /// Bed height per volume of grains (`speedup / (1 − porosity)`).
     pub swell: f32,
     /// The lowest the ground may erode to, for bakes and keyframes (`FlowState::bed_floor`).
@@ -152,12 +152,7 @@ impl ErosionPass {
         let mut words = vec![0.0f32; 7 * cells + fx + fy];
         words[..cells].copy_from_slice(&cpu.floor);
         words[law.supply as usize..][..cells].fill(1.0);
-        for (m, &e) in words[law.mask as usize..][..cells]
-            .iter_mut()
-            .zip(&cpu.erodible)
-        {
-            *m = e as u32 as f32;
-        }
+        words[law.mask as usize..][..cells].copy_from_slice(&cpu.mask());
         let rw = Bind::ReadWrite;
         let binds = [
             Bind::Uniform,
@@ -193,7 +188,7 @@ impl ErosionPass {
             face_groups: groups(fx + fy),
             suspension: law.suspension != 0,
             load_at: law.load,
-            erodible: cpu.erodible.into(),
+            settles: cpu.settles.into(),
             swell: cpu.swell,
             floor: cpu.floor.into(),
         }))
@@ -247,14 +242,13 @@ impl ErosionPass {
         fixed: &[u32],
     ) {
         let floor = self.floor.clone();
-        let erodible = Bed::new(sediment, (nx, ny, dx), &floor, fixed, Some(&floor)).erodible;
-        let mask: Vec<f32> = erodible.iter().map(|&e| e as u32 as f32).collect();
+        let fresh = Bed::new(sediment, (nx, ny, dx), &floor, fixed, Some(&floor));
         queue.write_buffer(
             &self.bed,
             4 * 3 * (nx * ny) as u64,
-            bytemuck::cast_slice(&mask),
+            bytemuck::cast_slice(&fresh.mask()),
         );
-        self.erodible = erodible.into();
+        self.settles = fresh.settles.into();
     }
 
     /// Where the grains in the water lie: the buffer and the byte offset of its `cells`
@@ -319,11 +313,11 @@ impl GpuSimulation {
             }
             _ => {
                 let ground = terrain.clone();
-                let (erodible, swell) = (&old.erodible, old.swell);
+                let (settles, swell) = (&old.settles, old.swell);
                 crate::sim::erosion::settle_into(
                     &mut terrain,
                     &ground,
-                    erodible,
+                    settles,
                     Some(&load),
                     swell,
                 );
@@ -340,7 +334,7 @@ impl GpuSimulation {
         self.check_device()
     }
 
-    /// Writes the moved bed into `out`'s terrain (its erodible cells, the grains still in the
+    /// Writes the moved bed into `out`'s terrain (the cells grains settle in, the grains still in the
     /// water settled where they are), for a bake.
     pub(crate) fn bake_bed(&self, out: &mut Level) -> Result<(), GpuError> {
         let Some(bed) = &self.bed else {
@@ -351,7 +345,7 @@ impl GpuSimulation {
         crate::sim::erosion::settle_into(
             &mut out.terrain.data,
             &terrain,
-            &bed.erodible,
+            &bed.settles,
             load.as_deref(),
             bed.swell,
         );

@@ -44,7 +44,8 @@ pub struct Sediment {
     #[serde(default)]
     pub suspension: Option<Suspension>,
     /// Where the bed moves (`None`: everywhere): outside this shape the ground is bedrock the
-    /// water runs over but cannot move, so erosion can be confined to one valley.
+    /// water runs over but cannot cut, so erosion can be confined to one valley; grains the
+    /// water carries out of it settle there as anywhere (none is lifted there).
     #[serde(default)]
     pub region: Option<Shape>,
 }

@@ -40,17 +40,17 @@ pub struct BedStats {
     pub balance_error: f64,
 }
 
-/// Writes `terrain` into `out` at the `erodible` cells, plus `swell × load` (the grains in the
-/// water, m³ per m²) where there is a load.
+/// Writes `terrain` into `out` at the cells where grains `settle`, plus `swell × load` (the
+/// grains in the water, m³ per m²) where there is a load.
 pub(crate) fn settle_into(
     out: &mut [f32],
     terrain: &[f32],
-    erodible: &[bool],
+    settle: &[bool],
     load: Option<&[f32]>,
     swell: f32,
 ) {
     for (c, z) in out.iter_mut().enumerate() {
-        if erodible[c] {
+        if settle[c] {
             *z = terrain[c] + load.map_or(0.0, |l| swell * l[c]);
         }
     }
@@ -78,6 +78,9 @@ pub(crate) struct Bed {
     carry: Vec<f32>,
     /// Per cell: whether the bed there can move (gates cannot).
     pub(crate) erodible: Vec<bool>,
+    /// Per cell: whether grains in the water settle there: every cell but the gates' and
+    /// breaches' (outside a `region` they settle, but none is lifted).
+    pub(crate) settles: Vec<bool>,
     /// Per cell: the bedrock under the loose bed, metres.
     pub(crate) floor: Vec<f32>,
     /// Per cell: the share of its outgoing flux the bed above its bedrock can supply.
@@ -110,8 +113,10 @@ impl Bed {
                 erodible[c as usize] = true;
             }
         }
+        let mut settles = vec![true; nx * ny];
         for &c in fixed {
             erodible[c as usize] = false;
+            settles[c as usize] = false;
         }
         Self {
             law: s.law,
@@ -127,6 +132,7 @@ impl Bed {
             clear_inflow: s.clear_inflow,
             carry: vec![0.0; nx * ny],
             erodible,
+            settles,
             floor: match saved {
                 Some(f) if f.len() == nx * ny => f.to_vec(),
                 _ => terrain.iter().map(|z| z - s.layer.max(0.0)).collect(),
@@ -143,7 +149,20 @@ impl Bed {
     /// Takes `fixed` ([`super::fixed_cells`]) as the cells whose ground does not move,
     /// keeping the floor and everything the bed carries.
     pub(crate) fn set_fixed(&mut self, s: &Sediment, grid: (usize, usize, f32), fixed: &[u32]) {
-        self.erodible = Bed::new(s, grid, &self.floor, fixed, Some(&self.floor)).erodible;
+        let fresh = Bed::new(s, grid, &self.floor, fixed, Some(&self.floor));
+        (self.erodible, self.settles) = (fresh.erodible, fresh.settles);
+    }
+
+    /// The cells' kinds as the GPU's bed holds them: 1 erodible, 2 where grains only settle
+    /// (outside a region), 0 neither (gates, breaches).
+    pub(crate) fn mask(&self) -> Vec<f32> {
+        (self.erodible.iter().zip(&self.settles))
+            .map(|(&e, &s)| match (e, s) {
+                (true, _) => 1.0,
+                (false, true) => 2.0,
+                (false, false) => 0.0,
+            })
+            .collect()
     }
 
     /// What the bed has done so far.
@@ -162,12 +181,12 @@ impl Bed {
         }
     }
 
-    /// Copies the moved bed (`terrain`, the solver's) into a bake's terrain `out`: every
-    /// erodible cell (gates keep their ground), with the grains still in the water settled
+    /// Copies the moved bed (`terrain`, the solver's) into a bake's terrain `out`: every cell
+    /// grains settle in (gates keep their ground), with the grains still in the water settled
     /// where they are (a bake keeps no suspended load, so every grain stays in the level).
     pub fn bake(&self, terrain: &[f32], out: &mut [f32]) {
         let load = self.suspended.as_ref().map(|s| s.settled());
-        settle_into(out, terrain, &self.erodible, load.as_deref(), self.swell);
+        settle_into(out, terrain, &self.settles, load.as_deref(), self.swell);
     }
 
     /// The grains in the water per cell, m³ per m² (`None`: no suspension).

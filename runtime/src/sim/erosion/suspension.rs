@@ -185,7 +185,9 @@ impl Bed {
                 let c = j * nx + i;
                 let advected = s.load[c] + (s.moved[c] / area as f64) as f32;
                 let h = depth[c];
-                let (lifted, settled) = if !self.erodible[c] {
+                // Outside a region grains settle but none is lifted (they stayed in the water
+                // for good there, and bakes dropped them); on gates and breaches neither.
+                let (lifted, settled) = if !self.settles[c] {
                     (0.0, 0.0)
                 } else if h <= DRY {
                     (0.0, advected.max(0.0))
@@ -195,7 +197,10 @@ impl Bed {
                     let tau = rough.shear(c, u * u + v * v, h, g);
                     let excess = (tau / law.critical_shear - 1.0).max(0.0);
                     let room = (terrain[c] - self.floor[c]).max(0.0) / self.swell;
-                    let lifted = (law.pickup * excess * dt).min(room);
+                    let lifted = match self.erodible[c] {
+                        true => (law.pickup * excess * dt).min(room),
+                        false => 0.0,
+                    };
                     let kept = (advected + lifted) / (1.0 + law.settling * dt / h);
                     (lifted, advected + lifted - kept)
                 };
