@@ -191,7 +191,11 @@ impl Analysis {
             (TerrainAnalysis::Map(k), CellOverlay::Ramp { lo, hi }) => Some(format!(
                 "{}: light {} {u} to dark {:.2} {u} (98th percentile and above)",
                 k.name(),
-                if k == MapKind::Arrival { 0.0 } else { lo },
+                // The first arrival (a level saved later in its run starts past 0 s).
+                match k {
+                    MapKind::Arrival => format!("{:.1}", lo + ARRIVAL_SLACK),
+                    _ => format!("{lo}"),
+                },
                 hi,
                 u = k.unit()
             )),
@@ -267,6 +271,9 @@ fn drainage_overlay(d: &Drainage, shown: TerrainAnalysis, cell: f32) -> (CellOve
     (overlay, values)
 }
 
+/// How far below the first arrival the arrival ramp starts (the cells reached first are drawn).
+const ARRIVAL_SLACK: f32 = 1e-3;
+
 /// How map `kind` of the run (`values`) is drawn, and its values.
 fn map_overlay(values: &Grid, kind: MapKind) -> (CellOverlay, Grid) {
     let values = values.clone();
@@ -280,11 +287,18 @@ fn map_overlay(values: &Grid, kind: MapKind) -> (CellOverlay, Grid) {
         *touched.select_nth_unstable_by(k, f32::total_cmp).1
     };
     let overlay = match kind {
-        // Every cell reached, light early and dark late.
-        MapKind::Arrival => CellOverlay::Ramp {
-            lo: -1e-3,
-            hi: most.max(1e-2),
-        },
+        // Every cell reached, light at the first arrival (the run's start, for a level saved
+        // at 4 h: from 0 s every cell was the darkest) and dark late.
+        MapKind::Arrival => {
+            let first = (values.data.iter().copied())
+                .filter(|t| *t >= 0.0)
+                .fold(f32::INFINITY, f32::min);
+            let first = if first.is_finite() { first } else { 0.0 };
+            CellOverlay::Ramp {
+                lo: first - ARRIVAL_SLACK,
+                hi: most.max(first + 1e-2),
+            }
+        }
         MapKind::MaxDepth => CellOverlay::Ramp {
             lo: spillway::sim::maps::ARRIVAL_DEPTH,
             hi: most.max(0.1),
@@ -313,5 +327,30 @@ impl super::EditorApp {
     /// The leaks the last check found (marked in the viewport).
     pub fn leaks_marked(&self) -> &[crate::tools::leaks::Leak] {
         &self.authoring.leaks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arrival_ramp_starts_at_the_first_arrival() {
+        // A level saved 4 h into its run: the ramp from 0 s drew every cell the darkest.
+        let times = Grid {
+            nx: 4,
+            ny: 1,
+            data: vec![spillway::sim::maps::NEVER, 14400.0, 14410.0, 14420.0],
+        };
+        let (overlay, _) = map_overlay(&times, MapKind::Arrival);
+        let CellOverlay::Ramp { lo, hi } = overlay else {
+            panic!("a ramp: {overlay:?}");
+        };
+        assert!(lo < 14400.0 && lo > 14399.9, "{lo}");
+        assert!(hi >= 14410.0, "{hi}");
+        assert!(
+            spillway::sim::maps::NEVER < lo,
+            "cells never reached are not drawn"
+        );
     }
 }

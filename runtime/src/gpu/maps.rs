@@ -105,14 +105,15 @@ impl MapsPass {
 }
 
 /// The arrival map as read back (the complement of the bits of time + 1 s, 0: not yet; see
-/// `shaders/fold.wgsl`) in the CPU's form.
-pub(crate) fn arrival_from_gpu(stored: &mut [f32]) {
+/// `shaders/fold.wgsl`) in the CPU's form: the GPU's clock counts from the level's start,
+/// `time_base` (a level saved at 4 h stamped its first arrivals 0 s, the CPU 14400 s).
+pub(crate) fn arrival_from_gpu(stored: &mut [f32], time_base: f64) {
     for v in stored {
         let bits = v.to_bits();
         *v = if bits == 0 {
             NEVER
         } else {
-            f32::from_bits(!bits) - 1.0
+            (time_base + f32::from_bits(!bits) as f64 - 1.0) as f32
         };
     }
 }
@@ -162,7 +163,7 @@ impl super::GpuSimulation {
         let device = &self.ctx.device;
         let mut data = super::readback::read_f32(device, &self.ctx.queue, &m.maps[k], 0, cells)?;
         if kind == MapKind::Arrival {
-            super::maps::arrival_from_gpu(&mut data);
+            super::maps::arrival_from_gpu(&mut data, self.time_base);
         }
         Ok(Some(crate::Grid {
             nx: self.nx,
