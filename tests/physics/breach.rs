@@ -240,3 +240,52 @@ fn an_overlapping_breach_leaves_the_deeper_cut_cut() {
         "the first breach's bottom, under the second's reach"
     );
 }
+
+#[test]
+fn a_breachs_sides_rise_until_they_meet_the_ground() {
+    // A dam 10 m high between valley sides rising 1 m a metre from 8 m beside the breach's
+    // centreline: its sides reached only as far as the crest's height, leaving the valley
+    // sides standing as a wall beyond (15.5 m where the cut's side stood at 11.5 m).
+    let n = 40;
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.terrain = spillway::Grid::from_fn(n, n, |x, y| {
+        let dam = if (18..22).contains(&x) { 10.0 } else { 0.0 };
+        let side = (y as f32 + 0.5 - 20.0).abs() - 8.0;
+        if side > 0.0 {
+            f32::max(dam, 10.0 + side)
+        } else {
+            dam
+        }
+    });
+    level.structures.push(spillway::level::Structure {
+        name: "breach".into(),
+        kind: StructureKind::Breach {
+            from: [15.0, 20.0],
+            to: [25.0, 20.0],
+            bottom: 0.0,
+            width: 4.0,
+            side_slope: 1.0,
+            start: BreachStart::At(0.0),
+            growth: spillway::level::BreachGrowth::Steady(0.0),
+            opened: None,
+        },
+    });
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.advance(0.1).unwrap();
+    let at = |y: usize| sim.terrain()[y * n + 20];
+    println!(
+        "across the cut at x = 20: {:?}",
+        (20..40).map(at).collect::<Vec<_>>()
+    );
+    // 13.5 m from the centreline the side stands 11.5 m high; the valley side was 15.5 m.
+    assert_eq!(at(33), 11.5);
+    // No step across the cut steeper than its side slope.
+    for y in 20..39 {
+        assert!(
+            (at(y + 1) - at(y)).abs() <= 1.0 + 1e-4,
+            "{y}: {} {}",
+            at(y),
+            at(y + 1)
+        );
+    }
+}

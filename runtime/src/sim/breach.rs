@@ -187,7 +187,16 @@ pub(crate) fn cut(
             level.terrain.data[cell_at(p, (nx, ny, dx)) as usize]
         })
         .fold(f32::NEG_INFINITY, f32::max);
-    let reach = 0.5 * width + (crest - bottom).max(0.0) * side_slope;
+    // Its sides rise until they meet the ground, however high that stands beside the crest
+    // (an abutment, a valley side): reaching only as far as the crest's height left a wall.
+    let highest = (level.terrain.data.iter().copied()).fold(crest, f32::max);
+    let reach = 0.5 * width + (highest - bottom).max(0.0) * side_slope;
+    // The cut when fully open: ground no higher is never cut, and is left out.
+    let lowest = |across: f32| match (across - 0.5 * width).max(0.0) {
+        0.0 => bottom,
+        beyond if side_slope > 0.0 => bottom + beyond / side_slope,
+        _ => f32::INFINITY,
+    };
     let mut cells = Vec::new();
     let lo = [from[0].min(to[0]) - reach, from[1].min(to[1]) - reach];
     let hi = [from[0].max(to[0]) + reach, from[1].max(to[1]) + reach];
@@ -203,9 +212,10 @@ pub(crate) fn cut(
             ];
             let along = p[0] * u[0] + p[1] * u[1];
             let across = (p[0] * u[1] - p[1] * u[0]).abs();
-            if (0.0..=len).contains(&along) && across <= reach {
-                let c = j * nx + i;
-                cells.push((c as u32, level.terrain.data[c], across));
+            let c = j * nx + i;
+            let ground = level.terrain.data[c];
+            if (0.0..=len).contains(&along) && across <= reach && ground > lowest(across) {
+                cells.push((c as u32, ground, across));
             }
         }
     }
