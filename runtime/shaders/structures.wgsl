@@ -132,6 +132,11 @@ fn main() {
         var cap = 0.0;
         if ((flags & 2u) != 0u) {
             cap = gate(width, level, scheduled(patches[f + 7u], 0.5 * dt), coef, su, sd);
+            // Clear of the water, a gate whose sill stands above the upstream ground is a weir
+            // over its sill (sim::structures, Law::Gate).
+            if (cap < 0.0 && level > terrain[up]) {
+                cap = weir(width, level, 1.0, su, sd);
+            }
         } else {
             cap = weir(width, level, coef, su, sd);
         }

@@ -259,3 +259,50 @@ fn an_overlapping_breach_leaves_the_deeper_cut_cut_on_the_gpu_too() {
         "the first breach's bottom, under the second's reach"
     );
 }
+
+#[test]
+fn a_gate_clear_of_the_water_is_a_weir_over_its_sill_like_the_cpu() {
+    // As `physics::structures`: clear of the water, a raised sill's gate left its faces free.
+    use spillway::level::{Boundary, BoundaryKind, Edge, Friction, Schedule, Structure};
+    let mut level = spillway::Level::flat(40, 4, 1.0, 0.0);
+    level.params.friction = Friction::NONE;
+    level.water = spillway::Grid::from_fn(40, 4, |i, _| if i < 20 { 2.0 } else { 0.0 });
+    for (edge, kind) in [
+        (Edge::West, BoundaryKind::FixedLevel { surface: 2.0 }),
+        (Edge::East, BoundaryKind::Open),
+    ] {
+        level.boundaries.push(Boundary {
+            edge,
+            start: 0,
+            end: 4,
+            kind,
+        });
+    }
+    level.structures.push(Structure {
+        name: "gate".into(),
+        kind: spillway::level::StructureKind::SluiceGate {
+            from: [20.0, 0.0],
+            to: [20.0, 4.0],
+            sill: 1.5,
+            opening: Schedule::constant(0.55),
+            contraction: 0.611,
+        },
+    });
+    let steps = 1500;
+    let cpu = run_cpu(&level, steps);
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    gpu.step_n(steps, level.params.dt).expect("steps");
+    let (depth, _) = max_diff(&gpu.read_depth().unwrap(), cpu.depth());
+    let (g, c) = (gpu.stats().expect("stats"), cpu.stats());
+    println!(
+        "out: GPU {:.3} CPU {:.3} m³; depth {depth:.2e} m",
+        g.outflow, c.outflow
+    );
+    assert!((g.outflow - c.outflow).abs() < 1e-3 * c.outflow);
+    // Over the sill as a weir: 2.41 m³/s at most, not the 30 m³/s of 2 m flowing freely.
+    assert!(
+        c.outflow < 2.5 * steps as f64 * level.params.dt as f64,
+        "{}",
+        c.outflow
+    );
+}

@@ -237,3 +237,31 @@ fn a_game_lifts_a_sluice_gate_by_name() {
     assert!(sim.structure_flows()[0] > 1.0);
     assert!(sim.stats().balance_error.abs() < 1e-6);
 }
+
+#[test]
+fn a_gate_clear_of_the_water_is_a_weir_over_its_sill() {
+    // A sill 1.5 m above the ground under 2 m of water: an opening past the 0.5 m over the
+    // sill left the faces free, the full 2 m flowing through as if there were no sill (the
+    // discharge jumped fourfold between openings of 0.45 and 0.55 m).
+    let flow = |opening: f32| {
+        let gate = StructureKind::SluiceGate {
+            from: [20.0, 0.0],
+            to: [20.0, 4.0],
+            sill: 1.5,
+            opening: Schedule::constant(opening),
+            contraction: 0.611,
+        };
+        let level = channel(SolverKind::Pipes, 2.0, gate);
+        settled_flow(&level, 60.0, 10.0).0
+    };
+    let (under, clear) = (flow(0.45), flow(0.55));
+    let weir = (2.0f32 / 3.0).powf(1.5) * G.sqrt() * 4.0 * 0.5f32.powf(1.5);
+    println!(
+        "opening 0.45 m: {under:.3} m³/s; 0.55 m: {clear:.3} m³/s; weir over the sill {weir:.3}"
+    );
+    assert!(
+        clear <= 1.05 * weir && clear > 0.8 * weir,
+        "{clear} vs {weir}"
+    );
+    assert!((clear / under - 1.0).abs() < 0.3, "{under} → {clear}");
+}

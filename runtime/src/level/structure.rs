@@ -13,8 +13,9 @@
 //!   once started (at a time, by a game's trigger, or when the water tops the dam), deepening
 //!   to its bottom and widening to its width, steadily or as fast as the water over it erodes.
 //!
-//! The solvers apply them after each sub-step's flow pass (`sim::structures`), so volume is
-//! kept exactly and no depth goes negative.
+//! The solvers apply culverts, weirs and gates after each sub-step's flow pass and open
+//! breaches before it (`sim::structures`, `sim::breach`), so volume is kept exactly and no
+//! depth goes negative.
 
 use serde::{Deserialize, Serialize};
 

@@ -393,7 +393,15 @@ impl Structures {
                     (*sill, opening.at(time + 0.5 * dt as f64), *contraction),
                     surface(up),
                     surface(down),
-                ),
+                )
+                // Clear of the water, a gate whose sill stands above the upstream ground is a
+                // weir over its sill (the faces flowed freely through the sill: the discharge
+                // jumped fourfold as the opening passed the water's depth).
+                .or_else(|| {
+                    let raised = *sill > w.terrain[up];
+                    raised
+                        .then(|| weir_discharge(g, f.width, *sill, 1.0, surface(up), surface(down)))
+                }),
             };
             let mut q_new = q;
             if let Some(cap) = cap
