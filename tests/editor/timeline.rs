@@ -137,6 +137,9 @@ fn scrub_back_edit_and_continue_make_a_branch_that_matches_a_fresh_run() {
     assert_eq!(ed.harness.state().preview().timeline.compare, Some(0));
     assert_eq!(ed.harness.state().water_overlay(), WaterOverlay::Difference);
     ed.harness.run_steps(2);
+    // Its key names what it compares with (it said "the authored water").
+    let key = ed.harness.state().water_key().expect("a key");
+    assert!(key.starts_with("Change from Run at "), "{key}");
     ed.harness
         .render()
         .unwrap()

@@ -99,11 +99,7 @@ impl EditorApp {
             bodies: &self.bodies,
             preview: &self.preview,
             legend: self.analysis.legend.as_deref(),
-            water_legend: water_legend(
-                self.viewport.water_overlay,
-                self.preview.is_live(),
-                (self.preview.stats.as_ref()).map_or(2.0, |s| s.max_depth.max(0.5)),
-            ),
+            water_legend: self.water_legend(),
             erosion_region: self.erosion.region,
         };
         self.viewport.paint(ui, image, overlaid);
@@ -238,15 +234,31 @@ impl EditorApp {
     /// The key drawn in the viewport's corner for the live water's overlay (its units), if
     /// one is drawn.
     pub fn water_key(&self) -> Option<String> {
+        self.water_legend().map(|(t, _)| t)
+    }
+
+    /// The key of the live water's overlay, and whether it has a colour ramp.
+    fn water_legend(&self) -> Option<(String, bool)> {
         let depth = (self.preview.stats.as_ref()).map_or(2.0, |s| s.max_depth.max(0.5));
-        water_legend(self.viewport.water_overlay, self.preview.is_live(), depth).map(|(t, _)| t)
+        // The Change overlay against a branch compared with (Branches ▸ Compare).
+        let against = (self.timeline_view.compared).and_then(|(b, t)| {
+            let branch = self.preview.timeline.branches.get(b)?;
+            Some(format!("{} at {t:.1} s", branch.name))
+        });
+        let live = self.preview.is_live();
+        water_legend(self.viewport.water_overlay, live, depth, against.as_deref())
     }
 }
 
 /// The key of the live water's overlay, with units: its text and whether the depth/speed colour
 /// ramp goes with it. `depth` is the depth at the top of the depth ramp (as the renderer draws
 /// it), metres; the speed ramp tops out at 3 m/s.
-fn water_legend(overlay: WaterOverlay, live: bool, depth: f32) -> Option<(String, bool)> {
+fn water_legend(
+    overlay: WaterOverlay,
+    live: bool,
+    depth: f32,
+    against: Option<&str>,
+) -> Option<(String, bool)> {
     if !live {
         return None;
     }
@@ -269,7 +281,8 @@ fn water_legend(overlay: WaterOverlay, live: bool, depth: f32) -> Option<(String
         WaterOverlay::Flooded => Some(("Flooded: red wherever there is water".into(), false)),
         WaterOverlay::Difference => Some((
             format!(
-                "Change from the authored water: red deeper, blue shallower, full colour at {:.2} m",
+                "Change from {}: red deeper, blue shallower, full colour at {:.2} m",
+                against.unwrap_or("the authored water"),
                 depth * 0.25
             ),
             false,

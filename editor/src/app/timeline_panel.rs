@@ -36,7 +36,7 @@ pub enum TimelineAction {
 #[derive(Default)]
 pub(crate) struct TimelineView {
     /// The branch and keyframe time whose depths the renderer compares with now.
-    compared: Option<(usize, f64)>,
+    pub(crate) compared: Option<(usize, f64)>,
 }
 
 /// Carries out a timeline action.

@@ -68,13 +68,13 @@ pub struct StateCopy {
     breaches: Vec<String>,
     /// Columns, rows, solver, and whether the advected velocities are in it.
     grid: (usize, usize, SolverKind, bool),
-    /// A moving bed's cells that move, its height per volume of grains and its floor.
+    /// A moving bed's cells a keyframe holds, its floor and its height per volume of grains.
     bed: Option<BedCopy>,
 }
 
-/// A moving bed's cells that move, its height per volume of grains and its floor, shared with
-/// the erosion pass (not copied per keyframe).
-type BedCopy = (Arc<[bool]>, f32, Arc<[f32]>);
+/// A moving bed's cells a keyframe holds (with its floor) and its height per volume of grains,
+/// shared with the erosion pass (not copied per keyframe).
+type BedCopy = (crate::sim::erosion::BedCells, f32);
 
 impl GpuSimulation {
     /// Makes the staging buffers of a state copy now, those not kept already, so that a
@@ -198,7 +198,7 @@ impl GpuSimulation {
             opened,
             breaches: self.breach_names.clone(),
             grid: (self.nx, self.ny, self.params.solver, advected),
-            bed: (self.bed.as_ref()).map(|b| (b.settles.clone(), b.swell, b.floor.clone())),
+            bed: (self.bed.as_ref()).map(|b| (b.cells.clone(), b.swell)),
         });
         Ok(true)
     }
@@ -275,12 +275,12 @@ impl StateCopy {
         let words = floats(7, 0, 2 * self.breaches.len());
         // The bed as a bake leaves it: the grains in the water settled where they are.
         let (terrain, bed_floor) = match self.bed {
-            Some((settles, swell, floor)) => {
+            Some((held, swell)) => {
                 let (ground, load) = (floats(8, 0, cells), floats(9, 0, cells));
                 let mut settled = vec![f32::NAN; cells];
                 let load = (!load.is_empty()).then_some(&load[..]);
-                crate::sim::erosion::settle_into(&mut settled, &ground, &settles, load, swell);
-                (Some(settled), floor.to_vec())
+                crate::sim::erosion::settle_into(&mut settled, &ground, &held, load, swell);
+                (Some(settled), held.floor.to_vec())
             }
             None => (None, Vec::new()),
         };

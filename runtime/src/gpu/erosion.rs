@@ -67,13 +67,11 @@ pub(crate) struct ErosionPass {
     suspension: bool,
     /// Element offset of the suspended load in `bed`.
     load_at: u32,
-    /// Per cell: whether grains in the water settle there (not on gates and breaches), for
-    /// bakes and keyframes (shared with each state copy, not copied).
-    pub settles: std::sync::Arc<[bool]>,
+    /// The cells bakes and keyframes hold, and the bedrock (`FlowState::bed_floor`; shared
+    /// with each state copy, not copied).
+    pub cells: crate::sim::erosion::BedCells,
     /// Bed height per volume of grains (`speedup / (1 − porosity)`).
     pub swell: f32,
-    /// The lowest the ground may erode to, for bakes and keyframes (`FlowState::bed_floor`).
-    pub floor: std::sync::Arc<[f32]>,
 }
 
 /// Workgroups `[x, y]` covering `n` invocations.
@@ -188,9 +186,8 @@ impl ErosionPass {
             face_groups: groups(fx + fy),
             suspension: law.suspension != 0,
             load_at: law.load,
-            settles: cpu.settles.into(),
+            cells: cpu.cells(),
             swell: cpu.swell,
-            floor: cpu.floor.into(),
         }))
     }
 
@@ -241,14 +238,14 @@ impl ErosionPass {
         (nx, ny, dx): (usize, usize, f32),
         fixed: &[u32],
     ) {
-        let floor = self.floor.clone();
+        let floor = self.cells.floor.clone();
         let fresh = Bed::new(sediment, (nx, ny, dx), &floor, fixed, Some(&floor));
         queue.write_buffer(
             &self.bed,
             4 * 3 * (nx * ny) as u64,
             bytemuck::cast_slice(&fresh.mask()),
         );
-        self.settles = fresh.settles.into();
+        self.cells = fresh.cells();
     }
 
     /// Where the grains in the water lie: the buffer and the byte offset of its `cells`
@@ -293,7 +290,7 @@ impl GpuSimulation {
         let load = self.suspended_load()?;
         let old = self.bed.take();
         let mut terrain = self.read_terrain()?;
-        let floor = old.as_ref().map(|b| b.floor.clone());
+        let floor = old.as_ref().map(|b| b.cells.floor.clone());
         let device = self.ctx.device.clone();
         self.bed = ErosionPass::new(
             &device,
@@ -313,14 +310,8 @@ impl GpuSimulation {
             }
             _ => {
                 let ground = terrain.clone();
-                let (settles, swell) = (&old.settles, old.swell);
-                crate::sim::erosion::settle_into(
-                    &mut terrain,
-                    &ground,
-                    settles,
-                    Some(&load),
-                    swell,
-                );
+                let (cells, swell) = (&old.cells, old.swell);
+                crate::sim::erosion::settle_into(&mut terrain, &ground, cells, Some(&load), swell);
                 self.upload_rect(
                     super::region::Target::Terrain,
                     0,
@@ -345,12 +336,12 @@ impl GpuSimulation {
         crate::sim::erosion::settle_into(
             &mut out.terrain.data,
             &terrain,
-            &bed.settles,
+            &bed.cells,
             load.as_deref(),
             bed.swell,
         );
         if let Some(flow) = out.flow.as_mut() {
-            flow.bed_floor = bed.floor.to_vec();
+            flow.bed_floor = bed.cells.floor.to_vec();
         }
         Ok(())
     }

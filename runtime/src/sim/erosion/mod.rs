@@ -40,18 +40,46 @@ pub struct BedStats {
     pub balance_error: f64,
 }
 
-/// Writes `terrain` into `out` at the cells where grains `settle`, plus `swell × load` (the
-/// grains in the water, m³ per m²) where there is a load.
+/// Which cells of the bed a bake or a keyframe holds: every erodible one, and where grains
+/// only settle (outside a region) those that took some or hold some in the water; the rest
+/// keep the level's own ground (a wall raised there since stays raised when the run goes back).
+#[derive(Clone, Debug)]
+pub(crate) struct BedCells {
+    /// Per cell: the bed moves there.
+    pub erodible: std::sync::Arc<[bool]>,
+    /// Per cell: grains settle there.
+    pub settles: std::sync::Arc<[bool]>,
+    /// Per cell: the bedrock, the loose layer's thickness below the ground the run started on.
+    pub floor: std::sync::Arc<[f32]>,
+    /// The loose layer's thickness, metres.
+    pub layer: f32,
+}
+
+impl BedCells {
+    /// Whether cell `c`, whose ground is `z` and whose water holds `load`, is the bed's.
+    fn held(&self, c: usize, z: f32, load: f32) -> bool {
+        if self.erodible[c] {
+            return true;
+        }
+        // Raised above the ground it started on (past `f32`'s rounding of floor + layer).
+        let start = self.floor[c] + self.layer;
+        self.settles[c] && (load > 0.0 || z > start + 4e-7 * start.abs() + 1e-7)
+    }
+}
+
+/// Writes `terrain` into `out` at the bed's `cells`, plus `swell × load` (the grains in the
+/// water, m³ per m²) where there is a load.
 pub(crate) fn settle_into(
     out: &mut [f32],
     terrain: &[f32],
-    settle: &[bool],
+    cells: &BedCells,
     load: Option<&[f32]>,
     swell: f32,
 ) {
     for (c, z) in out.iter_mut().enumerate() {
-        if settle[c] {
-            *z = terrain[c] + load.map_or(0.0, |l| swell * l[c]);
+        let l = load.map_or(0.0, |l| l[c]);
+        if cells.held(c, terrain[c], l) {
+            *z = terrain[c] + swell * l;
         }
     }
 }
@@ -83,6 +111,8 @@ pub(crate) struct Bed {
     pub(crate) settles: Vec<bool>,
     /// Per cell: the bedrock under the loose bed, metres.
     pub(crate) floor: Vec<f32>,
+    /// The loose bed's thickness the floor was set below the ground, metres.
+    layer: f32,
     /// Per cell: the share of its outgoing flux the bed above its bedrock can supply.
     supply: Vec<f32>,
     /// Face fluxes of the sub-step (bed volume per second over dx), x then y.
@@ -137,6 +167,7 @@ impl Bed {
                 Some(f) if f.len() == nx * ny => f.to_vec(),
                 _ => terrain.iter().map(|z| z - s.layer.max(0.0)).collect(),
             },
+            layer: s.layer.max(0.0),
             supply: vec![1.0; nx * ny],
             fx: vec![0.0; (nx + 1) * ny],
             fy: vec![0.0; nx * (ny + 1)],
@@ -186,7 +217,17 @@ impl Bed {
     /// where they are (a bake keeps no suspended load, so every grain stays in the level).
     pub fn bake(&self, terrain: &[f32], out: &mut [f32]) {
         let load = self.suspended.as_ref().map(|s| s.settled());
-        settle_into(out, terrain, &self.settles, load.as_deref(), self.swell);
+        settle_into(out, terrain, &self.cells(), load.as_deref(), self.swell);
+    }
+
+    /// The cells a bake or a keyframe holds ([`BedCells`]).
+    pub(crate) fn cells(&self) -> BedCells {
+        BedCells {
+            erodible: self.erodible.as_slice().into(),
+            settles: self.settles.as_slice().into(),
+            floor: self.floor.as_slice().into(),
+            layer: self.layer,
+        }
     }
 
     /// The grains in the water per cell, m³ per m² (`None`: no suspension).
