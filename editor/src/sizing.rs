@@ -1,12 +1,15 @@
 //! Flow sizing: the depth and speed a discharge settles at in the channel through a point, by
-//! Manning's formula for uniform flow, so a designer can size a river before pressing Play.
+//! the solver's own friction law for uniform flow, so a designer can size a river before
+//! pressing Play.
 //!
-//! The channel's cross-section is read from the terrain along the line through the point
-//! across the local down-slope direction; its lowest point is the channel bed. For a water
-//! level `w` the wetted area `A`, wetted perimeter `P` and hydraulic radius `R = A/P` of the
-//! connected wet part give the discharge `Q(w) = A·R^⅔·S^½ / n` (Manning; Chézy:
-//! `C·A·(R·S)^½`), which grows with `w`; the normal level is where `Q(w)` equals the
-//! discharge, found by bisection.
+//! The channel's cross-section is read from the terrain along a line through the point: of
+//! lines at every 15°, the one whose water stands narrowest (across the channel; along it, or
+//! near a bank diagonally, a line's water runs far). Its lowest point near the point is the
+//! channel bed, and the bed slope is the fall of the channel's lowest cells over a few cells
+//! up and down it. The solver takes friction cell by cell at each cell's own depth, with no
+//! friction from the banks, so for a water level `w` each wet cell of the section carries
+//! `b·h^(5/3)·S^½ / n` (Manning; Chézy: `C·b·h^(3/2)·S^½`) for its depth `h = w − z` and the
+//! cell width `b`; the normal level is where their sum equals the discharge, found by bisection.
 
 use spillway::Level;
 use spillway::level::{BoundaryKind, Friction, SourceKind};
@@ -17,6 +20,10 @@ pub const MIN_SLOPE: f32 = 1e-4;
 const HALF_SECTION: usize = 96;
 /// Cells either side of the cursor searched for the channel bed.
 const NEAR: usize = 16;
+/// Lines tried through the point for the section across the channel (in half a turn).
+const DIRECTIONS: usize = 12;
+/// Cells followed up and down the channel's bed for its slope.
+const REACH: usize = 8;
 
 /// The uniform flow of a discharge in the channel through a point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -94,38 +101,46 @@ pub fn normal_flow(level: &Level, x: f32, y: f32, discharge: f32) -> Option<Norm
     if !(discharge > 0.0 && discharge.is_finite() && x >= 0.0 && y >= 0.0) {
         return None;
     }
-    let (cx, cy) = ((x / cs) as usize, (y / cs) as usize);
-    if cx >= nx || cy >= ny {
+    if (x / cs) as usize >= nx
+        || (y / cs) as usize >= ny
+        || matches!(level.params.friction, Friction::Linear { .. })
+    {
         return None;
     }
-    // The channel bed near the cursor, on the line across the local down-slope; then the
-    // section across the down-slope at the middle of that bed, where the down-slope runs along
-    // the channel (at the cursor, near a bank, it may not).
-    let dir = across(level, x, y).0;
+    // Across the channel, the water stands narrowest: along it, or diagonally near a bank, a
+    // line's water runs far (a slope over ±2 cells near a bank took the bank for the valley's
+    // fall, and sized a river from along its own bed).
+    (0..DIRECTIONS)
+        .filter_map(|k| {
+            let turn = std::f32::consts::PI * k as f32 / DIRECTIONS as f32;
+            flow_across(level, (x, y), (turn.cos(), turn.sin()), discharge)
+        })
+        // Of lines as narrow, the one with the highest bed (a line a little askew of the
+        // channel reaches further down it), then the shallowest (askew the other way, it
+        // climbs up it).
+        .min_by(|a, b| {
+            let bed = |f: &NormalFlow| f.surface - f.depth;
+            (a.width.total_cmp(&b.width))
+                .then(bed(b).total_cmp(&bed(a)))
+                .then(a.depth.total_cmp(&b.depth))
+        })
+}
+
+/// The uniform flow of `discharge` in the section through `(x, y)` along `dir`.
+fn flow_across(
+    level: &Level,
+    (x, y): (f32, f32),
+    dir: (f32, f32),
+    discharge: f32,
+) -> Option<NormalFlow> {
+    let cs = level.cell_size;
     let (samples, centre) = line(level, x, y, dir);
-    let k = channel_bed(&samples, centre) as f32 - centre as f32;
-    let (bx, by) = (x + dir.0 * k * cs, y + dir.1 * k * cs);
-    let ((ax, ay), slope) = across(level, bx, by);
-    let (samples, centre) = line(level, bx, by, (ax, ay));
     let bed_index = channel_bed(&samples, centre);
     let bed = samples[bed_index].0;
+    let k = bed_index as f32 - centre as f32;
+    let slope = bed_slope(level, (x + dir.0 * k * cs, y + dir.1 * k * cs), dir);
     let law = level.params.friction;
-    if matches!(law, Friction::Linear { .. }) {
-        return None;
-    }
-    let wet = |w: f32| wet_section(&samples, bed_index, w, cs);
-    let flow_of = |w: f32| {
-        let s = wet(w);
-        if s.area <= 0.0 {
-            return 0.0;
-        }
-        let r = s.area / s.perimeter.max(1e-6);
-        match law {
-            Friction::Manning { .. } => s.area * r.powf(2.0 / 3.0) * slope.sqrt() / s.n.max(1e-4),
-            Friction::Chezy { c } => c * s.area * (r * slope).sqrt(),
-            Friction::Linear { .. } => 0.0,
-        }
-    };
+    let flow_of = |w: f32| wet_section(&samples, bed_index, w, cs, law).conveyance * slope.sqrt();
     let (mut lo, mut hi) = (bed, bed + 1.0);
     let mut doublings = 0;
     while flow_of(hi) < discharge {
@@ -144,7 +159,7 @@ pub fn normal_flow(level: &Level, x: f32, y: f32, discharge: f32) -> Option<Norm
             hi = mid;
         }
     }
-    let s = wet(hi);
+    let s = wet_section(&samples, bed_index, hi, cs, law);
     Some(NormalFlow {
         discharge,
         slope,
@@ -160,26 +175,39 @@ pub fn normal_flow(level: &Level, x: f32, y: f32, discharge: f32) -> Option<Norm
     })
 }
 
-/// The unit vector across the local down-slope at `(x, y)` (any direction on flat ground),
-/// and the bed slope there (at least [`MIN_SLOPE`]), from a gradient over ±2 cells.
-fn across(level: &Level, x: f32, y: f32) -> ((f32, f32), f32) {
+/// The bed slope of the channel whose bed is at `(x, y)` and whose section runs along
+/// `across` (at least [`MIN_SLOPE`]): the fall of its lowest cells over [`REACH`] cells up and
+/// down it, each step keeping to the lowest of the cells within two of its line.
+fn bed_slope(level: &Level, (x, y): (f32, f32), across: (f32, f32)) -> f32 {
     let cs = level.cell_size;
     let (nx, ny) = (level.nx() as isize, level.ny() as isize);
-    let (ci, cj) = ((x / cs).floor() as isize, (y / cs).floor() as isize);
-    let h = |i: isize, j: isize| {
-        level
-            .terrain
-            .get(i.clamp(0, nx - 1) as usize, j.clamp(0, ny - 1) as usize)
+    let cell = |(px, py): (f32, f32)| {
+        let (i, j) = ((px / cs).floor() as isize, (py / cs).floor() as isize);
+        (i >= 0 && j >= 0 && i < nx && j < ny).then(|| level.terrain.get(i as usize, j as usize))
     };
-    let gx = (h(ci + 2, cj) - h(ci - 2, cj)) / (4.0 * cs);
-    let gy = (h(ci, cj + 2) - h(ci, cj - 2)) / (4.0 * cs);
-    let g = gx.hypot(gy);
-    let dir = if g > 0.0 {
-        (-gy / g, gx / g)
-    } else {
-        (1.0, 0.0)
+    let along = (-across.1, across.0);
+    let end = |sign: f32| {
+        let mut p = (x, y);
+        let mut z = cell(p)?;
+        for _ in 0..REACH {
+            let ahead = (p.0 + sign * along.0 * cs, p.1 + sign * along.1 * cs);
+            // The first of equals is kept: on a flat bed the path goes straight on.
+            let lowest = [0, -1, 1, -2, 2]
+                .into_iter()
+                .map(|o| {
+                    let o = o as f32 * cs;
+                    (ahead.0 + across.0 * o, ahead.1 + across.1 * o)
+                })
+                .filter_map(|q| cell(q).map(|h| (q, h)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))?;
+            (p, z) = lowest;
+        }
+        Some(z)
     };
-    (dir, g.max(MIN_SLOPE))
+    match (end(-1.0), end(1.0)) {
+        (Some(up), Some(down)) => ((up - down).abs() / (2 * REACH) as f32 / cs).max(MIN_SLOPE),
+        _ => MIN_SLOPE,
+    }
 }
 
 /// The terrain and Manning's n along the line through `(x, y)` in direction `dir`, one sample
@@ -253,14 +281,15 @@ fn descend(samples: &[(f32, f32)], start: usize) -> usize {
 
 struct Section {
     area: f32,
-    perimeter: f32,
     width: f32,
     /// Mean Manning's n over the wet cells.
     n: f32,
+    /// Discharge per `√S`, m³/s: the wet cells' strips summed by the friction law.
+    conveyance: f32,
 }
 
-/// The wet part of the section connected to `bed` for a surface at `w`.
-fn wet_section(samples: &[(f32, f32)], bed: usize, w: f32, cs: f32) -> Section {
+/// The wet part of the section connected to `bed` for a surface at `w`, under `law`.
+fn wet_section(samples: &[(f32, f32)], bed: usize, w: f32, cs: f32, law: Friction) -> Section {
     let (mut a, mut b) = (bed, bed);
     while a > 0 && samples[a - 1].0 < w {
         a -= 1;
@@ -269,17 +298,20 @@ fn wet_section(samples: &[(f32, f32)], bed: usize, w: f32, cs: f32) -> Section {
         b += 1;
     }
     let wet = &samples[a..=b];
-    let area: f32 = wet.iter().map(|(z, _)| (w - z).max(0.0) * cs).sum();
-    // The bed (one cell wide per sample), the steps between wet cells, and the banks from the
-    // outermost wet cells up to the surface.
-    let steps: f32 = wet.windows(2).map(|p| (p[1].0 - p[0].0).abs()).sum();
-    let banks = (w - wet[0].0).max(0.0) + (w - wet[wet.len() - 1].0).max(0.0);
-    let perimeter = wet.len() as f32 * cs + steps + banks;
+    let depths = wet.iter().map(|&(z, n)| ((w - z).max(0.0), n));
+    // Each wet cell a strip of its own depth, as the solver's friction takes it.
+    let conveyance = match law {
+        Friction::Manning { .. } => depths
+            .map(|(h, n)| cs * h.powf(5.0 / 3.0) / n.max(1e-4))
+            .sum(),
+        Friction::Chezy { c } => depths.map(|(h, _)| c * cs * h * h.sqrt()).sum(),
+        Friction::Linear { .. } => 0.0,
+    };
     Section {
-        area,
-        perimeter,
+        area: wet.iter().map(|(z, _)| (w - z).max(0.0) * cs).sum(),
         width: wet.len() as f32 * cs,
         n: wet.iter().map(|(_, n)| n).sum::<f32>() / wet.len() as f32,
+        conveyance,
     }
 }
 
@@ -309,10 +341,11 @@ mod tests {
         let flow = normal_flow(&level, 100.5, 50.5, q).unwrap();
         assert!((flow.slope - 0.01).abs() < 1e-4, "{flow:?}");
         assert_eq!(flow.width, 20.0);
-        // Rectangular 20 m channel: Q = (1/n)·b·h·(b·h/(b+2h))^⅔·√S; check the answer fits.
+        // Rectangular 20 m channel, friction from the bed alone as the solver's:
+        // Q = b·h^(5/3)·√S / n.
         let (b, h, n) = (20.0f32, flow.depth, 0.03f32);
-        let back = b * h * (b * h / (b + 2.0 * h)).powf(2.0 / 3.0) * 0.1 / n;
-        assert!((back - q).abs() < 0.05 * q, "{flow:?} gives {back}");
+        let back = b * h.powf(5.0 / 3.0) * 0.1 / n;
+        assert!((back - q).abs() < 1e-3 * q, "{flow:?} gives {back}");
         assert!((flow.speed - q / (b * h)).abs() < 1e-3);
         // Rougher ground: deeper and slower.
         let mut rough = level.clone();
@@ -323,10 +356,44 @@ mod tests {
 
     #[test]
     fn from_the_bank_the_answer_is_the_channel_below() {
+        // Within two cells of a bank the slope over ±2 cells took the bank's for the valley's
+        // (125 %) and sized the river from along its bed: 0.21 m deep at 8.4 m/s, not 0.49 m.
         let level = channel();
         let in_channel = normal_flow(&level, 100.5, 50.5, 20.0).unwrap();
-        let near_bank = normal_flow(&level, 100.5, 37.5, 20.0).unwrap();
-        assert!((in_channel.depth - near_bank.depth).abs() < 1e-3);
+        for y in [37.5, 39.5, 40.5, 41.5, 58.5, 60.5] {
+            let near_bank = normal_flow(&level, 100.5, y, 20.0).unwrap();
+            assert!(
+                (in_channel.depth - near_bank.depth).abs() < 1e-3
+                    && (near_bank.slope - 0.01).abs() < 1e-4
+                    && near_bank.width == 20.0,
+                "{y}: {near_bank:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_narrow_channel_runs_as_the_solver_runs_it() {
+        // 4 m wide: the hydraulic radius with the banks made it 17 % deeper than the solver,
+        // whose friction is the bed's alone, lets it stand (and every cell read 13 m wide).
+        let mut level = Level::flat(200, 100, 1.0, 0.0);
+        level.terrain = Grid::from_fn(200, 100, |x, y| {
+            let bed = 10.0 - 0.01 * x as f32;
+            if (40..44).contains(&y) {
+                bed
+            } else {
+                bed + 5.0
+            }
+        });
+        let q = 5.0f32;
+        let want = (q * 0.03 / (4.0 * 0.1)).powf(0.6);
+        for y in [40.5, 41.5, 42.5, 43.5] {
+            let flow = normal_flow(&level, 100.5, y, q).unwrap();
+            assert_eq!(flow.width, 4.0, "{flow:?}");
+            assert!(
+                (flow.depth - want).abs() < 1e-3,
+                "{y}: {flow:?}, want {want}"
+            );
+        }
     }
 
     #[test]

@@ -392,15 +392,17 @@ fn sizing_text(app: &EditorApp) -> Option<(String, String)> {
         ),
         format!(
             "Flow sizing: {:.1} m³/s ({}) running steadily down the channel under the cursor \
-             settles {:.2} m deep at {:.2} m/s, {:.0} m wide (Manning's formula with n = {:.3} \
-             and a bed slope of {:.2} %). Select a source, or choose Inflow in the Boundary \
-             tool, to size its discharge.",
+             settles {:.2} m deep at {:.2} m/s, {:.0} m wide ({} and a bed slope of {:.2} %). \
+             Select a source, or choose Inflow in the Boundary tool, to size its discharge.",
             q.m3_per_s,
             q.what,
             f.depth,
             f.speed,
             f.width,
-            f.n,
+            match level.params.friction {
+                spillway::level::Friction::Chezy { c } => format!("Chézy's law with C = {c:.1}"),
+                _ => format!("Manning's law with n = {:.3}", f.n),
+            },
             f.slope * 100.0
         ),
     ))
