@@ -9,6 +9,7 @@ pub mod heightmap_io;
 pub mod maps_io;
 pub mod recent;
 pub mod recovery;
+pub mod session_lock;
 
 use std::path::{Path, PathBuf};
 

@@ -113,6 +113,8 @@ pub struct Recovery {
     last_state: Option<u64>,
     /// This run's part of the copies' folder names.
     session: String,
+    /// This run's lock in the folder, from its first copy on (other runs skip its copies).
+    lock: Option<super::session_lock::SessionLock>,
     /// The autosave being written in the background.
     writing: Option<Writing>,
 }
@@ -183,7 +185,8 @@ impl Recovery {
             interval,
             last_time: Instant::now(),
             last_state: None,
-            session: session(),
+            session: super::session_lock::session(),
+            lock: None,
             writing: None,
         }
     }
@@ -247,6 +250,11 @@ impl Recovery {
             Ok(copy) => copy,
             Err(e) => return Some(Err(e)),
         };
+        if let (None, Some(dir)) = (&self.lock, &self.dir) {
+            // From this run's first copy on, other runs of the editor leave its copies alone.
+            let _ = std::fs::create_dir_all(dir);
+            self.lock = super::session_lock::SessionLock::hold(dir, &self.session);
+        }
         let folder = copy.folder.clone();
         let task = Task::spawn("Autosaving", move |progress| {
             let folder = copy.folder.clone();
@@ -407,7 +415,8 @@ impl Recovery {
         format!("{}-{}", key(origin), self.session)
     }
 
-    /// Every recovery copy left in the folder, newest first.
+    /// Every recovery copy left in the folder, newest first, but those of another run of the
+    /// editor still running (offered as a crash's, a Discard deleted a living run's copy).
     pub fn pending(&self) -> Vec<RecoveredWork> {
         let Some(dir) = &self.dir else {
             return Vec::new();
@@ -415,8 +424,14 @@ impl Recovery {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
+        let running = |name: &str| {
+            name.rsplit_once('-').is_some_and(|(_, run)| {
+                run != self.session && super::session_lock::SessionLock::held(dir, run)
+            })
+        };
         let mut found: Vec<RecoveredWork> = entries
             .flatten()
+            .filter(|entry| !entry.file_name().to_str().is_some_and(running))
             .filter_map(|entry| {
                 let folder = entry.path();
                 let text = std::fs::read_to_string(folder.join("origin.ron")).ok()?;
@@ -441,15 +456,6 @@ impl Recovery {
         found.sort_by_cached_key(|w| std::cmp::Reverse((w.saved_unix_secs, written(w))));
         found
     }
-}
-
-/// A name for this run of the editor, unique among the runs that share a recovery folder:
-/// the process id and the start time, nanoseconds.
-fn session() -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("{}.{nanos:x}", std::process::id())
 }
 
 /// The recovery folder name of a document: a hash of its path, or `untitled`.
