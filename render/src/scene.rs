@@ -43,6 +43,15 @@ pub enum CellOverlay {
     /// Values as ids: each its own colour, with a line where neighbouring cells differ (regions
     /// such as catchments).
     Regions,
+    /// Values from `lo` to `hi` as [`Self::Ramp`] draws them, but each pixel its own cell's, not
+    /// the largest within a pixel around (a run's map: an arrival drew a cell never reached
+    /// beside reached ones as reached, and the flooded area a pixel wider than the export).
+    Map {
+        /// The value drawn as nothing.
+        lo: f32,
+        /// The value drawn fully.
+        hi: f32,
+    },
 }
 
 impl Default for Overlays {
@@ -219,6 +228,7 @@ pub(crate) fn globals(
         ],
         extra: match (cells, o.cells) {
             (true, CellOverlay::Ramp { lo, hi }) => [flag(o.roughness), 1.0, lo, hi],
+            (true, CellOverlay::Map { lo, hi }) => [flag(o.roughness), 1.25, lo, hi],
             (true, CellOverlay::Regions) => [flag(o.roughness), 2.0, 0.0, 0.0],
             _ => [flag(o.roughness), 0.0, 0.0, 0.0],
         },

@@ -161,11 +161,14 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     }
     if g.extra.y > 0.5 && g.extra.y < 1.5 {
         // A ramp: streams or depths, transparent at `lo`, deep blue at `hi`; the largest value
-        // within a pixel around, so streams a cell wide stay visible from afar.
+        // within a pixel around, so streams a cell wide stay visible from afar (1.0), or each
+        // pixel its own cell's (1.25: a run's map, as exported).
         let fw = max(fwidth(in.world.xy), vec2<f32>(1e-4));
         var v = cell_value(in.world.xy);
-        v = max(v, max(cell_value(in.world.xy + vec2<f32>(fw.x, 0.0)), cell_value(in.world.xy - vec2<f32>(fw.x, 0.0))));
-        v = max(v, max(cell_value(in.world.xy + vec2<f32>(0.0, fw.y)), cell_value(in.world.xy - vec2<f32>(0.0, fw.y))));
+        if g.extra.y < 1.1 {
+            v = max(v, max(cell_value(in.world.xy + vec2<f32>(fw.x, 0.0)), cell_value(in.world.xy - vec2<f32>(fw.x, 0.0))));
+            v = max(v, max(cell_value(in.world.xy + vec2<f32>(0.0, fw.y)), cell_value(in.world.xy - vec2<f32>(0.0, fw.y))));
+        }
         let t = clamp((v - g.extra.z) / max(g.extra.w - g.extra.z, 1e-6), 0.0, 1.0);
         let stream = mix(vec3<f32>(0.20, 0.55, 0.95), vec3<f32>(0.02, 0.10, 0.55), t);
         colour = mix(colour, stream, select(0.0, 0.35 + 0.6 * t, t > 0.0));

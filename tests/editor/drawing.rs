@@ -101,3 +101,39 @@ fn a_body_seen_against_the_sky_is_drawn() {
     println!("{drawn} pixels of crate");
     assert!(drawn > 1000, "{drawn} pixels of crate");
 }
+
+#[test]
+fn a_runs_map_draws_each_cell_as_it_is() {
+    // Run maps drew the largest value within a pixel around: seen from afar, cells never
+    // reached beside a reached stripe were drawn reached, and the flooded area widened by
+    // several cells, unlike the exported map.
+    let n = 256;
+    let level = Level::flat(n, n, 1.0, 0.0);
+    let mut renderer = renderer(n, n);
+    renderer.sync(&level, &spillway_render::Dirty::everything());
+    let never = spillway::sim::maps::NEVER;
+    let arrival = Grid::from_fn(n, n, |x, _| if x == 128 { 10.0 } else { never });
+    assert!(renderer.set_cell_values(&arrival));
+    let mut scene = Scene {
+        camera: Camera {
+            target: Vec3::new(128.0, 128.0, 0.0),
+            yaw: 0.0,
+            pitch: 1.2,
+            distance: 400.0,
+        },
+        overlays: Default::default(),
+        brush: None,
+        size: [320, 240],
+    };
+    let plain = frame(&mut renderer, &level, &scene);
+    let mut drawn = |cells| {
+        scene.overlays.cells = cells;
+        crate::support::changed_pixels(&plain, &frame(&mut renderer, &level, &scene))
+    };
+    let (lo, hi) = (0.0, 20.0);
+    let widened = drawn(spillway_render::CellOverlay::Ramp { lo, hi });
+    let own = drawn(spillway_render::CellOverlay::Map { lo, hi });
+    println!("pixels the stripe colours: {widened} as streams, {own} as a map");
+    assert!(own > 0, "the stripe is drawn");
+    assert!(2 * own < widened, "{own} against {widened}");
+}

@@ -376,3 +376,10 @@ pub fn gpu_device(nx: usize, ny: usize) -> (wgpu::Device, wgpu::Queue) {
     };
     pollster::block_on(adapter.request_device(&desc)).expect("a device")
 }
+
+/// How many pixels of two RGBA frames differ by more than 8 in some channel.
+pub fn changed_pixels(a: &[u8], b: &[u8]) -> usize {
+    (a.chunks_exact(4).zip(b.chunks_exact(4)))
+        .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 8))
+        .count()
+}

@@ -58,7 +58,7 @@ fn each_quality_draws_the_water_differently() {
         frames.push(px);
     }
     for (a, b) in [(0, 1), (1, 2)] {
-        let differ = changed(&frames[a], &frames[b]);
+        let differ = crate::support::changed_pixels(&frames[a], &frames[b]);
         println!(
             "{} vs {}: {differ} pixels differ",
             WaterQuality::ALL[a].name(),
@@ -129,11 +129,6 @@ fn look_at_wet_ground() {
 }
 
 /// Pixels that differ by more than 8 levels in a channel between two frames.
-fn changed(a: &[u8], b: &[u8]) -> usize {
-    (a.chunks_exact(4).zip(b.chunks_exact(4)))
-        .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 8))
-        .count()
-}
 
 #[test]
 fn the_water_never_shows_what_stands_in_front_of_it() {
@@ -185,7 +180,7 @@ fn the_water_never_shows_what_stands_in_front_of_it() {
         };
         let plain = frame(spillway_render::CellOverlay::None);
         let marked = frame(spillway_render::CellOverlay::Ramp { lo: 0.0, hi: 1.0 });
-        changes.push(changed(&plain, &marked));
+        changes.push(crate::support::changed_pixels(&plain, &marked));
     }
     let (low, high) = (changes[0], changes[1]);
     println!("pixels the wall's colour changes: {low} at Low, {high} at High");

@@ -188,7 +188,7 @@ impl Analysis {
         let overlay = self.overlay(renderer);
         self.legend = match (self.shown, overlay) {
             (_, CellOverlay::None) => None,
-            (TerrainAnalysis::Map(k), CellOverlay::Ramp { lo, hi }) => Some(format!(
+            (TerrainAnalysis::Map(k), CellOverlay::Map { lo, hi }) => Some(format!(
                 "{}: light {} {u} to dark {:.2} {u} (98th percentile and above)",
                 k.name(),
                 // The first arrival (a level saved later in its run starts past 0 s).
@@ -294,16 +294,16 @@ fn map_overlay(values: &Grid, kind: MapKind) -> (CellOverlay, Grid) {
                 .filter(|t| *t >= 0.0)
                 .fold(f32::INFINITY, f32::min);
             let first = if first.is_finite() { first } else { 0.0 };
-            CellOverlay::Ramp {
+            CellOverlay::Map {
                 lo: first - ARRIVAL_SLACK,
                 hi: most.max(first + 1e-2),
             }
         }
-        MapKind::MaxDepth => CellOverlay::Ramp {
+        MapKind::MaxDepth => CellOverlay::Map {
             lo: spillway::sim::maps::ARRIVAL_DEPTH,
             hi: most.max(0.1),
         },
-        MapKind::MaxSpeed | MapKind::Hazard => CellOverlay::Ramp {
+        MapKind::MaxSpeed | MapKind::Hazard => CellOverlay::Map {
             lo: 0.01,
             hi: most.max(0.1),
         },
@@ -343,7 +343,7 @@ mod tests {
             data: vec![spillway::sim::maps::NEVER, 14400.0, 14410.0, 14420.0],
         };
         let (overlay, _) = map_overlay(&times, MapKind::Arrival);
-        let CellOverlay::Ramp { lo, hi } = overlay else {
+        let CellOverlay::Map { lo, hi } = overlay else {
             panic!("a ramp: {overlay:?}");
         };
         assert!(lo < 14400.0 && lo > 14399.9, "{lo}");
