@@ -169,7 +169,9 @@ fn main() {
         if (head > 0.0 && d_up > 0.0) {
             let dia = bitcast<f32>(patches[p + 2u]);
             let loss = bitcast<f32>(patches[p + 3u]);
-            q = pipe_area(d_up, dia) * sqrt(2.0 * grid.gravity * head / loss);
+            // sim::structures::pipe_discharge: no faster than the inlet's water can go.
+            let speed = sqrt(min(2.0 * grid.gravity * head / loss, 2.0 * grid.gravity * d_up));
+            q = pipe_area(d_up, dia) * speed;
         }
         let d = min(min(q * per_depth, 0.5 * d_up), 0.25 * head);
         if (d > 0.0 && up != down) {

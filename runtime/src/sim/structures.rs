@@ -328,12 +328,14 @@ pub(crate) fn pipe_area(y: f32, d: f32) -> f32 {
 }
 
 /// Culvert discharge, m³/s (≥ 0), for the head `head` between its ends and the depth `depth`
-/// at its upstream end: `A(y)·√(2g·H / K)`.
+/// at its upstream end: `A(y)·√(2g·H / K)`, its speed no more than the inlet's water can give
+/// (`√(2g·y)`: shallow water over a drop passed three times what its energy allows).
 pub(crate) fn pipe_discharge(g: f32, pipe: &Pipe, head: f32, depth: f32) -> f32 {
     if head <= 0.0 || depth <= 0.0 {
         return 0.0;
     }
-    pipe_area(depth, pipe.diameter) * (2.0 * g * head / pipe.loss).sqrt()
+    let speed = (2.0 * g * head / pipe.loss).min(2.0 * g * depth).sqrt();
+    pipe_area(depth, pipe.diameter) * speed
 }
 
 /// What a sub-step's structures see and change.
