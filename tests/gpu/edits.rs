@@ -364,3 +364,24 @@ fn a_step_refused_opens_no_gate() {
         assert!(!sim.gates()[0].open, "{bad} opened the gate");
     }
 }
+
+#[test]
+fn plain_pipes_take_no_saved_face_speed() {
+    // A level baked with momentum advection (its fastest face kept), switched to plain pipes
+    // since: the GPU added the saved 30 m/s to every step's wave speed for good.
+    let mut level = Level::flat(32, 32, 1.0, 0.0);
+    level.water = Grid::filled(32, 32, 1.0);
+    level.params.pipe_advection = false;
+    let mut baked = spillway::Simulation::new(&level).unwrap().bake_into(&level);
+    baked.flow.as_mut().unwrap().max_speed = Some(30.0);
+    let mut cpu = spillway::Simulation::new(&baked).unwrap();
+    let mut sim = gpu(&baked);
+    let dt = baked.params.dt;
+    for _ in 0..100 {
+        cpu.step(dt).unwrap();
+    }
+    sim.step_n(100, dt).unwrap();
+    let (g, c) = (sim.stats().unwrap(), cpu.stats());
+    println!("sub-steps: GPU {}, CPU {}", g.substeps, c.substeps);
+    assert_eq!(g.substeps, c.substeps);
+}

@@ -316,11 +316,13 @@ impl Recovery {
     /// Waits for a background write to end; its result is dropped (the caller writes anew),
     /// and an abandoned one's copy removed.
     fn settle(&mut self) {
-        if let Some(writing) = self.writing.take() {
-            let _ = writing.task.wait(Duration::from_secs(120));
-            if writing.abandoned {
-                let _ = std::fs::remove_dir_all(&writing.folder);
-            }
+        let Some(writing) = self.writing.take() else {
+            return;
+        };
+        // An abandoned write was cancelled, and removes its copy itself as it ends: here only
+        // once it ended (after a timeout the folder went from under the write still running).
+        if writing.task.wait(Duration::from_secs(120)).is_some() && writing.abandoned {
+            let _ = std::fs::remove_dir_all(&writing.folder);
         }
     }
 

@@ -115,6 +115,8 @@ impl Initial {
                         }
                         _ => vec![0.0; qx.len() + qy.len()],
                     };
+                    // The saved face velocities' fastest, as the CPU solver starts from them.
+                    max_speed = vel.iter().fold(0.0f32, |a, b| a.max(b.abs()));
                 }
             }
             SolverKind::Swe => {
@@ -134,8 +136,13 @@ impl Initial {
             }
         }
         // The CFL limit of the first step as the saved run had it (the GPU's state copies keep
-        // it), else from the saved faces.
-        if let Some(speed) = saved.and_then(|f| f.max_speed).filter(|v| v.is_finite()) {
+        // it), else from the saved faces; plain pipes advect nothing and take no face speed
+        // (a bake of a level with advection, switched off since, kept its speed for good).
+        let advects = level.params.solver == SolverKind::Swe || level.params.pipe_advection;
+        let saved_speed = saved
+            .and_then(|f| f.max_speed)
+            .filter(|v| advects && v.is_finite());
+        if let Some(speed) = saved_speed {
             max_speed = crate::sim::followable_speed(speed, &level.params, level.cell_size);
         }
         let total = 2 * (nx + ny);
