@@ -383,3 +383,55 @@ fn going_back_on_the_cpu_keeps_a_wall_raised_where_the_bed_does_not_move() {
         "the running ground differs by {apart} m outside the box"
     );
 }
+
+#[test]
+fn switching_solver_on_the_cpu_keeps_the_clock() {
+    // On the CPU the switch restarted the water from a state of the other solver, dropped
+    // whole: the clock went back to 0 s and the hydrographs and gates started over.
+    let mut ed = editor(&river());
+    ed.click("CPU solver");
+    ed.click("Play");
+    ed.frames(12);
+    let before = clock(&ed);
+    ed.click("Shallow water");
+    ed.frames(2);
+    ed.click("Pause");
+    println!(
+        "clock {before:.2} s before the switch, {:.2} s after",
+        clock(&ed)
+    );
+    assert!(
+        before > 0.5 && clock(&ed) >= before,
+        "{before} → {}",
+        clock(&ed)
+    );
+}
+
+#[test]
+fn renaming_a_source_is_no_edit_of_the_run() {
+    // A rename after going back forked a branch marked "Edited" (and on the CPU restarted
+    // the water), though the water was the same.
+    let mut level = river();
+    level.sources.push(spillway::level::Source {
+        name: "Spring".into(),
+        shape: Shape::Point { x: 20.0, y: 20.0 },
+        kind: spillway::level::SourceKind::Rate { m3_per_s: 1.0 },
+        enabled: true,
+    });
+    let mut ed = editor(&level);
+    ed.click("Play");
+    ed.frames(12);
+    ed.click("Pause");
+    let end = clock(&ed);
+    ed.harness.state_mut().preview_mut().seek(0.5 * end);
+    settle(&mut ed);
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.screen(20.0, 20.0));
+    ed.retype("Spring", "Well");
+    assert_eq!(
+        ed.harness.state().document().level().sources[0].name,
+        "Well"
+    );
+    let branches = ed.harness.state().preview().timeline.branches.len();
+    assert_eq!(branches, 1, "a rename forked a branch");
+}

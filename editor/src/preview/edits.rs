@@ -70,8 +70,8 @@ impl Preview {
         let params_changed = old.params != level.params;
         edited |= params_changed
             || changes.roughness.is_some()
-            || old.sources != level.sources
-            || old.sinks != level.sinks
+            || differ_but_names(&old.sources, &level.sources, |s| &mut s.name)
+            || differ_but_names(&old.sinks, &level.sinks, |s| &mut s.name)
             || old.structures != level.structures
             || old.boundaries != level.boundaries;
         if params_changed {
@@ -115,8 +115,8 @@ impl Preview {
             || changes.roughness.is_some()
             || old.is_none_or(|o| {
                 o.params != level.params
-                    || o.sources != level.sources
-                    || o.sinks != level.sinks
+                    || differ_but_names(&o.sources, &level.sources, |s| &mut s.name)
+                    || differ_but_names(&o.sinks, &level.sinks, |s| &mut s.name)
                     || o.boundaries != level.boundaries
                     || o.structures != level.structures
                     || o.gates != level.gates
@@ -159,6 +159,9 @@ impl Preview {
         }
         let bodies = self.bodies.as_ref().map_or_else(Vec::new, |b| b.states());
         let time = cpu.sim().time();
+        // A solver switched: its flows at rest, the clock, edges and bed kept (the other
+        // solver's state was dropped whole, and the clock went back to 0 s).
+        super::rewind::at_rest_for(&mut now, level.params.solver);
         self.restart();
         self.start = Some(super::rewind::Start { level: now, bodies });
         self.timeline.edited(time);
@@ -305,6 +308,21 @@ fn renamed<T>(old: &[T], new: &[T], name: fn(&T) -> &String) -> Vec<usize> {
             name(&old[i]) != name(&new[i]) && !new.iter().any(|n| name(n) == name(&old[i]))
         })
         .collect()
+}
+
+/// Whether two lists of sources or sinks differ in more than the `name`s of their items: a
+/// rename is no edit of the running water (it forked a branch, and restarted the CPU's water).
+fn differ_but_names<T: Clone + PartialEq>(
+    a: &[T],
+    b: &[T],
+    name: impl Fn(&mut T) -> &mut String,
+) -> bool {
+    let unnamed = |x: &T| {
+        let mut x = x.clone();
+        name(&mut x).clear();
+        x
+    };
+    a != b && (a.len() != b.len() || a.iter().zip(b).any(|(x, y)| unnamed(x) != unnamed(y)))
 }
 
 #[cfg(test)]

@@ -238,7 +238,7 @@ impl Preview {
 /// at rest, its depths, clock and edges kept, as a switch while it runs does (a flow state of
 /// the other solver is not taken: the run started again at 0 s, and a seek ran the water on
 /// from the keyframe for the whole time to its moment).
-fn at_rest_for(level: &mut Level, solver: spillway::SolverKind) {
+pub(super) fn at_rest_for(level: &mut Level, solver: spillway::SolverKind) {
     let (nx, ny) = (level.nx(), level.ny());
     if let Some(f) = level.flow.as_mut()
         && f.solver != solver

@@ -1,6 +1,6 @@
 //! [`Schedule`]: a quantity that follows simulated time (a flood hydrograph, a tide, a pump's
 //! daily cycle), as sources and sinks of kind `Hydrograph` follow it. The CPU and the GPU solver
-//! evaluate it alike, at the start of every sub-step.
+//! evaluate it alike, at the middle of every sub-step.
 
 use serde::{Deserialize, Serialize};
 
