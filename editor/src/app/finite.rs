@@ -7,7 +7,24 @@ pub(crate) fn number<N: egui::emath::Numeric>(value: &mut N) -> egui::DragValue<
     // A value outside the field's range (a hand-written or older file's, valid to the
     // runtime) stays as it is until the designer edits it: clamping it as the field is drawn
     // would change the level, mark it modified and make an undo step of its own.
-    (egui::DragValue::new(value).custom_parser(finite_number)).clamp_existing_to_range(false)
+    (egui::DragValue::new(value).custom_parser(finite_number))
+        .custom_formatter(shown)
+        .clamp_existing_to_range(false)
+}
+
+/// A field's text: egui's at the decimals the field shows, unless that reads back as a value
+/// off by more than a thousandth (0.005 m³/s shown "0.00"), then the value's own shortest
+/// digits: egui takes the text back when the field loses focus, so a click in and out rewrote
+/// such a value, rounded to nothing, as an undo step. (A position's last millimetres are kept
+/// to the field's decimals: the inspector keeps its width.)
+fn shown(value: f64, decimals: std::ops::RangeInclusive<usize>) -> String {
+    let text = egui::emath::format_with_decimals_in_range(value, decimals);
+    match finite_number(&text) {
+        Some(read) if (read - value).abs() <= 1e-3 * value.abs() => text,
+        // The level's fields are `f32`: a value one holds is written as an `f32`'s digits.
+        _ if value as f32 as f64 == value => format!("{}", value as f32),
+        _ => format!("{value}"),
+    }
 }
 
 /// egui's number parsing (spaces ignored, `−` read as `-`), finite numbers only, and only those
@@ -23,7 +40,30 @@ fn finite_number(text: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::finite_number;
+    use super::{finite_number, shown};
+
+    #[test]
+    fn a_fields_text_reads_back_as_its_value() {
+        // Shown at two decimals, 0.005 read back as 0 when the field lost focus.
+        let values = [
+            0.005f32,
+            0.0005,
+            1.0e-4,
+            0.333_333_34,
+            5.0,
+            2.5,
+            9.999_999e6,
+            45.123_456,
+        ];
+        for v in values {
+            let text = shown(v as f64, 0..=2);
+            let back = finite_number(&text).expect("a number") as f32;
+            assert!((back - v).abs() <= 1e-3 * v.abs(), "{v} shown {text:?}");
+        }
+        assert_eq!(shown(5.0, 0..=2), "5");
+        assert_eq!(shown(0.005f32 as f64, 0..=2), "0.005");
+        assert_eq!(shown(45.123_456f32 as f64, 0..=2), "45.12");
+    }
 
     #[test]
     fn typed_numbers_are_read_as_egui_reads_them_and_only_finite_ones_taken() {

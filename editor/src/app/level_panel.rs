@@ -112,7 +112,7 @@ fn form(ui: &mut Ui, s: &mut Settings, edits: &mut Edits) {
     edits.track(
         ui.add(
             crate::app::number(&mut p.dt)
-                .range(0.001..=10.0)
+                .range(spillway::level::ranges::TIME_STEP)
                 .speed(0.001)
                 .max_decimals(3)
                 .suffix(" s"),

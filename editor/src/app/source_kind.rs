@@ -170,7 +170,7 @@ pub(super) fn kind_fields(
         ui.add(
             crate::app::number(&mut v.m3_per_s)
                 .max_decimals(2)
-                .range(0.0..=1.0e6)
+                .range(0.0..=spillway::level::ranges::MAX_RATE)
                 .speed(0.1)
                 .suffix(" m³/s"),
         ),

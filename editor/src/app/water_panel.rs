@@ -409,7 +409,7 @@ fn boundary_settings(app: &mut EditorApp, ui: &mut Ui) {
                 ui.add(
                     crate::app::number(m3_per_s)
                         .max_decimals(2)
-                        .range(0.0..=1.0e6)
+                        .range(0.0..=spillway::level::ranges::MAX_RATE)
                         .speed(0.1)
                         .suffix(" m³/s"),
                 )
