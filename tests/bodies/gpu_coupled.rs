@@ -260,3 +260,22 @@ fn reading_the_water_ahead_gives_the_bodies_the_same_water() {
     assert_eq!(poses_now, poses_ahead, "the bodies moved the same");
     assert!(depth_now == depth_ahead, "the water is the same");
 }
+
+#[test]
+fn a_change_of_gravity_reaches_the_bodies() {
+    // The editor's Level panel sets the running GPU water's gravity: the bodies went on
+    // falling and floating at the gravity their world was made with.
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.bodies.push(body("crate", [8.0, 8.0, 20.0], 500.0));
+    let mut sim = gpu(&level);
+    let mesh = std::sync::Arc::new(asset("crate"));
+    let mut world = BodyWorld::from_meshes(&level, &sim, vec![mesh]);
+    let mut params = level.params.clone();
+    params.gravity = 1.62;
+    sim.set_params(&params).unwrap();
+    let dt = params.dt;
+    run(&mut world, &mut sim, dt, 0.5);
+    let v = world.velocity(BodyId(0)).expect("in the world")[2];
+    println!("falling at {v:.3} m/s after 0.5 s (the Moon's 1.62 m/s² gives 0.81)");
+    assert!((v + 0.81).abs() < 0.1, "{v}");
+}

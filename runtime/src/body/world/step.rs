@@ -60,6 +60,13 @@ impl BodyWorld {
         }
         let water_steps = water_steps.max(1);
         let body_dt = dt * water_steps as f32;
+        // The water's gravity, changed since the world was made (the editor's Level panel while
+        // the preview runs): the bodies fell and floated at the old one.
+        let g = sim.gravity();
+        if g != self.fluid.gravity && g.is_finite() {
+            self.fluid.gravity = g;
+            self.physics.gravity = Vector::new(0.0, 0.0, -g);
+        }
         let mut clock = Instant::now();
         let mut lap = |field: &mut f64| {
             let now = Instant::now();
