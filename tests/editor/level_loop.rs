@@ -465,3 +465,32 @@ fn large_saves_imports_and_exports_run_in_the_background_and_finish() {
     ed.harness
         .get_by_label_contains("Exported the run's maps to");
 }
+
+#[test]
+fn escape_while_a_level_setting_is_dragged_drops_the_change() {
+    // Escape mid-drag of the Level panel's gravity left its draft: the drag went on and its
+    // value was recorded on release, where an inspector's field dropped its change.
+    let mut ed = editor_with(&channel());
+    let g = level(&ed).params.gravity;
+    let at = ed.press_field(g as f64);
+    for dx in [10.0, 30.0, 60.0] {
+        ed.move_to(at + egui::vec2(dx, 0.0));
+    }
+    ed.harness.key_press(Key::Escape);
+    ed.harness.step();
+    let end = at + egui::vec2(90.0, 0.0);
+    ed.move_to(end);
+    ed.press_or_release(false, end);
+    ed.frames(3);
+    assert_eq!(level(&ed).params.gravity, g, "the gravity as it was");
+    assert_eq!(ed.harness.state().document().history().undo_len(), 0);
+    // The same drag let go without Escape is one step.
+    let at = ed.press_field(g as f64);
+    for dx in [10.0, 30.0, 60.0, 90.0] {
+        ed.move_to(at + egui::vec2(dx, 0.0));
+    }
+    ed.press_or_release(false, at + egui::vec2(90.0, 0.0));
+    ed.frames(3);
+    assert_ne!(level(&ed).params.gravity, g);
+    assert_eq!(ed.harness.state().document().history().undo_len(), 1);
+}

@@ -35,6 +35,8 @@ impl EditorApp {
             self.authoring.clear_selection();
             self.bodies.selected = None;
             self.notify("Edit cancelled", false);
+        } else if self.level_form.cancel() {
+            self.notify("Edit cancelled", false);
         } else {
             self.authoring.clear_selection();
             self.bodies.selected = None;

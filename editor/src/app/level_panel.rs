@@ -16,6 +16,8 @@ use crate::document::{EditSettings, Settings};
 #[derive(Default)]
 pub(crate) struct LevelForm {
     draft: Option<Settings>,
+    /// Escape dropped the edit under way: the field held takes no more until let go.
+    cancelled: bool,
 }
 
 /// Collects what each widget did: whether one is still being edited, and the label of the
@@ -43,6 +45,14 @@ impl LevelForm {
     pub(crate) fn forget_draft(&mut self) {
         self.draft = None;
     }
+
+    /// Escape while a field is edited: its change is dropped, and the field held takes no
+    /// more until it is let go (a drag went on from the document's value and was recorded on
+    /// release). Returns whether there was an edit to drop.
+    pub(crate) fn cancel(&mut self) -> bool {
+        self.cancelled = self.draft.take().is_some();
+        self.cancelled
+    }
 }
 
 /// The settings section, then the level's facts.
@@ -59,6 +69,11 @@ pub(crate) fn show(app: &mut EditorApp, ui: &mut Ui) {
         .num_columns(2)
         .show(ui, |ui| form(ui, &mut draft, &mut edits));
     match edits.commit {
+        // Cancelled: nothing until the field is let go.
+        _ if app.level_form.cancelled => {
+            app.level_form.cancelled = edits.busy;
+            app.level_form.draft = None;
+        }
         Some(label) if draft != current => {
             let label = format!("Level settings: {label}");
             app.document
