@@ -512,20 +512,27 @@ impl GpuSimulation {
         let mut out = level.clone();
         let depth = self.read_depth()?;
         out.water.data.copy_from_slice(&depth);
-        let (flow_x, flow_y) = match self.params.solver {
-            SolverKind::Pipes => self.read_discharges()?,
-            SolverKind::Swe => {
-                let (fx, fy) = ((self.nx + 1) * self.ny, self.nx * (self.ny + 1));
-                let v = read_f32(
-                    &self.ctx.device,
-                    &self.ctx.queue,
-                    &self.bufs.vel,
-                    self.parity()? * (fx + fy) as u64,
-                    fx + fy,
-                )?;
+        // The face velocities (the shallow-water solver's flow, pipes' with advection), and
+        // the discharges: with the velocities, all a resumed run needs to go on as this one
+        // (as the CPU's bakes; the shallow-water bake kept no discharges, so its edges' outfall
+        // and first advection started from rest).
+        let (fx, fy) = ((self.nx + 1) * self.ny, self.nx * (self.ny + 1));
+        let advects = self.params.solver == SolverKind::Swe || self.params.pipe_advection;
+        let velocities = match advects {
+            true => {
+                let (device, queue) = (&self.ctx.device, &self.ctx.queue);
+                let at = self.parity()? * (fx + fy) as u64;
+                let v = read_f32(device, queue, &self.bufs.vel, at, fx + fy)?;
                 (v[..fx].to_vec(), v[fx..].to_vec())
             }
+            false => (Vec::new(), Vec::new()),
         };
+        let discharges = self.read_discharges()?;
+        let ((flow_x, flow_y), (aux_x, aux_y)) = match self.params.solver {
+            SolverKind::Pipes => (discharges, velocities),
+            SolverKind::Swe => (velocities, discharges),
+        };
+        let max_speed = Some(self.status().max_speed).filter(|v| advects && v.is_finite());
         let perimeter = 2 * (self.nx + self.ny);
         let cells = read_f32(
             &self.ctx.device,
@@ -541,6 +548,9 @@ impl GpuSimulation {
             flow_y,
             ghost,
             time: stats.time,
+            aux_x,
+            aux_y,
+            max_speed,
             ..Default::default()
         });
         // A gate that has opened stays open in the baked level, as the CPU solver's bakes.
