@@ -158,20 +158,8 @@ fn the_bodies_stand_on_the_ground_as_the_water_runs_over_it() {
     // A crate on a gate's crest stayed up in the air through `spillway sim` and `bake` once the
     // gate opened (the bodies kept the ground the run began on).
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
-    let mut level = Level::flat(20, 6, 1.0, 0.0);
-    level.gates.push(spillway::level::Gate {
-        name: "sluice".into(),
-        shape: spillway::level::Shape::Box {
-            x0: 8.0,
-            y0: 0.0,
-            x1: 12.0,
-            y1: 6.0,
-        },
-        crest: 3.0,
-        open_at: Some(1.0),
-    });
     let body = crate::document::bodies::test_body("Crate", "crate.glb", [10.0, 3.0, 3.6]);
-    level.bodies.push(body);
+    let level = spillway_tests::crate_on_a_gate(body);
     let sim = spillway::Simulation::new(&level).expect("a level");
     let mut coupled = Coupled::new(sim, &level, &root, true).expect("the crate");
     let steps = (3.0 / level.params.dt).round() as u64;

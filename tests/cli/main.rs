@@ -93,29 +93,6 @@ fn a_gpu_run_without_a_desktop_session_prints_no_false_error() {
 }
 
 #[test]
-fn a_dem_in_millimetres_imports_with_its_scale() {
-    // Heights were held to ±1e6 m before `--height-scale` took them to metres: a DEM in
-    // millimetres from 1500 m up was refused.
-    let dir = tempfile::tempdir().unwrap();
-    let mm = Grid::from_fn(16, 16, |i, j| 1.5e6 + 1000.0 * (i + j) as f32);
-    npy::write(&dir.path().join("mm.npy"), &mm).unwrap();
-    let path = import(
-        dir.path(),
-        &["--terrain", "mm.npy", "--height-scale", "0.001"],
-    );
-    let level = file::load(&path).unwrap();
-    assert!((level.terrain.data[0] - 1500.0).abs() < 1e-3);
-    assert!((level.terrain.data[17] - 1502.0).abs() < 1e-3);
-    // Past the heights a level may have once scaled: refused, named in metres.
-    let out = spillway(
-        dir.path(),
-        &["import", "--terrain", "mm.npy", "-o", "x/level.ron"],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("1500000"), "{}", stderr(&out));
-}
-
-#[test]
 fn import_npy_f32_and_f64_keeps_heights_and_depths() {
     let dir = tempfile::tempdir().unwrap();
     let terrain = ramp(12, 7);

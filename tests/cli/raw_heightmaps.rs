@@ -2,7 +2,8 @@
 //! stated size and height range: `--raw-size WxH` (a square file needs none), `--height-min`
 //! for sample 0 (an offset on a `.npy` too) and `--height-scale` from sample 0 to 65535. A file
 //! whose length does not fit the size, or a non-square file without a size, is refused by name.
-//! A PNG the editor exported comes back at the height range it notes.
+//! A PNG the editor exported comes back at the height range it notes; a `.npy` DEM in
+//! millimetres comes in through its scale.
 
 use spillway::level::file;
 
@@ -192,4 +193,31 @@ fn a_png_the_editor_exported_comes_back_at_its_noted_heights() {
     assert!(out.status.success(), "{}", stderr(&out));
     let level = file::load(&dir.path().join("flag.ron")).unwrap();
     assert!((level.terrain.get(3, 2) - 10.0).abs() < 1e-3);
+}
+
+#[test]
+fn a_dem_in_millimetres_imports_with_its_scale() {
+    // Heights were held to ±1e6 m before `--height-scale` took them to metres: a DEM in
+    // millimetres from 1500 m up was refused.
+    let dir = tempfile::tempdir().unwrap();
+    let mm = spillway::Grid::from_fn(16, 16, |i, j| 1.5e6 + 1000.0 * (i + j) as f32);
+    spillway_editor::heightmap::npy::write(&dir.path().join("mm.npy"), &mm).unwrap();
+    let path = super::import(
+        dir.path(),
+        &["--terrain", "mm.npy", "--height-scale", "0.001"],
+    );
+    let level = spillway::level::file::load(&path).unwrap();
+    assert!((level.terrain.data[0] - 1500.0).abs() < 1e-3);
+    assert!((level.terrain.data[17] - 1502.0).abs() < 1e-3);
+    // Past the heights a level may have once scaled: refused, named in metres.
+    let out = super::spillway(
+        dir.path(),
+        &["import", "--terrain", "mm.npy", "-o", "x/level.ron"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", super::stderr(&out));
+    assert!(
+        super::stderr(&out).contains("1500000"),
+        "{}",
+        super::stderr(&out)
+    );
 }

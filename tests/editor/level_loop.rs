@@ -476,12 +476,7 @@ fn escape_while_a_level_setting_is_dragged_drops_the_change() {
     for dx in [10.0, 30.0, 60.0] {
         ed.move_to(at + egui::vec2(dx, 0.0));
     }
-    ed.harness.key_press(Key::Escape);
-    ed.harness.step();
-    let end = at + egui::vec2(90.0, 0.0);
-    ed.move_to(end);
-    ed.press_or_release(false, end);
-    ed.frames(3);
+    ed.escape_mid_drag(at);
     assert_eq!(level(&ed).params.gravity, g, "the gravity as it was");
     assert_eq!(ed.harness.state().document().history().undo_len(), 0);
     // The same drag let go without Escape is one step.

@@ -462,24 +462,8 @@ fn a_floater_of_a_baked_lake_enters_the_preview_with_its_water() {
 fn a_crate_on_a_gate_falls_when_the_gate_opens() {
     // The bodies stood on the ground the run began on: a crate resting on a closed gate's
     // crest stayed up in the air once the gate opened and its crest was gone from the water.
-    let (nx, ny) = (20, 6);
-    let mut level = Level::flat(nx, ny, 1.0, 0.0);
-    level.gates.push(spillway::level::Gate {
-        name: "sluice".into(),
-        shape: spillway::level::Shape::Box {
-            x0: 8.0,
-            y0: 0.0,
-            x1: 12.0,
-            y1: 6.0,
-        },
-        crest: 3.0,
-        open_at: Some(1.0),
-    });
-    level.bodies = vec![crate::support::crate_body(
-        "Crate 1",
-        "crate.glb",
-        [10.0, 3.0, 3.6],
-    )];
+    let crate_body = crate::support::crate_body("Crate 1", "crate.glb", [10.0, 3.0, 3.6]);
+    let level = spillway_tests::crate_on_a_gate(crate_body);
     let mut ed = crate::support::editor_with_crate_file(&level);
     ed.harness.state_mut().preview_mut().step_budget = std::time::Duration::from_secs(1);
     let height = |ed: &mut Editor| {

@@ -235,12 +235,7 @@ fn escape_while_a_field_is_dragged_drops_the_change() {
     let (mut ed, placed) = weir_across_the_river();
     let at = hold_the_crest_field(&mut ed, placed);
     assert!(crest(&ed) > placed, "the drag raised the crest");
-    ed.harness.key_press(Key::Escape);
-    ed.harness.step();
-    let end = at + egui::vec2(90.0, 0.0);
-    ed.move_to(end);
-    ed.press_or_release(false, end);
-    ed.frames(3);
+    ed.escape_mid_drag(at);
     assert_eq!(crest(&ed), placed, "the crest as placed");
     assert_eq!(
         ed.harness.state().document().history().undo_len(),

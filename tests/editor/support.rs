@@ -206,6 +206,17 @@ impl Editor {
         h.run_steps(2);
     }
 
+    /// Escape while the pointer holds a field pressed at `at`, then the drag goes on 90 px and
+    /// is let go.
+    pub fn escape_mid_drag(&mut self, at: Pos2) {
+        self.harness.key_press(egui::Key::Escape);
+        self.harness.step();
+        let end = at + egui::vec2(90.0, 0.0);
+        self.move_to(end);
+        self.press_or_release(false, end);
+        self.frames(3);
+    }
+
     /// Presses the left button on the middle of the number field showing `value` (and holds
     /// it). Returns where.
     pub fn press_field(&mut self, value: f64) -> Pos2 {

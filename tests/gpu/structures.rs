@@ -263,31 +263,14 @@ fn an_overlapping_breach_leaves_the_deeper_cut_cut_on_the_gpu_too() {
 #[test]
 fn a_gate_clear_of_the_water_is_a_weir_over_its_sill_like_the_cpu() {
     // As `physics::structures`: clear of the water, a raised sill's gate left its faces free.
-    use spillway::level::{Boundary, BoundaryKind, Edge, Friction, Schedule, Structure};
-    let mut level = spillway::Level::flat(40, 4, 1.0, 0.0);
-    level.params.friction = Friction::NONE;
-    level.water = spillway::Grid::from_fn(40, 4, |i, _| if i < 20 { 2.0 } else { 0.0 });
-    for (edge, kind) in [
-        (Edge::West, BoundaryKind::FixedLevel { surface: 2.0 }),
-        (Edge::East, BoundaryKind::Open),
-    ] {
-        level.boundaries.push(Boundary {
-            edge,
-            start: 0,
-            end: 4,
-            kind,
-        });
-    }
-    level.structures.push(Structure {
-        name: "gate".into(),
-        kind: spillway::level::StructureKind::SluiceGate {
-            from: [20.0, 0.0],
-            to: [20.0, 4.0],
-            sill: 1.5,
-            opening: Schedule::constant(0.55),
-            contraction: 0.611,
-        },
-    });
+    let gate = spillway::level::StructureKind::SluiceGate {
+        from: [20.0, 0.0],
+        to: [20.0, 4.0],
+        sill: 1.5,
+        opening: spillway::level::Schedule::constant(0.55),
+        contraction: 0.611,
+    };
+    let level = spillway_tests::structure_channel(SolverKind::Pipes, 2.0, gate);
     let steps = 1500;
     let cpu = run_cpu(&level, steps);
     let mut gpu = GpuSimulation::headless(&level).expect("a GPU");

@@ -3,41 +3,11 @@
 //! opening that follows its schedule. SWASHES' sluice gates are in `tests/validation`.
 
 use spillway::Simulation;
-use spillway::level::{
-    Boundary, BoundaryKind, Edge, Friction, Level, Schedule, SolverKind, Structure, StructureKind,
-};
+use spillway::level::{Friction, Level, Schedule, SolverKind, Structure, StructureKind};
 
 const G: f32 = 9.81;
 
-/// A channel 40 m long and 4 m wide on flat ground: a reservoir held at `surface` by a fixed
-/// level on the west edge, the structure across the channel at x = 20 m, and a free outfall at
-/// the east edge.
-fn channel(solver: SolverKind, surface: f32, kind: StructureKind) -> Level {
-    let mut level = Level::flat(40, 4, 1.0, 0.0);
-    level.params.solver = solver;
-    level.params.friction = Friction::NONE;
-    for j in 0..4 {
-        for i in 0..20 {
-            level.water.set(i, j, surface);
-        }
-    }
-    for (edge, kind) in [
-        (Edge::West, BoundaryKind::FixedLevel { surface }),
-        (Edge::East, BoundaryKind::Open),
-    ] {
-        level.boundaries.push(Boundary {
-            edge,
-            start: 0,
-            end: 4,
-            kind,
-        });
-    }
-    level.structures.push(Structure {
-        name: "structure".into(),
-        kind,
-    });
-    level
-}
+use spillway_tests::structure_channel as channel;
 
 /// The structure's mean discharge over the last `last` of `seconds`, m³/s.
 fn settled_flow(level: &Level, seconds: f64, last: f64) -> (f32, Simulation) {

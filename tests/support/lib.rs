@@ -134,6 +134,65 @@ pub fn assert_healthy(sim: &Simulation) {
     }
 }
 
+/// A channel 40 m long and 4 m wide on flat ground: a reservoir held at `surface` by a fixed
+/// level on the west edge, the structure across the channel at x = 20 m, and a free outfall at
+/// the east edge.
+pub fn structure_channel(
+    solver: spillway::SolverKind,
+    surface: f32,
+    kind: spillway::level::StructureKind,
+) -> Level {
+    let mut level = Level::flat(40, 4, 1.0, 0.0);
+    level.params.solver = solver;
+    level.params.friction = spillway::level::Friction::NONE;
+    for j in 0..4 {
+        for i in 0..20 {
+            level.water.set(i, j, surface);
+        }
+    }
+    for (edge, kind) in [
+        (
+            spillway::level::Edge::West,
+            spillway::level::BoundaryKind::FixedLevel { surface },
+        ),
+        (
+            spillway::level::Edge::East,
+            spillway::level::BoundaryKind::Open,
+        ),
+    ] {
+        level.boundaries.push(spillway::level::Boundary {
+            edge,
+            start: 0,
+            end: 4,
+            kind,
+        });
+    }
+    level.structures.push(spillway::level::Structure {
+        name: "structure".into(),
+        kind,
+    });
+    level
+}
+
+/// A dry 20 × 6 map of 1 m cells with a gate across x = 8..12 (crest 3 m, opening at 1 s) and
+/// `body` on it: a crate set on the crest falls once the gate opens.
+pub fn crate_on_a_gate(body: spillway::level::Body) -> Level {
+    let mut level = Level::flat(20, 6, 1.0, 0.0);
+    level.gates.push(Gate {
+        name: "sluice".into(),
+        shape: Shape::Box {
+            x0: 8.0,
+            y0: 0.0,
+            x1: 12.0,
+            y1: 6.0,
+        },
+        crest: 3.0,
+        open_at: Some(1.0),
+    });
+    level.bodies.push(body);
+    level
+}
+
 /// A 60 × 20 channel of 1 m cells: a 2 m reservoir west of a gate across x = 20..22.
 pub fn gated_reservoir(open_at: Option<f32>) -> Level {
     let (nx, ny) = (60, 20);
