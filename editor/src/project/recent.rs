@@ -54,7 +54,9 @@ impl RecentFiles {
 
     fn store(&self) {
         let Some(file) = &self.file else { return };
-        if let Ok(text) = ron::ser::to_string_pretty(&self.paths, ron::ser::PrettyConfig::new()) {
+        // A path that is not UTF-8 cannot be written as RON text: left out, not the whole list.
+        let paths: Vec<&PathBuf> = self.paths.iter().filter(|p| p.to_str().is_some()).collect();
+        if let Ok(text) = ron::ser::to_string_pretty(&paths, ron::ser::PrettyConfig::new()) {
             // Losing the recent list is not worth interrupting the user for.
             let _ = super::write_atomic(file, text.as_bytes());
         }
@@ -78,5 +80,21 @@ mod tests {
             again.paths(),
             &[PathBuf::from("/a.ron"), PathBuf::from("/b.ron")]
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_leaves_the_rest_of_the_list_saved() {
+        // RON text cannot hold it: the whole list failed to save while it was in it.
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("recent.ron");
+        let mut r = RecentFiles::load(Some(file.clone()));
+        r.add(Path::new(std::ffi::OsStr::from_bytes(
+            b"/caf\xe9/level.ron",
+        )));
+        r.add(Path::new("/b.ron"));
+        let again = RecentFiles::load(Some(file));
+        assert_eq!(again.paths(), [PathBuf::from("/b.ron")]);
     }
 }

@@ -59,6 +59,11 @@ pub enum RecoveryError {
 /// Default time between autosaves.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
 
+/// `path` where it is UTF-8 (the note is RON text; the copy is offered without its origin).
+fn utf8(path: &Path) -> Option<&Path> {
+    path.to_str().map(Path::new)
+}
+
 /// What is written beside a recovery copy.
 #[derive(Serialize, Deserialize)]
 struct RecoveryInfo {
@@ -326,10 +331,9 @@ impl Recovery {
         }
     }
 
-    /// The editor is closing: a copy still being written is waited for (killed with the
-    /// process half-way, it left a folder behind; or, done past its cancel, a copy of work
-    /// the designer had saved or dropped, offered again at the next start), and removed if
-    /// it was abandoned.
+    /// The editor is closing: a copy still being written is waited for (killed half-way, it
+    /// left a folder behind; done past its cancel, a copy of work saved or dropped, offered
+    /// again at the next start), and removed if it was abandoned.
     pub fn finish(&mut self) {
         self.settle();
     }
@@ -358,7 +362,7 @@ impl Recovery {
             folder: dir.join(self.folder_name(document.path())),
             level,
             info: RecoveryInfo {
-                origin: document.path().map(Path::to_path_buf),
+                origin: document.path().and_then(utf8).map(Path::to_path_buf),
                 saved_unix_secs: SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs()),
@@ -414,7 +418,7 @@ impl Recovery {
 
     /// The folder name of this run's copy of the document at `origin`.
     fn folder_name(&self, origin: Option<&Path>) -> String {
-        format!("{}-{}", key(origin), self.session)
+        format!("{}-{}", super::session_lock::key(origin), self.session)
     }
 
     /// Every recovery copy left in the folder, newest first, but those of another run of the
@@ -457,30 +461,6 @@ impl Recovery {
         };
         found.sort_by_cached_key(|w| std::cmp::Reverse((w.saved_unix_secs, written(w))));
         found
-    }
-}
-
-/// The recovery folder name of a document: a hash of its path, or `untitled`.
-fn key(origin: Option<&Path>) -> String {
-    match origin {
-        None => "untitled".into(),
-        Some(path) => {
-            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-            // FNV-1a: stable across runs and platforms, unlike the std hasher.
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-            for b in path.to_string_lossy().bytes() {
-                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-            }
-            let stem = path
-                .parent()
-                .and_then(|p| p.file_name())
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-                .chars()
-                .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-                .take(32)
-                .collect::<String>();
-            format!("{stem}-{h:016x}")
-        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! Which runs of the editor are alive: a run holds a lock on `.<session>.lock` in the recovery
 //! folder while it runs, so another run started beside it (the same configuration folder)
 //! does not offer the first one's autosave copies as work a crash left: a Discard there
-//! deleted the living run's copy, a Restore took its folder from under it.
+//! deleted the living run's copy, a Restore took its folder from under it. With the names a
+//! run's copies take: `<folder>-<hash of the level's path>-<run>`.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
@@ -53,6 +54,30 @@ pub(super) fn session() -> String {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     format!("{}.{nanos:x}", std::process::id())
+}
+
+/// The recovery folder name of a document: a hash of its path, or `untitled`.
+pub(super) fn key(origin: Option<&Path>) -> String {
+    match origin {
+        None => "untitled".into(),
+        Some(path) => {
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            // FNV-1a: stable across runs and platforms, unlike the std hasher.
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for b in path.to_string_lossy().bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+            let stem = path
+                .parent()
+                .and_then(|p| p.file_name())
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                .take(32)
+                .collect::<String>();
+            format!("{stem}-{h:016x}")
+        }
+    }
 }
 
 fn lock_path(dir: &Path, session: &str) -> PathBuf {
