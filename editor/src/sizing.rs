@@ -322,14 +322,16 @@ mod tests {
 
     /// A straight 20 m wide rectangular channel with 5 m walls, sloping 1% down along +x.
     fn channel() -> Level {
+        channel_in(40..60)
+    }
+
+    /// A straight rectangular channel over the rows `rows` of 1 m cells, with 5 m walls,
+    /// sloping 1% down along +x.
+    fn channel_in(rows: std::ops::Range<usize>) -> Level {
         let mut level = Level::flat(200, 100, 1.0, 0.0);
         level.terrain = Grid::from_fn(200, 100, |x, y| {
             let bed = 10.0 - 0.01 * x as f32;
-            if (40..60).contains(&y) {
-                bed
-            } else {
-                bed + 5.0
-            }
+            if rows.contains(&y) { bed } else { bed + 5.0 }
         });
         level
     }
@@ -375,15 +377,7 @@ mod tests {
     fn a_narrow_channel_runs_as_the_solver_runs_it() {
         // 4 m wide: the hydraulic radius with the banks made it 17 % deeper than the solver,
         // whose friction is the bed's alone, lets it stand (and every cell read 13 m wide).
-        let mut level = Level::flat(200, 100, 1.0, 0.0);
-        level.terrain = Grid::from_fn(200, 100, |x, y| {
-            let bed = 10.0 - 0.01 * x as f32;
-            if (40..44).contains(&y) {
-                bed
-            } else {
-                bed + 5.0
-            }
-        });
+        let level = channel_in(40..44);
         let q = 5.0f32;
         let want = (q * 0.03 / (4.0 * 0.1)).powf(0.6);
         for y in [40.5, 41.5, 42.5, 43.5] {

@@ -283,20 +283,7 @@ fn gates_open_on_time_and_by_trigger_like_the_cpu() {
         let mut level = spillway_tests::gated_reservoir(open_at);
         if halves {
             // Two gates of one name (one trigger): both open.
-            let mut north = level.gates[0].clone();
-            level.gates[0].shape = spillway::level::Shape::Box {
-                x0: 20.0,
-                y0: 0.0,
-                x1: 22.0,
-                y1: 10.0,
-            };
-            north.shape = spillway::level::Shape::Box {
-                x0: 20.0,
-                y0: 10.0,
-                x1: 22.0,
-                y1: 20.0,
-            };
-            level.gates.push(north);
+            spillway_tests::gate_in_halves(&mut level);
         }
         let mut cpu = spillway::Simulation::new(&level).unwrap();
         let mut gpu_sim = gpu(&level);

@@ -2,7 +2,6 @@
 //! its time or by its trigger name, releases a flood; volume is conserved throughout.
 
 use spillway::Simulation;
-use spillway::level::Shape;
 use spillway_tests::gated_reservoir;
 
 /// Water east of the gate, m³.
@@ -50,20 +49,7 @@ fn gates_sharing_a_trigger_name_open_together_and_stay_open_in_a_bake() {
     // The gate in two halves, one name: the trigger opened only the first, and a bake then
     // saved both as open (the bake goes by name), so a save game changed the level.
     let mut level = gated_reservoir(None);
-    let mut north = level.gates[0].clone();
-    level.gates[0].shape = Shape::Box {
-        x0: 20.0,
-        y0: 0.0,
-        x1: 22.0,
-        y1: 10.0,
-    };
-    north.shape = Shape::Box {
-        x0: 20.0,
-        y0: 10.0,
-        x1: 22.0,
-        y1: 20.0,
-    };
-    level.gates.push(north);
+    spillway_tests::gate_in_halves(&mut level);
     let mut sim = Simulation::new(&level).expect("sim");
     sim.advance(1.0).expect("steps");
     assert!(sim.open_gate("dam"));
@@ -111,23 +97,8 @@ fn a_bake_keeps_closed_a_gate_timed_later_that_shares_an_open_ones_name() {
     // Two halves named "dam", timed 1 s and 100 s apart: after 2 s the bake marked both open
     // (it went by name), so the level loaded from it let the north half's water through.
     let mut level = gated_reservoir(Some(1.0));
-    let mut north = level.gates[0].clone();
-    (north.open_at, north.shape) = (
-        Some(100.0),
-        Shape::Box {
-            x0: 20.0,
-            y0: 10.0,
-            x1: 22.0,
-            y1: 20.0,
-        },
-    );
-    level.gates[0].shape = Shape::Box {
-        x0: 20.0,
-        y0: 0.0,
-        x1: 22.0,
-        y1: 10.0,
-    };
-    level.gates.push(north);
+    spillway_tests::gate_in_halves(&mut level);
+    level.gates[1].open_at = Some(100.0);
     let mut sim = Simulation::new(&level).expect("sim");
     sim.advance(2.0).expect("steps");
     let open = |sim: &Simulation| sim.gates().iter().map(|g| g.open).collect::<Vec<_>>();

@@ -174,6 +174,21 @@ pub fn structure_channel(
     level
 }
 
+/// Splits the gate of [`gated_reservoir`] into a south half (`gates[0]`) and a north half
+/// (`gates[1]`) of the same name and time.
+pub fn gate_in_halves(level: &mut Level) {
+    let half = |y0: f32| Shape::Box {
+        x0: 20.0,
+        y0,
+        x1: 22.0,
+        y1: y0 + 10.0,
+    };
+    let mut north = level.gates[0].clone();
+    north.shape = half(10.0);
+    level.gates[0].shape = half(0.0);
+    level.gates.push(north);
+}
+
 /// A dry 20 × 6 map of 1 m cells with a gate across x = 8..12 (crest 3 m, opening at 1 s) and
 /// `body` on it: a crate set on the crest falls once the gate opens.
 pub fn crate_on_a_gate(body: spillway::level::Body) -> Level {

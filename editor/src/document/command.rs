@@ -74,6 +74,12 @@ pub trait Command: Send {
     /// into another folder and its body files relinked): an undo then brings back bodies
     /// whose files the new folder finds.
     fn relink_bodies(&mut self, _to: &dyn Fn(&str) -> String) {}
+    /// Whether it may add or grow objects (sources, sinks, gates, structures, gauges, bodies),
+    /// so the document checks the level's objects against the editor's limits after it; a
+    /// grid's cells (a stroke) never do, and the check would read a large terrain each time.
+    fn edits_objects(&self) -> bool {
+        true
+    }
 }
 
 /// One rectangle of a [`GridPatch`]: the values before and after the edit.
@@ -173,6 +179,10 @@ impl GridPatch {
 impl Command for GridPatch {
     fn label(&self) -> &str {
         &self.label
+    }
+
+    fn edits_objects(&self) -> bool {
+        false
     }
 
     fn apply(&self, level: &mut Level) -> Change {

@@ -219,6 +219,9 @@ impl Document {
     /// objects covering more cells, than the limits the editor opens levels with (the level
     /// would save but not open again); a level past them before the edit keeps it.
     fn taken_back(&mut self, command: &dyn Command) -> bool {
+        if !command.edits_objects() {
+            return false;
+        }
         let limits = crate::project::open_limits();
         let Err(e) = self.level.check_objects(&limits) else {
             return false;
