@@ -435,3 +435,46 @@ fn renaming_a_source_is_no_edit_of_the_run() {
     let branches = ed.harness.state().preview().timeline.branches.len();
     assert_eq!(branches, 1, "a rename forked a branch");
 }
+
+#[test]
+fn undoing_a_dab_made_later_in_the_run_leaves_the_restored_water_alone() {
+    // After going back before a dab of the water brush, its undo took the dab's water out of
+    // water that never held it (and a redo put it back): the restored river lost depth.
+    let mut ed = editor(&river());
+    ed.click("Play");
+    ed.frames(12);
+    ed.click("Pause");
+    let end = clock(&ed);
+    ed.key(Modifiers::NONE, Key::P);
+    ed.harness.state_mut().brush_mut().radius = 4.0;
+    let path = line(ed.screen(100.0, 8.0), ed.screen(110.0, 12.0), 6);
+    ed.drag(&path, Modifiers::NONE);
+    let dabbed = ed.harness.state().preview().read_depth().expect("depth");
+    ed.click("Play");
+    ed.frames(3);
+    ed.click("Pause");
+    ed.harness.state_mut().preview_mut().seek(0.5 * end);
+    settle(&mut ed);
+    let restored = ed.harness.state().preview().read_depth().expect("depth");
+    ed.key(Modifiers::COMMAND, Key::Z);
+    ed.frames(1);
+    let undone = ed.harness.state().preview().read_depth().expect("depth");
+    let taken = max_difference(&restored, &undone);
+    ed.key(Modifiers::COMMAND, Key::Y);
+    ed.frames(1);
+    let redone = ed.harness.state().preview().read_depth().expect("depth");
+    let given = max_difference(&restored, &redone);
+    println!(
+        "dab of up to {:.3} m at {end:.2} s; at {:.2} s its undo changes the water by {taken:.2e} m, \
+         its redo by {given:.3} m",
+        max_difference(&dabbed, &restored),
+        clock(&ed)
+    );
+    assert!(
+        taken < 1e-6,
+        "the undo took {taken} m from the restored water"
+    );
+    assert!(given > 0.02, "the redo is a dab now: {given} m");
+    let timeline = &ed.harness.state().preview().timeline;
+    assert_eq!(timeline.branches.len(), 2, "only the redo forks a branch");
+}

@@ -117,7 +117,7 @@ fn fields(app: &mut EditorApp, ui: &mut Ui, i: usize) -> bool {
             track(
                 ui.add(
                     crate::app::number(&mut body.density)
-                        .range(1.0..=50_000.0)
+                        .range(crate::tools::body::DENSITY_RANGE)
                         .speed(5.0)
                         .suffix(" kg/m³"),
                 ),

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
+use spillway::Level;
 use spillway::body::{Pose, TriMesh};
 use spillway::level::Body;
-use spillway::{Grid, Level};
 
 use super::{Preview, PreviewBodies, WantedBodies};
-use crate::document::{CellRect, Changes};
+use crate::document::Changes;
 
 impl Preview {
     /// Hands the document's edits to the running solver; they take effect at the next step.
@@ -29,8 +29,10 @@ impl Preview {
                     old.gates.clone_from(&level.gates);
                     old.structures.clone_from(&level.structures);
                 } else if let Some(r) = changes.water {
-                    water_change(&mut old.water, &level.water, &r);
+                    self.ledger.change(&mut old.water, &level.water, &r);
                 }
+                // The running water is the authored water now: it owes none of it.
+                self.ledger.start(&level.water, None);
             }
             return;
         }
@@ -60,7 +62,7 @@ impl Preview {
             // to the river as it runs, an undo takes the dab back out, and cells the edit
             // left alone keep their running water.
             let area = level.cell_size * level.cell_size;
-            let change = water_change(&mut old.water, &level.water, &r);
+            let change = self.ledger.change(&mut old.water, &level.water, &r);
             edited |= !change.is_empty();
             for part in change.chunks(CHANGES_PER_UPLOAD) {
                 let taken: Vec<(usize, f32)> = part.iter().map(|&(c, d)| (c, -d * area)).collect();
@@ -153,7 +155,7 @@ impl Preview {
         };
         if let (Some(r), Some(old)) = (changes.water, self.uploaded.as_mut()) {
             // As on the GPU: the running water takes the authored water's change.
-            for (c, d) in water_change(&mut old.water, &level.water, &r) {
+            for (c, d) in self.ledger.change(&mut old.water, &level.water, &r) {
                 now.water.data[c] = (now.water.data[c] + d).max(0.0);
             }
         }
@@ -163,7 +165,11 @@ impl Preview {
         // solver's state was dropped whole, and the clock went back to 0 s).
         super::rewind::at_rest_for(&mut now, level.params.solver);
         self.restart();
-        self.start = Some(super::rewind::Start { level: now, bodies });
+        self.start = Some(super::rewind::Start {
+            level: now,
+            bodies,
+            origin: super::ledger::Origin::Running,
+        });
         self.timeline.edited(time);
     }
 
@@ -247,25 +253,6 @@ impl Preview {
 /// Changed cells handed to the GPU solver at once: 8 bytes each, so a fill of a whole large
 /// map goes over in parts of 8 MiB.
 const CHANGES_PER_UPLOAD: usize = 1 << 20;
-
-/// How the authored water `now` differs from `was` inside `rect`: each changed cell (row-major)
-/// with its change of depth, m. `was` takes the new values, ready for the next edit.
-fn water_change(was: &mut Grid, now: &Grid, rect: &CellRect) -> Vec<(usize, f32)> {
-    let mut change = Vec::new();
-    if was.nx != now.nx || was.ny != now.ny {
-        return change;
-    }
-    for y in rect.y0..rect.y1.min(now.ny) {
-        for c in y * now.nx + rect.x0..y * now.nx + rect.x1.min(now.nx) {
-            let (old, new) = (was.data[c], now.data[c]);
-            if old.to_bits() != new.to_bits() {
-                change.push((c, new - old));
-                was.data[c] = new;
-            }
-        }
-    }
-    change
-}
 
 /// Whether `changes` touch the authored water (its cells or its whole state) and nothing else.
 fn only_water(changes: &Changes) -> bool {

@@ -11,6 +11,7 @@ mod cpu;
 mod device;
 mod edits;
 mod gauges;
+mod ledger;
 mod maps;
 mod pace;
 mod rewind;
@@ -118,6 +119,8 @@ pub struct Preview {
     pub probe: Option<ProbeReading>,
     /// What was last handed to the solver, to find edits.
     uploaded: Option<Level>,
+    /// Which authored water edits the running water holds.
+    ledger: ledger::WaterLedger,
     /// Steps run in the last frame.
     pub last_steps: usize,
     /// The figures no longer match the water (an edit, a restart, a seek): read them again

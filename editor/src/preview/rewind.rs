@@ -15,6 +15,8 @@ pub(super) struct Start {
     pub level: Level,
     /// Each document body's motion then (`None`: as placed).
     pub bodies: BodyStates,
+    /// Where the state comes from, for the authored water edits it holds.
+    pub origin: super::ledger::Origin,
 }
 
 impl Preview {
@@ -86,6 +88,7 @@ impl Preview {
                     self.start = Some(Start {
                         level: restored,
                         bodies: key.bodies.clone(),
+                        origin: super::ledger::Origin::Keyframe(key.authored.clone()),
                     });
                     self.history.retain(|s| s.time <= key.time());
                     self.gauge_log.forget_after(key.time());
@@ -138,6 +141,7 @@ impl Preview {
             return;
         }
         let bodies = self.bodies.as_ref().map_or_else(Vec::new, |b| b.states());
+        let authored = (self.uploaded.as_ref()).map(|u| self.ledger.held(&u.water));
         if let Some(cpu) = &self.cpu {
             let mut baked = cpu.sim().bake_into(level);
             // Only the ground the bed moves is the run's (as on the GPU): a restore keeps the
@@ -149,6 +153,7 @@ impl Preview {
                 Some(Keyframe {
                     snapshot: Snapshot::of(&baked),
                     bodies,
+                    authored,
                 })
             });
             return;
@@ -162,6 +167,7 @@ impl Preview {
             Ok(true) => {
                 self.timeline.requested();
                 self.key_bodies = bodies;
+                self.ledger.awaited = authored;
             }
             Ok(false) => {}
             Err(e) => self.fail(PreviewError::Gpu(e)),
@@ -186,11 +192,13 @@ impl Preview {
             }
             Some(Ok(copy)) => {
                 let bodies = std::mem::take(&mut self.key_bodies);
+                let authored = self.ledger.awaited.take();
                 // Read out of the mapped copy and compressed off the frame.
                 self.timeline.begin(move || {
                     Some(Keyframe {
                         snapshot: Snapshot::of_state(&copy.read().ok()?),
                         bodies,
+                        authored,
                     })
                 });
             }

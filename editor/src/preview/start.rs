@@ -60,6 +60,8 @@ impl Preview {
                     // The water's own start (a saved state for another solver starts at 0 s).
                     self.timeline.starts_at(self.clock());
                 }
+                self.ledger
+                    .start(&level.water, start.as_ref().map(|s| &s.origin));
                 self.uploaded = Some(level.clone());
                 // A bake's water holds the level's bodies where they rest: they enter
                 // settled (a keyframe's bodies are put back by their states instead).

@@ -116,11 +116,15 @@ pub fn mass(body: &Body, mesh: &BodyMesh) -> f64 {
     f64::from(body.density) * volume(body, mesh)
 }
 
-/// The density that gives the body `mass` kg (unchanged for a body without volume).
+/// Densities the inspector offers, kg/m³: from a balloon's to above osmium's.
+pub const DENSITY_RANGE: std::ops::RangeInclusive<f32> = 1.0..=50_000.0;
+
+/// The density that gives the body `mass` kg, within [`DENSITY_RANGE`] (unchanged for a body
+/// without volume).
 pub fn density_for_mass(body: &Body, mesh: &BodyMesh, mass: f64) -> f32 {
     let v = volume(body, mesh);
     if v > 1e-12 && mass > 0.0 && mass.is_finite() {
-        (mass / v) as f32
+        ((mass / v) as f32).clamp(*DENSITY_RANGE.start(), *DENSITY_RANGE.end())
     } else {
         body.density
     }
@@ -382,6 +386,24 @@ pub(crate) mod tests {
             new_body(&level, "crate.glb", &cube(), 5.0, 5.0).name,
             "Crate 2"
         );
+    }
+
+    #[test]
+    fn a_mass_sets_a_density_the_density_field_offers() {
+        let level = Level::flat(20, 20, 1.0, 0.0);
+        let body = new_body(&level, "crate.glb", &cube(), 5.0, 5.0);
+        let mesh = BodyMesh {
+            id: MeshId(0),
+            path: "crate.glb".into(),
+            mesh: cube(),
+            volume: 1.0,
+        };
+        assert_eq!(density_for_mass(&body, &mesh, 700.0), 700.0);
+        assert_eq!(
+            density_for_mass(&body, &mesh, 0.001),
+            *DENSITY_RANGE.start()
+        );
+        assert_eq!(density_for_mass(&body, &mesh, 1.0e9), *DENSITY_RANGE.end());
     }
 
     #[test]
