@@ -164,3 +164,36 @@ fn fuzz_regressions_replay_without_panics() {
         }
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_given_as_a_level_or_a_heightmap_is_refused_at_once() {
+    // Opening a named pipe waits for a writer: `check` and `import` hung on one.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for name in ["pipe.ron", "pipe.png", "pipe.npy"] {
+        let made = Command::new("mkfifo").arg(d.join(name)).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("no mkfifo here: skipped");
+            return;
+        }
+    }
+    let failures: Vec<String> = [
+        ("pipe.ron", vec!["check", "pipe.ron"]),
+        (
+            "pipe.png",
+            vec!["import", "--terrain", "pipe.png", "-o", "a.ron"],
+        ),
+        (
+            "pipe.npy",
+            vec!["import", "--terrain", "pipe.npy", "-o", "b.ron"],
+        ),
+    ]
+    .iter()
+    .filter_map(|(file, args)| {
+        let out = bounded(d, args);
+        judge(file, &out, &format!("{file}\nnot a plain file"))
+    })
+    .collect();
+    assert_all_refused(failures, 3);
+}

@@ -212,3 +212,50 @@ fn objects_covering_the_map_thousands_of_times_are_refused_by_name() {
     sim.step(0.02).expect("the sixteen gates open together");
     assert!(sim.gates().iter().all(|g| g.open));
 }
+
+/// The error of loading `path` on another thread, within five seconds (a hang fails).
+#[cfg(unix)]
+fn load_soon(path: &Path) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = path.to_path_buf();
+    std::thread::spawn(move || tx.send(load(&p).map(|_| ()).map_err(|e| e.to_string())));
+    let got = rx.recv_timeout(Duration::from_secs(5));
+    let got = got.unwrap_or_else(|_| panic!("loading {} hung", path.display()));
+    got.expect_err("a pipe loaded as a level")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_named_as_the_level_or_its_grids_is_refused_at_once() {
+    // Opening a named pipe waits for a writer: a folder unpacked from an archive with one in
+    // it hung `spillway check`, the editor and the game.
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    let fifo = |p: &Path| {
+        let made = std::process::Command::new("mkfifo").arg(p).status();
+        made.is_ok_and(|s| s.success())
+    };
+    if !fifo(&d.join("pipe.ron")) {
+        eprintln!("no mkfifo here: skipped");
+        return;
+    }
+    let msg = load_soon(&d.join("pipe.ron"));
+    assert!(
+        msg.contains("pipe.ron") && msg.contains("not a plain file"),
+        "{msg}"
+    );
+    let path = d.join("lake.ron");
+    spillway::level::file::save(&spillway::Level::flat(8, 8, 1.0, 0.0), &path).expect("save");
+    let grids = (fs::read_dir(d).expect("dir").flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "grids"))
+        .expect("a sidecar");
+    fs::remove_file(&grids).expect("remove");
+    assert!(fifo(&grids));
+    let msg = load_soon(&path);
+    let name = grids.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        msg.contains(&name) && msg.contains("not a plain file"),
+        "{msg}"
+    );
+}

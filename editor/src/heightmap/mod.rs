@@ -62,7 +62,7 @@ pub fn sniff(path: &Path) -> Result<HeightmapKind, HeightmapError> {
         source,
     };
     let mut head = Vec::with_capacity(8);
-    std::fs::File::open(path)
+    spillway::level::file::open_plain(path)
         .map_err(io)?
         .take(8)
         .read_to_end(&mut head)

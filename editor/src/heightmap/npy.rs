@@ -249,7 +249,7 @@ fn read_with(path: &Path, heights: bool) -> Result<Array, HeightmapError> {
         source,
     };
     let format = |problem: NpyError| HeightmapError::format(path, problem.to_string());
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = spillway::level::file::open_plain(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let mut head = Vec::new();
     (file.take(12 + MAX_HEADER as u64))

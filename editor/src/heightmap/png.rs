@@ -93,7 +93,7 @@ pub struct Heightmap {
 /// Reads the grayscale PNG at `path`, mapping black to 0 m and full white to `height_scale` m.
 /// An alpha channel is ignored; colour and low-bit-depth images are refused.
 pub fn read(path: &Path, height_scale: f32) -> Result<Heightmap, HeightmapError> {
-    let file = std::fs::File::open(path).map_err(|source| HeightmapError::Io {
+    let file = spillway::level::file::open_plain(path).map_err(|source| HeightmapError::Io {
         path: path.to_path_buf(),
         action: "read the PNG",
         source,
@@ -222,7 +222,7 @@ pub fn with_range_note(png: &[u8], min: f32, max: f32) -> Vec<u8> {
 /// chunks before the image data are read, no more.
 pub fn range_note(path: &Path) -> Option<(f32, f32)> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut file = spillway::level::file::open_plain(path).ok()?;
     let mut head = [0u8; 8];
     file.read_exact(&mut head).ok()?;
     if head != MAGIC {

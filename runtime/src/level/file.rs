@@ -50,6 +50,7 @@ use crate::error::LevelError;
 use crate::grid::Grid;
 use atomic::TempFile;
 use sidecar::{GridRef, GridRequest, Sidecars};
+pub use text::open_plain;
 use text::{read_text, ron_error, text_of, too_long};
 
 /// Largest level file (the RON text, not the sidecar) that [`load`] reads.

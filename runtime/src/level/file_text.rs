@@ -9,6 +9,19 @@ use super::{MAX_RON_BYTES, invalid};
 use crate::error::LevelError;
 use crate::level::ValidationError;
 
+/// Opens `path` for reading if it is a plain file (or a link to one): the open of a named pipe
+/// waits for a writer, a device never ends (`/dev/stdin`, `/dev/zero`), and a folder reads as
+/// nothing. Used for every file a level or an import reads.
+pub fn open_plain(path: &Path) -> std::io::Result<File> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a plain file (a pipe, a device or a folder)",
+        ));
+    }
+    File::open(path)
+}
+
 /// Reads the level file's text, refusing files over [`MAX_RON_BYTES`].
 pub(super) fn read_text(path: &Path) -> Result<String, LevelError> {
     let io_err = |source| LevelError::Io {
@@ -16,7 +29,7 @@ pub(super) fn read_text(path: &Path) -> Result<String, LevelError> {
         action: "read the level file",
         source,
     };
-    let file = File::open(path).map_err(io_err)?;
+    let file = open_plain(path).map_err(io_err)?;
     let len = file.metadata().map_err(io_err)?.len();
     if len > MAX_RON_BYTES {
         return Err(too_long(path, len));

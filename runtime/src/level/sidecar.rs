@@ -233,7 +233,7 @@ impl Sidecars<'_> {
     fn open(&self, name: &str) -> io::Result<(Box<dyn ReadSeek + '_>, u64)> {
         match self {
             Sidecars::Folder(dir) => {
-                let file = File::open(dir.join(name))?;
+                let file = super::text::open_plain(&dir.join(name))?;
                 let len = file.metadata()?.len();
                 Ok((Box::new(file), len))
             }
