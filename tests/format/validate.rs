@@ -138,6 +138,11 @@ fn scalars_and_parameters() {
         |l| l.params.friction = Friction::Chezy { c: f32::INFINITY },
         "params.friction.c",
     );
+    // So small that g·dt/c² is infinite: the first step gave NaN.
+    assert_field(
+        |l| l.params.friction = Friction::Chezy { c: 1e-20 },
+        "params.friction.c",
+    );
     // A roughness grid: the level's size, and every n a number in 0..=1.
     assert_field(
         |l| l.roughness = Some(spillway::Grid::filled(3, 3, 0.03)),

@@ -179,3 +179,31 @@ fn a_saved_speed_no_step_can_follow_is_held_to_one_that_can() {
     again.step(level.params.dt).expect("the step runs");
     assert_healthy(&again);
 }
+
+#[test]
+fn the_roughest_friction_a_level_may_have_keeps_the_water_finite() {
+    // A lake beside dry ground under each law at the rough end of its range: Chézy's c below
+    // 0.001 made g·dt/c² infinite, and a face at rest gave ∞ × 0 = NaN (it is refused now).
+    use spillway::level::Friction;
+    for friction in [
+        Friction::Chezy { c: 1e-3 },
+        Friction::Manning { n: 1.0 },
+        Friction::Linear {
+            per_second: 0.999_999,
+        },
+    ] {
+        for solver in [SolverKind::Pipes, SolverKind::Swe] {
+            let mut level = Level::flat(16, 16, 1.0, 0.0);
+            level.water = Grid::from_fn(16, 16, |x, _| if x < 8 { 1.0 } else { 0.0 });
+            level.params.friction = friction;
+            level.params.solver = solver;
+            level.validate(&Default::default()).expect("a valid level");
+            let mut sim = Simulation::new(&level).unwrap();
+            for _ in 0..20 {
+                sim.step(level.params.dt)
+                    .unwrap_or_else(|e| panic!("{friction:?} {solver:?}: {e}"));
+            }
+            assert_healthy(&sim);
+        }
+    }
+}

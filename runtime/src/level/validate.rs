@@ -367,7 +367,13 @@ fn check_friction(f: &Friction) -> Check {
             (0.0..=1.0).contains(&n),
             "0 ≤ n ≤ 1",
         ),
-        Friction::Chezy { c } => ("params.friction.c", c, c > 0.0 && c <= 1e4, "0 < c ≤ 10000"),
+        // Below 0.001 the law's g·dt/c² overflows f32 (c = 1e-20): the first step gave NaN.
+        Friction::Chezy { c } => (
+            "params.friction.c",
+            c,
+            (1e-3..=1e4).contains(&c),
+            "0.001 ≤ c ≤ 10000",
+        ),
         Friction::Linear { per_second } => (
             "params.friction.per_second",
             per_second,
