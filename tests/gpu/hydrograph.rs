@@ -99,3 +99,38 @@ fn a_rising_hydrograph_adds_its_area_in_long_steps_on_the_gpu() {
     assert!(t > 1.5, "{t}");
     assert!((inflow - under).abs() < 1e-2, "{inflow} for {under}");
 }
+
+#[test]
+fn a_source_started_by_name_leaves_the_edges_schedules_running() {
+    // The edges' schedules lie after the sources in the GPU's table: a source started by name
+    // moved them, and the tide and hydrograph edges read the source's words as theirs (the
+    // river stopped).
+    use spillway::Simulation;
+    use spillway::level::{Shape, Source, SourceKind};
+    let mut level = spillway_tests::tidal_channel(SolverKind::Pipes);
+    level.sources.push(Source {
+        name: "lever".into(),
+        shape: Shape::Point { x: 20.0, y: 5.0 },
+        kind: SourceKind::Rate { m3_per_s: 2.0 },
+        enabled: false,
+    });
+    let dt = level.params.dt;
+    let mut cpu = Simulation::new(&level).unwrap();
+    let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+    cpu.advance(20.0).unwrap();
+    gpu.step_n(400, dt).unwrap();
+    assert!(level.set_running("lever", true));
+    cpu.set_sources_sinks(&level).unwrap();
+    gpu.set_sources_sinks(&level).unwrap();
+    cpu.advance(20.0).unwrap();
+    gpu.step_n(400, dt).unwrap();
+    let (c, g) = (cpu.stats(), gpu.stats().unwrap());
+    let (depth, _) = max_diff(&gpu.read_depth().unwrap(), cpu.depth());
+    println!(
+        "after the trigger: inflow CPU {:.3} GPU {:.3} m³, outflow CPU {:.3} GPU {:.3} m³, depth {depth:.2e} m",
+        c.inflow, g.inflow, c.outflow, g.outflow
+    );
+    assert!((g.inflow - c.inflow).abs() < 1e-3 * c.inflow);
+    assert!((g.outflow - c.outflow).abs() < 1e-2 * c.outflow);
+    assert!(depth < 1e-2, "{depth}");
+}

@@ -7,7 +7,7 @@ use wgpu::util::DeviceExt;
 use crate::level::{Level, Params, SolverKind};
 
 use super::GpuError;
-use super::edges::{EDGE_GROUP, EdgeCell, conditions};
+use super::edges::{EDGE_GROUP, EdgeCell, SCHEDULED, conditions};
 use super::forcing::patch_table;
 use super::kernel::captured;
 use super::passes::Passes;
@@ -245,7 +245,11 @@ impl GpuSimulation {
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), GpuError> {
         self.stir();
         self.check_size(level)?;
-        self.upload_table(level)?;
+        if self.upload_table(level)? {
+            // The edges' schedules moved in the table (sources and structures come first): a
+            // tide or hydrograph edge read a source's words as its schedule.
+            self.apply_conditions()?;
+        }
         self.check_device()
     }
 
@@ -331,7 +335,8 @@ impl GpuSimulation {
     }
 
     /// Builds and uploads the patch table of `level` with the stored edge segments' schedules.
-    fn upload_table(&mut self, level: &Level) -> Result<(), GpuError> {
+    /// Returns whether the schedules moved in it (the edge cells must learn where).
+    fn upload_table(&mut self, level: &Level) -> Result<bool, GpuError> {
         let table = patch_table(level, &self.boundaries, self.time_base);
         let bytes: &[u8] = bytemuck::cast_slice(&table.words);
         if bytes.len() as u64 <= self.bufs.patches.size() {
@@ -373,9 +378,10 @@ impl GpuSimulation {
                 );
             }
         }
+        let moved = table.edges != self.edge_schedules;
         self.edge_schedules = table.edges;
         self.keep_state_copy_ready();
-        Ok(())
+        Ok(moved)
     }
 
     /// Takes the edge segments of `level` (same size as the simulation). Cells whose condition
@@ -420,9 +426,12 @@ impl GpuSimulation {
             while p < new.len() && changed(&new[p], &self.edge_cells[p]) {
                 p += 1;
             }
-            let run: Vec<EdgeCell> = new[start..p]
-                .iter()
-                .map(|c| EdgeCell { reset: 1, ..*c })
+            // A schedule that only moved in the table keeps its ghost.
+            let run: Vec<EdgeCell> = (new[start..p].iter().zip(&self.edge_cells[start..p]))
+                .map(|(c, was)| EdgeCell {
+                    reset: u32::from(c.kind != was.kind || c.kind & SCHEDULED == 0),
+                    ..*c
+                })
                 .collect();
             self.ctx.queue.write_buffer(
                 &self.bufs.edges,
