@@ -24,7 +24,9 @@ fn want(cell: u32, cur: u32, level: bool, adds: bool, rate_cell: f32, surface: f
         return rate_cell;
     }
     let d = depth[cur + cell];
-    let h = terrain[cell] + d;
+    // What earlier patches added this sub-step (in carry) counts: two level sources on a cell
+    // filled it twice.
+    let h = terrain[cell] + d + carry[cell];
     if (adds) {
         return max(surface - h, 0.0);
     }

@@ -134,3 +134,15 @@ fn a_source_started_by_name_leaves_the_edges_schedules_running() {
     assert!((g.outflow - c.outflow).abs() < 1e-2 * c.outflow);
     assert!(depth < 1e-2, "{depth}");
 }
+
+#[test]
+fn two_level_sources_on_a_cell_fill_it_once_as_on_the_cpu() {
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        let level = spillway_tests::twin_level_sources(solver);
+        let mut gpu = GpuSimulation::headless(&level).expect("a GPU");
+        gpu.step_n(1, level.params.dt).unwrap();
+        let inflow = gpu.stats().unwrap().inflow;
+        println!("{solver:?}: {inflow:.4} m³ in for 0.5");
+        assert!((inflow - 0.5).abs() < 0.01, "{solver:?}: {inflow} m³");
+    }
+}

@@ -127,3 +127,16 @@ fn rain_falls_everywhere() {
     );
     assert!(s.balance_error.abs() < 1e-6);
 }
+
+#[test]
+fn two_level_sources_on_a_cell_fill_it_once() {
+    // Each filled the cell's whole shortfall, the other's water not counted: 1.5 m for 1.
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        let level = spillway_tests::twin_level_sources(solver);
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.step(level.params.dt).unwrap();
+        let inflow = sim.stats().inflow;
+        println!("{solver:?}: {inflow:.4} m³ in for 0.5");
+        assert!((inflow - 0.5).abs() < 0.01, "{solver:?}: {inflow} m³");
+    }
+}

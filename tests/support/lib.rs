@@ -446,3 +446,25 @@ pub fn rising_source() -> Level {
     });
     level
 }
+
+/// A dry 4×4 map with 0.5 m of water in cell (1, 1) and two level sources over that cell, each
+/// filling to a 1 m surface: together they fill it to 1 m, not 1.5 (0.5 m³ in).
+pub fn twin_level_sources(solver: SolverKind) -> Level {
+    use spillway::level::{Shape, Source, SourceKind};
+    let mut level = Level::flat(4, 4, 1.0, 0.0);
+    level.water.set(1, 1, 0.5);
+    level.params.solver = solver;
+    level.params.dt = 1e-3;
+    for name in ["one", "two"] {
+        level.sources.push(Source {
+            name: name.into(),
+            shape: Shape::Point { x: 1.5, y: 1.5 },
+            kind: SourceKind::Level {
+                surface: 1.0,
+                max_m3_per_s: 1000.0,
+            },
+            enabled: true,
+        });
+    }
+    level
+}

@@ -132,11 +132,13 @@ pub(crate) fn apply(
         let mid = time + 0.5 * dt as f64;
         let rate = p.schedule.as_ref().map_or(p.rate, |s| s.at(mid));
         // Per-cell wanted depth change (positive for sources, the amount to drain for sinks).
-        let want = |c: usize, depth: &[f32]| -> f32 {
+        // The surface counts what earlier patches added this sub-step (in `carry`): two level
+        // sources on a cell filled it twice.
+        let want = |c: usize, depth: &[f32], carry: &[f32]| -> f32 {
             match p.level {
                 None => rate * dt / (n * dx * dx),
                 Some((surface, _)) => {
-                    let h = terrain[c] + depth[c];
+                    let h = terrain[c] + depth[c] + carry[c];
                     if p.adds {
                         (surface - h).max(0.0)
                     } else {
@@ -151,7 +153,7 @@ pub(crate) fn apply(
                 let total: f32 = p
                     .cells
                     .iter()
-                    .map(|&c| want(c as usize, depth))
+                    .map(|&c| want(c as usize, depth, carry))
                     .sum::<f32>()
                     * dx
                     * dx;
@@ -165,7 +167,7 @@ pub(crate) fn apply(
         };
         for &c in &p.cells {
             let c = c as usize;
-            let w = want(c, depth) * scale;
+            let w = want(c, depth, carry) * scale;
             if p.adds {
                 let old = carry[c];
                 carry[c] = old + w;
