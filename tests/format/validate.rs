@@ -425,6 +425,11 @@ fn values_no_level_means_are_refused_by_name() {
         },
         "params.default_boundary",
     );
+    // A discharge as the default edge: each edge cell took all of it.
+    assert_field(
+        |l| l.params.default_boundary = BoundaryKind::Inflow { m3_per_s: 1.0 },
+        "params.default_boundary",
+    );
     // A schedule as the default edge is refused even when it is well formed (the CPU held
     // its first value and the GPU read no schedule).
     assert_field(

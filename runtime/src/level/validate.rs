@@ -416,14 +416,18 @@ fn check_params(p: &Params) -> Check {
         ));
     }
     within("params.rain_mm_per_hour", p.rain_mm_per_hour, &RAIN, "mm/h")?;
-    if let BoundaryKind::Tide(_) | BoundaryKind::Hydrograph(_) = p.default_boundary {
+    if let BoundaryKind::Tide(_) | BoundaryKind::Hydrograph(_) | BoundaryKind::Inflow { .. } =
+        p.default_boundary
+    {
         // A schedule belongs to a painted segment: as the default of every uncovered cell
-        // the CPU held its first value for good and the GPU read no schedule at all.
+        // the CPU held its first value for good and the GPU read no schedule at all. A
+        // discharge is spread along its segment: as the default each edge cell took all of it
+        // (128 times the rate on a 32² map).
         return Err(ValidationError::new(
             "params.default_boundary",
-            "a tide or hydrograph follows its schedule along a boundary segment, not as the \
-             default edge: paint it on the edges as a segment (Wall, Open, FixedLevel or \
-             Inflow may be the default)",
+            "an inflow, tide or hydrograph enters along a boundary segment, not as the \
+             default edge: paint it on the edges as a segment (Wall, Open or FixedLevel may be \
+             the default)",
         ));
     }
     check_boundary_kind("params.default_boundary", &p.default_boundary)
