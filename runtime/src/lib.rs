@@ -15,8 +15,9 @@
 //!    migrates older format versions; [`level::file::load_bytes`] does the same from bytes a
 //!    game keeps in its asset pack. Errors ([`LevelError`]) name the file, the place and the
 //!    reason, ready for a log. A level baked by `spillway bake` or the editor carries its water
-//!    and flow state, so the game starts with the rivers already flowing, and continues bit for
-//!    bit as the editor would have.
+//!    and flow state, so the game starts with the rivers already flowing: bit for bit as the
+//!    bake would have gone on when it was baked on the CPU solver without bodies (`spillway bake
+//!    --backend cpu --no-bodies`), closely after a GPU bake or with bodies.
 //! 2. **Build** a [`Simulation`] from it, and **step** it by the frame time with
 //!    [`Simulation::step`] (it sub-steps as the CFL limit needs) or by whole seconds with
 //!    [`Simulation::advance`]. No NaN enters the water: a sub-step that would produce one is
@@ -79,8 +80,9 @@
 //! solver (`spillway::gpu`, feature `gpu`) is not bit-identical to the CPU solver: its results
 //! differ in the last bits of `f32` rounding, and bit-identity across GPUs, drivers or batch
 //! sizes is not promised (compare GPU hashes only on one machine). Its volume balance is as
-//! exact as the CPU's, and its bakes save flows, ghosts and time but not the CPU's remainder
-//! and second face field, so a GPU bake continues closely, not bit for bit.
+//! exact as the CPU's, and its bakes save flows, the second face field, the fastest face speed,
+//! ghosts and time but not the CPU's compensated-summation remainder (`carry`), so a GPU bake
+//! continues closely, not bit for bit.
 #![deny(missing_docs)]
 // Stencil code indexes several grids by one cell index; iterators would hide the stencil.
 #![allow(clippy::needless_range_loop)]

@@ -5,8 +5,8 @@
 //! `level::file::save` and loaded with its checks.)
 //!
 //! A snapshot is made from a level baked by either solver (`Simulation::bake_into`,
-//! `GpuSimulation::bake_into`): its depths, its [`FlowState`] (faces, ghosts, time and, from the
-//! CPU solver, the remainder and second face field, and of a moving bed its floor and its
+//! `GpuSimulation::bake_into`): its depths, its [`FlowState`] (faces, the second face field,
+//! ghosts, time and, from the CPU solver, the remainder, and of a moving bed its floor and its
 //! ground, read from the GPU without a wait by [`Snapshot::of_state`] too) and which gates had
 //! opened. Every grid is
 //! stored as the level files store theirs (byte-shuffled, LZ4): lossless, so a simulation

@@ -1,6 +1,7 @@
-//! Integration tests: samples. Every sample project in `projects/` loads, runs 20 simulated
-//! seconds on the CPU without NaN or negative depth, keeps its mass balance, and shows the
-//! event it was made for (the dam breaks, the river flows in, the sea floods the island). The
+//! Integration tests: samples. The first samples load, run 20 simulated seconds on the CPU
+//! without NaN or negative depth, keep their mass balance, and show the event they were made
+//! for (the dam breaks, the river flows in, the sea floods the island); every sample runs long
+//! in `long_run.rs`. The
 //! samples with rigid bodies (`crate_dam`, `dam_knockdown`) are run in a body world with
 //! feature `rapier` (`cargo test -p spillway-tests --features rapier --test samples`). The
 //! large `river_valley` (1024 × 1024 cells, tens of milliseconds a CPU step) runs only 40 steps.

@@ -1,5 +1,7 @@
 //! The GPU water solver (feature `gpu`): both solvers of [`crate::sim`] as wgpu compute
-//! shaders, with the same physics, so a level previews on the GPU exactly as it runs on the CPU.
+//! shaders, with the same physics and the same `f32` expressions, so a level previews on the GPU
+//! as it runs on the CPU (bit for bit on lavapipe; on hardware within rounding, which can grow
+//! to centimetres at a wet front).
 //!
 //! ```no_run
 //! use spillway::{gpu::GpuSimulation, level::file};

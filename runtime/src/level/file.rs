@@ -203,7 +203,8 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LevelError> {
 }
 
 /// [`save`], telling `progress` the share of the work done (0 to 1): the first half after
-/// each grid is compressed, the second every few megabytes written. When `progress` returns `false` the save stops with an [`io::ErrorKind::Interrupted`]
+/// each grid is compressed, the second after each grid is written (every 256 KiB within a raw
+/// grid). When `progress` returns `false` the save stops with an [`io::ErrorKind::Interrupted`]
 /// error ("cancelled"): the temporary files are removed and the files on disk stay as they were.
 pub fn save_with_progress(
     level: &Level,
