@@ -478,3 +478,75 @@ fn a_crate_on_a_gate_falls_when_the_gate_opens() {
     assert!(on_crest > 3.0, "{on_crest}");
     assert!(after < 1.0, "{after}");
 }
+
+#[test]
+fn a_knock_after_going_back_starts_a_branch() {
+    // The knocked run went unrecorded on the old branch, whose keyframes ahead still held
+    // the standing dam.
+    let mut ed = dam_editor();
+    let timeline = &mut ed.harness.state_mut().preview_mut().timeline;
+    (timeline.spacing, timeline.min_gap) = (1.0, std::time::Duration::ZERO);
+    orbit(&mut ed, std::f32::consts::FRAC_PI_2 / 0.008);
+    play(&mut ed, 20.0, 30);
+    let end = ed.harness.state().preview().clock();
+    ed.harness.state_mut().preview_mut().seek(0.5 * end);
+    for _ in 0..200 {
+        if ed.harness.state().preview().seeking().is_none() {
+            break;
+        }
+        ed.frames(1);
+    }
+    let top = (ed.harness.state())
+        .screen_pos([15.5, 1.5, 1.0])
+        .expect("the crate is in view");
+    ed.drag(&[top], Modifiers::SHIFT);
+    let timeline = &ed.harness.state().preview().timeline;
+    assert_eq!(
+        (timeline.branches.len(), timeline.current),
+        (2, 1),
+        "the knock at {:.1} s of {end:.1} s started no branch",
+        0.5 * end
+    );
+}
+
+#[test]
+fn a_body_deleted_before_going_back_enters_at_its_placement_when_undone() {
+    // Going back with no bodies in the document kept the keyframe's body states waiting: the
+    // undone crates took them on entering, the knocked one where it had been knocked to.
+    let mut ed = dam_editor();
+    let timeline = &mut ed.harness.state_mut().preview_mut().timeline;
+    (timeline.spacing, timeline.min_gap) = (1.0, std::time::Duration::ZERO);
+    play(&mut ed, 20.0, 15);
+    let preview = ed.harness.state_mut().preview_mut();
+    // The last crate deleted below, the first to come back.
+    assert!(preview.push_body(2, [40000.0, 0.0, 0.0], [15.5, 2.5, 0.5]));
+    play(&mut ed, 20.0, 30);
+    let poses = (ed.harness.state().preview().body_poses()).expect("the bodies run");
+    let knocked = poses[2].translation[0];
+    assert!(knocked > 16.2, "the knock moved the crate to x = {knocked}");
+    let time = ed.harness.state().preview().clock();
+    for _ in 0..3 {
+        ed.harness.state_mut().select_body(Some(0));
+        ed.harness.run_steps(1);
+        ed.key(Modifiers::NONE, Key::Delete);
+    }
+    assert!(ed.harness.state().document().level().bodies.is_empty());
+    ed.frames(2);
+    ed.harness.state_mut().preview_mut().seek(0.75 * time);
+    for _ in 0..200 {
+        if ed.harness.state().preview().seeking().is_none() {
+            break;
+        }
+        ed.frames(1);
+    }
+    play(&mut ed, 20.0, 5);
+    for _ in 0..3 {
+        ed.key(Modifiers::COMMAND, Key::Z);
+    }
+    ed.frames(2);
+    assert_eq!(ed.harness.state().document().level().bodies.len(), 3);
+    let poses = (ed.harness.state().preview().body_poses()).expect("the bodies run");
+    let x = poses[2].translation[0];
+    println!("knocked to x = {knocked:.2} m; undone, it enters at x = {x:.2} m (placed at 15.5)");
+    assert!((x - 15.5).abs() < 0.3, "x = {x}");
+}

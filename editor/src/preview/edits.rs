@@ -238,10 +238,13 @@ impl Preview {
 
     /// Knocks the document's body `index`: an impulse (N·s) at a world point. Returns whether
     /// the body moves in the running physics.
+    /// A knock is an edit of the run: after going back, it starts a branch.
     pub fn push_body(&mut self, index: usize, impulse: [f32; 3], at: [f32; 3]) -> bool {
-        self.bodies
-            .as_mut()
-            .is_some_and(|b| b.push(index, impulse, at))
+        let pushed = (self.bodies.as_mut()).is_some_and(|b| b.push(index, impulse, at));
+        if pushed {
+            self.timeline.edited(self.clock());
+        }
+        pushed
     }
 
     /// Mass of the document's body `index` in the running physics, kg (0 if none).

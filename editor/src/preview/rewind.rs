@@ -122,10 +122,11 @@ impl Preview {
     }
 
     /// Puts the bodies back as the restored keyframe had them, once they are in the physics.
+    /// With no bodies in the physics then (the document has none), the states are dropped: a
+    /// body entering later enters at its placement.
     pub(super) fn restore_bodies(&mut self) {
-        if let Some(bodies) = self.bodies.as_mut()
-            && let Some(states) = self.restored_bodies.take()
-        {
+        let states = self.restored_bodies.take();
+        if let (Some(bodies), Some(states)) = (self.bodies.as_mut(), states) {
             bodies.set_states(&states);
         }
     }
