@@ -550,3 +550,55 @@ fn a_body_deleted_before_going_back_enters_at_its_placement_when_undone() {
     println!("knocked to x = {knocked:.2} m; undone, it enters at x = {x:.2} m (placed at 15.5)");
     assert!((x - 15.5).abs() < 0.3, "x = {x}");
 }
+
+#[test]
+fn a_save_as_that_moves_the_body_files_leaves_the_bodies_moving() {
+    // The save rewrote the bodies' paths (their files copied into the new folder): the
+    // preview took it for an edit, put every body back at its placement and forked a branch.
+    let mut ed = dam_editor();
+    play(&mut ed, 20.0, 10);
+    let preview = ed.harness.state_mut().preview_mut();
+    assert!(preview.push_body(2, [40000.0, 0.0, 0.0], [15.5, 2.5, 0.5]));
+    play(&mut ed, 20.0, 3);
+    let before = (ed.harness.state().preview().body_poses()).expect("the bodies run")[2];
+    let events = ed
+        .harness
+        .state()
+        .preview()
+        .timeline
+        .branch()
+        .events
+        .clone();
+    let other = ed.dir.path().join("other");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    ed.dialogs.push(&other.join("level.ron"));
+    ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
+    assert_eq!(
+        ed.harness.state().document().level().bodies[2].gltf,
+        "bodies/crate.glb"
+    );
+    ed.frames(2);
+    let after = (ed.harness.state().preview().body_poses()).expect("the bodies run")[2];
+    println!(
+        "knocked crate at x = {:.2} m before the save, {:.2} m after (placed at 15.5)",
+        before.translation[0], after.translation[0]
+    );
+    assert!(
+        (after.translation[0] - before.translation[0]).abs() < 1e-3,
+        "{before:?} → {after:?}"
+    );
+    let timeline = &ed.harness.state().preview().timeline;
+    assert_eq!(timeline.branches.len(), 1);
+    assert_eq!(timeline.branch().events, events, "the save marked an edit");
+    // Going back to a keyframe after the knock puts the crate where it was then.
+    let last = timeline.branch().keys.last().expect("keyframes").time();
+    ed.harness.state_mut().preview_mut().seek(last);
+    for _ in 0..200 {
+        if ed.harness.state().preview().seeking().is_none() {
+            break;
+        }
+        ed.frames(1);
+    }
+    let back = (ed.harness.state().preview().body_poses()).expect("the bodies run")[2];
+    assert!(back.translation[0] > 16.0, "restored at {back:?}");
+}

@@ -162,5 +162,6 @@ impl EditorApp {
             }
         };
         self.document.relink_bodies(&to);
+        self.preview.relink_bodies(&to);
     }
 }

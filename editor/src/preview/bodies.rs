@@ -27,11 +27,24 @@ pub struct WantedBodies {
     pub bodies: Vec<Body>,
     /// Each body's mesh, by glTF path as written in the level.
     pub meshes: HashMap<String, Arc<TriMesh>>,
+    /// glTF paths the keyframes' bodies hold that a save rewrote, and what to.
+    pub relinked: HashMap<String, String>,
 }
 
 impl WantedBodies {
     fn mesh(&self, body: &Body) -> Option<Arc<TriMesh>> {
         self.meshes.get(&body.gltf).cloned()
+    }
+
+    /// A keyframe's body states with the paths a save rewrote since.
+    pub fn relinked_states(&self, states: &BodyStates) -> BodyStates {
+        let mut states = states.clone();
+        for (body, _) in &mut states {
+            if let Some(path) = self.relinked.get(&body.gltf) {
+                body.gltf.clone_from(path);
+            }
+        }
+        states
     }
 }
 
@@ -62,6 +75,14 @@ impl PreviewBodies {
             placed: Vec::new(),
             settled,
             ground_seen: (Vec::new(), Instant::now()),
+        }
+    }
+
+    /// The bodies' glTF paths rewritten through `to` (a save moved their files).
+    pub fn relink(&mut self, to: &dyn Fn(&str) -> String) {
+        let placed = self.placed.iter_mut().map(|(b, _)| b);
+        for body in placed.chain(&mut self.settled) {
+            body.gltf = to(&body.gltf);
         }
     }
 

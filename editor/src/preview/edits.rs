@@ -193,6 +193,7 @@ impl Preview {
         let mut wanted = WantedBodies {
             bodies: bodies.to_vec(),
             meshes: std::mem::take(&mut self.wanted.meshes),
+            relinked: std::mem::take(&mut self.wanted.relinked),
         };
         for body in bodies {
             if !wanted.meshes.contains_key(&body.gltf)
@@ -234,6 +235,37 @@ impl Preview {
     /// [`PreviewBodies::kept_poses`]. `None` without running bodies.
     pub fn kept_body_poses(&self) -> Option<(Vec<Pose>, Vec<String>)> {
         self.bodies.as_ref().map(PreviewBodies::kept_poses)
+    }
+
+    /// The document's bodies' glTF paths were rewritten through `to` (a save copied their
+    /// files into the level's new folder): the running bodies and what was handed over take
+    /// the new paths, and the keyframes' bodies take them when restored, so no body counts as
+    /// edited (each went back to its placement, and a branch was forked).
+    pub fn relink_bodies(&mut self, to: &dyn Fn(&str) -> String) {
+        let relink = |body: &mut Body| body.gltf = to(&body.gltf);
+        let wanted = &mut self.wanted;
+        wanted.bodies.iter_mut().for_each(relink);
+        let meshes = std::mem::take(&mut wanted.meshes).into_iter();
+        wanted.meshes = meshes.map(|(path, mesh)| (to(&path), mesh)).collect();
+        self.settled_bodies.iter_mut().for_each(relink);
+        let states = self
+            .restored_bodies
+            .iter_mut()
+            .chain([&mut self.key_bodies]);
+        states.flatten().for_each(|(body, _)| relink(body));
+        if let Some(bodies) = self.bodies.as_mut() {
+            bodies.relink(to);
+        }
+        for path in wanted.relinked.values_mut() {
+            *path = to(path);
+        }
+        let keys = self.timeline.branches.iter().flat_map(|b| &b.keys);
+        for (body, _) in keys.flat_map(|k| &k.bodies) {
+            let new = to(&body.gltf);
+            if new != body.gltf && !wanted.relinked.contains_key(&body.gltf) {
+                wanted.relinked.insert(body.gltf.clone(), new);
+            }
+        }
     }
 
     /// Knocks the document's body `index`: an impulse (N·s) at a world point. Returns whether

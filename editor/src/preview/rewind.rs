@@ -87,7 +87,7 @@ impl Preview {
                     self.restart();
                     self.start = Some(Start {
                         level: restored,
-                        bodies: key.bodies.clone(),
+                        bodies: self.wanted.relinked_states(&key.bodies),
                         origin: super::ledger::Origin::Keyframe(key.authored.clone()),
                     });
                     self.history.retain(|s| s.time <= key.time());
