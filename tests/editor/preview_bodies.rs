@@ -571,7 +571,7 @@ fn a_save_as_that_moves_the_body_files_leaves_the_bodies_moving() {
         .clone();
     let other = ed.dir.path().join("other");
     std::fs::create_dir_all(&other).expect("mkdir");
-    ed.dialogs.push(&other.join("level.ron"));
+    ed.dialogs.push(other.join("level.ron"));
     ed.key(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
     assert_eq!(
         ed.harness.state().document().level().bodies[2].gltf,
