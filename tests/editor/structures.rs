@@ -286,3 +286,37 @@ fn the_inspector_names_its_selection_and_a_name_taken() {
     assert!(ed.harness.query_by_label("Delete sink").is_some());
     assert!(ed.harness.query_by_label("Delete source").is_none());
 }
+
+#[test]
+fn the_viewport_draws_the_cut_of_a_breach_as_the_water_runs() {
+    // The water stood on the solver's ground, cut by the breach, while the viewport drew the
+    // document's whole dam over it: the water in the breach was hidden under the dam.
+    let mut level = spillway_tests::breach_dam(Some(spillway::level::BreachStart::At(0.0)));
+    if let spillway::level::StructureKind::Breach { growth, .. } = &mut level.structures[0].kind {
+        *growth = spillway::level::BreachGrowth::Steady(0.0);
+    }
+    let mut ed = crate::support::editor_with(&level);
+    ed.frames(2);
+    let before = ed.harness.state().terrain_cells_drawn();
+    ed.click("Play");
+    ed.frames(10);
+    // The running ground is read once a second of wall time.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    ed.frames(2);
+    ed.click("Pause");
+    ed.frames(2);
+    let drawn = ed.harness.state().terrain_cells_drawn() - before;
+    let ground = ed.harness.state().preview().read_terrain().expect("the running ground");
+    let cut = (ground.iter().zip(&level.terrain.data))
+        .filter(|(g, t)| g < t)
+        .count() as u64;
+    println!("the breach cut {cut} cells; the viewport drew {drawn} cells anew");
+    assert!(cut > 10, "the breach cut {cut} cells");
+    assert!(drawn >= cut, "{drawn} cells drawn for {cut} cut");
+    // Reset: the document's dam again.
+    ed.click("Reset");
+    ed.frames(2);
+    let again = ed.harness.state().terrain_cells_drawn() - before - drawn;
+    let all = (level.nx() * level.ny()) as u64;
+    assert!(again >= all, "{again} cells drawn again of {all}");
+}

@@ -21,6 +21,7 @@ use super::analysis::TerrainAnalysis;
 use super::shortcuts;
 use super::viewport_panel::{Overlaid, ViewportImage};
 use crate::document::Changes;
+use crate::preview::GroundChange;
 use crate::tools::Tool;
 
 impl EditorApp {
@@ -207,6 +208,17 @@ impl EditorApp {
             ..changes.dirty()
         };
         renderer.sync(level, &dirty);
+        // The ground the running water moves (a breach's cut, a moving bed) is drawn as it
+        // is: the water in a breach was drawn under the whole dam.
+        match self.preview.take_ground_change() {
+            Some(GroundChange::Running(shown, rect)) => {
+                renderer.sync(shown, &spillway_render::Dirty::terrain(rect));
+            }
+            Some(GroundChange::Authored) => {
+                renderer.sync(level, &spillway_render::Dirty::everything())
+            }
+            None => {}
+        }
         // An Erode run under way shows the terrain it has made so far.
         if let Some(shown) = super::erode_menu::erosion_so_far(&mut self.file_task) {
             let all = spillway::CellRect::whole(shown.nx(), shown.ny());
@@ -231,6 +243,11 @@ impl EditorApp {
 }
 
 impl EditorApp {
+    /// Terrain cells the viewport has uploaded to the GPU since its textures were made.
+    pub fn terrain_cells_drawn(&self) -> u64 {
+        (self.renderer.as_ref()).and_then(|r| r.terrain()).map_or(0, |t| t.uploaded_cells())
+    }
+
     /// The key drawn in the viewport's corner for the live water's overlay (its units), if
     /// one is drawn.
     pub fn water_key(&self) -> Option<String> {

@@ -9,15 +9,11 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use spillway::body::solver::WaterSolver;
 use spillway::body::world::{BodyId, BodyState, BodyWorld, WorldError};
 use spillway::body::{Pose, TriMesh};
-use spillway::level::{Body, Boundary, BoundaryKind, Level, StructureKind};
-
-/// How often a moving ground (a moving bed, a breach) is read for the bodies, in wall time.
-const GROUND_EVERY: Duration = Duration::from_secs(1);
+use spillway::level::{Body, Boundary, BoundaryKind};
 
 /// The document's bodies as the preview last saw them, with their meshes (`None`: the file
 /// does not load; such a body stays out of the physics).
@@ -62,8 +58,6 @@ pub struct PreviewBodies {
     /// Placements the water holds already (a bake's bodies where they rest), each taken by the
     /// first body that enters with it: it enters settled.
     settled: Vec<Body>,
-    /// Which gates were open when the ground was last given to the bodies, and when.
-    ground_seen: (Vec<bool>, Instant),
 }
 
 impl PreviewBodies {
@@ -74,7 +68,6 @@ impl PreviewBodies {
             world: BodyWorld::new(sim),
             placed: Vec::new(),
             settled,
-            ground_seen: (Vec::new(), Instant::now()),
         }
     }
 
@@ -84,6 +77,11 @@ impl PreviewBodies {
         for body in placed.chain(&mut self.settled) {
             body.gltf = to(&body.gltf);
         }
+    }
+
+    /// The ground the bodies stand on, row-major (the running water's, read back).
+    pub fn set_ground(&mut self, ground: &[f32]) {
+        self.world.set_terrain(ground);
     }
 
     /// Whether any body takes part in the physics.
@@ -239,34 +237,6 @@ impl PreviewBodies {
         match self.placed.get(index) {
             Some((_, Some(id))) => self.world.mass(*id).unwrap_or(0.0),
             _ => 0.0,
-        }
-    }
-}
-
-impl super::Preview {
-    /// Gives the bodies the ground the water runs over when it changed: a gate opened (its
-    /// crest gone), or, once a second of wall time, a moving bed or a breach at work. They
-    /// stood on the ground the run began on: a crate on a gate's crest stayed up in the air
-    /// once it opened, and crates hovered over scour.
-    pub(super) fn follow_ground(&mut self, level: &Level) {
-        if !self.has_bodies() {
-            return;
-        }
-        let open: Vec<bool> = self.gates().iter().map(|g| g.open).collect();
-        let moving = level.params.sediment.is_some()
-            || (level.structures.iter()).any(|s| matches!(s.kind, StructureKind::Breach { .. }));
-        let Some(bodies) = self.bodies.as_ref() else {
-            return;
-        };
-        let (seen, at) = &bodies.ground_seen;
-        if *seen == open && !(moving && at.elapsed() >= GROUND_EVERY) {
-            return;
-        }
-        let ground = self.read_terrain();
-        if let (Some(bodies), Some(ground)) = (self.bodies.as_mut(), ground) {
-            // Only the tiles of the ground with a changed sample are made again.
-            bodies.world.set_terrain(&ground);
-            bodies.ground_seen = (open, Instant::now());
         }
     }
 }

@@ -8,7 +8,7 @@ use spillway::Level;
 use spillway::body::{Pose, TriMesh};
 use spillway::level::Body;
 
-use super::{Preview, PreviewBodies, WantedBodies};
+use super::{Preview, PreviewBodies, PreviewError, WantedBodies};
 use crate::document::Changes;
 
 impl Preview {
@@ -264,6 +264,27 @@ impl Preview {
             let new = to(&body.gltf);
             if new != body.gltf && !wanted.relinked.contains_key(&body.gltf) {
                 wanted.relinked.insert(body.gltf.clone(), new);
+            }
+        }
+    }
+
+    /// Opens the gate called `name` in the running water; it releases its water at the next
+    /// step. Returns whether a closed gate of that name existed.
+    pub fn open_gate(&mut self, name: &str) -> bool {
+        if self.gates().iter().any(|g| g.name == name && !g.open) {
+            self.timeline.edited(self.clock());
+        }
+        if let Some(cpu) = self.cpu.as_mut() {
+            return cpu.open_gate(name);
+        }
+        let Some(sim) = self.sim.as_mut() else {
+            return false;
+        };
+        match sim.open_gate(name) {
+            Ok(opened) => opened,
+            Err(e) => {
+                self.fail(PreviewError::Gpu(e));
+                false
             }
         }
     }

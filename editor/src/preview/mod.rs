@@ -11,6 +11,7 @@ mod cpu;
 mod device;
 mod edits;
 mod gauges;
+mod ground;
 mod ledger;
 mod maps;
 mod pace;
@@ -28,6 +29,7 @@ use thiserror::Error;
 use cpu::CpuWater;
 pub use device::DeviceWatch;
 pub use gauges::{GAUGE_INTERVAL, GaugeSeries};
+pub use ground::GroundChange;
 use spillway::gpu::WaterView;
 
 /// Most steps one frame runs (fast-forward is capped so a frame stays interactive).
@@ -121,6 +123,8 @@ pub struct Preview {
     uploaded: Option<Level>,
     /// Which authored water edits the running water holds.
     ledger: ledger::WaterLedger,
+    /// The ground the running water stands on, read back where it changes.
+    ground: ground::RunningGround,
     /// Steps run in the last frame.
     pub last_steps: usize,
     /// The figures no longer match the water (an edit, a restart, a seek): read them again
@@ -238,6 +242,7 @@ impl Preview {
         // Its gauges' readings too (kept, they hid the new run's until it passed their time).
         self.gauge_log = Default::default();
         self.timeline.clear();
+        self.ground.reset();
         self.start = None;
         self.target = None;
         self.seek_to = None;
@@ -262,6 +267,7 @@ impl Preview {
         (self.body_stride.steps, self.body_stride.behind) = (1, 0);
         self.clamped_steps = 0;
         self.seen_open.clear();
+        self.ground.restart();
     }
 
     /// Starts time running (from the authored state if nothing runs yet).
@@ -276,27 +282,6 @@ impl Preview {
             return cpu.gates();
         }
         self.sim.as_ref().map_or_else(Vec::new, |s| s.gates())
-    }
-
-    /// Opens the gate called `name` in the running water; it releases its water at the next
-    /// step. Returns whether a closed gate of that name existed.
-    pub fn open_gate(&mut self, name: &str) -> bool {
-        if self.gates().iter().any(|g| g.name == name && !g.open) {
-            self.timeline.edited(self.clock());
-        }
-        if let Some(cpu) = self.cpu.as_mut() {
-            return cpu.open_gate(name);
-        }
-        let Some(sim) = self.sim.as_mut() else {
-            return false;
-        };
-        match sim.open_gate(name) {
-            Ok(opened) => opened,
-            Err(e) => {
-                self.fail(PreviewError::Gpu(e));
-                false
-            }
-        }
     }
 
     /// Pauses and runs one step at the next frame.
