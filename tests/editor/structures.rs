@@ -306,7 +306,12 @@ fn the_viewport_draws_the_cut_of_a_breach_as_the_water_runs() {
     ed.click("Pause");
     ed.frames(2);
     let drawn = ed.harness.state().terrain_cells_drawn() - before;
-    let ground = ed.harness.state().preview().read_terrain().expect("the running ground");
+    let ground = ed
+        .harness
+        .state()
+        .preview()
+        .read_terrain()
+        .expect("the running ground");
     let cut = (ground.iter().zip(&level.terrain.data))
         .filter(|(g, t)| g < t)
         .count() as u64;

@@ -245,7 +245,9 @@ impl EditorApp {
 impl EditorApp {
     /// Terrain cells the viewport has uploaded to the GPU since its textures were made.
     pub fn terrain_cells_drawn(&self) -> u64 {
-        (self.renderer.as_ref()).and_then(|r| r.terrain()).map_or(0, |t| t.uploaded_cells())
+        (self.renderer.as_ref())
+            .and_then(|r| r.terrain())
+            .map_or(0, |t| t.uploaded_cells())
     }
 
     /// The key drawn in the viewport's corner for the live water's overlay (its units), if
