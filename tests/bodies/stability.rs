@@ -330,3 +330,29 @@ fn damping_slows_a_body_for_any_length_of_step() {
         last = v;
     }
 }
+
+#[test]
+fn a_floater_against_a_high_bank_floats_at_its_draft() {
+    // The surface under a floater was the mean of every wet cell around it, the bank's too:
+    // water it pushed onto the dry bank 3 m up counted as surface, and the crate rode high.
+    let (n, dx) = (96, 0.25);
+    let mut level = Level::flat(n, n, dx, 0.0);
+    level.terrain = Grid::from_fn(n, n, |x, _| if x < 48 { 0.0 } else { 3.0 });
+    level.water = Grid::from_fn(n, n, |x, _| if x < 48 { 1.0 } else { 0.0 });
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::new(&sim);
+    // A 1 m crate of 600 kg/m³ against the bank (x = 12 m): 0.6 m under water at rest.
+    let id = world.add(&body("crate", [11.5, 12.0, 1.0], 600.0), mesh("crate"));
+    run(&mut world, &mut sim, 6.0);
+    let z = world.pose(id).expect("in the world").translation[2];
+    let under = world.water_forces(id).expect("coupled").submerged_fraction;
+    let bank: f32 = (sim.depth().iter().enumerate())
+        .filter(|(k, _)| k % n >= 48)
+        .map(|(_, d)| d * dx * dx)
+        .sum();
+    println!(
+        "crate centre at z = {z:.3} m (0.9 at its draft), {under:.2} under water; {bank:.4} m³ on the bank"
+    );
+    assert!((z - 0.9).abs() < 0.08, "the crate floats at z = {z}");
+    assert!(bank < 1e-3, "{bank} m³ pushed onto the bank");
+}

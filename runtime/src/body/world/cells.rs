@@ -104,9 +104,15 @@ pub(super) fn covered(c: &Coverage, grid: CellGrid, mut f: impl FnMut(usize)) {
     }
 }
 
+/// The highest point of the body `c` covers (`-∞`: it covers nothing).
+fn highest(c: &Coverage) -> f32 {
+    c.top.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b))
+}
+
 /// Gives a floater the surface as if it were not there: under it at least the mean surface
-/// of the wet cells around it, which the waves it makes do not yet show (Kellomäki §4: the
-/// surface is "allowed to go through the floating object"). `around` is scratch space.
+/// of the wet cells around it whose ground lies below its top, which the waves it makes do not
+/// yet show (Kellomäki §4: the surface is "allowed to go through the floating object"); a
+/// bank above it is no water it floats in. `around` is scratch space.
 pub(super) fn see_through(
     c: &Coverage,
     grid: CellGrid,
@@ -114,8 +120,9 @@ pub(super) fn see_through(
     around: &mut Vec<f32>,
 ) {
     around.clear();
+    let top = highest(c);
     ring(c, c, grid, |k| {
-        if water.depth[k] > 1e-3 {
+        if water.depth[k] > 1e-3 && water.surface[k] - water.depth[k] < top {
             around.push(water.surface[k]);
         }
     });
@@ -183,8 +190,15 @@ pub(super) fn push_aside(
         return;
     }
     // The ring's cells listed once, after the cells under the body; their share set after.
+    // Only cells whose ground lies below the body's top: water pushed onto a bank 3 m up
+    // (equal shares) was lifted there from nothing.
     let first = moved.len();
-    ring(now, previous, grid, |k| moved.push((k, 0.0)));
+    let top = highest(now).max(highest(previous));
+    ring(now, previous, grid, |k| {
+        if surface[k] - depth[k] < top {
+            moved.push((k, 0.0));
+        }
+    });
     let count = moved.len() - first;
     if count == 0 {
         // Nowhere to push the water to or take it from: the body moves none.
