@@ -213,7 +213,11 @@ pub fn water_forces(
         }
         submerged += (c * u * area) as f64;
         out.deepest = out.deepest.max(u);
-        let at = [(i as f32 + 0.5) * l, (j as f32 + 0.5) * l, bottom + 0.5 * u];
+        // Where the body's volume over the cell stands (the cell's centre for a coverage
+        // without it).
+        let [x, y] = (coverage.centre.get(k).copied())
+            .unwrap_or([(i as f32 + 0.5) * l, (j as f32 + 0.5) * l]);
+        let at = [x, y, bottom + 0.5 * u];
         let arm = sub(at, com);
         let lift = [0.0, 0.0, fluid.density * fluid.gravity * c * u * area];
         // Body velocity at the point: v + ω × r.

@@ -50,6 +50,10 @@ pub struct Coverage {
     /// Mean thickness of the body over the covered part of each cell (metres): with `cover`
     /// and the cell area, the body's volume over the cell.
     pub thickness: Vec<f32>,
+    /// Where the body's volume over each cell stands, world x and y (metres): its samples'
+    /// mean weighted by thickness, where the water's forces on the cell act (a log off the
+    /// middle of its cells felt its lift at their centres: a roll of 0.3 m × its weight).
+    pub centre: Vec<[f32; 2]>,
 }
 
 impl Coverage {
@@ -184,28 +188,43 @@ impl Coverage {
         self.cover.resize(cells, 0.0);
         self.mean_bottom.resize(cells, 0.0);
         self.thickness.resize(cells, 0.0);
+        self.centre.resize(cells, [0.0; 2]);
         let per_cell = (s * s) as f32;
+        let step = dx / s as f32;
         // Cell by cell, each cell's samples row by row (the order the sums are taken in).
         for cb in 0..h {
             for ca in 0..w {
                 let c = cb * w + ca;
+                // Sample positions summed plain and weighted by thickness.
+                let (mut plain, mut weighted, mut weight) = ([0.0f32; 2], [0.0f32; 2], 0.0f32);
                 for b in cb * s..cb * s + s {
                     let row = b * sw + ca * s;
-                    for k in row..row + s {
+                    let y = ((j0 * s + b) as f32 + 0.5) * step;
+                    for (a, k) in (ca * s..).zip(row..row + s) {
                         if low[k] > high[k] {
                             continue;
                         }
+                        let x = ((i0 * s + a) as f32 + 0.5) * step;
+                        let t = high[k] - low[k];
                         self.bottom[c] = self.bottom[c].min(low[k]);
                         self.top[c] = self.top[c].max(high[k]);
                         self.cover[c] += 1.0 / per_cell;
                         self.mean_bottom[c] += low[k];
-                        self.thickness[c] += high[k] - low[k];
+                        self.thickness[c] += t;
+                        plain = [plain[0] + x, plain[1] + y];
+                        weighted = [weighted[0] + t * x, weighted[1] + t * y];
+                        weight += t;
                     }
                 }
                 let hits = (self.cover[c] * per_cell).round();
                 if hits > 0.0 {
                     self.mean_bottom[c] /= hits;
                     self.thickness[c] /= hits;
+                    self.centre[c] = if weight > 0.0 {
+                        weighted.map(|v| v / weight)
+                    } else {
+                        plain.map(|v| v / hits)
+                    };
                 }
             }
         }
@@ -223,6 +242,7 @@ impl Coverage {
         self.cover.clear();
         self.mean_bottom.clear();
         self.thickness.clear();
+        self.centre.clear();
     }
 
     /// Whether the body covers no cell.
