@@ -396,4 +396,22 @@ mod tests {
         let held = preview.wanted.meshes.get("rock.glb").expect("a mesh");
         assert!(Arc::ptr_eq(held, &second));
     }
+
+    #[test]
+    fn the_clock_shown_keeps_the_moment_gone_back_to_until_the_figures_come() {
+        // A restore dropped the figures until the GPU read them back, a frame or two later:
+        // the Water panel said 0 s (through a whole drag of the timeline bar).
+        let mut level = spillway::Level::flat(4, 4, 1.0, 0.0);
+        level.flow = Some(spillway::level::FlowState {
+            time: 12.5,
+            ..Default::default()
+        });
+        let mut preview = Preview::new();
+        preview.start = Some(crate::preview::rewind::Start {
+            level,
+            bodies: Vec::new(),
+            origin: crate::preview::ledger::Origin::Keyframe(None),
+        });
+        assert_eq!(preview.time(), 12.5);
+    }
 }

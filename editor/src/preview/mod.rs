@@ -228,8 +228,15 @@ impl Preview {
     }
 
     /// Simulated time, seconds.
+    /// Until the figures of a restarted water are read back (a frame or two), the clock's or
+    /// the keyframe's moment (the Water panel read 0 s through a drag of the timeline bar).
     pub fn time(&self) -> f64 {
-        self.stats.as_ref().map_or(0.0, |s| s.time)
+        match (&self.stats, &self.start) {
+            (Some(s), _) => s.time,
+            _ if self.is_live() => self.clock(),
+            (None, Some(start)) => start.level.flow.as_ref().map_or(0.0, |f| f.time),
+            (None, None) => 0.0,
+        }
     }
 
     /// Drops the running water and its timeline: the next frame starts again from the
