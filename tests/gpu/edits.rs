@@ -408,3 +408,20 @@ fn a_shallow_water_bake_resumes_as_the_run_goes_on() {
     println!("20 steps on: the resumed run differs by {diff:.2e} m at cell {cell}");
     assert!(diff < 1e-6, "{diff}");
 }
+
+#[test]
+fn lowering_the_ground_under_an_open_edge_lets_no_water_in() {
+    // The open edges' ghosts stood at the old ground: lowered under them, the dry map drew
+    // water in from outside (an outside surface 2 m above the new ground).
+    let mut level = Level::flat(16, 8, 1.0, 2.0);
+    level.water = Grid::filled(16, 8, 0.0);
+    level.params.default_boundary = BoundaryKind::Open;
+    let mut sim = gpu(&level);
+    run_gpu(&mut sim, 10, 10);
+    sim.update_terrain_region(0, 0, 16, 8, &[0.0; 16 * 8])
+        .unwrap();
+    run_gpu_loose(&mut sim, 200, 100);
+    let s = sim.stats().unwrap();
+    println!("inflow {:.4} m³, volume {:.4} m³", s.inflow, s.volume);
+    assert!(s.volume < 1e-3, "{} m³ came in", s.volume);
+}

@@ -99,11 +99,51 @@ impl GpuSimulation {
         }
         self.check_rect(x0, y0, w, h, data.len())?;
         if self.gates.0.is_empty() {
-            return self.upload_rect(Target::Terrain, x0, y0, w, h, data);
+            self.upload_rect(Target::Terrain, x0, y0, w, h, data)?;
+        } else {
+            let mut data = data.to_vec();
+            self.gate_terrain(x0, y0, w, &mut data);
+            self.upload_rect(Target::Terrain, x0, y0, w, h, &data)?;
         }
-        let mut data = data.to_vec();
-        self.gate_terrain(x0, y0, w, &mut data);
-        self.upload_rect(Target::Terrain, x0, y0, w, h, &data)
+        self.restart_ghosts_in(x0, y0, w, h)
+    }
+
+    /// Open edge cells in the `w × h` rectangle at `(x0, y0)` start their ghost again at their
+    /// surface: one standing at the old ground (2 m over ground lowered to 0) drew water in
+    /// from outside, 520 m³ into a dry map.
+    fn restart_ghosts_in(
+        &mut self,
+        x0: usize,
+        y0: usize,
+        w: usize,
+        h: usize,
+    ) -> Result<(), GpuError> {
+        let (nx, ny) = (self.nx, self.ny);
+        let mut any = false;
+        for (p, cell) in self.edge_cells.iter().enumerate() {
+            let k = super::edges::perimeter_cell(p, nx, ny);
+            let (i, j) = (k % nx, k / nx);
+            if cell.kind != 1 || !(x0..x0 + w).contains(&i) || !(y0..y0 + h).contains(&j) {
+                continue;
+            }
+            let restart = EdgeCell { reset: 1, ..*cell };
+            (self.ctx.queue).write_buffer(
+                &self.bufs.edges,
+                16 * p as u64,
+                bytemuck::bytes_of(&restart),
+            );
+            any = true;
+        }
+        if any {
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                let groups = (self.edge_cells.len() as u32).div_ceil(EDGE_GROUP);
+                self.passes.edges.encode_reset_ghosts(&mut pass, groups);
+            }
+            self.ctx.queue.submit([encoder.finish()]);
+        }
+        self.check_device()
     }
 
     /// Replaces the water depth of the `w × h` rectangle at cell `(x0, y0)` with `data`
