@@ -143,6 +143,12 @@ fn vs_main(@builtin(vertex_index) vi: u32, @location(0) tile: vec4<u32>) -> Vert
                 z = b + 0.02;
             }
         }
+        if w.ints.y == MODE_DIFFERENCE {
+            // The Change overlay shows water gone too (the fragment drops the cells that did
+            // not change): under the ground, a drained lake showed nothing without a map of
+            // the ground the run wetted (the CPU solver, a branch compared).
+            z = b + 0.02;
+        }
     }
     var out: VertexOut;
     out.world = vec3<f32>((f32(cell.x) + 0.5) * cs, (f32(cell.y) + 0.5) * cs, z);

@@ -190,3 +190,42 @@ fn the_water_never_shows_what_stands_in_front_of_it() {
         "{high} at High against {low} at Low"
     );
 }
+
+#[test]
+fn the_change_overlay_shows_water_gone_on_the_cpu_solver() {
+    // A dry vertex lay 5 cm under the ground unless the run's wetted map lifted it: without
+    // that map (the CPU solver) a drained lake drew no change at all.
+    let mut level = Level::flat(40, 40, 1.0, 0.0);
+    level.water = Grid::filled(40, 40, 0.5);
+    level.sinks.push(spillway::level::Sink {
+        name: "drain".into(),
+        shape: spillway::level::Shape::Box {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 40.0,
+            y1: 40.0,
+        },
+        kind: spillway::level::SinkKind::Level {
+            surface: -1.0,
+            max_m3_per_s: 1.0e4,
+        },
+        enabled: true,
+    });
+    let mut ed = untitled(level);
+    ed.click("CPU solver");
+    play(&mut ed, 6.0, 10);
+    let depth = ed.harness.state().preview().read_depth().expect("depth");
+    assert!(depth.iter().all(|&d| d < 1e-3), "the lake drained");
+    let mut frames = Vec::new();
+    for overlay in [
+        spillway_render::WaterOverlay::None,
+        spillway_render::WaterOverlay::Difference,
+    ] {
+        ed.harness.state_mut().set_water_overlay(overlay);
+        ed.frames(2);
+        frames.push(ed.harness.state().viewport_pixels().expect("rendered").2);
+    }
+    let differ = crate::support::changed_pixels(&frames[0], &frames[1]);
+    println!("{differ} pixels show the lake gone");
+    assert!(differ > 5000, "{differ}");
+}
