@@ -32,6 +32,8 @@ const S_UDELTA: u32 = 2900u;
 const SLOT_WORDS: u32 = 3044u;
 const BLOCKED_COVER: f32 = 0.99;
 const FLAG_INIT: u32 = 1u;
+// The cell's water already holds the body over it (gpu::tiles::FLAG_SETTLED).
+const FLAG_SETTLED: u32 = 2u;
 
 // Surface of the water in a partly covered cell (sim::blocking::partial_surface): volume `d`
 // per area over terrain `b`, a body over the share `c` of the cell between `zb ≥ b` and `zt`.
@@ -98,6 +100,10 @@ fn effective_surface(i: u32, j: u32, parity: u32, b: f32, d: f32) -> f32 {
         return partial_surface(c, zb, max(bitcast<f32>(blk[w + 2u]), zb), b, wet);
     }
     if ((blk[w + 3u] & FLAG_INIT) != 0u) {
+        if ((blk[w + 3u] & FLAG_SETTLED) != 0u) {
+            let zb = max(bitcast<f32>(blk[w + 1u]), b);
+            return partial_surface(min(c, 1.0), zb, max(bitcast<f32>(blk[w + 2u]), zb), b, d);
+        }
         return plain;
     }
     return bitcast<f32>(blk[base + S_SURF + parity * OUT + (j % BO) * BO + i % BO]);

@@ -81,6 +81,9 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let c1 = fword(w);
     let zb1 = max(fword(w + 1u), b);
     let zt1 = max(fword(w + 2u), zb1);
+    // The water holds the body already (a bake loaded, a moment restored): it takes as much
+    // as it had (sim::blocking::Blocking::fill).
+    let settled = (blk[w + 3u] & FLAG_SETTLED) != 0u;
     if (c1 != c0 || zb1 != zb0 || zt1 != zt0) {
         var h = b + d;
         if (c0 >= BLOCKED_COVER) {
@@ -88,7 +91,9 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         } else if (c0 > 0.0) {
             h = partial_surface(c0, zb0, zt0, b, max(d - lat, 0.0));
         }
-        lat = clamp(lat + taken(c1, zb1, zt1, h) - taken(c0, zb0, zt0, h), 0.0, d);
+        if (!settled) {
+            lat = clamp(lat + taken(c1, zb1, zt1, h) - taken(c0, zb0, zt0, h), 0.0, d);
+        }
         blk[ap] = bitcast<u32>(c1);
         blk[ap + 1u] = bitcast<u32>(zb1);
         blk[ap + 2u] = bitcast<u32>(zt1);
@@ -102,17 +107,25 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
         // resting on the terrain keeps none apart (sim::blocking::Blocking::fill).
         let uw = at.base + S_UPPER + par * OUT + at.o;
         var up = min(fword(uw), max(d - lat, 0.0));
+        if (settled && (blk[w + 3u] & FLAG_INIT) != 0u) {
+            // What stands over a raised body the water already holds is on top of it.
+            up = max(d - lat - (zb1 - b), 0.0);
+        }
         if (zb1 <= b) {
             up = 0.0;
         }
         blk[uw] = bitcast<u32>(up);
     }
     if ((blk[w + 3u] & FLAG_INIT) != 0u) {
-        // A newly stored cell starts from its surface without the body.
-        let s = b + d;
+        // A newly stored cell starts from its surface without the body (with it, where the
+        // water holds it already).
+        var s = b + d;
+        if (settled) {
+            s = partial_surface(min(c1, 1.0), zb1, zt1, b, max(d - lat, 0.0));
+        }
         blk[at.base + S_SURF + par * OUT + at.o] = bitcast<u32>(s);
-        blk[w + 3u] = blk[w + 3u] & ~FLAG_INIT;
     }
+    blk[w + 3u] = blk[w + 3u] & ~(FLAG_INIT | FLAG_SETTLED);
 }
 
 // The water of one cell as the blocked faces see it (sim::blocking::Column).

@@ -279,3 +279,31 @@ fn a_change_of_gravity_reaches_the_bodies() {
     println!("falling at {v:.3} m/s after 0.5 s (the Moon's 1.62 m/s² gives 0.81)");
     assert!((v + 0.81).abs() < 0.1, "{v}");
 }
+
+#[test]
+fn a_blocker_loaded_with_its_baked_water_moves_no_water_on_the_gpu() {
+    // As on the CPU (`stability::a_blocker_loaded_with_its_baked_water_moves_no_water`): the
+    // water standing on a sunk crate was taken as displaced again, and the lake poured onto it.
+    let n = 64;
+    let mut level = Level::flat(n, n, 0.25, 0.0);
+    level.water = Grid::filled(n, n, 2.0);
+    level.bodies.push(body("crate", [8.0, 8.0, 0.5], 2600.0));
+    let mesh = std::sync::Arc::new(asset("crate"));
+    let mut sim = gpu(&level);
+    let mut world = BodyWorld::from_meshes(&level, &sim, vec![mesh.clone()]);
+    let dt = level.params.dt;
+    run(&mut world, &mut sim, dt, 20.0);
+    let mut baked = sim.bake_into(&level).expect("a bake");
+    let pose = world.kept_pose(BodyId(0)).expect("in the world");
+    (baked.bodies[0].translation, baked.bodies[0].rotation) = (pose.translation, pose.rotation);
+    let mut loaded = gpu(&baked);
+    let mut again = BodyWorld::from_meshes(&baked, &loaded, vec![mesh]);
+    let before = loaded.read_depth().unwrap();
+    again.step(&mut loaded, dt).expect("a step");
+    let after = loaded.read_depth().unwrap();
+    let moved = (after.iter().zip(&before))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    println!("largest change of depth in the first step on the GPU: {moved:.4} m");
+    assert!(moved < 0.02, "{moved} m");
+}

@@ -185,6 +185,9 @@ struct Slot {
     /// The state was set ([`BodyWorld::set_state`]): the water already holds the body where
     /// it now is, so the next step moves none for the jump.
     rebase: bool,
+    /// The state was set before this step: a blocker's cells are handed over as settled
+    /// (`Blockers::settle`), the water holding the body where it is.
+    settle: bool,
     /// The cells read back ahead for this body after the last step.
     requested: Option<Window>,
     /// Cells the body's window may reach by the next step, west, south, east and north of
@@ -345,6 +348,7 @@ impl BodyWorld {
             previous: Coverage::default(),
             rasterised_at: None,
             rebase: false,
+            settle: false,
             requested: None,
             reach: [MARGIN; 4],
             forces: WaterForces::default(),

@@ -41,6 +41,9 @@ pub(crate) const SLOT_WORDS: usize = S_UDELTA + OUT;
 const BLOCK: usize = 4 * BT * BT;
 /// Column flag: the cell's effective surface starts from terrain + depth at the next sub-step.
 const FLAG_INIT: u32 = 1;
+/// Column flag: the cell's water already holds the body over it (`Blockers::settle`): it takes
+/// none of it, and its surface starts over the body.
+const FLAG_SETTLED: u32 = 2;
 
 /// Words to write into the `blk` buffer.
 pub(crate) struct Write {
@@ -205,7 +208,9 @@ impl Tiles {
         }
         self.free.sort_unstable_by(|a, b| b.cmp(a));
         let mut blocks = std::mem::take(&mut self.blocks);
-        self.fill_blocks(&cells, &needed, b, &init, &mut blocks);
+        let mut settled = b.settled().to_vec();
+        settled.sort_unstable();
+        self.fill_blocks(&cells, &needed, b, (&init, &settled), &mut blocks);
         for (n, &tile) in needed.iter().enumerate() {
             let s = match self.map[tile] {
                 0 => {
@@ -290,7 +295,7 @@ impl Tiles {
         cells: &[u32],
         needed: &[usize],
         b: &Blockers,
-        init: &[u32],
+        (init, settled): (&[u32], &[u32]),
         out: &mut Vec<u32>,
     ) {
         out.clear();
@@ -315,11 +320,14 @@ impl Tiles {
                         continue;
                     };
                     let output = (2..2 + BO).contains(&lx) && (2..2 + BO).contains(&ly);
-                    let flags = if output && init.binary_search(&k).is_ok() {
-                        FLAG_INIT
-                    } else {
-                        0
+                    let flag = |cells: &[u32], flag: u32| {
+                        if output && cells.binary_search(&k).is_ok() {
+                            flag
+                        } else {
+                            0
+                        }
                     };
+                    let flags = flag(init, FLAG_INIT) | flag(settled, FLAG_SETTLED);
                     let w = n * BLOCK + 4 * (ly * BT + lx);
                     out[w..w + 3].copy_from_slice(&column);
                     out[w + 3] = flags;

@@ -424,7 +424,8 @@ fn rasterise(slots: &mut [Option<Box<Slot>>], bodies: &RigidBodySet, grid: CellG
             now.rasterise_into(&slot.mesh, &pose, grid, SAMPLES);
         }
         slot.rasterised_at = Some(pose);
-        if std::mem::take(&mut slot.rebase) {
+        slot.settle = std::mem::take(&mut slot.rebase);
+        if slot.settle {
             // Where a state put it, the water already holds it (a keyframe restored with
             // its water): no water moves for the jump (it pushed its whole volume aside again).
             slot.previous.clone_from(&now);

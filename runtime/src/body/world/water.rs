@@ -93,6 +93,11 @@ pub(super) fn block<S: WaterSolver + ?Sized>(
     for slot in slots.iter().flatten().filter(|s| s.blocks) {
         if rain || !above_water(slot, grid, surface) {
             slot.coverage.add_to(blockers);
+            if slot.settle {
+                for (i, j, ..) in slot.coverage.cells() {
+                    blockers.settle(i, j);
+                }
+            }
         }
     }
     sim.set_blockers(blockers)

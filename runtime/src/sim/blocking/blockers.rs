@@ -14,6 +14,9 @@ pub struct Blockers {
     pub(super) cover: Vec<f32>,
     /// Indices of cells with a positive cover, in insertion order (may repeat).
     pub(super) cells: Vec<u32>,
+    /// Cells whose water already holds the body over them (a bake loaded, a moment restored):
+    /// entering, they take none of it and their surface stands over the body.
+    pub(super) settled: Vec<u32>,
     /// Spreading rate of the effective surface under bodies (the paper's `kappa`, 0..1).
     pub kappa: f32,
     /// Share of the water a body has just displaced that rejoins the flow per sub-step (the
@@ -31,6 +34,7 @@ impl Blockers {
             top: vec![f32::NEG_INFINITY; nx * ny],
             cover: vec![0.0; nx * ny],
             cells: Vec::new(),
+            settled: Vec::new(),
             kappa: 0.5,
             alpha: ALPHA,
         }
@@ -55,6 +59,7 @@ impl Blockers {
             self.cover[k] = 0.0;
         }
         self.cells.clear();
+        self.settled.clear();
     }
 
     /// Whether no cell is covered.
@@ -85,6 +90,16 @@ impl Blockers {
         self.top[k] = self.top[k].max(top);
         self.cover[k] = (self.cover[k] + cover).min(1.0);
         true
+    }
+
+    /// Marks cell `(i, j)` as one whose water already holds the body over it (the water of a
+    /// bake loaded, or of a moment restored, with the body where it rests): where it is newly
+    /// covered, the body takes none of its water, and its surface starts over the body (it
+    /// took the water standing on a sunk crate as displaced, and the lake poured onto it).
+    pub fn settle(&mut self, i: usize, j: usize) {
+        if i < self.nx && j < self.ny {
+            self.settled.push((j * self.nx + i) as u32);
+        }
     }
 
     /// The column of cell `(i, j)`: `(bottom, top, cover)`, or `None` where nothing covers it.
@@ -122,6 +137,12 @@ impl Blockers {
     #[cfg(feature = "gpu")]
     pub(crate) fn covered(&self) -> &[u32] {
         &self.cells
+    }
+
+    /// Indices of the cells marked settled ([`Self::settle`]), in marking order (may repeat).
+    #[cfg(feature = "gpu")]
+    pub(crate) fn settled(&self) -> &[u32] {
+        &self.settled
     }
 }
 

@@ -233,10 +233,18 @@ impl Blocking {
                 self.latent[k] = 0.0;
             }
         }
+        let mut settled = b.settled.clone();
+        settled.sort_unstable();
+        let settles = |k: usize| settled.binary_search(&(k as u32)).is_ok();
         for &k in &cells {
             let k = k as usize;
             let (h, old) = match before.binary_search_by_key(&(k as u32), |e| e.0) {
                 Ok(n) => (before[n].1, before[n].2),
+                Err(_) if settles(k) => {
+                    // The water holds the body already: it takes as much as it had.
+                    let h = self.settled_surface(k, terrain, depth);
+                    (h, self.taken(k, h))
+                }
                 Err(_) => (terrain[k] + depth[k], 0.0),
             };
             let latent = self.latent[k] + self.taken(k, h) - old;
@@ -247,6 +255,7 @@ impl Blocking {
             .iter()
             .map(|&k| match old_stored.binary_search(&k) {
                 Ok(n) => old_surface[n],
+                Err(_) if settles(k as usize) => self.settled_surface(k as usize, terrain, depth),
                 Err(_) => terrain[k as usize] + depth[k as usize],
             })
             .collect();
@@ -259,10 +268,22 @@ impl Blocking {
                 Ok(n) if self.is_raised(k as usize, terrain) => {
                     old_upper[n].min(self.wet(k as usize, depth))
                 }
+                // A raised body the water already holds: what stands over it is on top.
+                Err(_) if settles(k as usize) && self.is_raised(k as usize, terrain) => {
+                    let k = k as usize;
+                    (self.wet(k, depth) - (self.bottom[k] - terrain[k])).max(0.0)
+                }
                 _ => 0.0,
             })
             .collect();
         self.next.resize(self.surface.len(), 0.0);
+    }
+
+    /// The surface of cell `k`'s water with the body over it standing in it (its water holds
+    /// the body already: under it up to its bottom, then around and over it).
+    fn settled_surface(&self, k: usize, terrain: &[f32], depth: &[f32]) -> f32 {
+        let (b, d) = (terrain[k], self.wet(k, depth));
+        partial_surface(self.cover[k].min(1.0), self.bottom[k], self.top[k], b, d)
     }
 
     /// Depth of water a body in cell `k` takes below the water's surface `h` (metres).
