@@ -602,3 +602,27 @@ fn a_save_as_that_moves_the_body_files_leaves_the_bodies_moving() {
     let back = (ed.harness.state().preview().body_poses()).expect("the bodies run")[2];
     assert!(back.translation[0] > 16.0, "restored at {back:?}");
 }
+
+#[test]
+fn an_undo_that_resets_the_water_runs_no_frame_without_the_bodies() {
+    // The reset inside the edits' hand-over dropped the bodies after they were handed over:
+    // the water started and ran a frame without the crates, and their coming back next frame
+    // was marked an edit of the new run.
+    let mut ed = dam_editor();
+    play(&mut ed, 20.0, 20);
+    ed.click("Play");
+    ed.click("Keep this state");
+    ed.frames(2);
+    ed.key(Modifiers::COMMAND, Key::Z);
+    assert!(
+        ed.harness
+            .state()
+            .preview()
+            .body_poses()
+            .is_some_and(|p| p.len() == 3),
+        "the crates run with the water from its first frame"
+    );
+    ed.frames(3);
+    let events = &ed.harness.state().preview().timeline.branch().events;
+    assert!(events.iter().all(|e| e.label != "Edited"), "{events:?}");
+}

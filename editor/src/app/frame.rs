@@ -120,6 +120,14 @@ impl EditorApp {
             let level = self.document.level();
             let preview = &mut self.preview;
             preview.sync(level, changes);
+            // A reset there (a new state, a new size) dropped the bodies handed over: they go
+            // back before the water starts (it ran a frame without them, and took their coming
+            // back for an edit of the run).
+            let bodies = &mut self.bodies;
+            preview.sync_bodies(&level.bodies, |body| {
+                let mesh = bodies.mesh_of(&self.document, body).ok()?;
+                Some(std::sync::Arc::new(mesh.mesh.clone()))
+            });
             let cs = level.cell_size;
             let probe = (self.viewport.hover)
                 .map(|p| ((p.x / cs).floor(), (p.y / cs).floor()))
