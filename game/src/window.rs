@@ -135,12 +135,13 @@ impl Gfx {
         })
     }
 
-    /// Reconfigures the surface for the window's size.
+    /// Reconfigures the surface for the window's size, no larger than the device draws.
     pub fn resize(&mut self) {
         let size = self.window.inner_size();
-        if size.width > 0 && size.height > 0 {
-            self.config.width = size.width;
-            self.config.height = size.height;
+        let most = self.game.device().limits().max_texture_dimension_2d;
+        if let Some([width, height]) = surface_size([size.width, size.height], most) {
+            self.config.width = width;
+            self.config.height = height;
             self.surface.configure(self.game.device(), &self.config);
         }
     }
@@ -176,5 +177,23 @@ impl Gfx {
             .map_err(|e| format!("writing {}: {e}", path.display()))?;
         println!("screenshot: {}", path.display());
         Ok(())
+    }
+}
+
+/// The surface for a window of `size` pixels: at most `most` a side, at the window's aspect
+/// (a window stretched over monitors past the device's texture limit failed validation);
+/// `None` for a window with no area (minimised).
+fn surface_size(size: [u32; 2], most: u32) -> Option<[u32; 2]> {
+    (size[0] > 0 && size[1] > 0)
+        .then(|| spillway_render::Scene::image_size(size.map(|s| s as f32), most))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_window_past_the_devices_limit_gets_a_surface_within_it() {
+        assert_eq!(super::surface_size([12000, 3000], 8192), Some([8192, 2048]));
+        assert_eq!(super::surface_size([1920, 1080], 8192), Some([1920, 1080]));
+        assert_eq!(super::surface_size([0, 1080], 8192), None);
     }
 }
