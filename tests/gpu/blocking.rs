@@ -444,3 +444,34 @@ fn a_row_of_crates_on_a_shallow_water_level_matches_the_cpu() {
         "nothing passes the crates yet: {below} m of depth below them"
     );
 }
+
+#[test]
+fn the_surface_under_a_new_blocker_reads_as_the_cpus_before_a_step() {
+    // Between `set_blockers` and the next step a newly stored cell's surface word was not
+    // yet written: the GPU answered 0 m (or an earlier occupant's surface) where the CPU
+    // answers the water's surface (101 m over 100 m ground).
+    let mut level = Level::flat(32, 32, 0.25, 100.0);
+    level.water = Grid::filled(32, 32, 1.0);
+    let mesh = asset("crate");
+    let pose = Pose::at([4.0, 4.0, 100.5]);
+    let grid = CellGrid {
+        nx: 32,
+        ny: 32,
+        cell_size: 0.25,
+    };
+    let mut b = Blockers::new(32, 32);
+    Coverage::rasterise(&mesh, &pose, grid, 4).add_to(&mut b);
+    let mut cpu = Simulation::new(&level).unwrap();
+    cpu.set_blockers(&b).unwrap();
+    let mut sim = gpu(&level);
+    sim.set_blockers(&b).unwrap();
+    let (c, g) = (cpu.effective_surface(), sim.effective_surface().unwrap());
+    let (worst, at) = max_diff(&g, &c);
+    println!("GPU against CPU before a step: {worst:.2e} m at cell {at}");
+    assert!(
+        worst < 1e-4,
+        "{worst} m at {at}: GPU {} CPU {}",
+        g[at],
+        c[at]
+    );
+}

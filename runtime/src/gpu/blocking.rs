@@ -16,7 +16,7 @@ use super::kernel::{Bind, BoundGroup, Kernel};
 use super::readback::read_f32;
 use super::sim::GpuSimulation;
 use super::state::{Buffers, Config};
-use super::tiles::{H_ALPHA, Tiles, Write};
+use super::tiles::{FLAG_INIT, FLAG_SETTLED, H_ALPHA, Tiles, Write};
 
 const SOURCE: &str = concat!(
     include_str!("../../shaders/blockers.wgsl"),
@@ -379,14 +379,23 @@ impl GpuSimulation {
                     out[k] = partial_surface(c, zb, blk[column + 2].max(zb), terrain[k], wet);
                 }
             }
-            for (k, w) in b.tiles.surface_words(self.parity()? as usize) {
-                out[k] = blk[w];
+            for (k, column, w) in b.tiles.surface_words(self.parity()? as usize) {
+                let flags = blk[column + 3].to_bits();
+                if flags & FLAG_INIT == 0 {
+                    out[k] = blk[w];
+                } else if flags & FLAG_SETTLED != 0 {
+                    // Not yet stepped: its surface starts as the save pass will start it.
+                    let zb = blk[column + 1].max(terrain[k]);
+                    let zt = blk[column + 2].max(zb);
+                    out[k] = partial_surface(blk[column].min(1.0), zb, zt, terrain[k], depth[k]);
+                }
             }
             if drawn {
                 for (k, column, up) in b.tiles.upper_words(self.parity()? as usize) {
                     let zb = blk[column + 1].max(terrain[k]);
                     let zt = blk[column + 2].max(zb);
-                    if blk[up] > 0.0 && film(zb - terrain[k], out[k], zt) {
+                    let fresh = blk[column + 3].to_bits() & FLAG_INIT != 0;
+                    if !fresh && blk[up] > 0.0 && film(zb - terrain[k], out[k], zt) {
                         out[k] = zt + blk[up];
                     }
                 }

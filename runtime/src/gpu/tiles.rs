@@ -40,10 +40,10 @@ pub(crate) const SLOT_WORDS: usize = S_UDELTA + OUT;
 /// Words of a tile's column block (cover, bottom, top and flags per loaded cell).
 const BLOCK: usize = 4 * BT * BT;
 /// Column flag: the cell's effective surface starts from terrain + depth at the next sub-step.
-const FLAG_INIT: u32 = 1;
+pub(crate) const FLAG_INIT: u32 = 1;
 /// Column flag: the cell's water already holds the body over it (`Blockers::settle`): it takes
 /// none of it, and its surface starts over the body.
-const FLAG_SETTLED: u32 = 2;
+pub(crate) const FLAG_SETTLED: u32 = 2;
 
 /// Words to write into the `blk` buffer.
 pub(crate) struct Write {
@@ -369,10 +369,14 @@ impl Tiles {
         })
     }
 
-    /// The stored cells and, for each, the word of its effective surface in half `half`.
-    pub fn surface_words(&self, half: usize) -> Vec<(usize, usize)> {
+    /// The stored cells and, for each, the word of its column (cover, bottom, top, flags) and
+    /// of its effective surface in half `half`.
+    pub fn surface_words(&self, half: usize) -> Vec<(usize, usize, usize)> {
         self.stored_places()
-            .map(|(k, base, ox, oy)| (k, base + S_SURF + half * OUT + oy * BO + ox))
+            .map(|(k, base, ox, oy)| {
+                let column = base + S_CELLS + 4 * ((oy + 2) * BT + ox + 2);
+                (k, column, base + S_SURF + half * OUT + oy * BO + ox)
+            })
             .collect()
     }
 
