@@ -1,14 +1,31 @@
 //! Picking: where a view ray first meets the terrain, by marching along the ray over the
-//! bilinear heightfield and refining the crossing by bisection.
+//! heightfield as drawn (two triangles a cell) and refining the crossing by bisection.
 
 use spillway::Grid;
 
 use crate::camera::Ray;
 use crate::math::Vec3;
 
-/// The terrain height at world point `(x, y)` (bilinear between cell centres, clamped).
+/// The terrain height at world point `(x, y)` on the surface drawn (clamped to the cell
+/// centres): each square between four cell centres is two triangles split along the diagonal
+/// from its (i, j + 1) corner to its (i + 1, j) corner, as the terrain tiles draw it (bilinear
+/// heights put the crest of a one-cell levee drawn diagonally at half its height).
 pub fn height_at(terrain: &Grid, cell_size: f32, x: f32, y: f32) -> f32 {
-    terrain.sample(x / cell_size, y / cell_size)
+    let (nx, ny) = (terrain.nx, terrain.ny);
+    if nx < 2 || ny < 2 {
+        return terrain.sample(x / cell_size, y / cell_size);
+    }
+    let u = (x / cell_size - 0.5).clamp(0.0, (nx - 1) as f32);
+    let v = (y / cell_size - 0.5).clamp(0.0, (ny - 1) as f32);
+    let (i, j) = ((u as usize).min(nx - 2), (v as usize).min(ny - 2));
+    let (tx, ty) = (u - i as f32, v - j as f32);
+    let h = |a: usize, b: usize| terrain.data[(j + b) * nx + i + a];
+    let (h00, h10, h01, h11) = (h(0, 0), h(1, 0), h(0, 1), h(1, 1));
+    if tx + ty <= 1.0 {
+        h00 + tx * (h10 - h00) + ty * (h01 - h00)
+    } else {
+        h11 + (1.0 - tx) * (h01 - h11) + (1.0 - ty) * (h10 - h11)
+    }
 }
 
 /// The first point where `ray` meets the terrain of `terrain` (cells of `cell_size` metres,
@@ -80,6 +97,21 @@ pub fn pick(terrain: &Grid, cell_size: f32, z_range: (f32, f32), ray: &Ray) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_diagonal_levee_is_picked_at_the_height_drawn() {
+        // A one-cell levee along the diagonal the tiles split their squares on: bilinear
+        // heights read its crest between two raised corners at half its height.
+        let mut g = Grid::filled(8, 8, 0.0);
+        for k in 0..8 {
+            g.set(k, 7 - k, 2.0);
+        }
+        // Midway between the centres of cells (3, 4) and (4, 3), both on the crest.
+        let z = height_at(&g, 1.0, 4.0, 4.0);
+        assert!((z - 2.0).abs() < 1e-6, "{z}");
+        assert_eq!(height_at(&g, 1.0, 3.5, 4.5), 2.0);
+        assert_eq!(height_at(&g, 1.0, 0.5, 0.5), 0.0);
+    }
 
     #[test]
     fn a_far_ray_over_tiny_cells_ends() {
