@@ -90,14 +90,17 @@ impl Gfx {
             .ok_or("the window's surface offers no format")?;
         let format = surface_format.remove_srgb_suffix();
         let size = window.inner_size();
+        let most = device.limits().max_texture_dimension_2d;
+        let [width, height] =
+            surface_size([size.width.max(1), size.height.max(1)], most).unwrap_or([1, 1]);
         // Copies of the frame let the water show the ground through it (`render_to`).
         let usage =
             wgpu::TextureUsages::RENDER_ATTACHMENT | (caps.usages & wgpu::TextureUsages::COPY_SRC);
         let config = wgpu::SurfaceConfiguration {
             usage,
             format: surface_format,
-            width: size.width.max(1),
-            height: size.height.max(1),
+            width,
+            height,
             present_mode: if opts.frames.is_some() {
                 wgpu::PresentMode::AutoNoVsync
             } else {

@@ -83,7 +83,9 @@ fn save(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     let zt1 = max(fword(w + 2u), zb1);
     // The water holds the body already (a bake loaded, a moment restored): it takes as much
     // as it had (sim::blocking::Blocking::fill).
-    let settled = (blk[w + 3u] & FLAG_SETTLED) != 0u;
+    // Only where no column applied before, as the CPU's (a body moved by a state set over
+    // cells it covered adjusts their water as any move does).
+    let settled = (blk[w + 3u] & FLAG_SETTLED) != 0u && c0 <= 0.0;
     if (c1 != c0 || zb1 != zb0 || zt1 != zt0) {
         var h = b + d;
         if (c0 >= BLOCKED_COVER) {

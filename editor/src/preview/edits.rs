@@ -9,7 +9,7 @@ use spillway::body::{Pose, TriMesh};
 use spillway::level::Body;
 
 use super::{Preview, PreviewBodies, PreviewError, WantedBodies};
-use crate::document::Changes;
+use crate::document::{CellRect, Changes};
 
 impl Preview {
     /// Hands the document's edits to the running solver; they take effect at the next step.
@@ -31,7 +31,9 @@ impl Preview {
                 } else if let Some(r) = changes.water {
                     self.ledger.change(&mut old.water, &level.water, &r);
                 }
-                // The running water is the authored water now: it owes none of it.
+                // The running water is the authored water now: it owes none of it, nor does
+                // a keyframe from before.
+                self.ledger.epoch += 1;
                 self.ledger.start(&level.water, None);
             }
             return;
@@ -153,6 +155,9 @@ impl Preview {
             }
             None => cpu.sim().bake_into(level),
         };
+        if let Some(r) = changes.terrain {
+            restart_ghosts(&mut now, &r);
+        }
         if let (Some(r), Some(old)) = (changes.water, self.uploaded.as_mut()) {
             // As on the GPU: the running water takes the authored water's change.
             for (c, d) in self.ledger.change(&mut old.water, &level.water, &r) {
@@ -310,6 +315,30 @@ impl Preview {
 /// map goes over in parts of 8 MiB.
 const CHANGES_PER_UPLOAD: usize = 1 << 20;
 
+/// The edges' ghosts of `level`'s saved flow state inside `rect` start again at their surface,
+/// as the GPU solver's do after a terrain edit: one standing at the old ground drew water in
+/// from outside where the ground was lowered under an open edge.
+fn restart_ghosts(level: &mut Level, rect: &CellRect) {
+    let (nx, ny) = (level.nx(), level.ny());
+    let Some(flow) = level.flow.as_mut() else {
+        return;
+    };
+    if flow.ghost.len() != 2 * (nx + ny) {
+        return;
+    }
+    // West, east, north, south, as the solvers lay them out.
+    let cells = (0..ny).map(|k| (0, k)).chain((0..ny).map(|k| (nx - 1, k)));
+    let cells = cells
+        .chain((0..nx).map(|k| (k, 0)))
+        .chain((0..nx).map(|k| (k, ny - 1)));
+    for (ghost, (i, j)) in flow.ghost.iter_mut().zip(cells) {
+        if rect.contains(i, j) {
+            let c = j * nx + i;
+            *ghost = level.terrain.data[c] + level.water.data[c];
+        }
+    }
+}
+
 /// Whether `changes` touch the authored water (its cells or its whole state) and nothing else.
 fn only_water(changes: &Changes) -> bool {
     !changes.whole
@@ -413,5 +442,22 @@ mod tests {
             origin: crate::preview::ledger::Origin::Keyframe(None),
         });
         assert_eq!(preview.time(), 12.5);
+    }
+
+    #[test]
+    fn a_terrain_edit_restarts_the_ghosts_of_the_edges_it_reaches() {
+        let mut level = spillway::Level::flat(6, 4, 1.0, 0.0);
+        level.water = spillway::Grid::filled(6, 4, 0.25);
+        level.flow = Some(spillway::level::FlowState {
+            ghost: vec![2.0; 2 * (6 + 4)],
+            ..Default::default()
+        });
+        // The west edge's lower half and the south edge's west end.
+        super::restart_ghosts(&mut level, &super::CellRect::new(0, 2, 2, 4));
+        let ghost = &level.flow.as_ref().unwrap().ghost;
+        assert_eq!(&ghost[..4], &[2.0, 2.0, 0.25, 0.25], "west");
+        assert_eq!(&ghost[4..8], &[2.0; 4], "east");
+        assert_eq!(&ghost[8..14], &[2.0; 6], "north");
+        assert_eq!(&ghost[14..], &[0.25, 0.25, 2.0, 2.0, 2.0, 2.0], "south");
     }
 }

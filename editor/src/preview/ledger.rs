@@ -12,8 +12,9 @@ use spillway::rect::CellRect;
 /// Where a restarted water's state comes from.
 #[derive(Debug)]
 pub(super) enum Origin {
-    /// A keyframe, with the authored water its water held (`None`: unknown, nothing owed).
-    Keyframe(Option<Arc<Grid>>),
+    /// A keyframe, with the authored water its water held and the ledger's epoch then
+    /// (`None`: unknown, nothing owed).
+    Keyframe(Option<(u64, Arc<Grid>)>),
     /// The running water itself (the CPU solver restarts at each edit): the debt stays.
     Running,
 }
@@ -27,17 +28,27 @@ pub(super) struct WaterLedger {
     /// last changed (`None`: to be made again).
     held: Option<Arc<Grid>>,
     /// What the running water held when the awaited GPU keyframe was asked for.
-    pub awaited: Option<Arc<Grid>>,
+    pub awaited: Option<(u64, Arc<Grid>)>,
+    /// Counts the times the authored water became the running water whole ("Keep this
+    /// state", "Bake this frame"): a keyframe's authored water from before is no edit owed.
+    pub epoch: u64,
 }
 
 impl WaterLedger {
     /// The water starts with the document's authored water `document`, from the authored
     /// water itself (`None`: nothing owed) or from a state of the run ([`Origin`]).
     pub fn start(&mut self, document: &Grid, from: Option<&Origin>) {
-        self.held = None;
+        if !matches!(from, Some(Origin::Running)) {
+            // (A restart from the running water keeps what it held: the CPU solver restarts
+            // at every edit, and each keyframe then took a copy of the whole grid.)
+            self.held = None;
+        }
         match from {
             None | Some(Origin::Keyframe(None)) => self.owed.clear(),
-            Some(Origin::Keyframe(Some(held))) => {
+            Some(Origin::Keyframe(Some((epoch, _)))) if *epoch != self.epoch => {
+                self.owed.clear();
+            }
+            Some(Origin::Keyframe(Some((_, held)))) => {
                 self.owed.clear();
                 if held.data.len() == document.data.len() {
                     if document.data != held.data {
@@ -52,8 +63,8 @@ impl WaterLedger {
     }
 
     /// The authored water the running water holds, `uploaded` being the document's as last
-    /// handed over: for a keyframe.
-    pub fn held(&mut self, uploaded: &Grid) -> Arc<Grid> {
+    /// handed over, with the epoch: for a keyframe.
+    pub fn held(&mut self, uploaded: &Grid) -> (u64, Arc<Grid>) {
         let owed = &self.owed;
         let held = self.held.get_or_insert_with(|| {
             let mut grid = uploaded.clone();
@@ -62,7 +73,7 @@ impl WaterLedger {
             }
             Arc::new(grid)
         });
-        Arc::clone(held)
+        (self.epoch, Arc::clone(held))
     }
 
     /// The change of the document's water in `rect` from `was` to `now`, per cell, that the
@@ -115,21 +126,21 @@ mod tests {
         // Restored from a keyframe taken before the dab, the document holding it.
         ledger.start(
             &dabbed,
-            Some(&Origin::Keyframe(Some(Arc::new(before.clone())))),
+            Some(&Origin::Keyframe(Some((0, Arc::new(before.clone()))))),
         );
-        assert_eq!(ledger.held(&dabbed).data, before.data);
+        assert_eq!(ledger.held(&dabbed).1.data, before.data);
         let mut was = dabbed.clone();
         let all = CellRect::whole(4, 4);
         // The undo: nothing reaches the water.
         assert!(ledger.change(&mut was, &before, &all).is_empty());
-        assert_eq!(ledger.held(&was).data, before.data);
+        assert_eq!(ledger.held(&was).1.data, before.data);
         // The redo: the dab again, now.
         assert_eq!(ledger.change(&mut was, &dabbed, &all), vec![(5, 0.5)]);
         // A new dab on top of the owed one reaches the water whole.
         let mut ledger = WaterLedger::default();
         ledger.start(
             &dabbed,
-            Some(&Origin::Keyframe(Some(Arc::new(before.clone())))),
+            Some(&Origin::Keyframe(Some((0, Arc::new(before.clone()))))),
         );
         let mut was = dabbed.clone();
         let mut more = dabbed.clone();
@@ -143,5 +154,22 @@ mod tests {
             16
         );
         assert_eq!(ledger.owed[5], 0.0);
+    }
+
+    #[test]
+    fn a_keyframe_from_before_the_water_was_kept_owes_nothing() {
+        // Keep this state made the running water the authored water: going back to a keyframe
+        // from before took the difference for edits owed, and a dab there went to the debt.
+        let mut ledger = WaterLedger {
+            epoch: 1,
+            ..Default::default()
+        };
+        let kept = Grid::filled(4, 4, 0.2);
+        let old = Arc::new(Grid::filled(4, 4, 1.0));
+        ledger.start(&kept, Some(&Origin::Keyframe(Some((0, old)))));
+        let (mut was, mut dab) = (kept.clone(), kept.clone());
+        dab.data[5] = 0.7;
+        let all = CellRect::whole(4, 4);
+        assert_eq!(ledger.change(&mut was, &dab, &all), vec![(5, 0.5)]);
     }
 }

@@ -326,6 +326,7 @@ impl Preview {
         self.error = Some(e.into());
         self.sim = None;
         self.bodies = None;
+        self.ground.reset();
         self.playing = false;
         // No water runs on to a moment any more (the panel said "going to …" for good).
         (self.target, self.seek_to) = (None, None);

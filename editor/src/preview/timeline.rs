@@ -41,7 +41,8 @@ pub struct Keyframe {
     pub bodies: BodyStates,
     /// The authored water the running water held then (its edits made so far), shared by the
     /// keyframes taken while it stayed the same: a restore owes the edits made since.
-    pub authored: Option<Arc<spillway::Grid>>,
+    /// With the ledger's epoch then: a water kept whole since makes it no debt.
+    pub authored: Option<(u64, Arc<spillway::Grid>)>,
 }
 
 impl Keyframe {
@@ -213,8 +214,8 @@ impl Timeline {
             .flat_map(|b| &b.keys)
             .filter(|k| seen.insert(Arc::as_ptr(k)))
             .map(|k| {
-                let authored = (k.authored.as_ref()).filter(|g| grids.insert(Arc::as_ptr(g)));
-                k.bytes() + authored.map_or(0, |g| std::mem::size_of_val(&g.data[..]))
+                let authored = (k.authored.as_ref()).filter(|(_, g)| grids.insert(Arc::as_ptr(g)));
+                k.bytes() + authored.map_or(0, |(_, g)| std::mem::size_of_val(&g.data[..]))
             })
             .sum()
     }
