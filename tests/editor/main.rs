@@ -25,5 +25,6 @@ mod sculpt;
 mod snapshots;
 mod structures;
 mod timeline;
+mod timeline_bodies;
 mod water;
 mod water_look;
