@@ -466,7 +466,8 @@ impl GpuSimulation {
             while p < new.len() && changed(&new[p], &self.edge_cells[p]) {
                 p += 1;
             }
-            // A schedule that only moved in the table keeps its ghost.
+            // A schedule that only moved in the table is no new condition: no ghost restart
+            // (a tide or hydrograph edge reads no ghost).
             let run: Vec<EdgeCell> = (new[start..p].iter().zip(&self.edge_cells[start..p]))
                 .map(|(c, was)| EdgeCell {
                     reset: u32::from(c.kind != was.kind || c.kind & SCHEDULED == 0),
