@@ -223,17 +223,23 @@ fn an_open_default_edge_lets_bodies_out_where_no_wall_is_laid_over_it() {
     );
 }
 
+/// A lake 1 m deep on the west half of a 24 m square of 0.25 m cells, dry ground 3 m up on
+/// the east half (the bank at x = 12 m).
+fn shore() -> Simulation {
+    let n = 96;
+    let mut level = Level::flat(n, n, 0.25, 0.0);
+    level.terrain = Grid::from_fn(n, n, |x, _| if x < 48 { 0.0 } else { 3.0 });
+    level.water = Grid::from_fn(n, n, |x, _| if x < 48 { 1.0 } else { 0.0 });
+    Simulation::new(&level).unwrap()
+}
+
 #[test]
 fn a_floater_knocked_out_of_the_water_gives_back_no_water_the_shore_does_not_hold() {
     // A lake 1 m deep on the west half, dry ground 3 m up on the east half. A crate floating
     // by the shore pushes its water aside; knocked up out of the water, that water comes back
     // under where it floated from the ring around, each cell giving no more than it holds
     // (equal shares took the dry ring cells below dry: the solver made that water).
-    let (n, dx) = (96, 0.25);
-    let mut level = Level::flat(n, n, dx, 0.0);
-    level.terrain = Grid::from_fn(n, n, |x, _| if x < 48 { 0.0 } else { 3.0 });
-    level.water = Grid::from_fn(n, n, |x, _| if x < 48 { 1.0 } else { 0.0 });
-    let mut sim = Simulation::new(&level).unwrap();
+    let mut sim = shore();
     let lake = sim.volume();
     let mut world = BodyWorld::new(&sim);
     let id = world.add(&body("crate", [11.2, 12.0, 1.2], 600.0), mesh("crate"));
@@ -341,11 +347,7 @@ fn damping_slows_a_body_for_any_length_of_step() {
 fn a_floater_against_a_high_bank_floats_at_its_draft() {
     // The surface under a floater was the mean of every wet cell around it, the bank's too:
     // water it pushed onto the dry bank 3 m up counted as surface, and the crate rode high.
-    let (n, dx) = (96, 0.25);
-    let mut level = Level::flat(n, n, dx, 0.0);
-    level.terrain = Grid::from_fn(n, n, |x, _| if x < 48 { 0.0 } else { 3.0 });
-    level.water = Grid::from_fn(n, n, |x, _| if x < 48 { 1.0 } else { 0.0 });
-    let mut sim = Simulation::new(&level).unwrap();
+    let mut sim = shore();
     let mut world = BodyWorld::new(&sim);
     // A 1 m crate of 600 kg/m³ against the bank (x = 12 m): 0.6 m under water at rest.
     let id = world.add(&body("crate", [11.5, 12.0, 1.0], 600.0), mesh("crate"));
@@ -353,8 +355,8 @@ fn a_floater_against_a_high_bank_floats_at_its_draft() {
     let z = world.pose(id).expect("in the world").translation[2];
     let under = world.water_forces(id).expect("coupled").submerged_fraction;
     let bank: f32 = (sim.depth().iter().enumerate())
-        .filter(|(k, _)| k % n >= 48)
-        .map(|(_, d)| d * dx * dx)
+        .filter(|(k, _)| k % 96 >= 48)
+        .map(|(_, d)| d * 0.25 * 0.25)
         .sum();
     println!(
         "crate centre at z = {z:.3} m (0.9 at its draft), {under:.2} under water; {bank:.4} m³ on the bank"
