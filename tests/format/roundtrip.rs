@@ -233,6 +233,25 @@ fn a_level_named_with_a_colon_or_backslash_loads_again_and_resaves() {
 }
 
 #[test]
+fn a_level_named_near_the_file_systems_limit_saves_loads_and_resaves() {
+    // 240 bytes: its sidecar's checksum name fits in 255, but the temporary copies' names
+    // (the name, the process, the time, the counter) did not, and no save of it could land.
+    // The cut of the temporary name falls inside an `é`.
+    let stem = format!("{}{}{}", "a".repeat(199), "é".repeat(8), "a".repeat(21));
+    let name = format!("{stem}.ron");
+    assert_eq!(name.len(), 240);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(&name);
+    let mut level = rich_level(6, 6);
+    save(&level, &path).expect("a long name saves");
+    assert_eq!(load(&path).expect("load"), level);
+    level.terrain.set(1, 1, 4.0);
+    save(&level, &path).expect("save again");
+    assert_eq!(load(&path).expect("load again"), level);
+    assert_eq!(files_in(dir.path()).len(), 2, "{:?}", files_in(dir.path()));
+}
+
+#[test]
 fn roughness_grid_and_friction_law_round_trip() {
     use spillway::level::Friction;
     let mut level = rich_level(9, 7);

@@ -14,7 +14,8 @@ pub(in crate::level) struct TempFile {
 }
 
 impl TempFile {
-    /// Creates `.BASE.<pid>.<time>.<n>.tmp` in `dir`, failing rather than reusing a file.
+    /// Creates `.BASE.<pid>.<time>.<n>.tmp` in `dir`, failing rather than reusing a file; a
+    /// long `BASE` is cut (see [`temp_base`]) so a name the folder takes has a temporary twin.
     pub(in crate::level) fn create(dir: &Path, base: &str) -> io::Result<Self> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let nanos = SystemTime::now()
@@ -22,6 +23,7 @@ impl TempFile {
             .map(|d| d.as_nanos())
             .unwrap_or(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let base = temp_base(base);
         let path = dir.join(format!(".{base}.{}.{nanos}.{n}.tmp", std::process::id()));
         let file = OpenOptions::new()
             .write(true)
@@ -63,6 +65,20 @@ impl Drop for TempFile {
     }
 }
 
+/// The longest base a temporary name keeps, in bytes: with the dot, the process id, the time,
+/// the counter and `.tmp` (at most 52 bytes) it stays under the 255 bytes most file systems allow.
+const TEMP_BASE_MAX: usize = 200;
+
+/// `base` cut to [`TEMP_BASE_MAX`] bytes at a character boundary: a level named near the
+/// file system's limit still saves (its temporary copy's name would have been too long).
+fn temp_base(base: &str) -> &str {
+    let mut end = base.len().min(TEMP_BASE_MAX);
+    while !base.is_char_boundary(end) {
+        end -= 1;
+    }
+    &base[..end]
+}
+
 /// Removes the temporary files of `bases` in `dir` that a save killed half-way left (its
 /// process gone: no `Drop` ran), best effort: a save of another process still running keeps
 /// its own. Where a process cannot be looked up (no `/proc`), only files a day old go.
@@ -86,8 +102,8 @@ pub(in crate::level) fn remove_abandoned(dir: &Path, bases: &[&str]) {
 /// `bases`: `.BASE.<pid>.<time>.<n>.tmp`.
 fn abandoned_pid(name: &str, bases: &[&str]) -> Option<u32> {
     let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let base = bases.iter().find(|b| {
-        rest.strip_prefix(**b)
+    let base = bases.iter().map(|b| temp_base(b)).find(|b| {
+        rest.strip_prefix(*b)
             .is_some_and(|tail| tail.starts_with('.'))
     })?;
     let parts: Vec<&str> = rest[base.len() + 1..].split('.').collect();

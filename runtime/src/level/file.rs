@@ -353,7 +353,7 @@ pub fn save_with(
                 f.write_all(text.as_bytes())?;
                 f.sync_all()
             })
-            .map_err(|e| io_err(temp.path(), "write the level file", e))?;
+            .map_err(|e| io_err(path, "write the level file", e))?;
         temp.persist(path)
             .map_err(|e| io_err(path, "rename the level file into place", e))?;
         Ok(())

@@ -402,7 +402,10 @@ pub(super) fn write_sidecar(
         }
         file.sync_all()
     })();
-    written.map_err(|e| io_err(temp.path(), "write the grid sidecar", e))?;
+    // Named as the user knows it (its checksum name comes after it is written), never by the
+    // hidden temporary copy's name.
+    let sidecar = dir.join(format!("{stem}.{EXTENSION}"));
+    written.map_err(|e| io_err(&sidecar, "write the grid sidecar", e))?;
 
     let hash = total.finalize();
     let mut file_name = String::new();
