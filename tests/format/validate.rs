@@ -482,6 +482,9 @@ fn values_no_level_means_are_refused_by_name() {
     assert_field(|l| flow(l).ghost.truncate(3), "flow.ghost");
     assert_field(|l| flow(l).ghost[5] = 1e30, "flow.ghost[5]");
     assert!(field_after(|l| flow(l).ghost.clear()).is_none());
+    // A carry of 1e30 m was folded into the depth at the first step: a lake of 1e30 m.
+    assert_field(|l| flow(l).carry[7] = 1e30, "flow.carry(x=7, y=0)");
+    assert_field(|l| flow(l).carry[7] = -2e6, "flow.carry(x=7, y=0)");
     // Stretches of one edge that overlap: which held depended on their kinds.
     assert_field(
         |l| {

@@ -374,6 +374,36 @@ fn plain_pipes_take_no_saved_face_speed() {
 }
 
 #[test]
+fn a_saved_face_no_step_can_follow_is_held_as_on_the_cpu() {
+    // No saved fastest speed, and one saved face of 1e5 m/s (a hand edit): the GPU took the
+    // faces' fastest as it was, and its first step's CFL limit was one no step could meet.
+    for solver in [spillway::SolverKind::Pipes, spillway::SolverKind::Swe] {
+        let mut level = Level::flat(32, 32, 1.0, 0.0);
+        level.water = Grid::from_fn(32, 32, |x, _| if x < 16 { 1.0 } else { 0.1 });
+        level.params.solver = solver;
+        let mut baked = spillway::Simulation::new(&level).unwrap().bake_into(&level);
+        let flow = baked.flow.as_mut().unwrap();
+        flow.max_speed = None;
+        match solver {
+            spillway::SolverKind::Pipes => flow.aux_x[40] = 1e5,
+            spillway::SolverKind::Swe => flow.flow_x[40] = 1e5,
+        }
+        let mut cpu = spillway::Simulation::new(&baked).unwrap();
+        let mut sim = gpu(&baked);
+        let dt = baked.params.dt;
+        cpu.step(dt).unwrap();
+        sim.step_n(1, dt).unwrap();
+        let (g, c) = (sim.stats().unwrap(), cpu.stats());
+        println!("{solver:?}: GPU {g:?}\nCPU {c:?}");
+        assert_eq!(g.substeps, c.substeps, "{solver:?}");
+        assert!(
+            g.max_depth.is_finite() && g.balance_error < 1e-6,
+            "{solver:?}: {g:?}"
+        );
+    }
+}
+
+#[test]
 fn a_shallow_water_bake_resumes_as_the_run_goes_on() {
     // The GPU's bake of the shallow-water solver kept no discharges: resumed, its open edge's
     // outfall and its first advection started from rest.

@@ -181,6 +181,32 @@ fn a_saved_speed_no_step_can_follow_is_held_to_one_that_can() {
 }
 
 #[test]
+fn a_saved_face_no_step_can_follow_is_held_to_one_that_can_without_a_saved_speed() {
+    // The same with `max_speed` absent: the speed is taken from the saved faces, and one face
+    // of 1e5 m/s (a hand edit) made every step run away on both solvers.
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        let mut level = Level::flat(16, 16, 1.0, 0.0);
+        level.water = Grid::from_fn(16, 16, |x, _| if x < 8 { 1.0 } else { 0.1 });
+        level.params.solver = solver;
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.step(level.params.dt).unwrap();
+        let mut baked = sim.bake_into(&level);
+        let flow = baked.flow.as_mut().expect("flow");
+        flow.max_speed = None;
+        match solver {
+            SolverKind::Pipes => flow.aux_x[40] = 1e5,
+            SolverKind::Swe => flow.flow_x[40] = 1e5,
+        }
+        baked.validate(&Default::default()).expect("a valid level");
+        let mut again = Simulation::new(&baked).unwrap();
+        again
+            .step(level.params.dt)
+            .unwrap_or_else(|e| panic!("{solver:?}: {e}"));
+        assert_healthy(&again);
+    }
+}
+
+#[test]
 fn the_roughest_friction_a_level_may_have_keeps_the_water_finite() {
     // A lake beside dry ground under each law at the rough end of its range: Chézy's c below
     // 0.001 made g·dt/c² infinite, and a face at rest gave ∞ × 0 = NaN (it is refused now).

@@ -142,9 +142,10 @@ impl Initial {
         let saved_speed = saved
             .and_then(|f| f.max_speed)
             .filter(|v| advects && v.is_finite());
-        if let Some(speed) = saved_speed {
-            max_speed = crate::sim::followable_speed(speed, &level.params, level.cell_size);
-        }
+        // Either way held to what a step can follow (a saved face of 1e30 m/s gave a CFL limit
+        // no step could meet).
+        let speed = saved_speed.unwrap_or(max_speed);
+        max_speed = crate::sim::followable_speed(speed, &level.params, level.cell_size);
         let total = 2 * (nx + ny);
         let ghost = saved.map(|f| f.ghost.clone()).filter(|g| g.len() == total);
         let vel_saved = level.params.solver == SolverKind::Pipes

@@ -29,7 +29,8 @@ pub(super) fn check_flow(flow: &FlowState, nx: usize, ny: usize) -> Check {
         ));
     }
     if !flow.carry.is_empty() {
-        check_values("flow.carry", &flow.carry, nx, ny, Values::Finite)?;
+        // The depth a step has not yet added: no more than a depth may be.
+        check_values("flow.carry", &flow.carry, nx, ny, Values::Height)?;
     }
     if !flow.bed_floor.is_empty() {
         check_values("flow.bed_floor", &flow.bed_floor, nx, ny, Values::Height)?;

@@ -316,9 +316,10 @@ impl Simulation {
                 None => m.store(grid, &sim.depth, (&sim.qx, &sim.qy), false, f32::INFINITY),
             }
         }
-        if let Some(speed) = saved.and_then(|f| f.max_speed)
-            && let Some(v) = sim.swe.as_mut().or(sim.pipe_momentum.as_mut())
-        {
+        // The saved fastest speed, else the saved faces': either held to what a step can follow
+        // (a saved face of 1e30 m/s gave a CFL limit no step could meet).
+        if let Some(v) = sim.swe.as_mut().or(sim.pipe_momentum.as_mut()) {
+            let speed = saved.and_then(|f| f.max_speed).unwrap_or(v.max_speed);
             v.max_speed = followable_speed(speed, &sim.params, dx);
         }
         sim.max_depth = sim.depth.iter().fold(0.0f32, |a, &b| a.max(b));
