@@ -2,6 +2,8 @@
 //! after the terrain and before the water, from a plain list of [`BodyInstance`]s given each
 //! frame (mesh id, world pose, colour, selected): the editor builds it from the document, and a
 //! running physics preview can give simulated poses instead. Each mesh is uploaded once.
+//! Ghosts (placement previews, opacity below 1) are drawn last, over the water, writing no
+//! depth: the water behind one shows through it.
 
 use std::collections::HashMap;
 
@@ -22,7 +24,7 @@ pub struct BodyInstance {
     pub mesh: MeshId,
     /// Where it stands in the world.
     pub pose: Pose,
-    /// Linear RGB albedo and opacity (below 1: a ghost, drawn after the solid bodies).
+    /// Linear RGB albedo and opacity (below 1: a ghost, drawn after the water, see-through).
     pub colour: [f32; 4],
     /// Drawn highlighted.
     pub selected: bool,
@@ -83,12 +85,14 @@ struct GpuMesh {
 /// The body pipeline, the uploaded meshes and this frame's instances.
 pub(crate) struct BodyPass {
     pipeline: wgpu::RenderPipeline,
+    /// The same, writing no depth: for ghosts.
+    ghost_pipeline: wgpu::RenderPipeline,
     bind: wgpu::BindGroup,
     meshes: HashMap<MeshId, GpuMesh>,
     instances: wgpu::Buffer,
     capacity: usize,
-    /// This frame's draws: mesh and instance range.
-    draws: Vec<(MeshId, std::ops::Range<u32>)>,
+    /// This frame's draws: mesh, instance range and whether they are ghosts.
+    draws: Vec<(MeshId, std::ops::Range<u32>, bool)>,
 }
 
 fn instance_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
@@ -117,8 +121,8 @@ impl BodyPass {
             2 => Float32x4, 3 => Float32x4, 4 => Float32x4, 5 => Float32x4,
             6 => Float32x4, 7 => Float32x4, 8 => Float32x4, 9 => Float32x4, 10 => Float32x4
         ];
-        let pipeline = Pass {
-            label: "viewport bodies",
+        let pass = |label, depth_write| Pass {
+            label,
             shader: include_str!("bodies.wgsl"),
             layout: &layout,
             buffers: &[
@@ -134,12 +138,14 @@ impl BodyPass {
                 }),
             ],
             blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-            depth_write: true,
-        }
-        .build(device, format);
+            depth_write,
+        };
+        let pipeline = pass("viewport bodies", true).build(device, format);
+        let ghost_pipeline = pass("viewport ghosts", false).build(device, format);
         let capacity = 64;
         Self {
             pipeline,
+            ghost_pipeline,
             bind,
             meshes: HashMap::new(),
             instances: instance_buffer(device, capacity),
@@ -225,21 +231,25 @@ impl BodyPass {
                 next.is_none_or(|n| (n.colour[3] < 1.0, n.mesh) != (b.colour[3] < 1.0, b.mesh));
             if ends {
                 let end = i as u32 + 1;
-                self.draws.push((b.mesh, start..end));
+                self.draws.push((b.mesh, start..end, b.colour[3] < 1.0));
                 start = end;
             }
         }
     }
 
-    /// Draws the prepared bodies into `pass`.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
-        if self.draws.is_empty() {
+    /// Draws the prepared solid bodies (`ghosts` false) or ghosts into `pass`.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, ghosts: bool) {
+        if !self.draws.iter().any(|d| d.2 == ghosts) {
             return;
         }
-        pass.set_pipeline(&self.pipeline);
+        pass.set_pipeline(if ghosts {
+            &self.ghost_pipeline
+        } else {
+            &self.pipeline
+        });
         pass.set_bind_group(0, &self.bind, &[]);
         pass.set_vertex_buffer(1, self.instances.slice(..));
-        for (id, range) in &self.draws {
+        for (id, range, _) in self.draws.iter().filter(|d| d.2 == ghosts) {
             if let Some(mesh) = self.meshes.get(id) {
                 pass.set_vertex_buffer(0, mesh.vertices.slice(..));
                 pass.draw(0..mesh.count, range.clone());

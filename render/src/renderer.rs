@@ -520,6 +520,7 @@ impl TerrainRenderer {
             }
         };
         let drawn = self.terrain.as_ref().filter(|_| !tiles.is_empty());
+        let second_pass = two_passes && drawn.is_some() && self.below.is_some();
         {
             let mut pass = begin(&mut encoder, true);
             if let Some((_, bind)) = drawn {
@@ -530,21 +531,24 @@ impl TerrainRenderer {
             // Bodies also with no ground in view (a crate lifted high, seen from below
             // against the sky).
             if self.terrain.is_some() {
-                self.body_pass.draw(&mut pass);
+                self.body_pass.draw(&mut pass, false);
             }
             if drawn.is_some() && water_ready && !two_passes && self.water_pass.draw(&mut pass) {
                 draw_tiles(&mut pass);
             }
+            // Ghosts last, over the water and writing no depth (the water behind one is seen
+            // through it), in the water's own pass where it has one.
+            if self.terrain.is_some() && !second_pass {
+                self.body_pass.draw(&mut pass, true);
+            }
         }
-        if two_passes
-            && drawn.is_some()
-            && let (Some(from), Some(to)) = (copy_from, &self.below)
-        {
+        if second_pass && let (Some(from), Some(to)) = (copy_from, &self.below) {
             to.record(&mut encoder, from, depth.texture());
             let mut pass = begin(&mut encoder, false);
             if self.water_pass.draw(&mut pass) {
                 draw_tiles(&mut pass);
             }
+            self.body_pass.draw(&mut pass, true);
         }
         let before = std::mem::take(&mut self.before_frame);
         self.queue

@@ -1,6 +1,6 @@
 //! The shared renderer drawing what a designer looks at, straight through
 //! `spillway_render::TerrainRenderer` on the machine's adapter (lavapipe in CI): contour lines
-//! over level ground, and bodies with no ground in view.
+//! over level ground, bodies with no ground in view, and the water behind a placement ghost.
 
 use spillway::{Grid, Level};
 use spillway_render::math::Vec3;
@@ -136,4 +136,91 @@ fn a_runs_map_draws_each_cell_as_it_is() {
     println!("pixels the stripe colours: {widened} as streams, {own} as a map");
     assert!(own > 0, "the stripe is drawn");
     assert!(2 * own < widened, "{own} against {widened}");
+}
+
+#[test]
+fn the_water_behind_a_placement_ghost_shows_through_it() {
+    // A ghost crate held 2 m over a lake, seen from above: the ghost wrote depth and was drawn
+    // before the water, so the water behind it was never drawn (the ghost showed dry ground).
+    // The water's colours change between two frames: the ghost's own pixels must change too.
+    use spillway_render::{WaterOverlay, WaterQuality, WaterStyle};
+    let n = 32;
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.water = Grid::filled(n, n, 1.0);
+    let (device, queue) = crate::support::gpu_device(n, n);
+    let sim = spillway::gpu::GpuSimulation::new(&level, &device, &queue).expect("the water");
+    let mut renderer = TerrainRenderer::new(&device, &queue);
+    renderer.sync(&level, &spillway_render::Dirty::everything());
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/crate.glb");
+    let mesh =
+        spillway::body::import::import(&file, file.parent().expect("dir"), &Default::default())
+            .expect("the bundled crate");
+    renderer.upload_body_mesh(MeshId(1), &mesh);
+    let ghost = BodyInstance {
+        mesh: MeshId(1),
+        pose: spillway::body::Pose {
+            translation: [16.0, 16.0, 3.0],
+            scale: [4.0; 3],
+            ..Default::default()
+        },
+        colour: [0.55, 0.85, 0.55, 0.35],
+        selected: false,
+    };
+    let scene = Scene {
+        camera: Camera {
+            target: Vec3::new(16.0, 16.0, 1.0),
+            yaw: 0.2,
+            pitch: 1.1,
+            distance: 30.0,
+        },
+        overlays: Default::default(),
+        brush: None,
+        size: [320, 240],
+    };
+    // Colour-mapped (one pass: the map's top moves) and shaded at High (the water in a pass of
+    // its own: a lake 3 m deep instead).
+    let mut deeper = level.clone();
+    deeper.water = Grid::filled(n, n, 3.0);
+    let sim3 = spillway::gpu::GpuSimulation::new(&deeper, &device, &queue).expect("the water");
+    let deep = |scale| WaterStyle {
+        overlay: WaterOverlay::Depth,
+        depth_scale: scale,
+        ..WaterStyle::shaded(0.0)
+    };
+    let high = WaterStyle {
+        quality: WaterQuality::High,
+        ..WaterStyle::shaded(0.0)
+    };
+    for (name, a, b) in [
+        ("colour map", (&sim, deep(2.0)), (&sim, deep(40.0))),
+        ("High", (&sim, high), (&sim3, high)),
+    ] {
+        let mut frame = |(sim, style): (&spillway::gpu::GpuSimulation, WaterStyle),
+                         bodies: &[BodyInstance]| {
+            renderer.set_bodies(bodies);
+            renderer.set_water(Some((sim.water_view(), style)));
+            frame(&mut renderer, &level, &scene)
+        };
+        let (plain, ghosted) = (frame(a, &[]), frame(a, &[ghost]));
+        let other = frame(b, &[ghost]);
+        let px = |f: &[u8], i: usize| [f[4 * i], f[4 * i + 1], f[4 * i + 2]];
+        let differ = |p: [u8; 3], q: [u8; 3]| p.iter().zip(q).any(|(x, y)| x.abs_diff(y) > 2);
+        let in_ghost: Vec<usize> = (0..plain.len() / 4)
+            .filter(|&i| differ(px(&plain, i), px(&ghosted, i)))
+            .collect();
+        let through = in_ghost
+            .iter()
+            .filter(|&&i| differ(px(&ghosted, i), px(&other, i)))
+            .count();
+        println!(
+            "{name}: {} pixels of ghost, {through} show the water's change",
+            in_ghost.len()
+        );
+        assert!(in_ghost.len() > 1000, "{name}: the ghost is in view");
+        assert!(
+            through > in_ghost.len() / 2,
+            "{name}: {through} of {}",
+            in_ghost.len()
+        );
+    }
 }
