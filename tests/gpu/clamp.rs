@@ -132,3 +132,35 @@ fn a_gpu_run_goes_on_once_what_blew_it_up_is_mended() {
             .all(|d| d.is_finite() && (0.0..2.0).contains(d))
     );
 }
+
+#[test]
+fn a_state_copy_after_clamped_steps_holds_the_waters_own_time() {
+    // A keyframe taken while clamped steps left the water behind the clock was stamped with
+    // the clock: restored, its water ran on from a time later than it was.
+    let level = dam_break();
+    let dt = level.params.dt;
+    let mut sim = gpu_with(&level, 0);
+    sim.step_n(40, dt).unwrap();
+    let water = sim.stats().unwrap().time;
+    assert!(
+        water < sim.clock() - 0.5 * dt as f64,
+        "the water lags the clock"
+    );
+    assert!(sim.request_state().unwrap());
+    let state = sim
+        .poll_state(true)
+        .expect("asked")
+        .unwrap()
+        .read()
+        .unwrap();
+    println!(
+        "clock {:.3} s, water {water:.3} s, copy {:.3} s",
+        sim.clock(),
+        state.flow.time
+    );
+    assert!(
+        (state.flow.time - water).abs() < 1e-6,
+        "{} against {water}",
+        state.flow.time
+    );
+}

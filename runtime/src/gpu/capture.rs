@@ -62,7 +62,10 @@ pub struct StateCopy {
     mapped: Arc<AtomicUsize>,
     /// Where the staging buffers go back once read.
     spare: Spare,
+    /// The clock when it was asked for.
     time: f64,
+    /// The time the run's own clock counts from (the GPU's time is kept relative to it).
+    time_base: f64,
     opened: Vec<String>,
     /// The breaches' names; their state words end the staging buffer.
     breaches: Vec<String>,
@@ -195,6 +198,7 @@ impl GpuSimulation {
             mapped,
             spare: self.spare.clone(),
             time: self.clock,
+            time_base: self.time_base,
             opened,
             breaches: self.breach_names.clone(),
             grid: (self.nx, self.ny, self.params.solver, advected),
@@ -260,6 +264,13 @@ impl StateCopy {
         let control: ControlBlock = views[1].as_ref().map_or_else(ControlBlock::zeroed, |b| {
             bytemuck::pod_read_unaligned(&b[..CONTROL_BYTES as usize])
         });
+        // The water's own time: behind the clock after steps clamped to fewer sub-steps than
+        // they needed, until they are run again (a keyframe labelled with the clock put the
+        // water it held later than it was).
+        let time = match &views[1] {
+            Some(_) => self.time_base + (control.time_hi as f64 + control.time_lo as f64),
+            None => self.time,
+        };
         let depth = floats(2, half * cells, cells);
         let vh = half * (fx + fy);
         let (flow_x, flow_y) = match solver {
@@ -303,7 +314,7 @@ impl StateCopy {
                 flow_x,
                 flow_y,
                 ghost: edges.chunks_exact(4).map(|e| e[2]).collect(),
-                time: self.time,
+                time,
                 // The next step's CFL limit, as the run would have it.
                 max_speed: Some(control.max_speed).filter(|v| v.is_finite()),
                 aux_x,
@@ -317,7 +328,8 @@ impl StateCopy {
         })
     }
 
-    /// Simulated time of the state, seconds.
+    /// The clock when the copy was asked for, seconds: the state's own time
+    /// ([`FlowState::time`] of [`Self::read`]) is behind it after clamped steps not yet run again.
     pub fn time(&self) -> f64 {
         self.time
     }
