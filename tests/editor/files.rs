@@ -510,3 +510,40 @@ fn restoring_one_of_two_copies_keeps_the_other_for_the_next_start() {
     assert!(levels.contains(&first) && levels.contains(&restored));
     assert_ne!(first, restored);
 }
+
+#[test]
+fn dont_save_on_quit_leaves_no_copy_to_offer() {
+    // The autosave came due in the frame of Don't save: it started a copy of the work the
+    // designer had just dropped, the window waited for it, and the next start offered it.
+    let mut ed = crate::support::editor_autosaving(&bumpy_level());
+    ed.drag(&line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 6), Modifiers::NONE);
+    ed.frames(3);
+    ed.close_window();
+    ed.frames(2);
+    assert!(matches!(
+        ed.harness.state().dialog(),
+        Some(Dialog::Unsaved { .. })
+    ));
+    ed.click("Don't save");
+    ed.frames(5);
+    let project = ed.dir.path().join("level.ron");
+    let ed = restart(ed, Some(project));
+    assert!(!offers_recovery(&ed), "the dropped work is offered");
+}
+
+#[test]
+fn a_copy_that_cannot_load_stays_to_be_discarded() {
+    // Restore failed and took the copy off the dialog, so Discard could not reach it: it was
+    // offered again at every start.
+    let mut ed = editor_with(&bumpy_level());
+    let project = ed.dir.path().join("level.ron");
+    ed.drag(&line(ed.at(0.4, 0.5), ed.at(0.6, 0.5), 6), Modifiers::NONE);
+    let copy = ed.harness.state_mut().autosave_now().expect("autosave");
+    std::fs::write(&copy, "(not a level").expect("spoil the copy");
+    let mut ed = restart(ed, Some(project.clone()));
+    ed.click("Restore");
+    assert!(offers_recovery(&ed), "still offered, to be discarded");
+    ed.click("Discard");
+    let ed = restart(ed, Some(project));
+    assert!(!offers_recovery(&ed), "offered again after Discard");
+}

@@ -92,6 +92,14 @@ pub fn editor_with_frames_of(level: &Level, frame_seconds: f32) -> Editor {
     editor_in_with(dir, Some(path), bytes, frame_seconds)
 }
 
+/// Starts the editor on `level` with the autosave due at every frame of unsaved work.
+pub fn editor_autosaving(level: &Level) -> Editor {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = save_level(level, dir.path());
+    let bytes = spillway_editor::app::BACKGROUND_BYTES;
+    start(dir, Some(path), bytes, 1.0 / 60.0, Duration::ZERO)
+}
+
 /// Starts the editor on `level` with file work above `background_bytes` in the background.
 pub fn editor_with_background(level: &Level, background_bytes: u64) -> Editor {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -105,12 +113,23 @@ fn editor_in_with(
     background_bytes: u64,
     frame_seconds: f32,
 ) -> Editor {
+    let hour = Duration::from_secs(3600);
+    start(dir, project, background_bytes, frame_seconds, hour)
+}
+
+fn start(
+    dir: tempfile::TempDir,
+    project: Option<PathBuf>,
+    background_bytes: u64,
+    frame_seconds: f32,
+    autosave_interval: Duration,
+) -> Editor {
     let dialogs = ScriptedDialogs::new();
     let options = EditorOptions {
         project,
         config: Some(ConfigPaths::in_dir(&dir.path().join("config"))),
         dialogs: Box::new(dialogs.clone()),
-        autosave_interval: Duration::from_secs(3600),
+        autosave_interval,
         history_budget: 64 << 20,
         background_bytes,
     };

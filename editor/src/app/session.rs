@@ -30,6 +30,11 @@ impl EditorApp {
             }
             return;
         }
+        if self.quit_confirmed {
+            // Don't save was chosen: a copy started now (the timer due in that frame) was
+            // waited for by the close and offered at the next start.
+            return;
+        }
         if self.gesture_in_progress() || self.file_task.is_some() {
             // Not beside a background save or import: one write of the level at a time.
             return;

@@ -119,6 +119,13 @@ pub struct Document {
     refused: Option<String>,
 }
 
+/// `path` made absolute against the working folder now: a document opened as
+/// `river/level.ron` and recovered after a crash by an editor started elsewhere saved (and
+/// looked for its bodies) in the other folder.
+fn absolute(path: PathBuf) -> PathBuf {
+    std::path::absolute(&path).unwrap_or(path)
+}
+
 impl Document {
     /// A document holding `level`, read from (or to be saved to) `path`.
     pub fn new(level: Level, path: Option<PathBuf>) -> Self {
@@ -130,7 +137,7 @@ impl Document {
         let saved_state = history.state();
         Self {
             level,
-            path,
+            path: path.map(absolute),
             history,
             saved_state,
             live_edit: false,
@@ -169,14 +176,14 @@ impl Document {
 
     /// Records that the level was saved to `path` as it is now.
     pub fn mark_saved(&mut self, path: PathBuf) {
-        self.path = Some(path);
+        self.path = Some(absolute(path));
         self.saved_state = self.history.state();
     }
 
     /// Records that the level was saved to `path` as it stood at history `state` (a save in
     /// the background: a step made while it ran, a bake ending, is not in the file).
     pub fn mark_saved_as_of(&mut self, path: PathBuf, state: u64) {
-        self.path = Some(path);
+        self.path = Some(absolute(path));
         self.saved_state = state;
     }
 

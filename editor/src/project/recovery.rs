@@ -255,11 +255,7 @@ impl Recovery {
             Ok(copy) => copy,
             Err(e) => return Some(Err(e)),
         };
-        if let (None, Some(dir)) = (&self.lock, &self.dir) {
-            // From this run's first copy on, other runs of the editor leave its copies alone.
-            let _ = std::fs::create_dir_all(dir);
-            self.lock = super::session_lock::SessionLock::hold(dir, &self.session);
-        }
+        self.hold_lock();
         let folder = copy.folder.clone();
         let task = Task::spawn("Autosaving", move |progress| {
             let folder = copy.folder.clone();
@@ -277,6 +273,16 @@ impl Recovery {
             abandoned: false,
         });
         None
+    }
+
+    /// From this run's first copy on (written by the timer, a Restore or a lost GPU), other
+    /// runs of the editor leave its copies alone (a copy a Restore wrote was offered to a
+    /// second editor as a crash's, and its Discard deleted it).
+    fn hold_lock(&mut self) {
+        if let (None, Some(dir)) = (&self.lock, &self.dir) {
+            let _ = std::fs::create_dir_all(dir);
+            self.lock = super::session_lock::SessionLock::hold(dir, &self.session);
+        }
     }
 
     /// How a background write stands, its end taken once it has come.
@@ -311,6 +317,7 @@ impl Recovery {
     /// Writes the recovery copy of `document` now (after any autosave still writing).
     pub fn save(&mut self, document: &Document) -> Result<PathBuf, RecoveryError> {
         self.settle();
+        self.hold_lock();
         let written = self.copy_of(document)?.write();
         if written.is_ok() {
             self.last_state = Some(document.history().state());
@@ -465,116 +472,5 @@ impl Recovery {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::{Duration, Instant};
-
-    use spillway::Level;
-
-    use super::Recovery;
-    use crate::document::Document;
-
-    /// Ticks until the background write has ended; returns what the last tick said.
-    fn tick_until_written(
-        recovery: &mut Recovery,
-        document: &Document,
-    ) -> Option<Result<std::path::PathBuf, super::RecoveryError>> {
-        let limit = Instant::now() + Duration::from_secs(60);
-        loop {
-            let said = recovery.tick(document, Instant::now());
-            if !recovery.writing() || Instant::now() > limit {
-                return said;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    fn modified_document() -> Document {
-        let mut level = Level::flat(96, 64, 1.0, 2.0);
-        level.terrain.data[7] = 5.0;
-        let mut document = Document::new(level, None);
-        document.mark_modified();
-        document
-    }
-
-    #[test]
-    fn the_timer_writes_the_copy_in_the_background_and_tells_when_it_is_written() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
-        let document = modified_document();
-        assert!(recovery.tick(&document, Instant::now()).is_none());
-        assert!(recovery.writing(), "the tick only starts the write");
-        let written = tick_until_written(&mut recovery, &document)
-            .expect("the write's end is told")
-            .expect("written");
-        let pending = recovery.pending();
-        assert_eq!(pending.len(), 1);
-        assert_eq!(pending[0].level_file, written);
-        assert_eq!(&pending[0].load().expect("loads"), document.level());
-        // Unchanged since: nothing is written again.
-        assert!(recovery.tick(&document, Instant::now()).is_none());
-        assert!(!recovery.writing());
-    }
-
-    #[test]
-    fn a_closing_window_waits_for_the_copy_and_keeps_it() {
-        // `write_done` finishes a write as the timer's tick does (the copy kept, nothing new
-        // started), so the window can close once it is true.
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
-        let document = modified_document();
-        assert!(recovery.tick(&document, Instant::now()).is_none());
-        let start = Instant::now();
-        while !recovery.write_done() {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "the copy is written"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(!recovery.writing());
-        assert_eq!(recovery.pending().len(), 1, "the copy is kept");
-        assert!(recovery.write_done(), "nothing else under way");
-        assert!(
-            recovery.tick(&document, Instant::now()).is_none(),
-            "written already"
-        );
-    }
-
-    #[test]
-    fn a_copy_saved_or_dropped_while_it_is_written_leaves_nothing_behind() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
-        let mut document = modified_document();
-        assert!(recovery.tick(&document, Instant::now()).is_none());
-        assert!(recovery.writing());
-        // The designer saves while the copy is still on its way.
-        document.mark_saved(dir.path().join("level.ron"));
-        recovery.discard(None);
-        assert!(
-            tick_until_written(&mut recovery, &document).is_none(),
-            "an abandoned write tells nothing"
-        );
-        assert!(!recovery.writing());
-        assert!(recovery.pending().is_empty(), "its copy was removed");
-    }
-
-    #[test]
-    fn a_copy_abandoned_by_another_document_or_a_quit_is_gone() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut recovery = Recovery::new(Some(dir.path().to_path_buf()), Duration::ZERO);
-        let document = modified_document();
-        // Another level opened while the copy was on its way.
-        assert!(recovery.tick(&document, Instant::now()).is_none());
-        recovery.reset();
-        let saved = Document::new(document.level().clone(), None);
-        assert!(tick_until_written(&mut recovery, &saved).is_none());
-        assert!(recovery.pending().is_empty(), "{:?}", recovery.pending());
-        // The designer quits, not keeping the work, while a copy is written.
-        assert!(recovery.tick(&document, Instant::now()).is_none());
-        assert!(recovery.writing());
-        recovery.discard(None);
-        recovery.finish();
-        assert!(!recovery.writing());
-        assert!(recovery.pending().is_empty(), "{:?}", recovery.pending());
-    }
-}
+#[path = "recovery_tests.rs"]
+mod tests;

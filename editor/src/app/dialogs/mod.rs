@@ -451,9 +451,12 @@ fn recover(app: &mut EditorApp, ui: &mut egui::Ui, list: &mut Vec<RecoveredWork>
                     app.warn_unloadable_bodies();
                 }
                 Err(e) => {
-                    // Kept on disk: Discard removes it.
-                    app.notify(format!("Could not restore: {e}"), true);
-                    list.remove(0);
+                    // Kept on disk and in the dialog, where Discard removes it (taken off
+                    // the list, it was offered again at every start).
+                    app.notify(
+                        format!("Could not restore: {e}. Discard deletes the copy"),
+                        true,
+                    );
                 }
             }
         }
