@@ -17,10 +17,14 @@ fn bench_prints_a_json_list() {
     assert_eq!(row["backend"], "cpu");
     assert!(row["gcells"].as_f64().unwrap() > 0.0);
     assert!(row["ms_per_step"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        row["gpu_timed"], false,
+        "the CPU is timed by the wall clock"
+    );
 }
 
 #[test]
-fn bench_refuses_more_steps_than_a_run_may_take() {
+fn bench_refuses_more_steps_than_a_run_may_take_and_sizes_past_a_levels() {
     // It ran for ever (`sim` refused the same count).
     let dir = tempfile::tempdir().unwrap();
     let out = spillway(
@@ -28,6 +32,10 @@ fn bench_refuses_more_steps_than_a_run_may_take() {
         &["bench", "--sizes", "8", "--steps", "18446744073709551615"],
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // Nor a scene larger than any level (16384² took many GiB before any message).
+    let out = spillway(dir.path(), &["bench", "--sizes", "8,16384"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("16384"), "{}", stderr(&out));
 }
 
 #[test]

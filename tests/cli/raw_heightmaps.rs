@@ -85,6 +85,21 @@ fn a_raw_file_that_does_not_fit_its_size_is_refused_by_name() {
         message.contains("odd.r16") && message.contains("12 bytes") && message.contains("32"),
         "{message}"
     );
+    // A file not there (or a folder) is said so, as a failure (exit 1): its size was asked
+    // for, as a usage error (exit 2).
+    std::fs::create_dir(dir.path().join("folder.raw")).unwrap();
+    for name in ["typo.r16", "folder.raw"] {
+        let out = spillway(
+            dir.path(),
+            &["import", "--terrain", name, "-o", "level.ron"],
+        );
+        let message = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {message}");
+        assert!(
+            message.contains(name) && message.contains("cannot read the heightmap"),
+            "{message}"
+        );
+    }
     let message = refused(&["--raw-size", "four"]);
     assert!(message.contains("`four` is not a size"), "{message}");
     // No level's size: a usage error (exit 2) before the file is read, as a bad option is.

@@ -53,7 +53,7 @@ pub struct BakeArgs {
     #[arg(long)]
     pub require_steady: bool,
     /// Worker threads (default: one per core): a shared build machine keeps the rest. The
-    /// bodies' physics takes as many, 2 at least.
+    /// bodies' physics takes as many, 2 at least and 8 at most.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }

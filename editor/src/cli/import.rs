@@ -86,6 +86,16 @@ pub fn build(args: &ImportArgs) -> Result<Level, CliError> {
     };
     let io = |e: heightmap_io::HeightmapIoError| CliError::failure(e.to_string());
     let terrain = if raw {
+        // Its size guessed from its length: a missing file or a folder is said so (its size
+        // was asked for instead, as a usage error, and only then was the file found missing).
+        if args.raw_size.is_none() {
+            spillway::level::file::open_plain(terrain_path).map_err(|e| {
+                CliError::failure(format!(
+                    "{}: cannot read the heightmap: {e}",
+                    terrain_path.display()
+                ))
+            })?;
+        }
         let (w, h) = args
             .raw_size
             .or_else(|| guess_raw_size(terrain_path))

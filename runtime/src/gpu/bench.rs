@@ -168,7 +168,9 @@ pub fn bench_with(
         gbytes_per_s: cells * BYTES_PER_CELL / per_step / 1e9,
         adapter: sim.adapter_name().to_string(),
         gpu_timed: queries.is_some(),
-        volume_rel_err: (end.volume - start.volume).abs() / start.volume.max(1e-30),
+        // Against the scene's volume before any step, as the CPU's bench (the warm-up's drift
+        // was left out).
+        volume_rel_err: (end.volume - end.volume_initial).abs() / end.volume_initial.max(1e-30),
         sim_seconds_per_step: (end.time - start.time) / timed_steps,
         substeps_per_step: (end.substeps - start.substeps) as f64 / timed_steps,
         paired_share: f64::from(paired) / ((end.substeps - start.substeps) as f64).max(1.0),
