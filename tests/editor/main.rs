@@ -19,6 +19,7 @@ mod heightmaps;
 mod hydrograph;
 mod idle;
 mod level_loop;
+mod on_disk;
 mod preview;
 mod preview_bodies;
 mod sculpt;

@@ -342,6 +342,19 @@ impl EditorApp {
     }
 
     fn save_to(&mut self, path: &Path) -> bool {
+        if self.document.path() == Some(path) && self.document.changed_on_disk() {
+            // Another program wrote the file since: ask before putting its work away.
+            self.dialog = Some(Dialog::ChangedOnDisk {
+                path: path.to_path_buf(),
+                then: None,
+            });
+            return false;
+        }
+        self.write_to(path)
+    }
+
+    /// Saves to `path` whatever is there now (Overwrite in the changed-on-disk question).
+    pub(crate) fn write_to(&mut self, path: &Path) -> bool {
         self.authoring.commit_pending(&mut self.document);
         self.bodies.commit_pending(&mut self.document);
         let relinked = match self.copy_body_files(path) {

@@ -15,6 +15,12 @@ impl EditorApp {
         self.recovery.save(&self.document)
     }
 
+    /// Whether the designer has chosen to quit (the window closes once the work under way is
+    /// done).
+    pub fn quitting(&self) -> bool {
+        self.quit_confirmed
+    }
+
     /// Starts the autosave when it is due, on a background thread, and tells how it ended.
     pub(super) fn autosave(&mut self, ctx: &egui::Context) {
         if self.closing_after_autosave {

@@ -10,6 +10,7 @@ pub mod command;
 pub mod edit;
 pub mod features;
 pub mod history;
+pub mod on_disk;
 pub mod settings;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ pub use command::{Change, Command, GridPatch, Layer, PatchTile, ReplaceLevel};
 pub use edit::{Edit, Part};
 pub use features::{EditFeatures, Features};
 pub use history::History;
+pub use on_disk::FileStamp;
 pub use settings::{EditSettings, SetWaterState, Settings, WaterState};
 pub use spillway::CellRect;
 
@@ -117,6 +119,8 @@ pub struct Document {
     changes: Changes,
     /// Why the last edit taken back was ([`Self::take_refused`]).
     refused: Option<String>,
+    /// The file as it was when the document was opened or last saved.
+    on_disk: Option<FileStamp>,
 }
 
 /// `path` made absolute against the working folder now: a document opened as
@@ -135,9 +139,11 @@ impl Document {
     /// A document with a given (empty) history, e.g. with a smaller memory budget.
     pub fn with_history(level: Level, path: Option<PathBuf>, history: History) -> Self {
         let saved_state = history.state();
+        let path = path.map(absolute);
         Self {
+            on_disk: path.as_deref().and_then(FileStamp::of),
             level,
-            path: path.map(absolute),
+            path,
             history,
             saved_state,
             live_edit: false,
@@ -154,6 +160,16 @@ impl Document {
     /// The file the document was opened from or last saved to.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
+    }
+
+    /// Whether the document's file was replaced on disk since the document read or last wrote
+    /// it (by another editor, a bake from the command line, a checkout); a file since removed
+    /// (or not there when the document was made) is not: saving loses nothing.
+    pub fn changed_on_disk(&self) -> bool {
+        let Some(path) = &self.path else {
+            return false;
+        };
+        matches!((FileStamp::of(path), self.on_disk), (Some(now), Some(was)) if now != was)
     }
 
     /// A short name for title bars: the file name, or "untitled".
@@ -176,6 +192,7 @@ impl Document {
 
     /// Records that the level was saved to `path` as it is now.
     pub fn mark_saved(&mut self, path: PathBuf) {
+        self.on_disk = FileStamp::of(&path);
         self.path = Some(absolute(path));
         self.saved_state = self.history.state();
     }
@@ -183,6 +200,7 @@ impl Document {
     /// Records that the level was saved to `path` as it stood at history `state` (a save in
     /// the background: a step made while it ran, a bake ending, is not in the file).
     pub fn mark_saved_as_of(&mut self, path: PathBuf, state: u64) {
+        self.on_disk = FileStamp::of(&path);
         self.path = Some(absolute(path));
         self.saved_state = state;
     }

@@ -1,5 +1,5 @@
-//! Modal dialogs: new level, heightmap import and export, the unsaved-changes question, error
-//! reports and the offer to restore autosaved work.
+//! Modal dialogs: new level, heightmap import and export, the unsaved-changes and
+//! changed-on-disk questions, error reports and the offer to restore autosaved work.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -34,6 +34,13 @@ pub enum Dialog {
     },
     /// Autosaved work from a session that did not end cleanly.
     Recover(Vec<RecoveredWork>),
+    /// The level's file was replaced on disk since it was opened or saved: overwrite it?
+    ChangedOnDisk {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What follows a save (a quit after Save in the unsaved-changes question).
+        then: Option<Action>,
+    },
 }
 
 /// What the user did in a dialog this frame.
@@ -54,6 +61,7 @@ pub(crate) fn show(app: &mut EditorApp, ctx: &egui::Context) {
         Dialog::Unsaved { .. } => "unsaved",
         Dialog::Error { .. } => "error",
         Dialog::Recover(_) => "recover",
+        Dialog::ChangedOnDisk { .. } => "changed on disk",
     };
     let outcome = egui::Modal::new(egui::Id::unique(("dialog", kind)))
         .show(ctx, |ui| {
@@ -65,6 +73,7 @@ pub(crate) fn show(app: &mut EditorApp, ctx: &egui::Context) {
                 Dialog::Unsaved { then } => unsaved(app, ui, then),
                 Dialog::Error { title, message } => error(ui, title, message),
                 Dialog::Recover(list) => recover(app, ui, list),
+                Dialog::ChangedOnDisk { path, then } => changed_on_disk(app, ui, path, then),
             }
         })
         .inner;
@@ -353,8 +362,12 @@ fn unsaved(app: &mut EditorApp, ui: &mut egui::Ui, then: &Action) -> Outcome {
                 app.after_save = None;
                 app.perform_now(then.clone());
             } else if app.file_task.is_none() {
-                // Not saved, and no save under way (cancelled or failed): nothing follows.
+                // Not saved, and no save under way (cancelled or failed): nothing follows,
+                // unless the file changed on disk: it follows an Overwrite there.
                 app.after_save = None;
+                if let Some(Dialog::ChangedOnDisk { then: after, .. }) = &mut app.dialog {
+                    *after = Some(then.clone());
+                }
             }
         }
         if ui
@@ -368,6 +381,62 @@ fn unsaved(app: &mut EditorApp, ui: &mut egui::Ui, then: &Action) -> Outcome {
         if ui
             .button("Cancel")
             .on_hover_text("Go back to the level")
+            .clicked()
+            || cancel_pressed(ui)
+        {
+            outcome = Outcome::Close;
+        }
+    });
+    outcome
+}
+
+fn changed_on_disk(
+    app: &mut EditorApp,
+    ui: &mut egui::Ui,
+    path: &std::path::Path,
+    then: &Option<Action>,
+) -> Outcome {
+    ui.heading("The file changed on disk");
+    ui.label(format!(
+        "{} was written by another program (another editor, a bake, a checkout) since it \
+         was opened or saved here. Saving replaces what is there now.",
+        path.display()
+    ));
+    let mut outcome = Outcome::Keep;
+    buttons(ui, |ui| {
+        let mut saved = None;
+        if ui
+            .button("Overwrite")
+            .on_hover_text("Save over the file, losing what the other program wrote")
+            .clicked()
+        {
+            outcome = Outcome::Close;
+            app.after_save.clone_from(then);
+            saved = Some(app.write_to(path));
+        }
+        if ui
+            .button("Save as…")
+            .on_hover_text("Save this level to another file; the one on disk stays")
+            .clicked()
+        {
+            outcome = Outcome::Close;
+            app.after_save.clone_from(then);
+            saved = Some(app.save_as());
+        }
+        match saved {
+            Some(true) => {
+                app.after_save = None;
+                if let Some(then) = then {
+                    app.perform_now(then.clone());
+                }
+            }
+            // Not saved, and no save under way: nothing follows.
+            Some(false) if app.file_task.is_none() => app.after_save = None,
+            _ => {}
+        }
+        if ui
+            .button("Cancel")
+            .on_hover_text("Go back to the level; nothing is saved")
             .clicked()
             || cancel_pressed(ui)
         {
