@@ -111,6 +111,12 @@ fn slump(za: f32, zb: f32, dt: f32) -> f32 {
 
 // The mask: 1 erodible, 2 where grains only settle (outside a region), 0 neither (gates,
 // breaches): sim::erosion::Bed::mask.
+// Not in a sub-step, or the sub-step blew up: the bed keeps what it was (the failed flows
+// gave infinite loads, NaN in the terrain for good, which the rollback of the water left).
+fn halted() -> bool {
+    return aux.ctl.running == 0u || atomicLoad(&aux.ctl.blowup_cell) != NONE;
+}
+
 fn erodible(c: u32) -> bool {
     return abs(grains[law.mask + c] - 1.0) < 0.5;
 }
@@ -153,7 +159,7 @@ fn faces(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    if (aux.ctl.running == 0u) {
+    if (halted()) {
         return;
     }
     let nx = grid.nx;
@@ -215,7 +221,7 @@ fn supply(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let c = index(wid, groups, lid);
-    if (aux.ctl.running == 0u || c >= grid.cells) {
+    if (halted() || c >= grid.cells) {
         return;
     }
     let nx = grid.nx;
@@ -258,7 +264,7 @@ fn exner(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let c = index(wid, groups, lid);
-    if (aux.ctl.running == 0u || c >= grid.cells || !erodible(c)) {
+    if (halted() || c >= grid.cells || !erodible(c)) {
         return;
     }
     let nx = grid.nx;
@@ -282,7 +288,7 @@ fn conc(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let c = index(wid, groups, lid);
-    if (aux.ctl.running == 0u || c >= grid.cells) {
+    if (halted() || c >= grid.cells) {
         return;
     }
     let nx = grid.nx;
@@ -337,7 +343,7 @@ fn suspend(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let c = index(wid, groups, lid);
-    if (aux.ctl.running == 0u || c >= grid.cells) {
+    if (halted() || c >= grid.cells) {
         return;
     }
     let nx = grid.nx;

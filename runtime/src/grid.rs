@@ -33,15 +33,34 @@ impl Grid {
     }
 
     /// The value of cell `(x, y)`.
+    ///
+    /// # Panics
+    /// Where `(x, y)` is off the grid (`x == nx` read the next row's first cell).
     #[inline]
     pub fn get(&self, x: usize, y: usize) -> f32 {
-        self.data[y * self.nx + x]
+        self.data[self.index(x, y)]
     }
 
     /// Sets cell `(x, y)` to `v`.
+    ///
+    /// # Panics
+    /// Where `(x, y)` is off the grid.
     #[inline]
     pub fn set(&mut self, x: usize, y: usize, v: f32) {
-        self.data[y * self.nx + x] = v;
+        let i = self.index(x, y);
+        self.data[i] = v;
+    }
+
+    /// The index of cell `(x, y)` in `data`, checked to lie on the grid.
+    #[inline]
+    fn index(&self, x: usize, y: usize) -> usize {
+        assert!(
+            x < self.nx && y < self.ny,
+            "cell ({x}, {y}) is off the {} × {} grid",
+            self.nx,
+            self.ny
+        );
+        y * self.nx + x
     }
 
     /// Bilinear interpolation between cell centres at fractional cell coordinates `(fx, fy)`,
@@ -71,4 +90,18 @@ pub fn bilinear(data: &[f32], nx: usize, ny: usize, x: f32, y: f32) -> f32 {
     let a = data[y0 * nx + x0] * (1.0 - tx) + data[y0 * nx + x1] * tx;
     let b = data[y1 * nx + x0] * (1.0 - tx) + data[y1 * nx + x1] * tx;
     a * (1.0 - ty) + b * ty
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Grid;
+
+    #[test]
+    #[should_panic(expected = "cell (4, 0) is off the 4 × 3 grid")]
+    fn a_cell_past_the_east_edge_is_refused_not_read_from_the_next_row() {
+        let g = Grid::from_fn(4, 3, |x, y| (10 * y + x) as f32);
+        assert_eq!(g.get(3, 0), 3.0);
+        // Read the next row's first cell (10.0), silently.
+        let _ = g.get(4, 0);
+    }
 }

@@ -455,3 +455,35 @@ fn lowering_the_ground_under_an_open_edge_lets_no_water_in() {
     println!("inflow {:.4} m³, volume {:.4} m³", s.inflow, s.volume);
     assert!(s.volume < 1e-3, "{} m³ came in", s.volume);
 }
+
+#[test]
+fn a_nan_rate_handed_over_is_refused_by_name_as_on_the_cpu() {
+    use spillway::level::{Shape, Source, SourceKind};
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = Grid::filled(16, 16, 1.0);
+    level.sources.push(Source {
+        name: "Spring".into(),
+        shape: Shape::Circle {
+            x: 8.0,
+            y: 8.0,
+            radius: 2.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 1.0 },
+        enabled: true,
+    });
+    let mut sim = gpu(&level);
+    let dt = level.params.dt;
+    sim.step_n(2, dt).unwrap();
+    level.sources[0].kind = SourceKind::Rate { m3_per_s: f32::NAN };
+    let err = sim.set_sources_sinks(&level).expect_err("a NaN rate");
+    assert!(
+        err.to_string().contains("sources[0].kind.m3_per_s"),
+        "{err}"
+    );
+    sim.step_n(10, dt).unwrap();
+    let stats = sim.stats().unwrap();
+    assert!(
+        stats.inflow > 0.0 && stats.balance_error.abs() < 1e-6,
+        "{stats:?}"
+    );
+}

@@ -166,6 +166,48 @@ fn a_blow_up_leaves_no_non_finite_value_in_the_state() {
 }
 
 #[test]
+fn a_nan_rate_is_refused_when_handed_over_and_its_blow_up_leaves_the_ledger_finite() {
+    use spillway::level::{Shape, Source, SourceKind};
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = Grid::filled(16, 16, 1.0);
+    level.sources.push(Source {
+        name: "Spring".into(),
+        shape: Shape::Circle {
+            x: 8.0,
+            y: 8.0,
+            radius: 2.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 1.0 },
+        enabled: true,
+    });
+    let mut sim = Simulation::new(&level).unwrap();
+    sim.step(0.01).unwrap();
+    // A game's slider handing over a NaN rate: refused, by name, and nothing taken.
+    let mut bad = level.clone();
+    bad.sources[0].kind = SourceKind::Rate { m3_per_s: f32::NAN };
+    let err = sim.set_sources_sinks(&bad).expect_err("a NaN rate");
+    assert!(
+        err.to_string().contains("sources[0].kind.m3_per_s"),
+        "{err}"
+    );
+    sim.step(0.01).expect("the spring runs on as it was");
+    // Built with one (no check in memory), the step blows up; mended, the run goes on and its
+    // ledger is a number again (the NaN it booked stayed for good).
+    let mut sim = Simulation::new(&bad).unwrap();
+    sim.step(0.01).expect_err("a NaN spring blows the water up");
+    sim.set_sources_sinks(&level).unwrap();
+    for _ in 0..10 {
+        sim.step(0.01).unwrap();
+    }
+    let stats = sim.stats();
+    assert!(
+        stats.inflow.is_finite() && stats.balance_error.abs() < 1e-6,
+        "{stats:?}"
+    );
+    assert_healthy(&sim);
+}
+
+#[test]
 fn a_saved_speed_no_step_can_follow_is_held_to_one_that_can() {
     // A baked level whose saved fastest speed (edited by hand, or kept after a runaway) needs
     // more sub-steps than a step takes: every step ran away, and only a step sets it again.

@@ -285,6 +285,8 @@ impl GpuSimulation {
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), GpuError> {
         self.stir();
         self.check_size(level)?;
+        // As the CPU: a NaN rate is refused before it reaches the table.
+        (level.check_forcing()).map_err(|e| GpuError::Level(crate::sim::SimError::Invalid(e)))?;
         if self.upload_table(level)? {
             // The edges' schedules moved in the table (sources and structures come first): a
             // tide or hydrograph edge read a source's words as its schedule.

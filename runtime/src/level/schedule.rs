@@ -97,6 +97,11 @@ pub(crate) fn value_at(points: &[[f32; 2]], t: f32) -> f32 {
         return first[1];
     }
     let k = points.partition_point(|p| p[0] <= t);
+    if k == 0 {
+        // A NaN time (or a NaN first point, in a schedule built by hand): the first value,
+        // never an index before the first point.
+        return first[1];
+    }
     if k >= points.len() {
         return points[points.len() - 1][1];
     }
@@ -177,6 +182,17 @@ mod tests {
         };
         assert_eq!(tide.at(125.0), 0.5);
         assert_eq!(s.max(), 12.0);
+    }
+
+    #[test]
+    fn a_nan_time_or_point_gives_the_first_value_and_no_panic() {
+        // A game asking at a NaN time indexed before the first point.
+        assert_eq!(flood().at(f64::NAN), 2.0);
+        let by_hand = Schedule {
+            points: vec![[f32::NAN, 1.0]],
+            period: None,
+        };
+        assert_eq!(by_hand.at(5.0), 1.0);
     }
 
     #[test]

@@ -231,6 +231,50 @@ impl Level {
             check_flow(flow, nx, ny)?;
         }
 
+        self.check_forcing()?;
+        let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];
+        for (i, boundary) in self.boundaries.iter().enumerate() {
+            check_boundary(&format!("boundaries[{i}]"), boundary, nx, ny)?;
+            // One condition a cell: the solver's order between overlapping stretches differs
+            // by kind (a scheduled one refills its cells every sub-step).
+            let overlapped = self.boundaries[..i].iter().position(|b| {
+                b.edge == boundary.edge && b.start < boundary.end && boundary.start < b.end
+            });
+            if let Some(j) = overlapped {
+                return Err(ValidationError::new(
+                    format!("boundaries[{i}]"),
+                    format!(
+                        "cells {}..{} of the {:?} edge overlap boundaries[{j}]; each edge cell has one condition",
+                        boundary.start, boundary.end, boundary.edge
+                    ),
+                ));
+            }
+        }
+        for (i, body) in self.bodies.iter().enumerate() {
+            check_body(&format!("bodies[{i}]"), body)?;
+        }
+        super::footprint::too_many("gauges", self.gauges.len(), limits.max_gauges)?;
+        for (i, gauge) in self.gauges.iter().enumerate() {
+            super::gauge::check(&format!("gauges[{i}].kind"), gauge, extent)?;
+        }
+        limits.check_gates(self.gates.len())?;
+        for (i, gate) in self.gates.iter().enumerate() {
+            let at = format!("gates[{i}]");
+            check_shape(&at, &gate.shape)?;
+            on_map(&at, &gate.shape, extent)?;
+            height(&format!("{at}.crest"), gate.crest)?;
+            if let Some(t) = gate.open_at {
+                within(&format!("{at}.open_at"), t, &(0.0..=MAX_TIME as f32), "s")?;
+            }
+        }
+        limits.check_coverage(super::footprint::covered_cells(self), nx * ny)
+    }
+
+    /// Checks the sources, sinks and structures alone, as [`Self::validate`] does: what a
+    /// running simulation takes again when a game or the editor changes them
+    /// (`Simulation::set_sources_sinks`; a NaN rate blew every later step up).
+    pub fn check_forcing(&self) -> Result<(), ValidationError> {
+        let (nx, ny) = (self.nx(), self.ny());
         let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];
         for (i, source) in self.sources.iter().enumerate() {
             let at = format!("sources[{i}]");
@@ -264,46 +308,12 @@ impl Level {
                 SinkKind::Hydrograph(s) => check_schedule(&format!("{at}.kind"), s)?,
             }
         }
-        for (i, boundary) in self.boundaries.iter().enumerate() {
-            check_boundary(&format!("boundaries[{i}]"), boundary, nx, ny)?;
-            // One condition a cell: the solver's order between overlapping stretches differs
-            // by kind (a scheduled one refills its cells every sub-step).
-            let overlapped = self.boundaries[..i].iter().position(|b| {
-                b.edge == boundary.edge && b.start < boundary.end && boundary.start < b.end
-            });
-            if let Some(j) = overlapped {
-                return Err(ValidationError::new(
-                    format!("boundaries[{i}]"),
-                    format!(
-                        "cells {}..{} of the {:?} edge overlap boundaries[{j}]; each edge cell has one condition",
-                        boundary.start, boundary.end, boundary.edge
-                    ),
-                ));
-            }
-        }
-        for (i, body) in self.bodies.iter().enumerate() {
-            check_body(&format!("bodies[{i}]"), body)?;
-        }
-        super::footprint::too_many("gauges", self.gauges.len(), limits.max_gauges)?;
-        for (i, gauge) in self.gauges.iter().enumerate() {
-            super::gauge::check(&format!("gauges[{i}].kind"), gauge, extent)?;
-        }
         let structures = self.structures.len();
         super::footprint::too_many("structures", structures, super::structure::MAX_STRUCTURES)?;
         for (i, s) in self.structures.iter().enumerate() {
             super::structure::check(&format!("structures[{i}]"), s, (nx, ny, self.cell_size))?;
         }
-        limits.check_gates(self.gates.len())?;
-        for (i, gate) in self.gates.iter().enumerate() {
-            let at = format!("gates[{i}]");
-            check_shape(&at, &gate.shape)?;
-            on_map(&at, &gate.shape, extent)?;
-            height(&format!("{at}.crest"), gate.crest)?;
-            if let Some(t) = gate.open_at {
-                within(&format!("{at}.open_at"), t, &(0.0..=MAX_TIME as f32), "s")?;
-            }
-        }
-        limits.check_coverage(super::footprint::covered_cells(self), nx * ny)
+        Ok(())
     }
 }
 

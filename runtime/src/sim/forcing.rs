@@ -204,11 +204,12 @@ impl super::Simulation {
     /// Takes the sources and sinks and the structures of `level` (same size as the
     /// simulation) from the next step: a game starting a flood or stopping a pump by name
     /// ([`Level::set_running`]), or an editor's edit. The water already added or removed stays
-    /// booked.
+    /// booked. Refused (nothing taken) where one is not valid ([`Level::check_forcing`]).
     pub fn set_sources_sinks(&mut self, level: &Level) -> Result<(), super::SimError> {
         if (level.nx(), level.ny()) != (self.nx, self.ny) {
             return Err(super::SimError::GridSize("sources and sinks"));
         }
+        level.check_forcing()?;
         self.patches = patches(level);
         let mut structures = super::structures::Structures::new(level);
         structures.keep_progress(&self.structures);

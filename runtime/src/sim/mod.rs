@@ -119,6 +119,10 @@ pub enum SimError {
     /// The level is smaller than 2×2 cells.
     #[error("the level must be at least 2×2 cells")]
     TooSmall,
+    /// A source, sink or structure handed to a running simulation that no level may have (a
+    /// NaN rate), named by its field.
+    #[error("the level cannot be simulated: {0}")]
+    Invalid(#[from] crate::level::ValidationError),
 }
 
 /// Checks that `level` can be simulated and returns its initial depths (negatives clamped) and

@@ -240,8 +240,14 @@ impl Simulation {
             // balance stays true of the water the step leaves. The residues the failed pass
             // wrote where it blew up go (they made every later step blow up there too), and
             // the face velocities stay those of the water kept.
-            self.inflow += added;
-            self.outflow += removed;
+            // A non-finite share (a NaN rate of a level built in code) went with the residues:
+            // booked, it left the ledger NaN for good, whatever was mended.
+            if added.is_finite() {
+                self.inflow += added;
+            }
+            if removed.is_finite() {
+                self.outflow += removed;
+            }
             for c in self.carry.iter_mut().filter(|c| !c.is_finite()) {
                 *c = 0.0;
             }

@@ -186,6 +186,7 @@ impl Bed {
 
     /// The cells' kinds as the GPU's bed holds them: 1 erodible, 2 where grains only settle
     /// (outside a region), 0 neither (gates, breaches).
+    #[cfg(feature = "gpu")]
     pub(crate) fn mask(&self) -> Vec<f32> {
         (self.erodible.iter().zip(&self.settles))
             .map(|(&e, &s)| match (e, s) {
