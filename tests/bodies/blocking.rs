@@ -265,3 +265,32 @@ fn unusable_blockers_are_refused() {
         Err(spillway::sim::blocking::BlockerError::Alpha(_))
     ));
 }
+
+#[test]
+fn the_point_queries_read_the_water_around_a_blocker_not_a_pit() {
+    // A crate 1 m tall on the bed of a lake 2 m deep: the cells under it hold 1 m of water
+    // above it, and the queries read the ground plus that, 1 m below the lake around.
+    let mut level = spillway::Level::flat(16, 16, 1.0, 0.0);
+    level.water = Grid::filled(16, 16, 2.0);
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut crate_ = Blockers::new(16, 16);
+    for j in 6..10 {
+        for i in 6..10 {
+            crate_.add_column(i, j, 0.0, 1.0, 1.0);
+        }
+    }
+    sim.set_blockers(&crate_).unwrap();
+    sim.advance(200.0).unwrap();
+    let around = sim.effective_surface_at(8 * 16 + 8);
+    let (surface, depth) = (sim.surface_at(8.5, 8.5), sim.depth_at(8.5, 8.5));
+    println!("around {around:.3} m; surface_at {surface:.3} m, depth_at {depth:.3} m");
+    assert!(
+        (surface - around).abs() < 0.01,
+        "{surface} against {around}"
+    );
+    assert!((depth - around).abs() < 0.01, "{depth} on ground at 0 m");
+    // Beside the crate, the lake as it stands.
+    let open = sim.surface_at(2.5, 2.5);
+    println!("the lake beside it: {open:.3} m");
+    assert!((open - around).abs() < 0.05, "{open} against {around}");
+}

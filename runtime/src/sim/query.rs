@@ -22,7 +22,9 @@ impl Simulation {
     /// cells among them) stands above the ground (interpolated over all four). Inside a lake
     /// that is the bilinear depth; at a shore it falls to zero where the bank rises out of the
     /// water, instead of spreading the lake's depth up a dry bank above its level. Films
-    /// under 1 mm count as dry there.
+    /// under 1 mm count as dry there. Where a blocker stands, the water counts from the ground
+    /// up to its effective surface ([`Self::effective_surface_at`]): the water around a crate
+    /// standing in it, the body within it.
     pub fn depth_at(&self, x: f32, y: f32) -> f32 {
         let q = self.around(x, y);
         let above = q.surface.map_or(0.0, |s| (s - q.ground).max(0.0));
@@ -69,7 +71,15 @@ impl Simulation {
             (1, 1, tx * ty),
         ] {
             let (i, j) = ((i0 + di).min(self.nx - 1), (j0 + dj).min(self.ny - 1));
-            let (t, h) = (self.terrain[j * self.nx + i], self.depth[j * self.nx + i]);
+            let k = j * self.nx + i;
+            let t = self.terrain[k];
+            // Under a blocker the water stands at its effective surface (on a crate, beside
+            // it, below it), not at the ground plus the water the cell holds (a pit a crate's
+            // height deep wherever a body stood).
+            let h = match self.blocking.as_deref() {
+                Some(b) => (b.effective(k, &self.terrain, &self.depth) - t).max(0.0),
+                None => self.depth[k],
+            };
             q.ground += w * t;
             q.depth += w * h;
             if h > FILM && w > 0.0 {
