@@ -97,12 +97,7 @@ impl<S: Settling + WaterSolver> Settling for Coupled<S> {
     fn baked(&mut self, level: &Level) -> Result<Level, BakeError> {
         let mut out = self.sim.baked(level)?;
         if let Some(world) = &self.world {
-            for (body, id) in out.bodies.iter_mut().zip(world.ids()) {
-                if let Some(pose) = world.kept_pose(id) {
-                    body.translation = pose.translation;
-                    body.rotation = pose.rotation;
-                }
-            }
+            world.keep_poses(&mut out);
         }
         Ok(out)
     }

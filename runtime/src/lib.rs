@@ -35,7 +35,8 @@
 //!    [`Simulation::bake_into`] keeps the whole state compressed in memory, and
 //!    [`snapshot::Snapshot::restore`] gives a level to build a simulation from that continues
 //!    where it was. A save game on disk is the baked level itself: [`level::file::save`] it,
-//!    and [`level::file::load`] gives it back (checked like any level) to continue from.
+//!    and [`level::file::load`] gives it back (checked like any level) to continue from. With
+//!    bodies, [`body::BodyWorld::keep_poses`] writes where they are into the baked level first.
 //!
 //! ```
 //! use spillway::level::{Gate, Shape, file};

@@ -299,8 +299,7 @@ fn first_step_after_a_bake(n: usize, at: [f32; 3], density: f32, seconds: f32) -
     let mut world = BodyWorld::from_meshes(&level, &sim, vec![mesh("crate")]);
     run(&mut world, &mut sim, seconds);
     let mut baked = sim.bake_into(&level);
-    let pose = world.kept_pose(BodyId(0)).expect("in the world");
-    (baked.bodies[0].translation, baked.bodies[0].rotation) = (pose.translation, pose.rotation);
+    world.keep_poses(&mut baked);
     let mut loaded = Simulation::new(&baked).unwrap();
     let mut again = BodyWorld::from_meshes(&baked, &loaded, vec![mesh("crate")]);
     first_step_change(&mut again, &mut loaded)
@@ -313,6 +312,36 @@ fn a_floater_loaded_with_its_baked_water_moves_no_water() {
     // whole submerged volume aside again.
     let moved = first_step_after_a_bake(96, [12.0, 12.0, 2.6], 500.0, 10.0);
     assert!(moved < 0.02, "{moved} m");
+}
+
+#[test]
+fn a_save_game_puts_a_pushed_floater_back_where_it_was() {
+    // The save-game recipe (bake, save, load) put every body back at its placement, in water
+    // shaped around where it had drifted to.
+    let n = 64;
+    let mut level = Level::flat(n, n, 0.5, 0.0);
+    level.water = Grid::filled(n, n, 2.0);
+    level.bodies.push(body("crate", [8.0, 16.0, 2.3], 500.0));
+    let mut sim = Simulation::new(&level).unwrap();
+    let mut world = BodyWorld::from_meshes(&level, &sim, vec![mesh("crate")]);
+    assert!(world.push(BodyId(0), [6000.0, 0.0, 0.0], [8.0, 16.0, 2.3]));
+    run(&mut world, &mut sim, 4.0);
+    let there = world.pose(BodyId(0)).expect("in the world").translation;
+    assert!(there[0] > 9.0, "pushed east: {there:?}");
+    let mut baked = sim.bake_into(&level);
+    world.keep_poses(&mut baked);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("save.ron");
+    spillway::level::file::save(&baked, &path).expect("save");
+    let loaded = spillway::level::file::load(&path).expect("load");
+    let sim = Simulation::new(&loaded).unwrap();
+    let again = BodyWorld::from_meshes(&loaded, &sim, vec![mesh("crate")]);
+    let back = again.pose(BodyId(0)).expect("loaded").translation;
+    println!("saved at {there:?}, loaded at {back:?}");
+    let apart = (0..3)
+        .map(|a| (back[a] - there[a]).abs())
+        .fold(0.0, f32::max);
+    assert!(apart < 1e-3, "{apart} m");
 }
 
 #[test]

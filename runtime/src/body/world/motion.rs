@@ -108,6 +108,22 @@ impl BodyWorld {
         self.pose(id)
     }
 
+    /// Writes where the level's bodies are now into `level` (the one the world was built from
+    /// with [`Self::from_level`]): each body's [`Self::kept_pose`], so a bake or a save game
+    /// ([`crate::Simulation::bake_into`], then [`crate::level::file::save`]) loads them where
+    /// they were, settled in the water saved around them (a save game put every body back at
+    /// its placement, in water shaped around where it had been). A body removed, or gone over
+    /// the map's edge, keeps its placement. Bodies added since with [`Self::add`] are the
+    /// game's to save, and velocities are not kept: a body loaded again starts at rest.
+    pub fn keep_poses(&self, level: &mut crate::Level) {
+        for (i, body) in level.bodies.iter_mut().enumerate() {
+            if let Some(pose) = self.kept_pose(BodyId(i)) {
+                body.translation = pose.translation;
+                body.rotation = pose.rotation;
+            }
+        }
+    }
+
     /// Sets aside the dynamic bodies that fell [`FALL_BELOW`] under the lowest ground.
     pub(super) fn set_aside_fallen(&mut self) {
         let below = self.floor - FALL_BELOW;
