@@ -106,7 +106,8 @@ fn slump(za: f32, zb: f32, dt: f32) -> f32 {
     if (excess <= 0.0) {
         return 0.0;
     }
-    return min(law.slump * dt, 0.25) * excess * sign(za - zb) / dt * (1.0 / law.swell);
+    // A fifth at most: sim::erosion::MAX_SLUMP.
+    return min(law.slump * dt, 0.2) * excess * sign(za - zb) / dt * (1.0 / law.swell);
 }
 
 // The mask: 1 erodible, 2 where grains only settle (outside a region), 0 neither (gates,

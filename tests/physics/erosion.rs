@@ -152,6 +152,28 @@ fn a_steep_pile_slumps_to_its_angle_of_repose_and_keeps_its_volume() {
 }
 
 #[test]
+fn a_spike_slumping_as_fast_as_it_may_stops_at_its_angle_of_repose_not_below() {
+    // One 4 m spike on dry level ground slumping at the cap, its angle of repose 45° (1 m a
+    // cell): each of its four faces moved a quarter of the 3 m excess, and it fell 0.75 m
+    // past its angle of repose (on ground at rest a spike became a pit).
+    let n = 9;
+    let mut level = Level::flat(n, n, 1.0, 0.0);
+    level.terrain.set(4, 4, 4.0);
+    level.params.sediment = Some(sand(45.0, 1000.0));
+    let mut sim = Simulation::new(&level).unwrap();
+    let dt = level.params.dt;
+    let mut lowest = f32::INFINITY;
+    for _ in 0..20 {
+        sim.step(dt).unwrap();
+        let t = sim.terrain();
+        let rise = t[4 * n + 4] - t[4 * n + 5];
+        lowest = lowest.min(rise);
+    }
+    println!("the spike over its neighbour, at its lowest: {lowest:.4} m");
+    assert!(lowest > 1.0 - 1e-3, "{lowest} m: past the angle of repose");
+}
+
+#[test]
 fn a_closed_gate_does_not_erode() {
     let mut level = Level::flat(20, 4, 1.0, 0.0);
     level.water = spillway::Grid::from_fn(20, 4, |i, _| if i < 8 { 2.0 } else { 0.0 });

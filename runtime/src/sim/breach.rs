@@ -166,9 +166,13 @@ impl Structures {
     }
 }
 
-/// A breach of `level` along `(from, to)` with its final `(bottom, width, side slope)`.
+/// A breach of `level` along `(from, to)` with its final `(bottom, width, side slope)`, cut
+/// into `ground`: the level's terrain with its closed gates raised to their crests, as the
+/// run holds it (a breach across a gate took the ground under the gate for its crest and its
+/// cells, and broke the whole width at once on its first sub-step).
 pub(crate) fn cut(
     level: &Level,
+    ground: &[f32],
     (from, to): ([f32; 2], [f32; 2]),
     (bottom, width, side_slope): (f32, f32, f32),
     start: &BreachStart,
@@ -184,12 +188,12 @@ pub(crate) fn cut(
         .map(|k| {
             let t = k as f32 / samples as f32;
             let p = [from[0] + t * d[0], from[1] + t * d[1]];
-            level.terrain.data[cell_at(p, (nx, ny, dx)) as usize]
+            ground[cell_at(p, (nx, ny, dx)) as usize]
         })
         .fold(f32::NEG_INFINITY, f32::max);
     // Its sides rise until they meet the ground, however high that stands beside the crest
     // (an abutment, a valley side): reaching only as far as the crest's height left a wall.
-    let highest = (level.terrain.data.iter().copied()).fold(crest, f32::max);
+    let highest = (ground.iter().copied()).fold(crest, f32::max);
     let reach = 0.5 * width + (highest - bottom).max(0.0) * side_slope;
     // The cut when fully open: ground no higher is never cut, and is left out.
     let lowest = |across: f32| match (across - 0.5 * width).max(0.0) {
@@ -213,9 +217,9 @@ pub(crate) fn cut(
             let along = p[0] * u[0] + p[1] * u[1];
             let across = (p[0] * u[1] - p[1] * u[0]).abs();
             let c = j * nx + i;
-            let ground = level.terrain.data[c];
-            if (0.0..=len).contains(&along) && across <= reach && ground > lowest(across) {
-                cells.push((c as u32, ground, across));
+            let z = ground[c];
+            if (0.0..=len).contains(&along) && across <= reach && z > lowest(across) {
+                cells.push((c as u32, z, across));
             }
         }
     }

@@ -165,6 +165,8 @@ impl Structures {
             names: level.structures.iter().map(|s| s.name.clone()).collect(),
             ..Self::default()
         };
+        // The ground the breaches cut, gates closed (taken once, with the first breach).
+        let mut closed: Option<Vec<f32>> = None;
         for (s, st) in level.structures.iter().enumerate() {
             let structure = s as u32;
             let (from, to) = st.kind.ends();
@@ -182,8 +184,10 @@ impl Structures {
                     ..
                 } => {
                     out.cut_of.push(Some(out.cuts.len()));
+                    let ground = closed.get_or_insert_with(|| super::gates::closed_ground(level));
                     let mut c = cut(
                         level,
+                        ground,
                         (from, to),
                         (*bottom, *width, *side_slope),
                         start,

@@ -22,6 +22,10 @@ use suspension::Suspended;
 /// Water shallower than this moves no bed (metres).
 const DRY: f32 = 1e-3;
 
+/// The most of a slope's excess over the angle of repose that one face moves in a sub-step:
+/// a fifth, so a cell giving to all four neighbours at once lands at the angle of repose.
+const MAX_SLUMP: f32 = 0.2;
+
 /// Volumes of bed the water has moved, m³ (of bed, pores included).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BedStats {
@@ -292,8 +296,10 @@ impl Bed {
             if excess <= 0.0 {
                 return 0.0;
             }
-            // A quarter of the excess at most per sub-step: four neighbours can take from one.
-            (self.slump * dt).min(0.25) * excess * (za - zb).signum() / dt * unswell
+            // A fifth of the excess at most per sub-step: a cell giving to its four neighbours
+            // then lands at the angle of repose, no lower (a quarter turned a spike into a pit
+            // a quarter of its height deep).
+            (self.slump * dt).min(MAX_SLUMP) * excess * (za - zb).signum() / dt * unswell
         };
         for j in 0..ny {
             for i in 1..nx {
