@@ -115,3 +115,31 @@ fn nan_typed_into_a_number_field_keeps_the_value() {
         );
     }
 }
+
+#[test]
+fn a_time_typed_out_of_order_and_never_left_is_sorted_when_the_map_is_clicked() {
+    // Typed 50 over 1800 s, then a click on the map placed the next source: the edit was
+    // recorded unsorted (the field never left while its source was shown) and the level would
+    // not save until the first source was selected again.
+    use egui_kittest::kittest::Queryable;
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    ed.click("Hydrograph");
+    ed.harness.get_by_value("1800 s").click();
+    ed.harness.run_steps(3);
+    ed.key(Modifiers::COMMAND, Key::A);
+    ed.harness.event(egui::Event::Text("50".into()));
+    ed.harness.run_steps(2);
+    ed.click_at(ed.at(0.3, 0.3));
+    let times: Vec<f32> = schedule(&ed).points.iter().map(|p| p[0]).collect();
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+    ed.key(Modifiers::COMMAND, Key::S);
+    ed.frames(2);
+    assert!(
+        ed.harness.state().dialog().is_none(),
+        "{:?}",
+        ed.harness.state().dialog()
+    );
+    assert!(!ed.harness.state().document().is_modified(), "saved");
+}

@@ -12,6 +12,7 @@ mod body_files;
 mod device_loss;
 mod drawing;
 mod erosion;
+mod fields;
 mod files;
 mod game_pixels;
 mod gauges;

@@ -457,7 +457,7 @@ fn lowering_the_ground_under_an_open_edge_lets_no_water_in() {
 }
 
 #[test]
-fn a_nan_rate_handed_over_is_refused_by_name_as_on_the_cpu() {
+fn a_nan_rate_or_inflow_handed_over_is_refused_by_name_as_on_the_cpu() {
     use spillway::level::{Shape, Source, SourceKind};
     let mut level = Level::flat(16, 16, 1.0, 0.0);
     level.water = Grid::filled(16, 16, 1.0);
@@ -480,6 +480,23 @@ fn a_nan_rate_handed_over_is_refused_by_name_as_on_the_cpu() {
         err.to_string().contains("sources[0].kind.m3_per_s"),
         "{err}"
     );
+    // Nor through the edges' setter, which builds the table again from the level; nor a NaN
+    // inflow along an edge.
+    let err = sim.set_boundaries(&level).expect_err("a NaN rate");
+    assert!(
+        err.to_string().contains("sources[0].kind.m3_per_s"),
+        "{err}"
+    );
+    let mut edged = level.clone();
+    edged.sources[0].kind = SourceKind::Rate { m3_per_s: 1.0 };
+    edged.boundaries.push(spillway::level::Boundary {
+        edge: spillway::level::Edge::West,
+        start: 0,
+        end: 16,
+        kind: spillway::level::BoundaryKind::Inflow { m3_per_s: f32::NAN },
+    });
+    let err = sim.set_boundaries(&edged).expect_err("a NaN inflow");
+    assert!(err.to_string().contains("boundaries[0]"), "{err}");
     sim.step_n(10, dt).unwrap();
     let stats = sim.stats().unwrap();
     assert!(

@@ -463,7 +463,12 @@ impl Authoring {
         let Some((label, before)) = self.pending.take() else {
             return;
         };
-        let edit = EditFeatures::new(label, before, Features::of(document.level()));
+        let mut after = Features::of(document.level());
+        if after.in_time_order() {
+            after.write(document.stroke_level());
+            document.note_change(&Change::Features);
+        }
+        let edit = EditFeatures::new(label, before, after);
         if edit.is_empty() {
             document.end_live_edit();
         } else {

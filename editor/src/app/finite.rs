@@ -1,14 +1,34 @@
 //! Number fields that take only finite numbers.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 /// A [`egui::DragValue`] that takes only finite numbers typed into it: `NaN` or `inf` leave
 /// the value as it was (egui's own parser accepts them, and its clamp then set the field to the
 /// top of its range: a floater's density to 50 000 kg/m³, a blocker).
+///
+/// Text left as the field showed it gives back the value itself: egui reads the text back as
+/// the field loses focus, and a value with more digits than the field shows (a source placed
+/// by a click at x 37.4123 m, shown "37.41") moved to the rounded one, a click in and out
+/// making an undo step and marking the level modified.
 pub(crate) fn number<N: egui::emath::Numeric>(value: &mut N) -> egui::DragValue<'_> {
+    // What the field showed this frame, and the value it showed (egui formats the value
+    // before it reads a text left back).
+    let showed: Rc<RefCell<Option<(String, f64)>>> = Rc::default();
+    let seen = showed.clone();
     // A value outside the field's range (a hand-written or older file's, valid to the
     // runtime) stays as it is until the designer edits it: clamping it as the field is drawn
     // would change the level, mark it modified and make an undo step of its own.
-    (egui::DragValue::new(value).custom_parser(finite_number))
-        .custom_formatter(shown)
+    egui::DragValue::new(value)
+        .custom_parser(move |text| match &*showed.borrow() {
+            Some((shown, value)) if shown == text => Some(*value),
+            _ => finite_number(text),
+        })
+        .custom_formatter(move |value, decimals| {
+            let text = shown(value, decimals);
+            *seen.borrow_mut() = Some((text.clone(), value));
+            text
+        })
         .clamp_existing_to_range(false)
 }
 

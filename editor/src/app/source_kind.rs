@@ -276,15 +276,7 @@ pub(crate) fn schedule_fields(ui: &mut Ui, busy: &mut Busy, s: &mut Schedule, un
     // Times rise: sorted, and a point on another's time moved a tenth of a second on (once no
     // time is being edited).
     if !timing {
-        s.points.sort_by(|a, b| a[0].total_cmp(&b[0]));
-        for i in 1..s.points.len() {
-            let prev = s.points[i - 1][0];
-            if s.points[i][0] <= prev {
-                // Past 2^21 s a tenth of a second is lost to f32's rounding: the next value up.
-                let on = prev + 0.1;
-                s.points[i][0] = if on > prev { on } else { prev.next_up() };
-            }
-        }
+        crate::document::features::in_time_order(s);
     }
     ui.label("Repeat");
     ui.horizontal(|ui| {

@@ -3,7 +3,10 @@
 //! simply keeps them before and after the edit.
 
 use spillway::Level;
-use spillway::level::{Boundary, Gate, Gauge, Sink, Source, Structure};
+use spillway::level::{
+    Boundary, BoundaryKind, Gate, Gauge, Schedule, Sink, SinkKind, Source, SourceKind, Structure,
+    StructureKind,
+};
 
 use super::command::Change;
 use super::edit::{Edit, Part};
@@ -39,6 +42,82 @@ impl Features {
     }
 }
 
+/// Puts `s`'s points in time order, a point on another's time moved a tenth of a second on
+/// (past 2²¹ s, where f32 loses the tenth, the next value up): as a level must hold them.
+/// Returns whether anything moved.
+pub fn in_time_order(s: &mut Schedule) -> bool {
+    let before = s.points.clone();
+    s.points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    for i in 1..s.points.len() {
+        let prev = s.points[i - 1][0];
+        if s.points[i][0] <= prev {
+            let on = prev + 0.1;
+            s.points[i][0] = if on > prev { on } else { prev.next_up() };
+        }
+    }
+    s.points != before
+}
+
+/// The schedule of a boundary kind that follows time, if it has one.
+pub fn boundary_schedule(kind: &mut BoundaryKind) -> Option<&mut Schedule> {
+    match kind {
+        BoundaryKind::Tide(s) | BoundaryKind::Hydrograph(s) => Some(s),
+        _ => None,
+    }
+}
+
+impl Features {
+    /// Every schedule the features hold (hydrograph sources and sinks, tide and hydrograph
+    /// boundaries, sluice gates' openings).
+    fn schedules(&self) -> impl Iterator<Item = &Schedule> {
+        let sources = self.sources.iter().filter_map(|s| match &s.kind {
+            SourceKind::Hydrograph(h) => Some(h),
+            _ => None,
+        });
+        let sinks = self.sinks.iter().filter_map(|s| match &s.kind {
+            SinkKind::Hydrograph(h) => Some(h),
+            _ => None,
+        });
+        let edges = self.boundaries.iter().filter_map(|b| match &b.kind {
+            BoundaryKind::Tide(h) | BoundaryKind::Hydrograph(h) => Some(h),
+            _ => None,
+        });
+        let gates = self.structures.iter().filter_map(|s| match &s.kind {
+            StructureKind::SluiceGate { opening, .. } => Some(opening),
+            _ => None,
+        });
+        sources.chain(sinks).chain(edges).chain(gates)
+    }
+
+    /// Puts every schedule in time order ([`in_time_order`]): a time typed out of order and
+    /// never left (the designer painted an edge or clicked the map with the field still
+    /// focused) got into the level, which then would not save. Returns whether any moved.
+    pub fn in_time_order(&mut self) -> bool {
+        let mut moved = false;
+        for s in &mut self.sources {
+            if let SourceKind::Hydrograph(h) = &mut s.kind {
+                moved |= in_time_order(h);
+            }
+        }
+        for s in &mut self.sinks {
+            if let SinkKind::Hydrograph(h) = &mut s.kind {
+                moved |= in_time_order(h);
+            }
+        }
+        for b in &mut self.boundaries {
+            if let Some(h) = boundary_schedule(&mut b.kind) {
+                moved |= in_time_order(h);
+            }
+        }
+        for s in &mut self.structures {
+            if let StructureKind::SluiceGate { opening, .. } = &mut s.kind {
+                moved |= in_time_order(opening);
+            }
+        }
+        moved
+    }
+}
+
 impl Part for Features {
     const CHANGE: Change = Change::Features;
 
@@ -67,16 +146,9 @@ impl Part for Features {
             + self.boundaries.len() * std::mem::size_of::<Boundary>()
             + self.gates.len() * std::mem::size_of::<Gate>()
             + self.gauges.len() * std::mem::size_of::<Gauge>()
-            + self
-                .structures
-                .iter()
-                .map(|s| match &s.kind {
-                    spillway::level::StructureKind::SluiceGate { opening, .. } => {
-                        opening.points.len() * 8
-                    }
-                    _ => 0,
-                })
-                .sum::<usize>()
+            // A schedule holds up to 4096 points: uncounted, a history of edits beside long
+            // tides held many times its budget.
+            + self.schedules().map(|s| s.points.len() * 8).sum::<usize>()
             + self.structures.len() * std::mem::size_of::<Structure>()
     }
 }
@@ -109,6 +181,27 @@ mod tests {
         edit.revert(&mut level);
         assert_eq!(Features::of(&level), before);
         assert!(edit.bytes() > 0);
+    }
+
+    #[test]
+    fn a_long_tide_counts_in_the_historys_budget() {
+        // A boundary's schedule of 4096 points (32 KiB) was counted as the size of the
+        // `Boundary` alone: a history of edits beside long tides held far more than its budget.
+        use spillway::level::{Boundary, BoundaryKind, Edge, Schedule};
+        let tide = Schedule {
+            points: (0..4096).map(|i| [i as f32, 1.0]).collect(),
+            period: None,
+        };
+        let features = Features {
+            boundaries: vec![Boundary {
+                edge: Edge::West,
+                start: 0,
+                end: 8,
+                kind: BoundaryKind::Tide(tide),
+            }],
+            ..Features::default()
+        };
+        assert!(features.bytes() >= 4096 * 8, "{} bytes", features.bytes());
     }
 
     #[test]

@@ -15,9 +15,12 @@ pub struct FileStamp {
 }
 
 impl FileStamp {
-    /// The stamp of the file at `path` now (`None`: there is none, or it cannot be read).
+    /// The stamp of the file at `path` now (`None`: there is none, it cannot be read, or it is
+    /// no plain file: a folder in its place fails the save with its own error).
     pub fn of(path: &Path) -> Option<Self> {
-        let meta = std::fs::metadata(path).ok()?;
+        let meta = std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)?;
         #[cfg(unix)]
         let inode = std::os::unix::fs::MetadataExt::ino(&meta);
         #[cfg(not(unix))]

@@ -203,7 +203,12 @@ pub struct EdgeStroke {
 
 impl EdgeStroke {
     /// Starts painting `kind` at world point `(x, y)`, if it lies within [`reach`] of an edge.
-    pub fn begin(document: &mut Document, kind: BoundaryKind, x: f32, y: f32) -> Option<Self> {
+    pub fn begin(document: &mut Document, mut kind: BoundaryKind, x: f32, y: f32) -> Option<Self> {
+        // A time typed out of order in the tool's schedule, its field still focused: painted
+        // as it was, the level would not save.
+        if let Some(s) = crate::document::features::boundary_schedule(&mut kind) {
+            crate::document::features::in_time_order(s);
+        }
         let level = document.level();
         let (edge, distance) = nearest_edge(level, x, y);
         if distance > reach(level) {

@@ -427,10 +427,19 @@ impl GpuSimulation {
     }
 
     /// Takes the edge segments of `level` (same size as the simulation). Cells whose condition
-    /// changed start their ghost at the current surface; the others keep theirs.
+    /// changed start their ghost at the current surface; the others keep theirs. Refused, by
+    /// field and nothing taken, where a segment, source, sink or structure of `level` is one no
+    /// level may have ([`Level::check_boundaries`], [`Level::check_forcing`]).
     pub fn set_boundaries(&mut self, level: &Level) -> Result<(), GpuError> {
         self.stir();
         self.check_size(level)?;
+        // As a loaded level: a NaN inflow or overlapping stretches (the GPU let the later one
+        // win, the CPU refills scheduled ones every sub-step) are refused, and so are sources
+        // no level may have (the table is built again from `level`).
+        (level
+            .check_boundaries()
+            .and_then(|()| level.check_forcing()))
+        .map_err(|e| GpuError::Level(crate::sim::SimError::Invalid(e)))?;
         self.boundaries = level.boundaries.clone();
         self.upload_table(level)?;
         self.apply_conditions()

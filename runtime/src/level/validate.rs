@@ -233,23 +233,7 @@ impl Level {
 
         self.check_forcing()?;
         let extent = [nx as f32 * self.cell_size, ny as f32 * self.cell_size];
-        for (i, boundary) in self.boundaries.iter().enumerate() {
-            check_boundary(&format!("boundaries[{i}]"), boundary, nx, ny)?;
-            // One condition a cell: the solver's order between overlapping stretches differs
-            // by kind (a scheduled one refills its cells every sub-step).
-            let overlapped = self.boundaries[..i].iter().position(|b| {
-                b.edge == boundary.edge && b.start < boundary.end && boundary.start < b.end
-            });
-            if let Some(j) = overlapped {
-                return Err(ValidationError::new(
-                    format!("boundaries[{i}]"),
-                    format!(
-                        "cells {}..{} of the {:?} edge overlap boundaries[{j}]; each edge cell has one condition",
-                        boundary.start, boundary.end, boundary.edge
-                    ),
-                ));
-            }
-        }
+        self.check_boundaries()?;
         for (i, body) in self.bodies.iter().enumerate() {
             check_body(&format!("bodies[{i}]"), body)?;
         }
@@ -268,6 +252,31 @@ impl Level {
             }
         }
         limits.check_coverage(super::footprint::covered_cells(self), nx * ny)
+    }
+
+    /// Checks the boundary segments alone, as [`Self::validate`] does: each on its edge with a
+    /// condition in range, none overlapping another of its edge (what a running simulation
+    /// takes again, `GpuSimulation::set_boundaries`).
+    pub fn check_boundaries(&self) -> Result<(), ValidationError> {
+        let (nx, ny) = (self.nx(), self.ny());
+        for (i, boundary) in self.boundaries.iter().enumerate() {
+            check_boundary(&format!("boundaries[{i}]"), boundary, nx, ny)?;
+            // One condition a cell: the solver's order between overlapping stretches differs
+            // by kind (a scheduled one refills its cells every sub-step).
+            let overlapped = self.boundaries[..i].iter().position(|b| {
+                b.edge == boundary.edge && b.start < boundary.end && boundary.start < b.end
+            });
+            if let Some(j) = overlapped {
+                return Err(ValidationError::new(
+                    format!("boundaries[{i}]"),
+                    format!(
+                        "cells {}..{} of the {:?} edge overlap boundaries[{j}]; each edge cell has one condition",
+                        boundary.start, boundary.end, boundary.edge
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks the sources, sinks and structures alone, as [`Self::validate`] does: what a

@@ -74,8 +74,9 @@ pub struct Stats {
 
 /// A step that went wrong. [`StepError::Runaway`] and [`StepError::BadTimeStep`] leave the
 /// state as it was; after [`StepError::BlowUp`] the sub-steps before the failing one are
-/// kept, and so are the failing sub-step's sources, sinks and rain (counted in the volume
-/// balance), but not its flow: no non-finite value enters the water.
+/// kept, and so is what the failing sub-step's sinks took (counted in the volume balance), but
+/// not its flow, nor the water its sources and rain added with it: no non-finite value enters
+/// the water.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum StepError {
     /// The solver produced a non-finite value; the sub-step's flow was thrown away.

@@ -236,15 +236,14 @@ impl Simulation {
             }
         };
         if let Some(c) = report.blow_up {
-            // The sources, sinks and rain already went into the water: count them, so the
-            // balance stays true of the water the step leaves. The residues the failed pass
-            // wrote where it blew up go (they made every later step blow up there too), and
-            // the face velocities stay those of the water kept.
-            // A non-finite share (a NaN rate of a level built in code) went with the residues:
-            // booked, it left the ledger NaN for good, whatever was mended.
-            if added.is_finite() {
-                self.inflow += added;
-            }
+            // The sinks took from the water kept: count what they took, so the balance stays
+            // true of the water the step leaves. The sources' and the rain's water went into
+            // the carry, which the failed pass emptied into the depths thrown away: not kept,
+            // so not booked (it was, and the balance was off by it after every blow-up; a NaN
+            // rate's left the ledger NaN for good). The residues the failed pass wrote where
+            // it blew up go (they made every later step blow up there too), and the face
+            // velocities stay those of the water kept.
+            let _ = added;
             if removed.is_finite() {
                 self.outflow += removed;
             }
