@@ -80,17 +80,22 @@ pub(crate) fn patch_table(
 }
 
 /// Appends schedule `s` to `table` and returns its word offset: point count, period (0: none),
-/// the simulation's start time as two `f32`s (the GPU's clock counts from it), then the points.
+/// the simulation's start time as two `f32`s (the GPU's clock counts from it; of a repeating
+/// schedule, wrapped by its period here in `f64`), then the points.
 pub(crate) fn push_schedule(
     table: &mut Vec<u32>,
     s: &crate::level::Schedule,
     time_base: f64,
 ) -> u32 {
     let at = table.len() as u32;
-    let base_hi = time_base as f32;
-    let base_lo = (time_base - base_hi as f64) as f32;
+    let period = s.period.filter(|p| *p > 0.0);
+    // The GPU wraps the time in `f32`: a level saved at 1e8 s sampled a 12 s tide only at
+    // whole 8 s (the CPU wraps in `f64`). Wrapped here, only the run's own clock is large.
+    let base = period.map_or(time_base, |p| time_base.rem_euclid(p as f64));
+    let base_hi = base as f32;
+    let base_lo = (base - base_hi as f64) as f32;
     table.push(s.points.len() as u32);
-    table.push(s.period.filter(|p| *p > 0.0).unwrap_or(0.0).to_bits());
+    table.push(period.unwrap_or(0.0).to_bits());
     table.extend([base_hi.to_bits(), base_lo.to_bits()]);
     table.extend(
         s.points
