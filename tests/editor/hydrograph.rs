@@ -143,3 +143,34 @@ fn a_time_typed_out_of_order_and_never_left_is_sorted_when_the_map_is_clicked() 
     );
     assert!(!ed.harness.state().document().is_modified(), "saved");
 }
+
+#[test]
+fn a_time_typed_out_of_order_while_the_water_runs_leaves_the_run_going() {
+    // While the field is typed in, the points stand out of order for a frame or more: the
+    // GPU refused the schedule and the preview threw its run away.
+    use egui_kittest::kittest::Queryable;
+    let mut ed = editor_with(&bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.at(0.5, 0.5));
+    ed.click("Hydrograph");
+    ed.click("Play");
+    ed.frames(5);
+    assert!(ed.harness.state().preview().is_live(), "the water runs");
+    ed.harness.get_by_value("1800 s").click();
+    ed.harness.run_steps(3);
+    ed.key(Modifiers::COMMAND, Key::A);
+    ed.harness.event(egui::Event::Text("50".into()));
+    ed.harness.run_steps(5);
+    assert!(
+        ed.harness.state().preview().is_live(),
+        "the run was thrown away"
+    );
+    ed.key(Modifiers::NONE, Key::Enter);
+    ed.frames(5);
+    assert!(
+        ed.harness.state().preview().is_live(),
+        "the run was thrown away"
+    );
+    let times: Vec<f32> = schedule(&ed).points.iter().map(|p| p[0]).collect();
+    assert_eq!(times, vec![0.0, 50.0, 600.0]);
+}

@@ -237,7 +237,7 @@ fn a_level_named_near_the_file_systems_limit_saves_loads_and_resaves() {
     // 240 bytes: its sidecar's checksum name fits in 255, but the temporary copies' names
     // (the name, the process, the time, the counter) did not, and no save of it could land.
     // The cut of the temporary name falls inside an `é`.
-    let stem = format!("{}{}{}", "a".repeat(199), "é".repeat(8), "a".repeat(21));
+    let stem = format!("{}{}{}", "a".repeat(175), "é".repeat(8), "a".repeat(45));
     let name = format!("{stem}.ron");
     assert_eq!(name.len(), 240);
     let dir = tempfile::tempdir().expect("temp dir");

@@ -10,7 +10,8 @@ use std::rc::Rc;
 /// Text left as the field showed it gives back the value itself: egui reads the text back as
 /// the field loses focus, and a value with more digits than the field shows (a source placed
 /// by a click at x 37.4123 m, shown "37.41") moved to the rounded one, a click in and out
-/// making an undo step and marking the level modified.
+/// making an undo step and marking the level modified. (Text typed back to what the field
+/// shows, "1.23" over 1.234, keeps the value too: the two differ below what the field shows.)
 pub(crate) fn number<N: egui::emath::Numeric>(value: &mut N) -> egui::DragValue<'_> {
     // What the field showed this frame, and the value it showed (egui formats the value
     // before it reads a text left back).

@@ -68,6 +68,9 @@ impl EditorApp {
             // (or Cancel).
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.notify("Wait for the work under way to finish, or cancel it", true);
+            // The designer works on: a quit answered before (Don't save) no longer holds (it
+            // kept the autosave off and the next close unasked).
+            self.quit_confirmed = false;
             return;
         }
         if self.document.is_modified() && !self.quit_confirmed {

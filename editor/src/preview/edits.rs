@@ -84,20 +84,28 @@ impl Preview {
         if changes.roughness.is_some() || (params_changed && level.roughness.is_some()) {
             failed = sim.set_roughness(level).err().or(failed);
         }
-        if old.sources != level.sources
+        let forcing = old.sources != level.sources
             || old.sinks != level.sinks
-            || old.structures != level.structures
-        {
+            || old.structures != level.structures;
+        let edges = old.boundaries != level.boundaries;
+        // A time being typed may stand out of order for a few frames (the inspector sorts it
+        // as the field is left, or the edit is recorded): the GPU refuses such a schedule, and
+        // the run was thrown away. The features wait, unchanged, until they are valid again.
+        let valid = !(forcing || edges)
+            || (level.check_forcing().is_ok() && level.check_boundaries().is_ok());
+        if forcing && valid {
             failed = sim.set_sources_sinks(level).err().or(failed);
         }
-        if old.boundaries != level.boundaries {
+        if edges && valid {
             failed = sim.set_boundaries(level).err().or(failed);
         }
         old.params = level.params.clone();
-        old.sources = level.sources.clone();
-        old.sinks = level.sinks.clone();
-        old.structures = level.structures.clone();
-        old.boundaries = level.boundaries.clone();
+        if valid {
+            old.sources = level.sources.clone();
+            old.sinks = level.sinks.clone();
+            old.structures = level.structures.clone();
+            old.boundaries = level.boundaries.clone();
+        }
         // `old.gates` stay the gates the run started with: undone back to them, no hint.
         self.gates_changed = old.gates != level.gates;
         if let Some(e) = failed {

@@ -65,9 +65,10 @@ impl Drop for TempFile {
     }
 }
 
-/// The longest base a temporary name keeps, in bytes: with the dot, the process id, the time,
-/// the counter and `.tmp` (at most 52 bytes) it stays under the 255 bytes most file systems allow.
-const TEMP_BASE_MAX: usize = 200;
+/// The longest base a temporary name keeps, in bytes: with the dot, the process id (10 digits
+/// at most), the time (39) and the counter (20) and their dots, and `.tmp` (at most 76 bytes)
+/// it stays under the 255 bytes most file systems allow.
+const TEMP_BASE_MAX: usize = 176;
 
 /// `base` cut to [`TEMP_BASE_MAX`] bytes at a character boundary: a level named near the
 /// file system's limit still saves (its temporary copy's name would have been too long).
