@@ -36,7 +36,8 @@
 //!    [`snapshot::Snapshot::restore`] gives a level to build a simulation from that continues
 //!    where it was. A save game on disk is the baked level itself: [`level::file::save`] it,
 //!    and [`level::file::load`] gives it back (checked like any level) to continue from. With
-//!    bodies, [`body::BodyWorld::keep_poses`] writes where they are into the baked level first.
+//!    bodies (the `rapier` feature), `body::world::BodyWorld::keep_poses` writes where they are
+//!    into the baked level first.
 //!
 //! ```
 //! use spillway::level::{Gate, Shape, file};

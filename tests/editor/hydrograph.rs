@@ -121,15 +121,11 @@ fn a_time_typed_out_of_order_and_never_left_is_sorted_when_the_map_is_clicked() 
     // Typed 50 over 1800 s, then a click on the map placed the next source: the edit was
     // recorded unsorted (the field never left while its source was shown) and the level would
     // not save until the first source was selected again.
-    use egui_kittest::kittest::Queryable;
     let mut ed = editor_with(&bumpy_level());
     ed.key(Modifiers::NONE, Key::I);
     ed.click_at(ed.at(0.5, 0.5));
     ed.click("Hydrograph");
-    ed.harness.get_by_value("1800 s").click();
-    ed.harness.run_steps(3);
-    ed.key(Modifiers::COMMAND, Key::A);
-    ed.harness.event(egui::Event::Text("50".into()));
+    type_over_the_last_time(&mut ed, "50");
     ed.harness.run_steps(2);
     ed.click_at(ed.at(0.3, 0.3));
     let times: Vec<f32> = schedule(&ed).points.iter().map(|p| p[0]).collect();
@@ -148,7 +144,6 @@ fn a_time_typed_out_of_order_and_never_left_is_sorted_when_the_map_is_clicked() 
 fn a_time_typed_out_of_order_while_the_water_runs_leaves_the_run_going() {
     // While the field is typed in, the points stand out of order for a frame or more: the
     // GPU refused the schedule and the preview threw its run away.
-    use egui_kittest::kittest::Queryable;
     let mut ed = editor_with(&bumpy_level());
     ed.key(Modifiers::NONE, Key::I);
     ed.click_at(ed.at(0.5, 0.5));
@@ -156,10 +151,7 @@ fn a_time_typed_out_of_order_while_the_water_runs_leaves_the_run_going() {
     ed.click("Play");
     ed.frames(5);
     assert!(ed.harness.state().preview().is_live(), "the water runs");
-    ed.harness.get_by_value("1800 s").click();
-    ed.harness.run_steps(3);
-    ed.key(Modifiers::COMMAND, Key::A);
-    ed.harness.event(egui::Event::Text("50".into()));
+    type_over_the_last_time(&mut ed, "50");
     ed.harness.run_steps(5);
     assert!(
         ed.harness.state().preview().is_live(),
@@ -173,4 +165,14 @@ fn a_time_typed_out_of_order_while_the_water_runs_leaves_the_run_going() {
     );
     let times: Vec<f32> = schedule(&ed).points.iter().map(|p| p[0]).collect();
     assert_eq!(times, vec![0.0, 50.0, 600.0]);
+}
+
+/// Clicks the last point's time (1800 s), selects it and types `text` over it, leaving the
+/// field focused.
+fn type_over_the_last_time(ed: &mut crate::support::Editor, text: &str) {
+    use egui_kittest::kittest::Queryable;
+    ed.harness.get_by_value("1800 s").click();
+    ed.harness.run_steps(3);
+    ed.key(Modifiers::COMMAND, Key::A);
+    ed.harness.event(egui::Event::Text(text.into()));
 }

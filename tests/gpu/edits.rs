@@ -458,19 +458,8 @@ fn lowering_the_ground_under_an_open_edge_lets_no_water_in() {
 
 #[test]
 fn a_nan_rate_or_inflow_handed_over_is_refused_by_name_as_on_the_cpu() {
-    use spillway::level::{Shape, Source, SourceKind};
-    let mut level = Level::flat(16, 16, 1.0, 0.0);
-    level.water = Grid::filled(16, 16, 1.0);
-    level.sources.push(Source {
-        name: "Spring".into(),
-        shape: Shape::Circle {
-            x: 8.0,
-            y: 8.0,
-            radius: 2.0,
-        },
-        kind: SourceKind::Rate { m3_per_s: 1.0 },
-        enabled: true,
-    });
+    use spillway::level::SourceKind;
+    let mut level = spillway_tests::spring_lake();
     let mut sim = gpu(&level);
     let dt = level.params.dt;
     sim.step_n(2, dt).unwrap();

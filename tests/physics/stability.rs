@@ -167,19 +167,8 @@ fn a_blow_up_leaves_no_non_finite_value_in_the_state() {
 
 #[test]
 fn a_nan_rate_is_refused_when_handed_over_and_its_blow_up_leaves_the_ledger_finite() {
-    use spillway::level::{Shape, Source, SourceKind};
-    let mut level = Level::flat(16, 16, 1.0, 0.0);
-    level.water = Grid::filled(16, 16, 1.0);
-    level.sources.push(Source {
-        name: "Spring".into(),
-        shape: Shape::Circle {
-            x: 8.0,
-            y: 8.0,
-            radius: 2.0,
-        },
-        kind: SourceKind::Rate { m3_per_s: 1.0 },
-        enabled: true,
-    });
+    use spillway::level::SourceKind;
+    let level = spillway_tests::spring_lake();
     let mut sim = Simulation::new(&level).unwrap();
     sim.step(0.01).unwrap();
     // A game's slider handing over a NaN rate: refused, by name, and nothing taken.

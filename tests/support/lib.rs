@@ -468,3 +468,22 @@ pub fn twin_level_sources(solver: SolverKind) -> Level {
     }
     level
 }
+
+/// A lake 1 m deep on a 16 × 16 map of 1 m cells with a spring of 1 m³/s, 2 m across, in its
+/// middle (`sources[0]`, "Spring").
+pub fn spring_lake() -> Level {
+    use spillway::level::{Shape, Source, SourceKind};
+    let mut level = Level::flat(16, 16, 1.0, 0.0);
+    level.water = spillway::Grid::filled(16, 16, 1.0);
+    level.sources.push(Source {
+        name: "Spring".into(),
+        shape: Shape::Circle {
+            x: 8.0,
+            y: 8.0,
+            radius: 2.0,
+        },
+        kind: SourceKind::Rate { m3_per_s: 1.0 },
+        enabled: true,
+    });
+    level
+}
