@@ -46,7 +46,11 @@ impl Features {
 /// (past 2²¹ s, where f32 loses the tenth, the next value up): as a level must hold them.
 /// Returns whether anything moved.
 pub fn in_time_order(s: &mut Schedule) -> bool {
-    let before = s.points.clone();
+    // Every recorded edit asks of every schedule: one already in order is left untouched
+    // (no copy, no sort).
+    if s.points.windows(2).all(|w| w[0][0] < w[1][0]) {
+        return false;
+    }
     s.points.sort_by(|a, b| a[0].total_cmp(&b[0]));
     for i in 1..s.points.len() {
         let prev = s.points[i - 1][0];
@@ -55,7 +59,7 @@ pub fn in_time_order(s: &mut Schedule) -> bool {
             s.points[i][0] = if on > prev { on } else { prev.next_up() };
         }
     }
-    s.points != before
+    true
 }
 
 /// The schedule of a boundary kind that follows time, if it has one.
