@@ -70,7 +70,7 @@ fn with_one_crate() -> Editor {
 }
 
 /// Drags gizmo handle `handle` by `fraction` of its arm's screen length, outwards.
-fn drag_handle(ed: &mut Editor, handle: Handle, fraction: f32) {
+pub(crate) fn drag_handle(ed: &mut Editor, handle: Handle, fraction: f32) {
     let state = ed.harness.state();
     let grab = state.gizmo_handle(handle).expect("the gizmo is shown");
     let centre = state

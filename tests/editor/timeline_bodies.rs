@@ -5,6 +5,9 @@
 
 use egui::{Key, Modifiers};
 
+use spillway_editor::app::Handle;
+
+use crate::bodies::drag_handle;
 use crate::preview_bodies::{dam_editor, orbit, play};
 use crate::support::Editor;
 
@@ -47,6 +50,68 @@ fn going_back_after_a_crate_was_deleted_puts_the_others_back_where_they_were() {
         (rows[0] - 1.5).abs() < 0.2 && (rows[1] - 2.5).abs() < 0.2,
         "{rows:?}"
     );
+}
+
+#[test]
+fn a_crate_moved_with_the_gizmo_keeps_its_new_place_when_going_back() {
+    // The keyframes' crate was matched by everything but its pose (the rule meant for bodies
+    // kept where the water had moved them): going back put the moved crate at its old place.
+    let mut ed = dam_editor();
+    let timeline = &mut ed.harness.state_mut().preview_mut().timeline;
+    (timeline.spacing, timeline.min_gap) = (1.0, std::time::Duration::ZERO);
+    play(&mut ed, 20.0, 30);
+    let end = ed.harness.state().preview().clock();
+    ed.harness.state_mut().select_body(Some(2));
+    ed.frames(1);
+    drag_handle(&mut ed, Handle::Axis(0), 0.6);
+    let moved = ed.harness.state().document().level().bodies[2].translation;
+    assert!(moved[0] > 15.9, "the gizmo moved the crate to {moved:?}");
+    ed.frames(2);
+    ed.harness.state_mut().preview_mut().seek(0.5 * end);
+    settle(&mut ed);
+    assert!(ed.harness.state().preview().seeking().is_none());
+    let poses = (ed.harness.state().preview().body_poses()).expect("the bodies run");
+    let x = poses[2].translation[0];
+    println!(
+        "moved to x = {:.2} m; back at {:.1} s it stands at x = {x:.2} m",
+        moved[0],
+        0.5 * end
+    );
+    assert!((x - moved[0]).abs() < 0.3, "x = {x}, moved to {moved:?}");
+    assert!((poses[0].translation[0] - 15.5).abs() < 0.2, "{poses:?}");
+}
+
+#[test]
+fn going_back_past_keep_this_state_puts_a_kept_crate_where_it_was_then() {
+    // A crate kept where the water had moved it is the same crate to the keyframes before the
+    // keep: going back puts it where it stood then.
+    let mut ed = dam_editor();
+    let timeline = &mut ed.harness.state_mut().preview_mut().timeline;
+    (timeline.spacing, timeline.min_gap) = (1.0, std::time::Duration::ZERO);
+    play(&mut ed, 20.0, 30);
+    let standing = ed.harness.state().preview().clock();
+    let at = ed.harness.state().preview().body_poses().expect("bodies")[0].translation;
+    assert!(
+        ed.harness
+            .state_mut()
+            .preview_mut()
+            .push_body(0, [40000.0, 0.0, 0.0], at)
+    );
+    play(&mut ed, 20.0, 15);
+    ed.click("Keep this state");
+    ed.frames(2);
+    let kept = ed.harness.state().document().level().bodies[0].translation;
+    assert!(kept[0] > 16.2, "the knock moved the crate to {kept:?}");
+    ed.harness.state_mut().preview_mut().seek(0.5 * standing);
+    settle(&mut ed);
+    assert!(ed.harness.state().preview().seeking().is_none());
+    let x = (ed.harness.state().preview().body_poses()).expect("the bodies run")[0].translation[0];
+    println!(
+        "kept at x = {:.2} m; back at {:.1} s it stands at x = {x:.2} m",
+        kept[0],
+        0.5 * standing
+    );
+    assert!((x - 15.5).abs() < 0.2, "x = {x}");
 }
 
 #[test]

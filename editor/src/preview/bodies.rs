@@ -25,6 +25,9 @@ pub struct WantedBodies {
     pub meshes: HashMap<String, Arc<TriMesh>>,
     /// glTF paths the keyframes' bodies hold that a save rewrote, and what to.
     pub relinked: HashMap<String, String>,
+    /// Placements "Keep this state" moved to where the water had brought the bodies, as
+    /// (before, after), oldest first: a keyframe from before holds a body by its old one.
+    pub kept: Vec<(Body, Body)>,
 }
 
 impl WantedBodies {
@@ -32,15 +35,38 @@ impl WantedBodies {
         self.meshes.get(&body.gltf).cloned()
     }
 
-    /// A keyframe's body states with the paths a save rewrote since.
+    /// A keyframe's body states with the paths a save rewrote since, each body under the
+    /// placement "Keep this state" has given it since.
     pub fn relinked_states(&self, states: &BodyStates) -> BodyStates {
         let mut states = states.clone();
         for (body, _) in &mut states {
             if let Some(path) = self.relinked.get(&body.gltf) {
                 body.gltf.clone_from(path);
             }
+            // The last keep from a placement is the one in force (an undone keep's stays in
+            // the list); a keep of a kept body follows on. A pair per keep bounds the walk.
+            for _ in 0..self.kept.len() {
+                match self.kept.iter().rev().find(|(before, _)| before == body) {
+                    Some((_, after)) if after != body => body.clone_from(after),
+                    _ => break,
+                }
+            }
         }
         states
+    }
+
+    /// Notes the bodies "Keep this state" moved: those that differ from `before` (the bodies
+    /// handed over until now) only by their pose, when no other body changed.
+    pub fn note_kept(&mut self, before: &[Body]) {
+        let same = before.len() == self.bodies.len()
+            && (before.iter().zip(&self.bodies)).all(|(a, b)| same_but_pose(a, b));
+        if same {
+            for (a, b) in before.iter().zip(&self.bodies) {
+                if a != b {
+                    self.kept.push((a.clone(), b.clone()));
+                }
+            }
+        }
     }
 }
 
@@ -186,25 +212,17 @@ impl PreviewBodies {
     }
 
     /// Puts the bodies back as a keyframe saw them, each to the state of the same placed body
-    /// (or, for a body whose placement was kept where the water had moved it, the same body
-    /// but for its pose); a body added or edited since keeps its placement.
+    /// (a keyframe from before "Keep this state" under its kept placement:
+    /// [`WantedBodies::relinked_states`]); a body added or edited since (moved with the
+    /// gizmo) keeps its placement.
     pub fn set_states(&mut self, states: &[(Body, Option<BodyState>)]) {
         let mut used = vec![false; states.len()];
-        let mut matched: Vec<Option<usize>> = vec![None; self.placed.len()];
-        let rules: [fn(&Body, &Body) -> bool; 2] = [|a, b| a == b, same_but_pose];
-        for same in rules {
-            for (i, (body, _)) in self.placed.iter().enumerate() {
-                if matched[i].is_some() {
-                    continue;
-                }
-                if let Some(k) = (0..states.len()).find(|&k| !used[k] && same(&states[k].0, body)) {
-                    used[k] = true;
-                    matched[i] = Some(k);
-                }
-            }
-        }
-        for ((_, id), k) in self.placed.iter().zip(matched) {
-            if let (Some(id), Some(Some(state))) = (id, k.map(|k| &states[k].1)) {
+        for (body, id) in &self.placed {
+            let Some(k) = (0..states.len()).find(|&k| !used[k] && &states[k].0 == body) else {
+                continue;
+            };
+            used[k] = true;
+            if let (Some(id), Some(state)) = (id, &states[k].1) {
                 self.world.set_state(*id, state);
             }
         }

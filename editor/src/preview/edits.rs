@@ -207,6 +207,7 @@ impl Preview {
             bodies: bodies.to_vec(),
             meshes: std::mem::take(&mut self.wanted.meshes),
             relinked: std::mem::take(&mut self.wanted.relinked),
+            kept: std::mem::take(&mut self.wanted.kept),
         };
         for body in bodies {
             if !wanted.meshes.contains_key(&body.gltf)
@@ -215,14 +216,15 @@ impl Preview {
                 wanted.meshes.insert(body.gltf.clone(), m);
             }
         }
-        self.wanted = wanted;
-        // Bodies kept where the water moved them ("Bake this frame") are no edit of the run:
-        // they go on moving from there.
-        if self.water_is_authored
-            && let Some(b) = self.bodies.as_mut()
-        {
-            b.adopt(bodies);
+        // Bodies kept where the water moved them ("Keep this state") are no edit of the run:
+        // they go on moving from there, and the keyframes from before know them.
+        if self.water_is_authored {
+            wanted.note_kept(&self.wanted.bodies);
+            if let Some(b) = self.bodies.as_mut() {
+                b.adopt(bodies);
+            }
         }
+        self.wanted = wanted;
         if self.is_live() && !self.water_is_authored {
             self.timeline.edited(self.clock());
         }
@@ -272,6 +274,8 @@ impl Preview {
         for path in wanted.relinked.values_mut() {
             *path = to(path);
         }
+        let kept = wanted.kept.iter_mut();
+        kept.flat_map(|(a, b)| [a, b]).for_each(relink);
         let keys = self.timeline.branches.iter().flat_map(|b| &b.keys);
         for (body, _) in keys.flat_map(|k| &k.bodies) {
             let new = to(&body.gltf);
