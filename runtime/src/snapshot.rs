@@ -7,14 +7,15 @@
 //! A snapshot is made from a level baked by either solver (`Simulation::bake_into`,
 //! `GpuSimulation::bake_into`): its depths, its [`FlowState`] (faces, the second face field,
 //! ghosts, time and, from the CPU solver, the remainder, and of a moving bed its floor and its
-//! ground, read from the GPU without a wait by [`Snapshot::of_state`] too) and which gates had
-//! opened. Every grid is
+//! ground, read from the GPU without a wait by [`Snapshot::of_state`] too) and, gate by gate,
+//! which had opened and when each was timed to. Every grid is
 //! stored as the level files store theirs (byte-shuffled, LZ4): lossless, so a simulation
 //! started from [`Snapshot::restore`] continues as one started from the baked level would.
 
 use thiserror::Error;
 
 use crate::level::{FlowState, Level, SolverKind};
+use crate::sim::GateState;
 
 /// Why a snapshot does not fit a level.
 #[derive(Debug, Error, PartialEq)]
@@ -67,8 +68,8 @@ pub struct WaterState {
     pub depth: Vec<f32>,
     /// The flow state (faces, ghosts, time).
     pub flow: FlowState,
-    /// Names of the gates that had opened.
-    pub opened: Vec<String>,
+    /// Every gate of the level, in its order: whether it had opened, and its time.
+    pub gates: Vec<GateState>,
     /// The breaches and how far each had opened.
     pub breaches: Vec<crate::sim::BreachState>,
     /// A moving bed's ground (with the grains in the water settled where they are) on the
@@ -89,7 +90,7 @@ pub struct Snapshot {
     grids: [Packed; 8],
     ghost: Vec<f32>,
     max_speed: Option<f32>,
-    opened: Vec<String>,
+    gates: Vec<GateState>,
     breaches: Vec<crate::sim::BreachState>,
 }
 
@@ -106,11 +107,14 @@ const NAMES: [&str; 8] = [
 
 impl Snapshot {
     /// The state `baked` carries: its water, its flow state (none: water at rest at time 0)
-    /// and its open gates (those opening at time 0, as bakes mark the gates that had opened).
+    /// and its gates (those opening at time 0 open, as bakes mark the gates that had opened).
     pub fn of(baked: &Level) -> Self {
-        let opened = (baked.gates.iter())
-            .filter(|g| g.open_at == Some(0.0))
-            .map(|g| g.name.clone())
+        let gates = (baked.gates.iter())
+            .map(|g| GateState {
+                name: g.name.clone(),
+                open: g.open_at == Some(0.0),
+                open_at: g.open_at,
+            })
             .collect();
         let size = (baked.nx(), baked.ny());
         // A moving bed is part of the state: the water goes back onto the ground it had.
@@ -120,7 +124,7 @@ impl Snapshot {
             .is_some()
             .then_some(&baked.terrain.data[..]);
         let water = (&baked.water.data[..], terrain);
-        let mut s = Self::build(size, water, baked.flow.as_ref(), opened);
+        let mut s = Self::build(size, water, baked.flow.as_ref(), gates);
         s.breaches = crate::sim::structures::Structures::new(baked).breach_states();
         s
     }
@@ -129,7 +133,7 @@ impl Snapshot {
     pub fn of_state(state: &WaterState) -> Self {
         let size = (state.nx, state.ny);
         let water = (&state.depth[..], state.terrain.as_deref());
-        let mut s = Self::build(size, water, Some(&state.flow), state.opened.clone());
+        let mut s = Self::build(size, water, Some(&state.flow), state.gates.clone());
         s.breaches = state.breaches.clone();
         s
     }
@@ -138,7 +142,7 @@ impl Snapshot {
         (nx, ny): (usize, usize),
         (depth, terrain): (&[f32], Option<&[f32]>),
         flow: Option<&FlowState>,
-        opened: Vec<String>,
+        gates: Vec<GateState>,
     ) -> Self {
         let none = FlowState::default();
         let f = flow.unwrap_or(&none);
@@ -162,7 +166,7 @@ impl Snapshot {
             grids,
             ghost: f.ghost.clone(),
             max_speed: f.max_speed,
-            opened,
+            gates,
             breaches: Vec::new(),
         }
     }
@@ -172,9 +176,9 @@ impl Snapshot {
         self.time
     }
 
-    /// Names of the gates that had opened.
-    pub fn opened_gates(&self) -> &[String] {
-        &self.opened
+    /// Every gate of the level then, in its order, and whether it had opened.
+    pub fn gates(&self) -> &[GateState] {
+        &self.gates
     }
 
     /// Bytes the snapshot holds in memory (the compressed grids and the rest).
@@ -182,7 +186,9 @@ impl Snapshot {
         std::mem::size_of::<Self>()
             + self.grids.iter().map(|g| g.bytes.len()).sum::<usize>()
             + 4 * self.ghost.len()
-            + self.opened.iter().map(|n| n.len() + 24).sum::<usize>()
+            + (self.gates.iter())
+                .map(|g| g.name.len() + std::mem::size_of::<GateState>())
+                .sum::<usize>()
             + self
                 .breaches
                 .iter()
@@ -202,8 +208,9 @@ impl Snapshot {
 
     /// `level` (terrain, sources, bodies… as they are now) with the snapshot's water as its
     /// initial state: a simulation built from it starts at the snapshot's time with its water,
-    /// flows and open gates; a gate closed then that `level` marks open from the start (a
-    /// later bake of it) stays closed until a trigger. Of a level whose bed moves (`Params::sediment`), it also puts back
+    /// flows and open gates (gate by gate where `level` has as many as then, by name where it
+    /// has not); a gate closed then that `level` marks open from the start (a later bake of
+    /// it) gets back the time it had then, or stays closed until a trigger. Of a level whose bed moves (`Params::sediment`), it also puts back
     /// the ground as the water had left it (from [`Snapshot::of`], or [`Snapshot::of_state`]
     /// on the cells whose bed moves) and how deep it may still erode.
     pub fn restore(&self, level: &Level) -> Result<Level, SnapshotError> {
@@ -244,15 +251,22 @@ impl Snapshot {
             max_speed: self.max_speed,
             bed_floor: next(),
         });
-        for gate in out.gates.iter_mut() {
-            if self.opened.contains(&gate.name) {
+        let by_index = out.gates.len() == self.gates.len();
+        for (i, gate) in out.gates.iter_mut().enumerate() {
+            // A gate timed later that shares an opened one's name stays closed.
+            let then = match by_index {
+                true => self.gates.get(i),
+                false => (self.gates.iter().filter(|g| g.name == gate.name)).max_by_key(|g| g.open),
+            };
+            if then.is_some_and(|g| g.open) {
                 gate.open_at = Some(0.0);
             } else if gate.open_at == Some(0.0) && self.time > 0.0 {
                 // Closed at the snapshot's time, though `level` has it open from the start (a
                 // later bake marks the gates that had opened so; one authored to open at 0 s
-                // opens at the first step, before any later snapshot): closed it stays, until
-                // a trigger. A gate timed later opens at its time, as the solver decides.
-                gate.open_at = None;
+                // opens at the first step, before any later snapshot): it opens at the time
+                // it had then, or stays closed until a trigger. A gate `level` times later
+                // opens at its time, as the solver decides.
+                gate.open_at = then.and_then(|g| g.open_at).filter(|&t| t != 0.0);
             }
         }
         out.set_breaches(&self.breaches);
@@ -348,5 +362,58 @@ mod tests {
         level.gates[0].open_at = Some(1.5);
         let again = early.restore(&level).unwrap();
         assert_eq!(again.gates[0].open_at, Some(1.5));
+    }
+
+    fn gate(name: &str, open_at: Option<f32>, y0: f32) -> crate::level::Gate {
+        crate::level::Gate {
+            name: name.into(),
+            shape: Shape::Box {
+                x0: 20.0,
+                y0,
+                x1: 22.0,
+                y1: y0 + 16.0,
+            },
+            crest: 5.0,
+            open_at,
+        }
+    }
+
+    #[test]
+    fn a_timed_gate_closed_at_the_snapshot_opens_at_its_time_on_a_later_bake() {
+        // The later bake marks it open from the start: put back, it lost its time (closed
+        // for good), where the run it was taken from opened it at 1.5 s.
+        let mut level = river();
+        level.gates.push(gate("dam", Some(1.5), 0.0));
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.advance(1.0).unwrap();
+        let early = Snapshot::of(&sim.bake_into(&level));
+        sim.advance(1.0).unwrap();
+        let later = sim.bake_into(&level);
+        assert_eq!(later.gates[0].open_at, Some(0.0));
+        let back = early.restore(&later).unwrap();
+        assert_eq!(back.gates[0].open_at, Some(1.5));
+        let mut back = Simulation::new(&back).unwrap();
+        assert!(!back.gates()[0].open);
+        back.advance(1.0).unwrap();
+        assert!(back.gates()[0].open, "{:?}", back.gates());
+    }
+
+    #[test]
+    fn a_gate_timed_later_that_shares_an_opened_ones_name_stays_closed() {
+        // Gates were put back by name: the second "dam" opened at 2 s, not at its 3 s.
+        let mut level = river();
+        level.gates.push(gate("dam", Some(1.0), 0.0));
+        level.gates.push(gate("dam", Some(3.0), 16.0));
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.advance(2.0).unwrap();
+        let snap = Snapshot::of(&sim.bake_into(&level));
+        let opened = |s: &Simulation| s.gates().iter().map(|g| g.open).collect::<Vec<_>>();
+        assert_eq!(opened(&sim), [true, false]);
+        for onto in [&level, &sim.bake_into(&level)] {
+            let mut back = Simulation::new(&snap.restore(onto).unwrap()).unwrap();
+            assert_eq!(opened(&back), [true, false]);
+            back.advance(1.5).unwrap();
+            assert_eq!(opened(&back), [true, true]);
+        }
     }
 }

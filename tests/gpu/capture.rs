@@ -25,13 +25,17 @@ fn the_state_read_without_waiting_is_the_baked_state_on_both_solvers() {
         assert_eq!(state.flow.flow_x, flow.flow_x, "{solver:?}");
         assert_eq!(state.flow.flow_y, flow.flow_y, "{solver:?}");
         assert_eq!(state.flow.ghost, flow.ghost, "{solver:?}");
+        // The shallow-water solver's discharges (its edges' outfall and first advection
+        // started from rest after going back to a keyframe without them).
+        assert_eq!(state.flow.aux_x, flow.aux_x, "{solver:?}");
+        assert_eq!(state.flow.aux_y, flow.aux_y, "{solver:?}");
         assert!((state.flow.time - flow.time).abs() < 1e-9, "{solver:?}");
         assert!(sim.poll_state(false).is_none(), "taken");
     }
 }
 
 /// Steps `sim` `steps` times, copies its state without waiting and asserts that the copy is
-/// what a bake reads: depths and both face grids.
+/// what a bake reads: depths, both face grids and the second face fields.
 fn assert_copy_is_baked(sim: &mut GpuSimulation, level: &Level, steps: usize, what: &str) {
     sim.step_n(steps, level.params.dt).expect("steps");
     assert!(sim.request_state().expect("asked"), "{what}");
@@ -42,6 +46,8 @@ fn assert_copy_is_baked(sim: &mut GpuSimulation, level: &Level, steps: usize, wh
     assert_eq!(state.depth, baked.water.data, "{what}");
     assert_eq!(state.flow.flow_x, flow.flow_x, "{what}");
     assert_eq!(state.flow.flow_y, flow.flow_y, "{what}");
+    assert_eq!(state.flow.aux_x, flow.aux_x, "{what}");
+    assert_eq!(state.flow.aux_y, flow.aux_y, "{what}");
 }
 
 #[test]
@@ -101,7 +107,11 @@ fn a_snapshot_of_the_state_after_a_gate_opened_restores_it_open() {
     sim.step_n(25, level.params.dt).expect("steps"); // 0.5 s: the gate has opened
     sim.request_state().expect("asked");
     let state = (sim.poll_state(true).expect("asked").expect("copied").read()).expect("read");
-    assert_eq!(state.opened, vec![level.gates[0].name.clone()]);
+    let opened = (state.gates.iter()).map(|g| (g.name.as_str(), g.open, g.open_at));
+    assert_eq!(
+        opened.collect::<Vec<_>>(),
+        vec![(level.gates[0].name.as_str(), true, Some(0.2))]
+    );
     let snap = Snapshot::of_state(&state);
     let mut again = GpuSimulation::headless(&snap.restore(&level).unwrap()).expect("a GPU");
     sim.step_n(25, level.params.dt).expect("steps");

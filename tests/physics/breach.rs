@@ -290,16 +290,14 @@ fn a_breachs_sides_rise_until_they_meet_the_ground() {
     }
 }
 
-#[test]
-fn a_breach_drawn_across_a_closed_gate_cuts_the_gate_as_it_stands() {
-    // Flat ground at 0 m, a gate 5 m high holding 4 m of water, a breach drawn across it:
-    // its crest and cells came from the ground under the gate, so it started at once (the
-    // water 1 m below the gate's top) and cut the whole width to 0 m at the next sub-step.
+/// Flat ground at 0 m, `held` m of water west of a gate 5 m high called "wall" and a breach
+/// from 18.5 to 23.5 m across it, started 0.1 m over its crest and opening over 120 s.
+fn gated_breach(held: f32) -> Level {
     use spillway::Grid;
     use spillway::level::{BreachGrowth, Gate, Shape, Structure};
     let (nx, ny) = (40, 12);
     let mut level = Level::flat(nx, ny, 1.0, 0.0);
-    level.water = Grid::from_fn(nx, ny, |x, _| if x < 20 { 4.0 } else { 0.0 });
+    level.water = Grid::from_fn(nx, ny, |x, _| if x < 20 { held } else { 0.0 });
     level.gates.push(Gate {
         name: "wall".into(),
         shape: Shape::Box {
@@ -325,14 +323,60 @@ fn a_breach_drawn_across_a_closed_gate_cuts_the_gate_as_it_stands() {
         },
     });
     level.validate(&Default::default()).expect("a valid level");
+    level
+}
+
+#[test]
+fn a_breach_drawn_across_a_closed_gate_cuts_the_gate_as_it_stands() {
+    // A gate 5 m high holding 4 m of water, a breach drawn across it: its crest and cells
+    // came from the ground under the gate, so it started at once (the water 1 m below the
+    // gate's top) and cut the whole width to 0 m at the next sub-step.
+    let level = gated_breach(4.0);
+    let nx = level.nx();
     let mut sim = Simulation::new(&level).unwrap();
     sim.advance(5.0).unwrap();
     let gate = sim.terrain()[6 * nx + 20];
-    let below = sim.region_volume(25.0, 0.0, 40.0, ny as f32);
+    let below = sim.region_volume(25.0, 0.0, 40.0, level.ny() as f32);
     println!("gate cell at {gate} m, {below:.3} m³ below it");
     assert_eq!(
         gate, 5.0,
         "the breach cut the gate with the water 1 m under its top"
     );
     assert!(below < 1e-3, "{below} m³ came through");
+}
+
+#[test]
+fn a_level_baked_after_a_gate_under_its_breach_opened_goes_on_bit_for_bit() {
+    // Loaded, the breach took its crest from the ground with the opened gate gone (0 m, not
+    // the gate's 5 m): it cut the cells beside the gate half a metre below the ground.
+    let level = gated_breach(5.5);
+    let mut straight = Simulation::new(&level).unwrap();
+    straight.advance(40.0).unwrap();
+    let started = straight.breaches()[0].clone();
+    assert!(started.started && started.progress > 0.1, "{started:?}");
+    assert!(straight.open_gate("wall"));
+    straight.advance(2.0).unwrap();
+    let baked = straight.bake_into(&level);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("level.ron");
+    file::save(&baked, &path).unwrap();
+    let loaded = file::load(&path).unwrap();
+    let mut resumed = Simulation::new(&loaded).unwrap();
+    straight.advance(10.0).unwrap();
+    resumed.advance(10.0).unwrap();
+    let lowest = |s: &Simulation| s.terrain().iter().copied().fold(f32::INFINITY, f32::min);
+    println!(
+        "the breach {:?}; lowest ground {} m straight on, {} m loaded",
+        straight.breaches()[0],
+        lowest(&straight),
+        lowest(&resumed)
+    );
+    assert!(
+        straight.terrain() == resumed.terrain(),
+        "the ground differs"
+    );
+    assert_eq!(
+        straight.bake_into(&level).state_hash(),
+        resumed.bake_into(&loaded).state_hash()
+    );
 }

@@ -54,9 +54,10 @@ fn staging_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
 /// A copy of the whole water state, under way or arrived ([`GpuSimulation::poll_state`]).
 pub struct StateCopy {
     /// One staging buffer per part: the view, the control block, depth, faces x, faces y (both
-    /// halves for the pipes; SWE's velocities, x then y, in the faces x part), edges,
-    /// advected velocities (pipes with advection), the breaches' state words, and of a moving
-    /// bed the ground and the grains in the water; `None` for an empty part.
+    /// halves for the pipes; SWE's velocities, x then y, in the faces x part, and its
+    /// discharges across x in the faces y part), edges, advected velocities (pipes with
+    /// advection; SWE's discharges across y), the breaches' state words, and of a moving bed
+    /// the ground and the grains in the water; `None` for an empty part.
     staging: Vec<Option<wgpu::Buffer>>,
     /// How many parts have been mapped (plus [`FAILED`] for each that failed).
     mapped: Arc<AtomicUsize>,
@@ -66,7 +67,8 @@ pub struct StateCopy {
     time: f64,
     /// The time the run's own clock counts from (the GPU's time is kept relative to it).
     time_base: f64,
-    opened: Vec<String>,
+    /// Every gate and whether it had opened.
+    gates: Vec<crate::sim::GateState>,
     /// The breaches' names; their state words end the staging buffer.
     breaches: Vec<String>,
     /// Columns, rows, solver, and whether the advected velocities are in it.
@@ -139,12 +141,18 @@ impl GpuSimulation {
         ];
         match self.params.solver {
             SolverKind::Pipes => parts.extend([(&b.qx, 8 * fx), (&b.qy, 8 * fy)]),
-            SolverKind::Swe => parts.extend([(&b.vel, 8 * (fx + fy)), (&b.vel, 0)]),
+            // The velocities, and the discharges (x here, y after the edges).
+            SolverKind::Swe => parts.extend([(&b.vel, 8 * (fx + fy)), (&b.qx, 8 * fx)]),
         }
         parts.push((&b.edges, 16 * 2 * (nx + ny)));
-        // Pipes with advection: the face velocities the next step advects with.
+        // Pipes with advection: the face velocities the next step advects with; the
+        // shallow-water solver: the discharges across y (its edges' outfall and its first
+        // advection need them, as a bake's).
         let advected = self.params.solver == SolverKind::Pipes && self.params.pipe_advection;
-        parts.push((&b.vel, if advected { 8 * (fx + fy) } else { 0 }));
+        parts.push(match self.params.solver {
+            SolverKind::Swe => (&b.qy, 8 * fy),
+            SolverKind::Pipes => (&b.vel, if advected { 8 * (fx + fy) } else { 0 }),
+        });
         parts.push((&b.breaches, 8 * self.breach_names.len() as u64));
         let mut parts: Vec<_> = parts.into_iter().map(|(b, n)| (b, 0, n)).collect();
         // A moving bed: the ground as it is, and the grains the water carries.
@@ -189,17 +197,14 @@ impl GpuSimulation {
                 count.fetch_add(if r.is_ok() { 1 } else { FAILED }, Ordering::AcqRel);
             });
         }
-        let opened = (self.gates.states().into_iter())
-            .filter(|g| g.open)
-            .map(|g| g.name)
-            .collect();
+        let gates = self.gates.states();
         self.capture = Some(StateCopy {
             staging,
             mapped,
             spare: self.spare.clone(),
             time: self.clock,
             time_base: self.time_base,
-            opened,
+            gates,
             breaches: self.breach_names.clone(),
             grid: (self.nx, self.ny, self.params.solver, advected),
             bed: (self.bed.as_ref()).map(|b| (b.cells.clone(), b.swell)),
@@ -278,10 +283,10 @@ impl StateCopy {
             SolverKind::Swe => (floats(3, vh, fx), floats(3, vh + fx, fy)),
         };
         let edges = floats(5, 0, 4 * 2 * (nx + ny));
-        let (aux_x, aux_y) = if advected {
-            (floats(6, vh, fx), floats(6, vh + fx, fy))
-        } else {
-            (Vec::new(), Vec::new())
+        let (aux_x, aux_y) = match solver {
+            SolverKind::Swe => (floats(4, half * fx, fx), floats(6, half * fy, fy)),
+            SolverKind::Pipes if advected => (floats(6, vh, fx), floats(6, vh + fx, fy)),
+            SolverKind::Pipes => (Vec::new(), Vec::new()),
         };
         let words = floats(7, 0, 2 * self.breaches.len());
         // The bed as a bake leaves it: the grains in the water settled where they are.
@@ -322,7 +327,7 @@ impl StateCopy {
                 bed_floor,
                 ..Default::default()
             },
-            opened: self.opened,
+            gates: self.gates,
             breaches,
             terrain,
         })

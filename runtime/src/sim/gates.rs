@@ -25,6 +25,9 @@ pub struct GateState {
     pub name: String,
     /// Whether it has opened.
     pub open: bool,
+    /// When it opens by itself, simulated seconds, as the level has it (`None`: only by a
+    /// trigger or a call).
+    pub open_at: Option<f32>,
 }
 
 /// All gates of a simulation.
@@ -155,6 +158,7 @@ impl Gates {
             .map(|g| GateState {
                 name: g.name.clone(),
                 open: g.open,
+                open_at: g.open_at,
             })
             .collect()
     }
@@ -167,6 +171,17 @@ impl Gates {
 pub fn closed_ground(level: &Level) -> Vec<f32> {
     let mut ground = level.terrain.data.clone();
     Gates::new(level).close(&mut ground);
+    ground
+}
+
+/// The terrain with every gate raised to its crest, opened or not: the ground a run started
+/// from the authored level held when it drew its breaches, which a bake of it (a gate opened
+/// since) draws them on again.
+pub(crate) fn authored_ground(level: &Level) -> Vec<f32> {
+    let mut gates = Gates::new(level);
+    gates.0.iter_mut().for_each(|g| g.open = false);
+    let mut ground = level.terrain.data.clone();
+    gates.close(&mut ground);
     ground
 }
 

@@ -184,7 +184,7 @@ impl Structures {
                     ..
                 } => {
                     out.cut_of.push(Some(out.cuts.len()));
-                    let ground = closed.get_or_insert_with(|| super::gates::closed_ground(level));
+                    let ground = closed.get_or_insert_with(|| super::gates::authored_ground(level));
                     let mut c = cut(
                         level,
                         ground,
