@@ -57,6 +57,7 @@ use winit::window::WindowId;
 
 use spillway_game::add_gate_if_none;
 use spillway_game::player::Player;
+use spillway_game::state::MAX_CATCH_UP;
 use window::Gfx;
 
 /// Simulated seconds per frame with `--frames` (reproducible whatever the machine's speed).
@@ -271,9 +272,11 @@ impl App {
         let now = Instant::now();
         let scripted = self.opts.frames;
         // Real time, or a fixed frame time with `--frames`.
+        // A stall (the window dragged, the process stopped) counts as one long frame at
+        // most: the water catches up no more than that, and the eye flies no further.
         let elapsed = match scripted {
             Some(_) => FIXED_FRAME,
-            None => (now - self.last).as_secs_f64(),
+            None => (now - self.last).as_secs_f64().min(MAX_CATCH_UP),
         };
         self.last = now;
         if let Some(n) = scripted

@@ -18,7 +18,7 @@ use spillway_render::{
 use crate::bodies::Bodies;
 
 /// Most simulated seconds one frame catches up (a slow frame does not snowball).
-const MAX_CATCH_UP: f64 = 0.25;
+pub const MAX_CATCH_UP: f64 = 0.25;
 
 /// Closes the level with a gate where it has none, so G has something to open: a wall across
 /// the map in front of the level's first open edge (4 cells inside it), so the rivers keep

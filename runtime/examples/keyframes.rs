@@ -30,6 +30,17 @@ fn main() -> Result<(), Box<dyn Error>> {
             other => return Err(format!("unknown option {other}").into()),
         }
     }
+    // A keyframe every 0 s never reached the end (keyframes without bound); a negative time
+    // took none and the picks below underflowed.
+    if !(every.is_finite() && every > 0.0) {
+        return Err(format!("--every {every}: a positive number of seconds").into());
+    }
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!("--seconds {seconds}: zero or more seconds").into());
+    }
+    if !(2..=8192).contains(&size) {
+        return Err(format!("--size {size}: 2 to 8192 cells a side").into());
+    }
     let level = scene(size, BenchScene::Valley);
     let mut sim = GpuSimulation::headless(&level)?;
     println!(

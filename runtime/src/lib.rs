@@ -37,7 +37,11 @@
 //!    where it was. A save game on disk is the baked level itself: [`level::file::save`] it,
 //!    and [`level::file::load`] gives it back (checked like any level) to continue from. With
 //!    bodies (the `rapier` feature), `body::world::BodyWorld::keep_poses` writes where they are
-//!    into the baked level first.
+//!    into the baked level first. A save holds its bodies' glTF paths as the level wrote them
+//!    (relative to the shipped level's folder), not their files: a save written elsewhere (the
+//!    player's data folder) loads its meshes from the shipped level's folder
+//!    (`body::world::import_meshes(&save, shipped_dir)`), or from bytes the game bundles
+//!    (`body::world::import_meshes_from_bytes`).
 //!
 //! ```
 //! use spillway::level::{Gate, Shape, file};
