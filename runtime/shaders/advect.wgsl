@@ -32,20 +32,37 @@ fn conservative(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// Bilinear sample of the velocity array at `base` (w × h lattice) at (x, y), clamped
-// (grid::bilinear).
-fn bilinear(base: u32, w: u32, h: u32, xin: f32, yin: f32) -> f32 {
-    let x = clamp(xin, 0.0, f32(w - 1u));
-    let y = clamp(yin, 0.0, f32(h - 1u));
-    let x0 = min(u32(floor(x)), w - 2u);
-    let y0 = min(u32(floor(y)), h - 2u);
-    let x1 = min(x0 + 1u, w - 1u);
-    let y1 = min(y0 + 1u, h - 1u);
-    let tx = x - f32(x0);
-    let ty = y - f32(y0);
-    let a = vel[base + y0 * w + x0] * (1.0 - tx) + vel[base + y0 * w + x1] * tx;
-    let b = vel[base + y1 * w + x0] * (1.0 - tx) + vel[base + y1 * w + x1] * tx;
-    return a * (1.0 - ty) + b * ty;
+// The two samples either side of `i + o` along an axis of `n` samples and the weight of the
+// second, clamped to the axis (grid.rs `tap`): the move is split into whole samples and a
+// fraction before it meets the index, so a slow current far out on a large map is not
+// rounded to the spacing of f32 there.
+struct Tap {
+    k0: u32,
+    k1: u32,
+    t: f32,
+}
+
+fn tap(i: u32, o_in: f32, n: u32) -> Tap {
+    let o = clamp(o_in, -f32(n), f32(n));
+    let whole = floor(o);
+    let k = i32(i) + i32(whole);
+    if (k < 0) {
+        return Tap(0u, 0u, 0.0);
+    }
+    if (k >= i32(n) - 1) {
+        return Tap(n - 1u, n - 1u, 0.0);
+    }
+    return Tap(u32(k), u32(k) + 1u, o - whole);
+}
+
+// Bilinear sample of the velocity array at `base` (w × h lattice) at lattice point (i, j)
+// moved by (ox, oy), clamped (grid::bilinear_from).
+fn bilinear(base: u32, w: u32, h: u32, i: u32, j: u32, ox: f32, oy: f32) -> f32 {
+    let x = tap(i, ox, w);
+    let y = tap(j, oy, h);
+    let a = vel[base + y.k0 * w + x.k0] * (1.0 - x.t) + vel[base + y.k0 * w + x.k1] * x.t;
+    let b = vel[base + y.k1 * w + x.k0] * (1.0 - x.t) + vel[base + y.k1 * w + x.k1] * x.t;
+    return a * (1.0 - y.t) + b * y.t;
 }
 
 // Semi-Lagrangian back-tracing of both velocity components.
@@ -65,13 +82,13 @@ fn semi_lagrangian(@builtin(global_invocation_id) gid: vec3<u32>) {
         let il = min(max(i, 1u) - 1u, nx - 1u);
         let ir = min(i, nx - 1u);
         let vv = 0.25 * (v_at(il, j, vh) + v_at(ir, j, vh) + v_at(il, j + 1u, vh) + v_at(ir, j + 1u, vh));
-        adv[j * (nx + 1u) + i] = bilinear(vh, nx + 1u, ny, f32(i) - uu * s, f32(j) - vv * s);
+        adv[j * (nx + 1u) + i] = bilinear(vh, nx + 1u, ny, i, j, -(uu * s), -(vv * s));
     }
     if (i < nx && j <= ny) {
         let ja = min(max(j, 1u) - 1u, ny - 1u);
         let jb = min(j, ny - 1u);
         let vv = v_at(i, j, vh);
         let uu = 0.25 * (u_at(i, ja, vh) + u_at(i + 1u, ja, vh) + u_at(i, jb, vh) + u_at(i + 1u, jb, vh));
-        adv[grid.half_qx + j * nx + i] = bilinear(vh + grid.half_qx, nx, ny + 1u, f32(i) - uu * s, f32(j) - vv * s);
+        adv[grid.half_qx + j * nx + i] = bilinear(vh + grid.half_qx, nx, ny + 1u, i, j, -(uu * s), -(vv * s));
     }
 }

@@ -92,9 +92,67 @@ pub fn bilinear(data: &[f32], nx: usize, ny: usize, x: f32, y: f32) -> f32 {
     a * (1.0 - ty) + b * ty
 }
 
+/// Bilinear sample of a row-major `nx × ny` array at lattice point `(i, j)` moved by
+/// `(ox, oy)` lattice units, clamped to the array's extent. The move is split into whole
+/// units and a fraction before it meets the index: taken as `i as f32 + ox`, it was rounded
+/// to the spacing of `f32` near `i` (a 2⁻¹¹ unit past 4096), so a slow current far east on a
+/// large map moved by a quarter more or less than the same current near the origin.
+/// The GPU's `advect.wgsl` samples alike.
+#[inline]
+pub(crate) fn bilinear_from(
+    data: &[f32],
+    (nx, ny): (usize, usize),
+    (i, j): (usize, usize),
+    (ox, oy): (f32, f32),
+) -> f32 {
+    let (x0, x1, tx) = tap(i, ox, nx);
+    let (y0, y1, ty) = tap(j, oy, ny);
+    let a = data[y0 * nx + x0] * (1.0 - tx) + data[y0 * nx + x1] * tx;
+    let b = data[y1 * nx + x0] * (1.0 - tx) + data[y1 * nx + x1] * tx;
+    a * (1.0 - ty) + b * ty
+}
+
+/// The two samples either side of `i + o` along an axis of `n` samples and the weight of the
+/// second, clamped to the axis.
+#[inline]
+fn tap(i: usize, o: f32, n: usize) -> (usize, usize, f32) {
+    let o = o.clamp(-(n as f32), n as f32);
+    let whole = o.floor();
+    let k = i as i64 + whole as i64;
+    if k < 0 {
+        (0, 0, 0.0)
+    } else if k >= n as i64 - 1 {
+        (n - 1, n - 1, 0.0)
+    } else {
+        (k as usize, k as usize + 1, o - whole)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Grid;
+
+    #[test]
+    fn a_slow_current_far_east_moves_as_far_as_near_the_origin() {
+        // A ten-thousandth of a cell's move at i = 8100 was rounded away (f32 past 4096).
+        let nx = 8200;
+        let data: Vec<f32> = (0..nx).map(|i| (i % 2) as f32).collect();
+        let moved = |i: usize| super::bilinear_from(&data, (nx, 1), (i, 0), (-1e-4, 0.0));
+        let (near, far) = (moved(100), moved(8100));
+        println!("moved 1e-4 of a cell: {near} at i = 100, {far} at i = 8100");
+        assert!((near - 1e-4).abs() < 1e-7, "{near}");
+        assert_eq!(far, near);
+        // Clamped at both ends, as the plain sample is.
+        let at = |i, o| super::bilinear_from(&data, (nx, 1), (i, 0), (o, 0.0));
+        assert_eq!(at(3, -10.0), data[0]);
+        assert_eq!(at(nx - 3, 10.0), data[nx - 1]);
+        assert_eq!(at(nx - 1, 0.0), data[nx - 1]);
+        assert_eq!(at(5, 1e30), data[nx - 1]);
+        for (i, o) in [(0, 0.25), (7, -2.5), (nx - 2, 0.5), (100, 0.0)] {
+            let plain = super::bilinear(&data, nx, 1, i as f32 + o, 0.0);
+            assert!((at(i, o) - plain).abs() < 1e-6, "{i} {o}");
+        }
+    }
 
     #[test]
     #[should_panic(expected = "cell (4, 0) is off the 4 × 3 grid")]

@@ -1,7 +1,7 @@
 //! Terrain analysis overlays through the View menu: catchments and flow paths are computed in
 //! the background, drawn over the terrain, and follow the sculpting.
 
-use egui::Modifiers;
+use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable;
 use spillway::{Grid, Level};
 
@@ -171,6 +171,36 @@ fn the_maps_of_a_dam_break_are_drawn_and_exported_for_the_game() {
     let back = pixels(&ed);
     let changed = changed_pixels(&after, &back);
     assert!(changed > 1000, "the map follows the seek: {changed}");
+}
+
+#[test]
+fn an_edit_while_the_cpu_water_runs_keeps_the_maps_of_the_run() {
+    // The CPU's water restarts on every edit: its maps started again from the water then
+    // (max depth the depth now, every wet cell arriving at the edit), where the GPU's go on.
+    let mut ed = editor_with(&spillway_tests::gated_reservoir(Some(0.5)));
+    ed.click("CPU solver");
+    ed.harness.state_mut().preview_mut().speed = 4.0;
+    ed.click("Play");
+    ed.frames(60);
+    ed.click("Pause");
+    ed.frames(2);
+    let before = ed.harness.state().preview().maps().expect("kept");
+    // A dab of water on a dry corner, far from the flood.
+    ed.key(Modifiers::NONE, Key::P);
+    ed.harness.state_mut().brush_mut().radius = 1.0;
+    ed.click_at(ed.screen(58.5, 18.5));
+    ed.frames(2);
+    let preview = ed.harness.state().preview();
+    let after = preview.maps().expect("kept");
+    let lower = (0..before.max_depth.len())
+        .filter(|&c| after.max_depth[c] < before.max_depth[c])
+        .count();
+    let moved = (0..before.arrival.len())
+        .filter(|&c| before.arrival[c] >= 0.0 && after.arrival[c] != before.arrival[c])
+        .count();
+    println!("after the dab: {lower} cells' max depth fell, {moved} arrivals moved");
+    assert_eq!((lower, moved), (0, 0));
+    assert_eq!(preview.maps_since(), 0.0);
 }
 
 #[test]

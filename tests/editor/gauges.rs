@@ -104,8 +104,10 @@ fn a_step_plots_the_water_it_leaves_at_its_time() {
     });
     let start = level.terrain.get(0, 5) + level.water.get(0, 5);
     let mut ed = editor_with(&level);
+    // A second Step within the interval plotted nothing of its water, ever: with readings
+    // an hour apart, both Steps are read.
+    ed.harness.state_mut().preview_mut().gauge_interval = std::time::Duration::from_secs(3600);
     ed.click("Step");
-    std::thread::sleep(spillway_editor::preview::GAUGE_INTERVAL);
     ed.click("Step");
     ed.frames(2);
     let preview = ed.harness.state().preview();

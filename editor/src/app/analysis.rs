@@ -102,6 +102,8 @@ pub(crate) struct Analysis {
     /// The map of the running water shown, which one, when it was read, and the water's
     /// clock then.
     maps: Option<(Arc<Grid>, MapKind, Instant, f64)>,
+    /// The simulated time the maps of the run start from.
+    maps_since: f64,
     /// What the overlay drawn last frame shows, with its scale.
     pub legend: Option<String>,
 }
@@ -157,12 +159,13 @@ impl Analysis {
     /// (`read`; only it: the four of a large level were a gigabyte a read) when there is none
     /// yet or another was shown, and when its `clock` moved since (twice a second at most
     /// while it is `playing`; at once after a Step or a seek); forgets it when the water is
-    /// not `live`.
+    /// not `live`. The maps start at simulated time `since` (said by the legend past 0 s).
     pub fn refresh_maps(
         &mut self,
-        (live, playing, clock): (bool, bool, f64),
+        (live, playing, clock, since): (bool, bool, f64, f64),
         read: impl FnOnce(MapKind) -> Option<Grid>,
     ) {
+        self.maps_since = since;
         if !live {
             self.maps = None;
             return;
@@ -189,7 +192,7 @@ impl Analysis {
         self.legend = match (self.shown, overlay) {
             (_, CellOverlay::None) => None,
             (TerrainAnalysis::Map(k), CellOverlay::Map { lo, hi }) => Some(format!(
-                "{}: light {} {u} to dark {:.2} {u} (98th percentile and above)",
+                "{}: light {} {u} to dark {:.2} {u} (98th percentile and above){}",
                 k.name(),
                 // The first arrival (a level saved later in its run starts past 0 s).
                 match k {
@@ -197,6 +200,11 @@ impl Analysis {
                     _ => format!("{lo}"),
                 },
                 hi,
+                // Gone back on the timeline, the maps start there.
+                match self.maps_since {
+                    t if t > 0.0 => format!(", since t = {t:.1} s"),
+                    _ => String::new(),
+                },
                 u = k.unit()
             )),
             (TerrainAnalysis::FlowPaths, CellOverlay::Ramp { lo, hi }) => Some(format!(
@@ -294,8 +302,10 @@ fn map_overlay(values: &Grid, kind: MapKind) -> (CellOverlay, Grid) {
                 .filter(|t| *t >= 0.0)
                 .fold(f32::INFINITY, f32::min);
             let first = if first.is_finite() { first } else { 0.0 };
+            // Below the first arrival by the slack or, past 9 h (where f32 steps 4 ms),
+            // by one step of f32 (the slack rounded away and the first cells went undrawn).
             CellOverlay::Map {
-                lo: first - ARRIVAL_SLACK,
+                lo: (first - ARRIVAL_SLACK).min(first.next_down()),
                 hi: most.max(first + 1e-2),
             }
         }
@@ -352,5 +362,15 @@ mod tests {
             spillway::sim::maps::NEVER < lo,
             "cells never reached are not drawn"
         );
+        // Saved 11 h in: 40000 s less the slack is 40000 in f32, and the ramp drew none of
+        // the cells reached first.
+        let late = Grid {
+            data: vec![spillway::sim::maps::NEVER, 40000.0, 40010.0, 40020.0],
+            ..times
+        };
+        let (CellOverlay::Map { lo, .. }, _) = map_overlay(&late, MapKind::Arrival) else {
+            panic!("a ramp");
+        };
+        assert!(lo < 40000.0 && lo > 39999.9, "{lo}");
     }
 }

@@ -77,7 +77,12 @@ impl EditorApp {
         // them (read before, a gauge plotted the water a frame's steps older than its time).
         (self.preview).record_gauges(&self.document.level().gauges);
         let preview = &self.preview;
-        let run = (preview.is_live(), preview.playing, preview.clock());
+        let run = (
+            preview.is_live(),
+            preview.playing,
+            preview.clock(),
+            preview.maps_since(),
+        );
         (self.analysis).refresh_maps(run, |kind| preview.map(kind));
         let image = match (rendered, self.renderer.as_ref()) {
             (Some(_), Some(r)) if r.error().is_some() => {

@@ -54,6 +54,11 @@ impl CpuWater {
         self.sim.record_maps();
     }
 
+    /// Goes on keeping `maps` (`Simulation::record_maps_from`).
+    pub fn record_maps_from(&mut self, maps: spillway::sim::maps::RunMaps) {
+        self.sim.record_maps_from(maps);
+    }
+
     /// The maps of the run, once kept.
     pub fn maps(&self) -> Option<&spillway::sim::maps::RunMaps> {
         self.sim.maps()

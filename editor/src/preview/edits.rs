@@ -177,11 +177,14 @@ impl Preview {
         // A solver switched: its flows at rest, the clock, edges and bed kept (the other
         // solver's state was dropped whole, and the clock went back to 0 s).
         super::rewind::at_rest_for(&mut now, level.params.solver);
+        // The same water goes on: its maps with it (on the GPU they run on in place).
+        let maps = cpu.maps().cloned().map(|m| (m, self.maps_since));
         self.restart();
         self.start = Some(super::rewind::Start {
             level: now,
             bodies,
             origin: super::ledger::Origin::Running,
+            maps,
         });
         self.timeline.edited(time);
     }
@@ -452,6 +455,7 @@ mod tests {
             level,
             bodies: Vec::new(),
             origin: crate::preview::ledger::Origin::Keyframe(None),
+            maps: None,
         });
         assert_eq!(preview.time(), 12.5);
     }

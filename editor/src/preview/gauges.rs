@@ -32,14 +32,19 @@ pub(crate) struct GaugeLog {
     series: Vec<GaugeSeries>,
     kinds: Vec<GaugeKind>,
     read: Option<Instant>,
+    /// The water changed since the last reading while paused (a Step, a seek, going back):
+    /// it is read at the next frame, however soon after the last reading.
+    owed: bool,
 }
 
 impl GaugeLog {
-    /// Drops the readings after `time` (the water went back to it).
+    /// Drops the readings after `time` (the water went back to it), and owes a reading of
+    /// the water there.
     pub fn forget_after(&mut self, time: f64) {
         for series in &mut self.series {
             series.points.retain(|p| p[0] <= time);
         }
+        self.owed = true;
     }
 }
 
@@ -64,13 +69,20 @@ impl Preview {
                     .collect(),
                 kinds,
                 read: None,
+                owed: false,
             };
         }
-        let due = log.read.is_none_or(|at| at.elapsed() >= GAUGE_INTERVAL);
+        // While it plays, a reading every interval; paused, one of each water it is left on
+        // (two Steps within the interval plotted the first's water, at its time, for good).
+        log.owed |= self.last_steps > 0;
+        let due = log
+            .read
+            .is_none_or(|at| at.elapsed() >= self.gauge_interval);
         let fresh = log.series.first().is_none_or(|s| s.points.is_empty());
-        if !due || !(self.playing || fresh || self.last_steps > 0) {
+        if !(due && (self.playing || fresh) || !self.playing && log.owed) {
             return;
         }
+        log.owed = false;
         let reading = match (&self.cpu, &self.sim) {
             (Some(cpu), _) => Some(cpu.gauges(&log.kinds)),
             (None, Some(sim)) => sim.read_gauges(&log.kinds).ok().map(|r| (sim.clock(), r)),

@@ -24,6 +24,12 @@ impl Preview {
         self.sim.as_ref()?.read_maps().ok().flatten()
     }
 
+    /// The simulated time the maps of the run start from: when the water started, or the
+    /// moment gone back to on the timeline (maps are not kept with the keyframes).
+    pub fn maps_since(&self) -> f64 {
+        self.maps_since
+    }
+
     /// One map of the run, as [`Self::maps`] (on the GPU a quarter of the read-back).
     pub fn map(&self, kind: MapKind) -> Option<Grid> {
         if let Some(cpu) = &self.cpu {

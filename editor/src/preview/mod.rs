@@ -103,6 +103,9 @@ pub struct Preview {
     gauge_log: gauges::GaugeLog,
     /// Whether the water keeps the maps of its run from when it starts (on by default).
     pub record_maps: bool,
+    /// The simulated time the maps of the run start from: the water's start, or the keyframe
+    /// gone back to (a restored run keeps maps from there on).
+    maps_since: f64,
     /// Whether time runs.
     pub playing: bool,
     /// Simulated seconds per real second.
@@ -155,6 +158,9 @@ pub struct Preview {
     /// bodies (each waits for the GPU) and steps of the CPU solver. Keeps the editor responsive
     /// with many bodies, a slow GPU or a large grid on the CPU.
     pub step_budget: std::time::Duration,
+    /// Wall time between two readings of the gauges while the water plays
+    /// ([`GAUGE_INTERVAL`]).
+    pub gauge_interval: std::time::Duration,
     /// The water on the CPU solver, after the GPU device was lost.
     cpu: Option<CpuWater>,
     /// Watches the device the GPU water runs on.
@@ -192,6 +198,7 @@ impl Preview {
         Self {
             speed: 1.0,
             step_budget: STEP_BUDGET,
+            gauge_interval: GAUGE_INTERVAL,
             record_maps: true,
             ..Self::default()
         }

@@ -3,6 +3,7 @@
 //! it), branches made at edits, and the events marked on the way (gates opening).
 
 use spillway::Level;
+use spillway::sim::maps::RunMaps;
 use spillway::snapshot::Snapshot;
 
 use super::bodies::BodyStates;
@@ -17,6 +18,9 @@ pub(super) struct Start {
     pub bodies: BodyStates,
     /// Where the state comes from, for the authored water edits it holds.
     pub origin: super::ledger::Origin,
+    /// The maps of the run to go on from (the CPU's water restarted after an edit) and the
+    /// time they start from; `None`: they start again from the state.
+    pub maps: Option<(RunMaps, f64)>,
 }
 
 impl Preview {
@@ -89,6 +93,7 @@ impl Preview {
                         level: restored,
                         bodies: self.wanted.relinked_states(&key.bodies),
                         origin: super::ledger::Origin::Keyframe(key.authored.clone()),
+                        maps: None,
                     });
                     self.history.retain(|s| s.time <= key.time());
                     self.gauge_log.forget_after(key.time());

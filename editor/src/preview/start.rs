@@ -23,13 +23,18 @@ impl Preview {
         if self.error.is_some() {
             return false;
         }
-        let start = self.start.take();
+        let mut start = self.start.take();
+        let maps = start.as_mut().and_then(|s| s.maps.take());
         let from = start.as_ref().map_or(level, |s| &s.level);
+        let since = from.flow.as_ref().map_or(0.0, |f| f.time);
+        self.maps_since = maps.as_ref().map_or(since, |(_, t)| *t);
         let started = if self.on_cpu() {
             CpuWater::new(from)
                 .map(|mut cpu| {
-                    if self.record_maps {
-                        cpu.record_maps();
+                    match maps {
+                        Some((m, _)) if self.record_maps => cpu.record_maps_from(m),
+                        _ if self.record_maps => cpu.record_maps(),
+                        _ => {}
                     }
                     self.stats = Some(cpu.stats());
                     self.cpu = Some(cpu);

@@ -134,6 +134,16 @@ impl Simulation {
         self.update_maps();
     }
 
+    /// Goes on keeping `maps` (of a run this one continues: the same water, restarted after an
+    /// edit) from the state now; maps of another size start again from nothing.
+    pub fn record_maps_from(&mut self, maps: RunMaps) {
+        if (maps.nx, maps.ny) != (self.nx, self.ny) {
+            return self.record_maps();
+        }
+        self.maps = Some(Box::new(maps));
+        self.update_maps();
+    }
+
     /// The maps of the run since [`Self::record_maps`], if they are kept.
     pub fn maps(&self) -> Option<&RunMaps> {
         self.maps.as_deref()

@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::grid::bilinear;
+use crate::grid::bilinear_from;
 
 use super::advect::Momentum;
 use super::boundary::Edges;
@@ -67,7 +67,7 @@ impl Velocities {
                             + v[j * nx + ir]
                             + v[(j + 1) * nx + il]
                             + v[(j + 1) * nx + ir]);
-                    *out = bilinear(u, nx + 1, ny, i as f32 - uu * s, j as f32 - vv * s);
+                    *out = bilinear_from(u, (nx + 1, ny), (i, j), (-(uu * s), -(vv * s)));
                 }
             });
         self.v_adv
@@ -81,7 +81,7 @@ impl Velocities {
                     let w = nx + 1;
                     let uu = 0.25
                         * (u[ja * w + i] + u[ja * w + i + 1] + u[jb * w + i] + u[jb * w + i + 1]);
-                    *out = bilinear(v, nx, ny + 1, i as f32 - uu * s, j as f32 - vv * s);
+                    *out = bilinear_from(v, (nx, ny + 1), (i, j), (-(uu * s), -(vv * s)));
                 }
             });
     }
