@@ -73,14 +73,26 @@ fn close_substep() {
     }
 }
 
+// The longest stable sub-step on water `md` m deep at its deepest running `ms` m/s at its
+// fastest (sim::stable_substep): `cfl` of a cell crossed by the fastest wave and current, and
+// no more than 1/√2 of a cell crossed by a gravity wave alone (their limit in two dimensions).
+// Only for a positive `sqrt(g·md) + ms`.
+fn stable_substep(md: f32, ms: f32) -> f32 {
+    let wave = sqrt(grid.gravity * md);
+    var stable = grid.cfl * grid.dx / (wave + ms);
+    if (wave > 0.0) {
+        stable = min(stable, 0.70710678 * grid.dx / wave);
+    }
+    return stable;
+}
+
 fn plan() {
     let md = bitcast<f32>(atomicLoad(&aux.ctl.max_depth));
     let ms = bitcast<f32>(atomicLoad(&aux.ctl.max_speed));
     let speed = sqrt(grid.gravity * md) + ms;
     var needed = 1.0;
     if (speed > 0.0) {
-        let stable = grid.cfl * grid.dx / speed;
-        needed = max(ceil(grid.dt / stable), 1.0);
+        needed = max(ceil(grid.dt / stable_substep(md, ms)), 1.0);
     }
     if (!(needed >= 1.0)) {
         needed = 1.0;
@@ -161,8 +173,7 @@ fn pairable() -> bool {
     if (!(speed > 0.0)) {
         return speed == 0.0;
     }
-    let stable = grid.cfl * grid.dx / speed;
-    return ceil(2.0 * grid.dt / stable) <= 1.0;
+    return ceil(2.0 * grid.dt / stable_substep(md, ms)) <= 1.0;
 }
 
 // begin_step where the pair pass follows: it plans the step and, with `steps` (the first of

@@ -208,8 +208,8 @@ impl Snapshot {
 
     /// `level` (terrain, sources, bodies… as they are now) with the snapshot's water as its
     /// initial state: a simulation built from it starts at the snapshot's time with its water,
-    /// flows and open gates (gate by gate where `level` has as many as then, by name where it
-    /// has not); a gate closed then that `level` marks open from the start (a later bake of
+    /// flows and open gates (gate by gate where `level` has the same gates by name in the same
+    /// order, by name where it has not); a gate closed then that `level` marks open from the start (a later bake of
     /// it) gets back the time it had then, or stays closed until a trigger. Of a level whose bed moves (`Params::sediment`), it also puts back
     /// the ground as the water had left it (from [`Snapshot::of`], or [`Snapshot::of_state`]
     /// on the cells whose bed moves) and how deep it may still erode.
@@ -251,7 +251,10 @@ impl Snapshot {
             max_speed: self.max_speed,
             bed_floor: next(),
         });
-        let by_index = out.gates.len() == self.gates.len();
+        // By place where the gates are the same ones (a gate deleted and another added would
+        // take its state), by name where they are not.
+        let by_index = out.gates.len() == self.gates.len()
+            && (out.gates.iter().zip(&self.gates)).all(|(a, b)| a.name == b.name);
         for (i, gate) in out.gates.iter_mut().enumerate() {
             // A gate timed later that shares an opened one's name stays closed.
             let then = match by_index {
@@ -396,6 +399,22 @@ mod tests {
         assert!(!back.gates()[0].open);
         back.advance(1.0).unwrap();
         assert!(back.gates()[0].open, "{:?}", back.gates());
+    }
+
+    #[test]
+    fn a_gate_in_the_place_of_a_deleted_one_does_not_take_its_state() {
+        // Put back by place, "b" took the deleted "a"'s opening, and "c" its time.
+        let mut level = river();
+        level.gates.push(gate("a", Some(1.0), 0.0));
+        level.gates.push(gate("b", None, 16.0));
+        let mut sim = Simulation::new(&level).unwrap();
+        sim.advance(2.0).unwrap();
+        let snap = Snapshot::of(&sim.bake_into(&level));
+        level.gates.remove(0);
+        level.gates.push(gate("c", Some(30.0), 0.0));
+        let back = snap.restore(&level).unwrap();
+        let times: Vec<_> = back.gates.iter().map(|g| g.open_at).collect();
+        assert_eq!(times, [None, Some(30.0)]);
     }
 
     #[test]

@@ -93,6 +93,19 @@ fn lake_at_rest_swe_both_advections() {
     }
 }
 
+#[test]
+fn a_lake_stepped_at_a_courant_number_of_one_stays_still_on_the_gpu() {
+    // As on the CPU (physics lake_at_rest): the GPU plans its sub-steps by the same limit.
+    for solver in [SolverKind::Pipes, SolverKind::Swe] {
+        let level = spillway_tests::checkered_lake(solver);
+        let mut sim = gpu(&level);
+        run_gpu(&mut sim, 200, 50);
+        let off = spillway_tests::off_one_metre(&level, &sim.read_depth().unwrap());
+        println!("{solver:?}: the surface stands up to {off} m off 1 m after 50 s");
+        assert!(off < 5e-3, "{solver:?}: {off} m");
+    }
+}
+
 /// `tests/physics`' thin dam break on the GPU: every face a film, steps of 0.5·dx/c0 at a
 /// Courant number of 0.25 (two sub-steps each); a film is held to one cell a sub-step there too.
 #[test]

@@ -164,3 +164,25 @@ fn a_state_copy_after_clamped_steps_holds_the_waters_own_time() {
         state.flow.time
     );
 }
+
+#[test]
+fn gauges_read_after_clamped_steps_carry_the_waters_own_time() {
+    // The editor stamped GPU readings with the clock: ahead of the water they read.
+    let level = dam_break();
+    let dt = level.params.dt;
+    let mut sim = gpu_with(&level, 0);
+    sim.step_n(40, dt).unwrap();
+    let water = sim.stats().unwrap().time;
+    assert!(
+        water < sim.clock() - 0.5 * dt as f64,
+        "the water lags the clock"
+    );
+    let stage = spillway::level::GaugeKind::Stage { x: 10.0, y: 2.0 };
+    let (time, readings) = sim.read_gauges_timed(&[stage]).unwrap();
+    println!(
+        "clock {:.3} s, water {water:.3} s, gauges {time:.3} s",
+        sim.clock()
+    );
+    assert!((time - water).abs() < 1e-6, "{time} against {water}");
+    assert_eq!(readings, sim.read_gauges(&[stage]).unwrap());
+}

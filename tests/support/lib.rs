@@ -487,3 +487,29 @@ pub fn spring_lake() -> Level {
     });
     level
 }
+
+/// A still lake with its surface at 1 m over a gently rolling bed (the bench's lake, 64 × 64
+/// cells of 1 m), a checkerboard of ±1 mm on its surface, stepped at a Courant number of 1
+/// (`cfl` 1, steps of 0.25 s: one sub-step at 0.93 by the fastest wave), by `solver`.
+pub fn checkered_lake(solver: spillway::level::SolverKind) -> Level {
+    let mut level = spillway::bench::scene(64, spillway::bench::BenchScene::Lake);
+    for (c, d) in level.water.data.iter_mut().enumerate() {
+        *d += if (c % 64 + c / 64) % 2 == 0 {
+            1e-3
+        } else {
+            -1e-3
+        };
+    }
+    level.params.solver = solver;
+    level.params.cfl = 1.0;
+    level.params.dt = 0.25;
+    level
+}
+
+/// The furthest the surface of `level`'s water stands from 1 m, over the cells `depth` wets.
+pub fn off_one_metre(level: &Level, depth: &[f32]) -> f32 {
+    (level.terrain.data.iter().zip(depth))
+        .filter(|(_, d)| **d > 0.0)
+        .map(|(b, d)| (b + d - 1.0).abs())
+        .fold(0.0, f32::max)
+}

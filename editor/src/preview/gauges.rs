@@ -85,7 +85,8 @@ impl Preview {
         log.owed = false;
         let reading = match (&self.cpu, &self.sim) {
             (Some(cpu), _) => Some(cpu.gauges(&log.kinds)),
-            (None, Some(sim)) => sim.read_gauges(&log.kinds).ok().map(|r| (sim.clock(), r)),
+            // Stamped with the water's own time (behind the clock after clamped steps).
+            (None, Some(sim)) => sim.read_gauges_timed(&log.kinds).ok(),
             _ => None,
         };
         log.read = Some(Instant::now());

@@ -26,13 +26,17 @@ impl Preview {
         let mut start = self.start.take();
         let maps = start.as_mut().and_then(|s| s.maps.take());
         let from = start.as_ref().map_or(level, |s| &s.level);
-        let since = from.flow.as_ref().map_or(0.0, |f| f.time);
-        self.maps_since = maps.as_ref().map_or(since, |(_, t)| *t);
+        // The water's own start: a flow state saved for the other solver starts at 0 s.
+        let saved = (from.flow.as_ref()).filter(|f| f.solver == from.params.solver);
+        self.maps_since = saved.map_or(0.0, |f| f.time);
         let started = if self.on_cpu() {
             CpuWater::new(from)
                 .map(|mut cpu| {
                     match maps {
-                        Some((m, _)) if self.record_maps => cpu.record_maps_from(m),
+                        Some((m, since)) if self.record_maps => {
+                            cpu.record_maps_from(m);
+                            self.maps_since = since;
+                        }
                         _ if self.record_maps => cpu.record_maps(),
                         _ => {}
                     }

@@ -3,6 +3,7 @@
 //! so reading them costs bytes, not the grid.
 
 use super::readback::read_f32;
+use super::state::ControlBlock;
 use super::{GpuError, GpuSimulation};
 use crate::level::GaugeKind;
 use crate::sim::gauges::{Face, GaugeReading, cell_of, line_faces};
@@ -20,6 +21,16 @@ impl GpuSimulation {
     /// What each of `gauges` reads now (waits for the recorded steps), as
     /// `Simulation::gauge` does on the CPU.
     pub fn read_gauges(&self, gauges: &[GaugeKind]) -> Result<Vec<GaugeReading>, GpuError> {
+        self.read_gauges_timed(gauges).map(|(_, r)| r)
+    }
+
+    /// As [`Self::read_gauges`], with the water's own time then, read in the same copy: behind
+    /// [`Self::clock`] while clamped steps are not yet run again (a reading stamped with the
+    /// clock plotted the water ahead of its time).
+    pub fn read_gauges_timed(
+        &self,
+        gauges: &[GaugeKind],
+    ) -> Result<(f64, Vec<GaugeReading>), GpuError> {
         self.check_device()?;
         let (nx, ny, dx) = (self.nx, self.ny, self.dx);
         // Every value wanted, in order, with its sign (discharge faces) per gauge.
@@ -44,15 +55,12 @@ impl GpuSimulation {
                 }
             }
         }
-        if wanted.is_empty() {
-            return Ok(plans.iter().map(|_| GaugeReading::Discharge(0.0)).collect());
-        }
         let half = self.parity()?;
         let (fx, fy) = (((nx + 1) * ny) as u64, (nx * (ny + 1)) as u64);
         let device = &self.ctx.device;
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("gauges"),
-            size: 4 * wanted.len() as u64,
+            size: 4 * (wanted.len() + 2) as u64,
             usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -67,10 +75,16 @@ impl GpuSimulation {
             };
             encoder.copy_buffer_to_buffer(buffer, 4 * element, &staging, 4 * i as u64, 4);
         }
+        // The water's own time (the control block's two-float clock) after the values.
+        let time_at = std::mem::offset_of!(ControlBlock, time_hi) as u64;
+        let end = 4 * wanted.len() as u64;
+        encoder.copy_buffer_to_buffer(&self.bufs.aux, time_at, &staging, end, 8);
         self.ctx.queue.submit([encoder.finish()]);
-        let values = read_f32(device, &self.ctx.queue, &staging, 0, wanted.len())?;
+        let values = read_f32(device, &self.ctx.queue, &staging, 0, wanted.len() + 2)?;
+        let (hi, lo) = (values[wanted.len()], values[wanted.len() + 1]);
+        let time = self.time_base + (hi as f64 + lo as f64);
         let mut at = 0;
-        Ok(plans
+        let readings = plans
             .into_iter()
             .map(|(stage, signs)| {
                 if stage {
@@ -86,6 +100,7 @@ impl GpuSimulation {
                     GaugeReading::Discharge(q)
                 }
             })
-            .collect())
+            .collect();
+        Ok((time, readings))
     }
 }

@@ -29,12 +29,8 @@ impl GpuSimulation {
             Some(r) => (r.stats.max_depth, r.status.max_speed),
             None => (self.initial_max_depth(), self.initial_max_speed()),
         };
-        let v = (self.params.gravity * depth).sqrt() + speed;
-        let needed = if v > 0.0 {
-            (dt / (self.params.cfl * self.dx / v)).ceil().max(1.0)
-        } else {
-            1.0
-        };
+        let stable = crate::sim::stable_substep(&self.params, self.dx, depth, speed);
+        let needed = (dt / stable).ceil().max(1.0);
         let needed = if needed.is_finite() {
             (needed as u32).clamp(1, MAX_SUBSTEPS)
         } else {
