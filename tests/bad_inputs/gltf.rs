@@ -133,3 +133,25 @@ fn a_device_named_as_a_body_file_is_refused_at_once() {
     assert!(err.contains("not a regular file"), "{err}");
     assert!(LARGEST_ALLOC.load(Ordering::Relaxed) <= ALLOC_LIMIT);
 }
+
+#[test]
+fn a_scene_listing_one_root_a_million_times_is_refused_before_it_is_gathered() {
+    // 2 MB of `0,`: the roots were gathered (96 bytes each on the walk's stack) before the
+    // node visits were counted, 96 MB at once; a 60 MB file took gigabytes.
+    let dir = tempfile::tempdir().unwrap();
+    let roots = vec!["0"; 1_000_000].join(",");
+    let doc = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scenes":[{{"nodes":[{roots}]}}],"nodes":[{{}}]}}"#
+    );
+    let file = dir.path().join("body.gltf");
+    fs::write(&file, doc).unwrap();
+    LARGEST_ALLOC.store(0, Ordering::Relaxed);
+    let err = refuse(&file, dir.path()).expect("refused");
+    let largest = LARGEST_ALLOC.load(Ordering::Relaxed);
+    println!("{err}; largest allocation {largest} bytes");
+    assert!(
+        err.contains("body.gltf") && err.contains("root nodes"),
+        "{err}"
+    );
+    assert!(largest <= ALLOC_LIMIT, "{largest} bytes at once");
+}

@@ -64,7 +64,15 @@ pub fn inside(path: &Path, dir: &Path) -> Option<String> {
 /// the file names they stand for (percent-decoded, as the runtime's importer resolves them).
 /// A URI that leaves the file's folder by name is refused.
 pub(crate) fn external_buffers(gltf: &Path) -> Result<Vec<String>, BodyFileError> {
-    let Ok(text) = std::fs::read_to_string(gltf) else {
+    // Only a regular file within the importer's size limit is read (a pipe named `.gltf`
+    // held the editor forever when the level opened; one of 8 GB was read whole, twice a
+    // second while it was shown): the importer refuses the others, naming why.
+    let most = spillway::body::import::ImportLimits::default().max_file_bytes;
+    let readable = std::fs::metadata(gltf).is_ok_and(|m| m.is_file() && m.len() <= most);
+    let Some(text) = readable
+        .then(|| std::fs::read_to_string(gltf).ok())
+        .flatten()
+    else {
         return Ok(Vec::new());
     };
     let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {

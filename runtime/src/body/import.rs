@@ -262,6 +262,14 @@ fn mesh_of(
     let mut mesh = TriMesh::default();
     let scene = gltf.default_scene().or_else(|| gltf.scenes().next());
     let roots: Vec<gltf::Node> = match scene {
+        // Counted before they are gathered: a root listed a million times in a small file
+        // took gigabytes before the visits were counted.
+        Some(s) if s.nodes().len() > MAX_NODE_VISITS => {
+            return Err(ImportProblem::Broken(format!(
+                "scene {} lists more than {MAX_NODE_VISITS} root nodes",
+                s.index()
+            )));
+        }
         Some(s) => s.nodes().collect(),
         None => {
             let mut child = vec![false; gltf.nodes().len()];

@@ -207,6 +207,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_pipe_named_as_a_gltf_is_refused_without_waiting_on_it() {
+        // Its buffers were looked for by reading it whole, before the importer (which refuses
+        // it at once) saw it: the editor waited on the pipe for good as the level opened.
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("body.gltf");
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let loaded = MeshCache::new().load_checked(&path);
+            let _ = tx.send(loaded.map(|_| ()).map_err(|e| e.to_string()));
+        });
+        let answer = rx.recv_timeout(Duration::from_secs(20));
+        let err = answer
+            .expect("an answer, not a wait on the pipe")
+            .unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+
+    #[test]
     fn a_file_changed_on_disk_is_parsed_again_after_the_recheck_interval() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("body.glb");
