@@ -302,6 +302,8 @@ fn a_large_levels_fill_runs_in_the_background_and_lands_as_one_step() {
     ed.key(Modifiers::COMMAND, Key::Z);
     let water = &ed.harness.state().document().level().water;
     assert!(water.data.iter().all(|d| *d == 0.0), "undo dries it");
+    // Its spill point went with it (the ring and its height stayed drawn).
+    assert_eq!(ed.harness.state().spill_marked(), None);
 }
 
 fn filled_to_the_saddle(ed: &crate::support::Editor) {

@@ -59,6 +59,9 @@ pub(crate) struct Authoring {
     pub last_fill: Option<f32>,
     /// Where the basin of the last fill to its spill level overflows (marked in the viewport).
     pub last_spill: Option<Spill>,
+    /// The history's length when the last fill was recorded: an undo, a redo or another edit
+    /// since leaves its spill point unmarked.
+    spill_step: usize,
     /// A fill clicked for and not yet run: the app runs it at once, or in the background on
     /// a large level, and hands the result to [`Authoring::filled`].
     pub fill_job: Option<FillJob>,
@@ -82,6 +85,7 @@ impl Default for Authoring {
             fill: FillLevel::default(),
             last_fill: None,
             last_spill: None,
+            spill_step: 0,
             fill_job: None,
             leaks: Vec::new(),
             pending: None,
@@ -108,6 +112,7 @@ impl Authoring {
     /// A new document is open: forget selections and gestures that belonged to the old one.
     pub fn document_replaced(&mut self) {
         self.clear_selection();
+        self.last_spill = None;
         self.gesture = None;
         self.pending = None;
     }
@@ -310,7 +315,16 @@ impl Authoring {
         if !filled.patch.is_empty() {
             document.execute(Box::new(filled.patch));
         }
+        self.spill_step = document.history().undo_len();
         notice
+    }
+
+    /// Forgets the last fill's spill point once the level moved on from that fill: `reshaped`
+    /// (the ground or the whole level changed), or an undo, redo or other edit since.
+    pub fn check_spill(&mut self, document: &Document, reshaped: bool) {
+        if reshaped || document.history().undo_len() != self.spill_step {
+            self.last_spill = None;
+        }
     }
 
     /// A one-line reminder of how `tool` is used and what it will do, for the viewport.

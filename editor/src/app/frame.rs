@@ -59,6 +59,8 @@ impl EditorApp {
             // The ground or the water changed: the marked leaks may be wrong now.
             self.authoring.leaks.clear();
         }
+        let reshaped = whole || changes.terrain.is_some();
+        self.authoring.check_spill(&self.document, reshaped);
         let stroking = self.sculpt.stroke.is_some();
         (self.viewport).track_range(self.document.level(), &changes, stroking);
         if whole || changes.terrain.is_some() {

@@ -165,12 +165,8 @@ pub(crate) fn draw(
         );
     }
     if let Some(Gesture::Gate(a, b)) = &authoring.gesture {
-        let shape = Shape::Box {
-            x0: a[0],
-            y0: a[1],
-            x1: b[0],
-            y1: b[1],
-        };
+        // The box the gate will take (snapped to cells, kept on the map), not the raw drag.
+        let shape = crate::tools::gate::gate_box(level, *a, *b);
         feature(painter, view, level, &shape, "new gate", GATE_COLOUR, true);
     }
     match tool {

@@ -10,20 +10,32 @@ use super::placement::contains;
 /// Height of a new gate's crest above the highest ground it covers, metres.
 pub const CREST_ABOVE_GROUND: f32 = 2.0;
 
+/// The box a gate dragged from `a` to `b` covers: snapped outwards to whole cells of the map
+/// (so the gate covers what the box touches) and kept on it (a box along the east or south
+/// edge snapped to a cell past it, wholly off the map). What the drag's outline shows.
+pub fn gate_box(level: &Level, a: [f32; 2], b: [f32; 2]) -> Shape {
+    let cs = level.cell_size;
+    let (w, h) = (level.nx() as f32 * cs, level.ny() as f32 * cs);
+    let x0 = ((a[0].min(b[0]) / cs).floor() * cs).max(0.0).min(w - cs);
+    let y0 = ((a[1].min(b[1]) / cs).floor() * cs).max(0.0).min(h - cs);
+    let x1 = ((a[0].max(b[0]) / cs).ceil() * cs).min(w).max(x0 + cs);
+    let y1 = ((a[1].max(b[1]) / cs).ceil() * cs).min(h).max(y0 + cs);
+    Shape::Box { x0, y0, x1, y1 }
+}
+
 /// A new gate over the box from `(x0, y0)` to `(x1, y1)` (at least one cell wide), named
 /// "Gate N" after the gates of `level`.
 pub fn new_gate(level: &Level, x0: f32, y0: f32, x1: f32, y1: f32) -> Gate {
-    let cs = level.cell_size;
-    let (mut lo_x, mut hi_x) = (x0.min(x1), x0.max(x1));
-    let (mut lo_y, mut hi_y) = (y0.min(y1), y0.max(y1));
-    let (nx, ny) = (level.nx(), level.ny());
-    let (w, h) = (nx as f32 * cs, ny as f32 * cs);
-    // Snap outwards to whole cells of the map, so the gate covers what the box touches (a
-    // box along the east or south edge snapped to a cell past it, wholly off the map).
-    lo_x = ((lo_x / cs).floor() * cs).max(0.0).min(w - cs);
-    lo_y = ((lo_y / cs).floor() * cs).max(0.0).min(h - cs);
-    hi_x = ((hi_x / cs).ceil() * cs).min(w).max(lo_x + cs);
-    hi_y = ((hi_y / cs).ceil() * cs).min(h).max(lo_y + cs);
+    let Shape::Box {
+        x0: lo_x,
+        y0: lo_y,
+        x1: hi_x,
+        y1: hi_y,
+    } = gate_box(level, [x0, y0], [x1, y1])
+    else {
+        unreachable!("a gate's box is a box")
+    };
+    let (cs, nx, ny) = (level.cell_size, level.nx(), level.ny());
     let cell = |v: f32, n: usize| ((v / cs).max(0.0) as usize).min(n);
     let mut top = f32::NEG_INFINITY;
     for y in cell(lo_y, ny)..cell(hi_y, ny) {
@@ -114,5 +126,23 @@ mod tests {
         let mut level = level;
         level.gates.push(g);
         assert!(level.validate(&spillway::level::Limits::default()).is_ok());
+    }
+
+    #[test]
+    fn the_drags_outline_is_the_box_the_gate_takes() {
+        // The outline followed the raw drag past the east edge; the gate placed stopped there.
+        let level = Level::flat(20, 10, 2.0, 1.0);
+        let (a, b) = ([30.5, 3.0], [55.0, 7.9]);
+        let outline = gate_box(&level, a, b);
+        assert_eq!(
+            outline,
+            Shape::Box {
+                x0: 30.0,
+                y0: 2.0,
+                x1: 40.0,
+                y1: 8.0
+            }
+        );
+        assert_eq!(new_gate(&level, a[0], a[1], b[0], b[1]).shape, outline);
     }
 }
