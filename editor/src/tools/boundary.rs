@@ -116,9 +116,11 @@ pub fn paint(
     end: u32,
     kind: &BoundaryKind,
 ) {
-    // Each cell's kind and the segment it came from (`PAINTED`: the painted stretch).
+    // Each cell's segment (`PAINTED`: the painted stretch): an index, not a copy of its kind
+    // (a tide of 4096 points along an 8192-cell edge was copied into every cell, and twice
+    // more for every comparison, at each frame of a drag: gigabytes).
     const PAINTED: usize = usize::MAX;
-    let mut cells: Vec<Option<(BoundaryKind, usize)>> = vec![None; len];
+    let mut origin: Vec<Option<usize>> = vec![None; len];
     let mut lengths = Vec::new();
     for (k, b) in boundaries
         .iter()
@@ -126,41 +128,52 @@ pub fn paint(
         .filter(|(_, b)| b.edge == edge)
     {
         let stop = (b.end as usize).min(len);
-        for cell in cells.iter_mut().take(stop).skip(b.start as usize) {
-            *cell = Some((b.kind.clone(), k));
+        for cell in origin.iter_mut().take(stop).skip(b.start as usize) {
+            *cell = Some(k);
         }
         lengths.push((k, stop.saturating_sub(b.start as usize)));
     }
     let end = (end as usize).min(len);
-    for cell in cells.iter_mut().take(end).skip(start as usize) {
-        *cell = Some((kind.clone(), PAINTED));
+    for cell in origin.iter_mut().take(end).skip(start as usize) {
+        *cell = Some(PAINTED);
     }
-    // Only a discharge keeps its pieces apart by origin.
-    let key = |c: &Option<(BoundaryKind, usize)>| {
-        c.as_ref()
-            .map(|(k, from)| (k.clone(), if discharge(k) { *from } else { 0 }))
+    let kind_of = |o: usize| {
+        if o == PAINTED {
+            kind
+        } else {
+            &boundaries[o].kind
+        }
     };
-    boundaries.retain(|b| b.edge != edge);
+    // Whether two cells are one run: from the same segment, or of equal kinds; only a
+    // discharge keeps its pieces apart by origin.
+    let joins = |a: Option<usize>, b: Option<usize>| match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a == b || (!discharge(kind_of(a)) && kind_of(a) == kind_of(b)),
+        _ => false,
+    };
+    let mut runs = Vec::new();
     let mut run_start = 0;
     for i in 1..=len {
-        if i == len || key(&cells[i]) != key(&cells[run_start]) {
-            if let Some((kind, from)) = &cells[run_start] {
-                let whole = (lengths.iter().find(|(k, _)| k == from)).map_or(0, |(_, n)| *n);
+        if i == len || !joins(origin[i], origin[run_start]) {
+            if let Some(from) = origin[run_start] {
+                let whole = (lengths.iter().find(|(k, _)| *k == from)).map_or(0, |(_, n)| *n);
                 let share = (i - run_start) as f32 / whole.max(1) as f32;
-                boundaries.push(Boundary {
+                runs.push(Boundary {
                     edge,
                     start: run_start as u32,
                     end: i as u32,
-                    kind: if *from != PAINTED && share < 1.0 {
-                        scaled(kind, share)
+                    kind: if from != PAINTED && share < 1.0 {
+                        scaled(kind_of(from), share)
                     } else {
-                        kind.clone()
+                        kind_of(from).clone()
                     },
                 });
             }
             run_start = i;
         }
     }
+    boundaries.retain(|b| b.edge != edge);
+    boundaries.extend(runs);
     let order = |e: Edge| Edge::ALL.iter().position(|x| *x == e).unwrap_or(0);
     boundaries.sort_by_key(|b| (order(b.edge), b.start));
 }
@@ -343,6 +356,28 @@ mod tests {
                 seg(Edge::West, 10, 20, inflow(10.0))
             ]
         );
+    }
+
+    #[test]
+    fn a_wall_painted_into_a_long_tide_cuts_it_in_two_pieces_of_the_same_tide() {
+        // Each cell held a copy of the tide (4096 points), and each comparison two more.
+        let tide = BoundaryKind::Tide(spillway::level::Schedule {
+            points: (0..4096).map(|k| [k as f32, (k % 7) as f32]).collect(),
+            period: None,
+        });
+        let mut b = vec![seg(Edge::North, 0, 8192, tide.clone())];
+        paint(&mut b, Edge::North, 8192, 10, 12, &BoundaryKind::Wall);
+        assert_eq!(
+            b,
+            vec![
+                seg(Edge::North, 0, 10, tide.clone()),
+                seg(Edge::North, 10, 12, BoundaryKind::Wall),
+                seg(Edge::North, 12, 8192, tide.clone()),
+            ]
+        );
+        // Painted back, the pieces join again.
+        paint(&mut b, Edge::North, 8192, 10, 12, &tide);
+        assert_eq!(b, vec![seg(Edge::North, 0, 8192, tide)]);
     }
 
     #[test]
