@@ -4,6 +4,7 @@
 //! and saved in the level.
 
 use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable as _;
 use spillway::level::StructureKind;
 
 use crate::support::{editor_with, line, river};
@@ -324,4 +325,35 @@ fn the_viewport_draws_the_cut_of_a_breach_as_the_water_runs() {
     let again = ed.harness.state().terrain_cells_drawn() - before - drawn;
     let all = (level.nx() * level.ny()) as u64;
     assert!(again >= all, "{again} cells drawn again of {all}");
+}
+
+#[test]
+fn f_frames_the_gate_the_gate_tool_shows_not_a_source_left_selected() {
+    // The source placed first stayed selected (unmarked under the Gate tool): F framed it and
+    // said so, with the new gate the selection drawn.
+    let mut ed = editor_with(&crate::support::bumpy_level());
+    ed.key(Modifiers::NONE, Key::I);
+    ed.click_at(ed.screen(20.5, 50.5));
+    assert_eq!(ed.harness.state().document().level().sources.len(), 1);
+    ed.key(Modifiers::NONE, Key::G);
+    ed.drag(
+        &line(ed.screen(60.5, 20.5), ed.screen(66.5, 26.5), 8),
+        Modifiers::NONE,
+    );
+    let gate = ed.harness.state().document().level().gates[0].clone();
+    let (lo, hi) = gate.shape.bounds();
+    ed.key(Modifiers::NONE, Key::F);
+    ed.frames(2);
+    let target = ed.harness.state().camera().target;
+    let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+    println!("{} at {centre:?}: the view aims at {target:?}", gate.name);
+    assert!(
+        (target.x - centre[0]).abs() < 1.0 && (target.y - centre[1]).abs() < 1.0,
+        "{target:?} against {centre:?}"
+    );
+    let said = format!("Framed {}", gate.name);
+    assert!(
+        ed.harness.query_by_label_contains(&said).is_some(),
+        "{said}"
+    );
 }

@@ -1,5 +1,6 @@
-//! Framing the view (F, View ▸ Frame): on the selection where there is one — the selected
-//! body with the Body tool, the selected source or sink — and on the whole level otherwise.
+//! Framing the view (F, View ▸ Frame): on the selection the tool shows where there is one —
+//! the selected body, source or sink, gate, structure or gauge — and on the whole level
+//! otherwise.
 
 use spillway::Level;
 use spillway::rect::CellRect;
@@ -24,8 +25,9 @@ impl EditorApp {
         name
     }
 
-    /// The selection's name and world bounds: the selected body (Body tool), or the selected
-    /// source or sink down to the ground under it.
+    /// The selection's name and world bounds: the selected body (Body tool), or what the tool
+    /// shows selected (a source or sink, a gate, a structure, a gauge) down to the ground under
+    /// it.
     fn selection_bounds(&mut self) -> Option<(String, Bounds)> {
         let level = self.document.level();
         if self.sculpt.tool == Tool::Body {
@@ -45,12 +47,38 @@ impl EditorApp {
                 },
             ));
         }
-        let selection = self.authoring.selection?;
-        let shape = selection.shape(level)?;
-        let (lo, hi) = shape.bounds();
-        let name = match selection {
-            crate::tools::placement::Selection::Source(i) => level.sources[i].name.clone(),
-            crate::tools::placement::Selection::Sink(i) => level.sinks[i].name.clone(),
+        // What the tool shows selected (a source stays selected under other tools, unmarked:
+        // F framed it while a weir was the selection drawn).
+        let a = &self.authoring;
+        let (name, lo, hi) = match self.sculpt.tool {
+            Tool::Source | Tool::Sink => {
+                let selection = a.selection?;
+                let (lo, hi) = selection.shape(level)?.bounds();
+                let name = match selection {
+                    crate::tools::placement::Selection::Source(i) => &level.sources[i].name,
+                    crate::tools::placement::Selection::Sink(i) => &level.sinks[i].name,
+                };
+                (name.clone(), lo, hi)
+            }
+            Tool::Gate => {
+                let gate = level.gates.get(a.gate?)?;
+                let (lo, hi) = gate.shape.bounds();
+                (gate.name.clone(), lo, hi)
+            }
+            Tool::Structure => {
+                let structure = level.structures.get(a.structure?)?;
+                let (lo, hi) = span(structure.kind.ends());
+                (structure.name.clone(), lo, hi)
+            }
+            Tool::Gauge => {
+                let gauge = level.gauges.get(a.gauge?)?;
+                let (lo, hi) = match gauge.kind {
+                    spillway::level::GaugeKind::Stage { x, y } => span(([x, y], [x, y])),
+                    spillway::level::GaugeKind::Discharge { from, to } => span((from, to)),
+                };
+                (gauge.name.clone(), lo, hi)
+            }
+            _ => return None,
         };
         let (z0, z1) = ground_under(level, lo, hi);
         let bounds = Bounds {
@@ -59,6 +87,14 @@ impl EditorApp {
         };
         Some((name, bounds))
     }
+}
+
+/// The corners of the rectangle spanned by two points.
+fn span((a, b): ([f32; 2], [f32; 2])) -> ([f32; 2], [f32; 2]) {
+    (
+        [a[0].min(b[0]), a[1].min(b[1])],
+        [a[0].max(b[0]), a[1].max(b[1])],
+    )
 }
 
 /// The lowest ground and the highest surface under the world rectangle `lo`–`hi`.
