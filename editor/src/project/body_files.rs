@@ -60,22 +60,14 @@ pub fn inside(path: &Path, dir: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// The external buffers of a `.gltf` file (the only external files the runtime reads), as
-/// the file names they stand for (percent-decoded, as the runtime's importer resolves them).
-/// A URI that leaves the file's folder by name is refused.
+/// The external buffers of a glTF file, `.gltf` or `.glb` (the only external files the
+/// runtime reads), as the file names they stand for (percent-decoded, as the runtime's
+/// importer resolves them). A URI that leaves the file's folder by name is refused.
 pub(crate) fn external_buffers(gltf: &Path) -> Result<Vec<String>, BodyFileError> {
-    // Only a regular file within the importer's size limit is read (a pipe named `.gltf`
-    // held the editor forever when the level opened; one of 8 GB was read whole, twice a
-    // second while it was shown): the importer refuses the others, naming why.
-    let most = spillway::body::import::ImportLimits::default().max_file_bytes;
-    let readable = std::fs::metadata(gltf).is_ok_and(|m| m.is_file() && m.len() <= most);
-    let Some(text) = readable
-        .then(|| std::fs::read_to_string(gltf).ok())
-        .flatten()
-    else {
+    let Some(text) = gltf_json(gltf) else {
         return Ok(Vec::new());
     };
-    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+    let Ok(json) = serde_json::from_slice::<serde_json::Value>(&text) else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
@@ -96,6 +88,32 @@ pub(crate) fn external_buffers(gltf: &Path) -> Result<Vec<String>, BodyFileError
         out.push(name);
     }
     Ok(out)
+}
+
+/// The JSON of a glTF file: the whole of a `.gltf`, the first chunk of a binary `.glb` (whose
+/// buffers may name files too: they were neither copied in on save nor watched). Only a
+/// regular file within the importer's size limit is read (a pipe named `.gltf` held the
+/// editor for good as the level opened; one of 8 GB was read whole, twice a second while it
+/// was shown): the importer refuses the others, naming why.
+fn gltf_json(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let most = spillway::body::import::ImportLimits::default().max_file_bytes;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > most {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 20];
+    let n = file.read(&mut head).ok()?;
+    if n == 20 && &head[..4] == b"glTF" && &head[16..20] == b"JSON" {
+        let len = u32::from_le_bytes([head[12], head[13], head[14], head[15]]) as u64;
+        let mut json = Vec::new();
+        file.take(len.min(most)).read_to_end(&mut json).ok()?;
+        return Some(json);
+    }
+    let mut text = head[..n].to_vec();
+    file.read_to_end(&mut text).ok()?;
+    Some(text)
 }
 
 fn same_bytes(a: &Path, b: &Path) -> bool {
@@ -271,6 +289,42 @@ mod tests {
         );
         std::fs::write(&path, json).expect("write");
         path
+    }
+
+    #[test]
+    fn a_glb_naming_a_buffer_file_comes_with_it() {
+        // A binary glTF's buffers were not looked for: saved, the level's copy had no
+        // `boat.bin`, and a check or the game could not load it.
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let (src, level_dir) = (tmp.path().join("src"), tmp.path().join("level"));
+        std::fs::create_dir_all(&src).expect("dir");
+        let mut json =
+            br#"{"asset":{"version":"2.0"},"buffers":[{"uri":"boat.bin","byteLength":4}]}"#
+                .to_vec();
+        json.resize(json.len().next_multiple_of(4), b' ');
+        let mut glb = b"glTF".to_vec();
+        glb.extend(2u32.to_le_bytes());
+        glb.extend((20 + json.len() as u32).to_le_bytes());
+        glb.extend((json.len() as u32).to_le_bytes());
+        glb.extend(b"JSON");
+        glb.extend(&json);
+        std::fs::write(src.join("boat.glb"), glb).expect("write");
+        std::fs::write(src.join("boat.bin"), [0u8; 4]).expect("write");
+        assert_eq!(
+            external_buffers(&src.join("boat.glb")).unwrap(),
+            ["boat.bin"]
+        );
+        let (rel, copied) = bring_in(&src.join("boat.glb"), &level_dir).expect("brought in");
+        assert!(copied);
+        let folder = level_dir
+            .join(&rel)
+            .parent()
+            .expect("a folder")
+            .to_path_buf();
+        assert!(
+            folder.join("boat.bin").is_file(),
+            "{rel}: its buffer came with it"
+        );
     }
 
     #[test]

@@ -49,18 +49,16 @@ pub struct MeshCache {
 /// be read).
 pub type Stamp = Option<(Option<std::time::SystemTime>, u64)>;
 
-/// The stamp of the file at `path` now. A `.gltf`'s takes in the buffer files it names: one
+/// The stamp of the file at `path` now. A glTF's takes in the buffer files it names: one
 /// put back or replaced alone is a change too (the body stayed unloaded, or kept its old
 /// mesh, while only the `.gltf` was looked at).
 pub fn stamp(path: &Path) -> Stamp {
     let (modified, len) = std::fs::metadata(path)
         .ok()
         .map(|m| (m.modified().ok(), m.len()))?;
-    let is_gltf = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gltf"));
     let (mut newest, mut bytes) = (modified, len);
-    if let (true, Some(folder)) = (is_gltf, path.parent()) {
+    // A `.glb`'s buffers may name files too.
+    if let Some(folder) = path.parent() {
         let buffers = crate::project::body_files::external_buffers(path).unwrap_or_default();
         for name in buffers {
             // A missing buffer counts too: its coming back is the change.
