@@ -10,6 +10,9 @@
 //! cargo run --release -p spillway --example keyframes --features gpu -- \
 //!     [--size 1024] [--seconds 3600] [--every 5]
 //! ```
+//!
+//! `--every` is more than 0 s, `--seconds` 0 or more, `--size` 2 to 8192 cells a side;
+//! `KEYFRAME_DUMP=DIR` writes the last keyframe's depth and faces into `DIR` as raw `f32`.
 
 use std::error::Error;
 use std::time::{Duration, Instant};

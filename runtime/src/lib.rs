@@ -19,7 +19,8 @@
 //!    bake would have gone on when it was baked on the CPU solver without bodies (`spillway bake
 //!    --backend cpu --no-bodies`), closely after a GPU bake or with bodies.
 //! 2. **Build** a [`Simulation`] from it, and **step** it by the frame time with
-//!    [`Simulation::step`] (it sub-steps as the CFL limit needs) or by whole seconds with
+//!    [`Simulation::step`] (it sub-steps as the CFL limit needs, a gravity wave crossing at
+//!    most 1/√2 of a cell a sub-step) or by whole seconds with
 //!    [`Simulation::advance`]. No NaN enters the water: a sub-step that would produce one is
 //!    thrown away and reported ([`sim::StepError`]).
 //! 3. **Query** what the game needs: [`Simulation::depth_at`], [`Simulation::surface_at`] and

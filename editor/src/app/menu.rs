@@ -237,8 +237,8 @@ fn view_menu(app: &mut EditorApp, ui: &mut egui::Ui) {
         ui,
         "Frame selection",
         Some(Shortcut::Frame),
-        "Move the camera to see the selected body, source or sink up close, or the whole \
-         level when nothing is selected",
+        "Move the camera to see what the tool shows selected (a body, source, sink, gate, \
+         structure or gauge) up close, or the whole level when nothing is selected",
     ) {
         app.request(Action::FrameView);
     }

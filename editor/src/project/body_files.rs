@@ -1,6 +1,6 @@
 //! Body files in a project: a level's bodies name their glTF files relative to the level, and
-//! a game loads them only from inside the level's folder. Saving copies each body's file (and a
-//! `.gltf`'s external buffers) into `bodies/` beside the level unless it already lies inside
+//! a game loads them only from inside the level's folder. Saving copies each body's file (and
+//! the external buffers a `.gltf` or `.glb` names) into `bodies/` beside the level unless it already lies inside
 //! the level's folder, and rewrites the paths ([`relink`]).
 
 use std::path::{Component, Path, PathBuf};
@@ -20,7 +20,7 @@ pub enum BodyFileError {
         /// The body's file.
         file: PathBuf,
     },
-    /// A `.gltf` names a buffer that lies outside the file's own folder (through `..` inside
+    /// A glTF file names a buffer that lies outside the file's own folder (through `..` inside
     /// the level's folder, or a link): it is not copied.
     #[error("{}: its buffer `{uri}` lies outside the file's folder, so it is not copied", file.display())]
     Outside {
