@@ -446,3 +446,28 @@ fn a_level_with_a_step_too_short_to_run_is_refused_and_a_bake_runs_at_least_one_
     assert!(json["seconds"].as_f64().unwrap() > 0.0, "{json}");
     assert!(json["rate"].is_number(), "{json}");
 }
+
+#[test]
+fn a_bake_into_its_own_folder_replaces_itself_not_the_folders_other_level() {
+    // `-o p` meant p's `level.ron`: baking `p/hard.ron` there replaced level "a" with the baked
+    // "hard" (and deleted a's grids).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let project = lake(d);
+    let mut hard = file::load(&project.join("level.ron")).unwrap();
+    hard.name = "hard".into();
+    file::save(&hard, &project.join("hard.ron")).unwrap();
+    let mut a = file::load(&project.join("level.ron")).unwrap();
+    a.name = "a".into();
+    file::save(&a, &project.join("level.ron")).unwrap();
+    for output in ["lake", "./lake/"] {
+        let out = spillway(
+            d,
+            &["bake", "lake/hard.ron", "-o", output, "--max-seconds", "1"],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(file::load(&project.join("level.ron")).unwrap().name, "a");
+        let baked = file::load(&project.join("hard.ron")).unwrap();
+        assert!(baked.name == "hard" && baked.flow.is_some(), "{output}");
+    }
+}

@@ -151,7 +151,20 @@ pub fn run(cli: Cli) -> CliResult {
         }
         Some(Command::Bake(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
-            args.output = output::level_output(&args.output);
+            // `-o` naming the input's own folder means the input: that folder's other level
+            // (its `level.ron` beside `hard.ron`) was replaced, its grids deleted.
+            let home = (args.level.parent()).map(|p| {
+                output::resolved(if p.as_os_str().is_empty() {
+                    ".".as_ref()
+                } else {
+                    p
+                })
+            });
+            args.output = match args.output.is_dir() && home == Some(output::resolved(&args.output))
+            {
+                true => args.level.clone(),
+                false => output::level_output(&args.output),
+            };
             // Baking over the input is allowed (the bake reads it first, and the save is
             // atomic); only the folder is checked.
             let folder = level_folder(&args.output);
