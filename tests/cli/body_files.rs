@@ -157,6 +157,24 @@ fn check_names_the_body_whose_file_is_missing_or_outside_the_level_folder() {
         "{message}"
     );
 
+    // `bake --no-bodies` beside the input names it too (it wrote a level a check refuses).
+    let out = spillway(
+        dir.path(),
+        &[
+            "bake",
+            "dam.ron",
+            "-o",
+            "baked.ron",
+            "--no-bodies",
+            "--max-seconds",
+            "1",
+        ],
+    );
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(message.contains("cannot read it"), "{message}");
+    assert!(!dir.path().join("baked.ron").exists());
+
     // A level in a folder of its own whose bodies name the crate beside that folder.
     let inner = dir.path().join("inner");
     std::fs::create_dir_all(&inner).unwrap();

@@ -99,8 +99,13 @@ pub fn run(args: &BakeArgs) -> CliResult {
     super::options::steps_for(max_seconds, level.params.dt)
         .map_err(|e| CliError::invalid(format!("{}: --max-seconds {e}", path.display())))?;
     let moving = body_file_move(&level, path, &args.output);
-    if let Some((from, _)) = &moving {
-        // Before the run, so a body file the game could not load costs no simulated time.
+    // Before the run, so a body file the game could not load costs no simulated time; with
+    // --no-bodies too, whose bodies stay in the level (beside the input, a level whose body
+    // file was missing baked, and neither a check nor the game could load what it wrote).
+    let home = level_folder(path);
+    let from = (moving.as_ref().map(|(from, _)| from.as_path()))
+        .or(args.no_bodies.then_some(home.as_path()));
+    if let Some(from) = from {
         import_meshes(&level, from)
             .map_err(|e| CliError::failure(format!("{}: {e}", path.display())))?;
     }
