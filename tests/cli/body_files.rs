@@ -157,7 +157,19 @@ fn check_names_the_body_whose_file_is_missing_or_outside_the_level_folder() {
         "{message}"
     );
 
-    // `bake --no-bodies` beside the input names it too (it wrote a level a check refuses).
+    // `bake` names it and says to mend it (it advised --no-bodies, which keeps the bodies in
+    // the level too); `bake --no-bodies` beside the input names it as well (it wrote a level a
+    // check refuses).
+    let out = spillway(
+        dir.path(),
+        &["bake", "dam.ron", "-o", "baked.ron", "--max-seconds", "1"],
+    );
+    let message = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("mend or put back the body's file"),
+        "{message}"
+    );
     let out = spillway(
         dir.path(),
         &[

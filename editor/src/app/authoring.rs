@@ -59,9 +59,9 @@ pub(crate) struct Authoring {
     pub last_fill: Option<f32>,
     /// Where the basin of the last fill to its spill level overflows (marked in the viewport).
     pub last_spill: Option<Spill>,
-    /// The history's length when the last fill was recorded: an undo, a redo or another edit
+    /// The document's state when the last fill was recorded: an undo, a redo or another edit
     /// since leaves its spill point unmarked.
-    spill_step: usize,
+    spill_step: u64,
     /// A fill clicked for and not yet run: the app runs it at once, or in the background on
     /// a large level, and hands the result to [`Authoring::filled`].
     pub fill_job: Option<FillJob>,
@@ -315,14 +315,15 @@ impl Authoring {
         if !filled.patch.is_empty() {
             document.execute(Box::new(filled.patch));
         }
-        self.spill_step = document.history().undo_len();
+        self.spill_step = document.history().state();
         notice
     }
 
     /// Forgets the last fill's spill point once the level moved on from that fill: `reshaped`
     /// (the ground or the whole level changed), or an undo, redo or other edit since.
     pub fn check_spill(&mut self, document: &Document, reshaped: bool) {
-        if reshaped || document.history().undo_len() != self.spill_step {
+        // The state, not the history's length: at its budget a push drops the oldest step.
+        if reshaped || document.history().state() != self.spill_step {
             self.last_spill = None;
         }
     }

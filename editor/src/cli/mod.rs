@@ -151,8 +151,9 @@ pub fn run(cli: Cli) -> CliResult {
         }
         Some(Command::Bake(mut args)) => {
             args.level = level_file(&args.level, CliError::failure)?;
-            // `-o` naming the input's own folder means the input: that folder's other level
-            // (its `level.ron` beside `hard.ron`) was replaced, its grids deleted.
+            // `-o` naming the input's own folder where it holds another level means the input:
+            // that other level (its `level.ron` beside `hard.ron`) was replaced, its grids
+            // deleted. A folder with no level gets a new `level.ron`, as before.
             let home = (args.level.parent()).map(|p| {
                 output::resolved(if p.as_os_str().is_empty() {
                     ".".as_ref()
@@ -160,11 +161,13 @@ pub fn run(cli: Cli) -> CliResult {
                     p
                 })
             });
-            args.output = match args.output.is_dir() && home == Some(output::resolved(&args.output))
-            {
-                true => args.level.clone(),
-                false => output::level_output(&args.output),
-            };
+            let given = std::mem::take(&mut args.output);
+            args.output = output::level_output(&given);
+            let other = args.output.is_file()
+                && output::resolved(&args.output) != output::resolved(&args.level);
+            if given.is_dir() && other && home == Some(output::resolved(&given)) {
+                args.output = args.level.clone();
+            }
             // Baking over the input is allowed (the bake reads it first, and the save is
             // atomic); only the folder is checked.
             let folder = level_folder(&args.output);

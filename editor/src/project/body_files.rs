@@ -104,7 +104,14 @@ fn gltf_json(path: &Path) -> Option<Vec<u8>> {
     }
     let mut file = std::fs::File::open(path).ok()?;
     let mut head = [0u8; 20];
-    let n = file.read(&mut head).ok()?;
+    // Read until the header is whole or the file ends (a read may return less).
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(&mut head[n..]).ok()? {
+            0 => break,
+            got => n += got,
+        }
+    }
     if n == 20 && &head[..4] == b"glTF" && &head[16..20] == b"JSON" {
         let len = u32::from_le_bytes([head[12], head[13], head[14], head[15]]) as u64;
         let mut json = Vec::new();

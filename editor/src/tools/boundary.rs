@@ -154,7 +154,9 @@ pub fn paint(
     let mut runs = Vec::new();
     let mut run_start = 0;
     for i in 1..=len {
-        if i == len || !joins(origin[i], origin[run_start]) {
+        // Against the cell before (equality is transitive): kinds are compared only where
+        // segments meet.
+        if i == len || !joins(origin[i], origin[i - 1]) {
             if let Some(from) = origin[run_start] {
                 let whole = (lengths.iter().find(|(k, _)| *k == from)).map_or(0, |(_, n)| *n);
                 let share = (i - run_start) as f32 / whole.max(1) as f32;
