@@ -366,6 +366,18 @@ pub(crate) fn left_map_note(names: &[String]) -> String {
 /// Most bodies a bake's note names.
 const NAMED: usize = 5;
 
+/// What to do about a body whose file does not load: a bake keeps the level's bodies (with
+/// `--no-bodies` too), so the file must load, as `spillway check` and the game ask.
+fn fix_bodies_hint(e: &BakeError) -> &'static str {
+    match e {
+        BakeError::Bodies(spillway::body::world::WorldError::Import { .. }) => {
+            " (mend or put back the body's file, or remove the body: `spillway check` and the \
+             game refuse the level too)"
+        }
+        _ => "",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,17 +406,5 @@ mod tests {
         assert_eq!(format_version("(\n    format_version: 2,\n"), Some(2));
         assert_eq!(format_version("(format_version:3)"), Some(3));
         assert_eq!(format_version("(name: \"x\")"), None);
-    }
-}
-
-/// What to do about a body whose file does not load: a bake keeps the level's bodies (with
-/// `--no-bodies` too), so the file must load, as `spillway check` and the game ask.
-fn fix_bodies_hint(e: &BakeError) -> &'static str {
-    match e {
-        BakeError::Bodies(spillway::body::world::WorldError::Import { .. }) => {
-            " (mend or put back the body's file, or remove the body: `spillway check` and the \
-             game refuse the level too)"
-        }
-        _ => "",
     }
 }
