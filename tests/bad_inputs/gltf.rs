@@ -135,11 +135,12 @@ fn a_device_named_as_a_body_file_is_refused_at_once() {
 }
 
 #[test]
-fn a_scene_listing_one_root_a_million_times_is_refused_before_it_is_gathered() {
-    // 2 MB of `0,`: the roots were gathered (96 bytes each on the walk's stack) before the
-    // node visits were counted, 96 MB at once; a 60 MB file took gigabytes.
+fn a_scene_listing_one_root_too_often_is_refused_before_it_is_gathered() {
+    // `0,` 200 000 times (fewer values than the JSON may hold): the roots were gathered (96
+    // bytes each on the walk's stack) before the node visits were counted, and refused as
+    // a tree too deep; a 60 MB file took gigabytes before the JSON's values were counted.
     let dir = tempfile::tempdir().unwrap();
-    let roots = vec!["0"; 1_000_000].join(",");
+    let roots = vec!["0"; 200_000].join(",");
     let doc = format!(
         r#"{{"asset":{{"version":"2.0"}},"scenes":[{{"nodes":[{roots}]}}],"nodes":[{{}}]}}"#
     );
@@ -151,6 +152,25 @@ fn a_scene_listing_one_root_a_million_times_is_refused_before_it_is_gathered() {
     println!("{err}; largest allocation {largest} bytes");
     assert!(
         err.contains("body.gltf") && err.contains("root nodes"),
+        "{err}"
+    );
+    assert!(largest <= ALLOC_LIMIT, "{largest} bytes at once");
+}
+
+#[test]
+fn a_json_of_a_million_empty_nodes_is_refused_before_it_is_parsed() {
+    // 3 MB of `{},`: the parser made a vector of 200 MB for them before any check of ours.
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = vec!["{}"; 1_000_000].join(",");
+    let doc = format!(r#"{{"asset":{{"version":"2.0"}},"nodes":[{nodes}]}}"#);
+    let file = dir.path().join("body.gltf");
+    fs::write(&file, doc).unwrap();
+    LARGEST_ALLOC.store(0, Ordering::Relaxed);
+    let err = refuse(&file, dir.path()).expect("refused");
+    let largest = LARGEST_ALLOC.load(Ordering::Relaxed);
+    println!("{err}; largest allocation {largest} bytes");
+    assert!(
+        err.contains("body.gltf") && err.contains("count of values in its JSON"),
         "{err}"
     );
     assert!(largest <= ALLOC_LIMIT, "{largest} bytes at once");

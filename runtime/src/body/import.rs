@@ -323,6 +323,7 @@ fn mesh_of(
 fn parse(bytes: &[u8]) -> Result<gltf::Gltf, ImportProblem> {
     use gltf::json::validation::Validate;
     let broken = |e: String| ImportProblem::Broken(e);
+    files::check_json_size(bytes)?;
     let parsed = std::panic::catch_unwind(|| gltf::Gltf::from_slice_without_validation(bytes))
         .map_err(|_| broken("the glTF parser failed on it".into()))?
         .map_err(|e| broken(e.to_string()))?;

@@ -5,6 +5,71 @@ use std::path::{Component, Path, PathBuf};
 
 use super::{ImportLimits, ImportProblem};
 
+/// The most values (objects, arrays and the items between their commas) a glTF's JSON may
+/// hold: far more than a scene of bodies needs, and few enough that the parser's own
+/// structures stay in the tens of megabytes (a 3 MB file of `{},` made a vector of 200 MB).
+pub(super) const MAX_JSON_VALUES: usize = 1 << 18;
+
+/// The JSON of glTF bytes (a `.glb`'s first chunk, else all of them), checked to hold no more
+/// than [`MAX_JSON_VALUES`] values before it is parsed: counted outside strings, so `data:`
+/// URIs cost nothing.
+pub(super) fn check_json_size(bytes: &[u8]) -> Result<(), ImportProblem> {
+    let json = match bytes {
+        [
+            b'g',
+            b'l',
+            b'T',
+            b'F',
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            l0,
+            l1,
+            l2,
+            l3,
+            b'J',
+            b'S',
+            b'O',
+            b'N',
+            rest @ ..,
+        ] => {
+            let len = u32::from_le_bytes([*l0, *l1, *l2, *l3]) as usize;
+            &rest[..len.min(rest.len())]
+        }
+        _ => bytes,
+    };
+    let (mut values, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in json {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' | b',' => values += 1,
+            _ => {}
+        }
+        if values > MAX_JSON_VALUES {
+            return Err(ImportProblem::Oversized {
+                what: "the count of values in its JSON",
+                size: values as u64,
+                limit: MAX_JSON_VALUES as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Reads a whole file after checking its size.
 pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ImportProblem> {
     let meta = std::fs::metadata(path)?;
