@@ -177,11 +177,8 @@ pub fn run(args: &BakeArgs) -> CliResult {
         Some((from, to)) => bring_body_files(baked, (from, to), &args.output)?,
         None => (baked, 0),
     };
-    let rewritten = rewrite_notes(path, &args.output);
-    file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
-    for note in rewritten {
-        super::note(&note);
-    }
+    // The maps before the level: one that cannot be written fails the bake with no level
+    // replaced (written after it, the failure hid the bake's verdict over a new level).
     let map_files = match (&args.maps, &maps) {
         (Some(dir), Some(maps)) => Some(
             crate::project::maps_io::export_maps(dir, maps)
@@ -190,6 +187,11 @@ pub fn run(args: &BakeArgs) -> CliResult {
         ),
         _ => None,
     };
+    let rewritten = rewrite_notes(path, &args.output);
+    file::save(&baked, &args.output).map_err(|e| CliError::failure(e.to_string()))?;
+    for note in rewritten {
+        super::note(&note);
+    }
     let report = BakeReport {
         input: path.clone(),
         output: args.output.clone(),

@@ -28,6 +28,19 @@ pub fn export_maps_with(
         action: "write",
         source,
     })?;
+    // The old index goes first: a run stopped half-way (Ctrl+C) left it beside new PNGs, its
+    // ranges those of another run, read back at the wrong scale.
+    let txt = dir.join("maps.txt");
+    match std::fs::remove_file(&txt) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(HeightmapIoError::Io {
+                path: txt,
+                action: "write",
+                source: e,
+            });
+        }
+        _ => {}
+    }
     let mut written = Vec::new();
     let mut index = String::from(
         "# Maps of a Spillway run: sample 0 of each 16-bit PNG is `min`, sample 65535 is `max`.\n\
@@ -67,7 +80,6 @@ pub fn export_maps_with(
             }
         );
     }
-    let txt = dir.join("maps.txt");
     super::write_atomic(&txt, index.as_bytes()).map_err(|source| HeightmapIoError::Io {
         path: txt.clone(),
         action: "write",
@@ -114,5 +126,15 @@ mod tests {
         assert!(txt.contains("max_depth.png"), "{txt}");
         assert!(!txt.contains("max_speed.png"), "{txt}");
         assert!(txt.contains("Cancelled"), "{txt}");
+        // Killed half-way (Ctrl+C) over that folder: no index of the earlier run is left beside
+        // the new PNGs (its ranges were another run's).
+        let killed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            super::export_maps_with(&other, &maps, &mut |share| {
+                assert!(share < 0.5, "killed");
+                true
+            })
+        }));
+        assert!(killed.is_err());
+        assert!(!other.join("maps.txt").exists(), "the old index is gone");
     }
 }
