@@ -133,10 +133,9 @@ fn a_gpu_run_goes_on_once_what_blew_it_up_is_mended() {
     );
 }
 
-#[test]
-fn a_state_copy_after_clamped_steps_holds_the_waters_own_time() {
-    // A keyframe taken while clamped steps left the water behind the clock was stamped with
-    // the clock: restored, its water ran on from a time later than it was.
+/// The dam break run 40 steps on a GPU recording no spare sub-steps, so clamped steps leave
+/// the water behind the clock; with the water's own time.
+fn lagging() -> (spillway::gpu::GpuSimulation, f64) {
     let level = dam_break();
     let dt = level.params.dt;
     let mut sim = gpu_with(&level, 0);
@@ -146,6 +145,14 @@ fn a_state_copy_after_clamped_steps_holds_the_waters_own_time() {
         water < sim.clock() - 0.5 * dt as f64,
         "the water lags the clock"
     );
+    (sim, water)
+}
+
+#[test]
+fn a_state_copy_after_clamped_steps_holds_the_waters_own_time() {
+    // A keyframe taken while clamped steps left the water behind the clock was stamped with
+    // the clock: restored, its water ran on from a time later than it was.
+    let (mut sim, water) = lagging();
     assert!(sim.request_state().unwrap());
     let state = sim
         .poll_state(true)
@@ -168,15 +175,7 @@ fn a_state_copy_after_clamped_steps_holds_the_waters_own_time() {
 #[test]
 fn gauges_read_after_clamped_steps_carry_the_waters_own_time() {
     // The editor stamped GPU readings with the clock: ahead of the water they read.
-    let level = dam_break();
-    let dt = level.params.dt;
-    let mut sim = gpu_with(&level, 0);
-    sim.step_n(40, dt).unwrap();
-    let water = sim.stats().unwrap().time;
-    assert!(
-        water < sim.clock() - 0.5 * dt as f64,
-        "the water lags the clock"
-    );
+    let (sim, water) = lagging();
     let stage = spillway::level::GaugeKind::Stage { x: 10.0, y: 2.0 };
     let (time, readings) = sim.read_gauges_timed(&[stage]).unwrap();
     println!(
