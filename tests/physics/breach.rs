@@ -27,6 +27,14 @@ fn hydrograph(level: &Level, seconds: usize) -> (Vec<f32>, Simulation) {
     (q, sim)
 }
 
+/// `baked` saved to a file and loaded back, as a game loads it.
+fn through_a_file(baked: &Level) -> Level {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("level.ron");
+    file::save(baked, &path).unwrap();
+    file::load(&path).unwrap()
+}
+
 fn set_width(level: &mut Level, w: f32) {
     if let StructureKind::Breach { width, .. } = &mut level.structures[0].kind {
         *width = w;
@@ -106,10 +114,7 @@ fn a_level_baked_while_its_breach_opens_goes_on_bit_for_bit() {
     println!("baked at 30 s with the breach {opened:?} open");
     assert!(opened.is_some_and(|p| p > 0.3 && p < 0.5), "{opened:?}");
     // Through the file, as a game would load it.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("level.ron");
-    file::save(&baked, &path).unwrap();
-    let loaded = file::load(&path).unwrap();
+    let loaded = through_a_file(&baked);
     let mut resumed = Simulation::new(&loaded).unwrap();
     straight.advance(40.0).unwrap();
     resumed.advance(40.0).unwrap();
@@ -357,10 +362,7 @@ fn a_level_baked_after_a_gate_under_its_breach_opened_goes_on_bit_for_bit() {
     assert!(straight.open_gate("wall"));
     straight.advance(2.0).unwrap();
     let baked = straight.bake_into(&level);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("level.ron");
-    file::save(&baked, &path).unwrap();
-    let loaded = file::load(&path).unwrap();
+    let loaded = through_a_file(&baked);
     let mut resumed = Simulation::new(&loaded).unwrap();
     straight.advance(10.0).unwrap();
     resumed.advance(10.0).unwrap();

@@ -76,7 +76,7 @@ fn lake_at_rest_swe_semi_lagrangian() {
 #[test]
 fn a_lake_stepped_at_a_courant_number_of_one_stays_still() {
     // The pipes' update is stable to 1/√2 of a cell a sub-step on a grid of two dimensions:
-    // at 0.93 a millimetre's checkerboard grew to decimetres (the pipes' water ran 3 m/s).
+    // at 0.926 a millimetre's checkerboard grew to decimetres.
     for solver in [SolverKind::Pipes, SolverKind::Swe] {
         let level = spillway_tests::checkered_lake(solver);
         let mut sim = Simulation::new(&level).unwrap();

@@ -490,7 +490,8 @@ pub fn spring_lake() -> Level {
 
 /// A still lake with its surface at 1 m over a gently rolling bed (the bench's lake, 64 × 64
 /// cells of 1 m), a checkerboard of ±1 mm on its surface, stepped at a Courant number of 1
-/// (`cfl` 1, steps of 0.25 s: one sub-step at 0.93 by the fastest wave), by `solver`.
+/// (`cfl` 1, steps of 0.25 s: one sub-step at 0.926 by the fastest wave, √(9.81 × 1.4) ×
+/// 0.25), by `solver`.
 pub fn checkered_lake(solver: spillway::level::SolverKind) -> Level {
     let mut level = spillway::bench::scene(64, spillway::bench::BenchScene::Lake);
     for (c, d) in level.water.data.iter_mut().enumerate() {

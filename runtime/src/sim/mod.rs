@@ -169,7 +169,7 @@ pub(crate) fn followable_speed(speed: f32, params: &Params, dx: f32) -> f32 {
 /// `speed` m/s at its fastest (the GPU's `control.wgsl` plans alike): the level's Courant
 /// number of a cell crossed by the fastest wave and current, and no more than 1/√2 of a cell
 /// crossed by a gravity wave alone, their limit on a grid of two dimensions (asked a Courant
-/// number of 1, a still lake stepped at 0.93 grew a checkerboard running metres a second).
+/// number of 1, a still lake stepped at 0.926 grew a checkerboard of decimetres).
 /// Infinite on dry, still ground.
 pub(crate) fn stable_substep(params: &Params, dx: f32, depth: f32, speed: f32) -> f32 {
     let wave = (params.gravity * depth).sqrt();
